@@ -1,0 +1,83 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings shared by every Swift target: Swift 6 language mode comes from the tools version.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "empty-state-service",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "empty-state-server", targets: ["empty-state-server"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // C libraries, each wrapped once.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        // The HTTP layer: the only module that imports CMicroHTTPD; knows nothing of empty states.
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "CMicroHTTPD",
+                "JSONCoding",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A JSON value parser and a deterministic, allocation-light JSON writer.
+        .target(name: "JSONCoding", swiftSettings: swiftSettings),
+        // The domain: templates, validation, locale negotiation, pseudo-locales, rendering.
+        .target(
+            name: "EmptyStateCore",
+            dependencies: ["JSONCoding", "CZlib"],
+            swiftSettings: swiftSettings
+        ),
+        // The application: configuration, pre-rendered snapshot, routes, start and shutdown.
+        .target(
+            name: "EmptyStateService",
+            dependencies: [
+                "HTTPServer",
+                "EmptyStateCore",
+                "JSONCoding",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "empty-state-server",
+            dependencies: [
+                "EmptyStateService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "EmptyStateCoreTests",
+            dependencies: ["EmptyStateCore", "JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmptyStateServiceTests",
+            dependencies: ["EmptyStateService", "HTTPServer", "EmptyStateCore", "JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,32 @@
+#ifndef CZLIB_SHIM_H
+#define CZLIB_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+/// Compresses `input` into a gzip member (RFC 1952) at the best compression level.
+/// `deflateInit2` is a macro Swift cannot import, hence this wrapper.
+/// Returns the number of bytes written to `output`, or 0 when `capacity` was too small
+/// or zlib failed. `compressBound(length) + 32` is always a large enough capacity.
+static inline size_t CZlib_gzip(const uint8_t *input, size_t length, uint8_t *output, size_t capacity) {
+    z_stream stream = {0};
+    if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+        return 0;
+    }
+    stream.next_in = (Bytef *)input;
+    stream.avail_in = (uInt)length;
+    stream.next_out = output;
+    stream.avail_out = (uInt)capacity;
+    int status = deflate(&stream, Z_FINISH);
+    size_t written = capacity - stream.avail_out;
+    deflateEnd(&stream);
+    return status == Z_STREAM_END ? written : 0;
+}
+
+/// The capacity `CZlib_gzip` needs for `length` input bytes.
+static inline size_t CZlib_gzipBound(size_t length) {
+    return (size_t)compressBound((uLong)length) + 32;
+}
+
+#endif

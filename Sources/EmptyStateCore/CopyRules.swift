@@ -1,0 +1,113 @@
+/// The copy rules of the design systems: truncation limits, descriptive labels, placeholders.
+package enum CopyRules {
+    /// Heading: 2 lines at 280 pt.
+    package static let titleColumns = 60
+    /// Description: 3 lines at 280 pt.
+    package static let messageColumns = 140
+    package static let labelColumns = 32
+
+    /// Labels that say nothing about what the button does, in the shipped languages, compared
+    /// after lowercasing and trimming punctuation.
+    package static let vagueLabels: Set<String> = [
+        "ok", "okay", "go", "click here", "click", "yes", "no", "submit", "continue", "tap here",
+        "aceptar", "vale", "ir", "sí", "si", "no", "haz clic aquí", "haga clic aquí", "enviar",
+        "d'accord", "d’accord", "oui", "non", "aller", "cliquez ici", "valider", "soumettre",
+        "los", "ja", "nein", "hier klicken", "senden", "absenden", "weiter",
+        "sim", "não", "clique aqui", "ir",
+        "はい", "いいえ", "ここをクリック", "送信", "了解",
+        "موافق", "حسنا", "حسنًا", "نعم", "لا", "انقر هنا", "إرسال", "اذهب",
+    ]
+
+    /// Whether `label` is one of the vague labels.
+    package static func isVague(_ label: String) -> Bool {
+        let trimmed = label.lowercased().unicodeScalars.drop { isPunctuationOrSpace($0) }
+        let normalized = String(String.UnicodeScalarView(trimmed.reversed().drop { isPunctuationOrSpace($0) }.reversed()))
+        return vagueLabels.contains(normalized)
+    }
+
+    private static func isPunctuationOrSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || scalar.properties.generalCategory.isPunctuation
+    }
+
+    /// Display columns: wide and full-width characters (CJK, Hangul, full-width forms) count two,
+    /// combining marks none.
+    package static func columns(_ text: String) -> Int {
+        var total = 0
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .enclosingMark
+                || value == 0x200B || (0x200E...0x200F).contains(value) || (0x202A...0x202E).contains(value)
+            {
+                continue
+            }
+            let wide =
+                (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value) || (0xAC00...0xD7A3).contains(value)
+                || (0xF900...0xFAFF).contains(value) || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
+                || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value) || (0x1F900...0x1F9FF).contains(value)
+                || (0x20000...0x3FFFD).contains(value)
+            total += wide ? 2 : 1
+        }
+        return total
+    }
+
+    /// The `{name}` placeholders in `text`, in order of appearance, without repeats.
+    package static func placeholders(in text: String) -> [String] {
+        var names: [String] = []
+        var index = text.startIndex
+        while let open = text[index...].firstIndex(of: "{") {
+            guard let close = text[open...].firstIndex(of: "}") else { break }
+            let name = text[text.index(after: open)..<close]
+            if isPlaceholderName(name) {
+                if !names.contains(String(name)) { names.append(String(name)) }
+                index = text.index(after: close)
+            } else {
+                index = text.index(after: open)
+            }
+        }
+        return names
+    }
+
+    /// Letters, digits and `_`, starting with a letter or `_`, at most 32 characters.
+    package static func isPlaceholderName(_ name: Substring) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 32 else { return false }
+        let isLetter = { (b: UInt8) in (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+        guard isLetter(first) || first == UInt8(ascii: "_") else { return false }
+        return name.utf8.allSatisfy { isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "_") }
+    }
+
+    /// Replaces each `{name}` that has a value; the others stay as written.
+    package static func fill(_ text: String, with values: [String: String]) -> String {
+        guard !values.isEmpty, text.contains("{") else { return text }
+        var result = ""
+        var index = text.startIndex
+        while let open = text[index...].firstIndex(of: "{") {
+            result += text[index..<open]
+            guard let close = text[open...].firstIndex(of: "}") else {
+                index = open
+                break
+            }
+            let name = text[text.index(after: open)..<close]
+            if isPlaceholderName(name), let value = values[String(name)] {
+                result += value
+                index = text.index(after: close)
+            } else {
+                result += "{"
+                index = text.index(after: open)
+            }
+        }
+        result += text[index...]
+        return result
+    }
+}
+
+extension Unicode.GeneralCategory {
+    fileprivate var isPunctuation: Bool {
+        switch self {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation:
+            return true
+        default:
+            return false
+        }
+    }
+}

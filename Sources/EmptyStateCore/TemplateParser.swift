@@ -1,0 +1,348 @@
+import JSONCoding
+
+/// One broken rule: where (a JSON pointer into the template document) and which rule.
+package struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
+    package var pointer: String
+    package var rule: String
+
+    package init(_ pointer: String, _ rule: String) {
+        self.pointer = pointer
+        self.rule = rule
+    }
+
+    package var description: String { "\(pointer.isEmpty ? "/" : pointer): \(rule)" }
+}
+
+/// Every rule a template document breaks.
+package struct TemplateValidationError: Error, Sendable, Equatable {
+    package var issues: [ValidationIssue]
+}
+
+/// Turns a template document into a `Template`, checking every rule of `config/templates/README.md`
+/// and reporting all broken ones at once (not just the first).
+package struct TemplateParser {
+    package static let idPattern = "^[A-Za-z][A-Za-z0-9_-]{0,63}$"
+    private static let knownKeys: Set<String> = ["id", "aliases", "category", "style", "defaultLocale", "visual", "actions", "strings"]
+
+    private var issues: [ValidationIssue] = []
+
+    /// Parses and validates one template document.
+    /// - Parameters:
+    ///   - document: the parsed JSON.
+    ///   - expectedID: when given (a file name, a URL), the `id` must equal it.
+    /// - Returns: the template, or every rule it breaks.
+    package static func parse(_ document: JSONValue, expectedID: String? = nil) -> Result<Template, TemplateValidationError> {
+        var parser = TemplateParser()
+        let template = parser.parseTemplate(document, expectedID: expectedID)
+        if let template, parser.issues.isEmpty { return .success(template) }
+        return .failure(TemplateValidationError(issues: parser.issues))
+    }
+
+    /// Whether `text` may be used as a template id or alias (safe in a URL path segment).
+    package static func isValidID(_ text: String) -> Bool {
+        guard let first = text.utf8.first, text.utf8.count <= 64 else { return false }
+        let isLetter = { (b: UInt8) in (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+        guard isLetter(first) else { return false }
+        return text.utf8.allSatisfy {
+            isLetter($0) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        }
+    }
+
+    private static func isValidActionID(_ text: String) -> Bool {
+        guard let first = text.utf8.first, text.utf8.count <= 32, first >= 0x61, first <= 0x7A else { return false }
+        return text.utf8.allSatisfy { (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+    }
+
+    private mutating func fail(_ pointer: String, _ rule: String) {
+        issues.append(ValidationIssue(pointer, rule))
+    }
+
+    private mutating func string(_ value: JSONValue?, at pointer: String, required: Bool = true) -> String? {
+        switch value {
+        case .string(let text)?:
+            if text.isEmpty { fail(pointer, "must not be empty") }
+            return text.isEmpty ? nil : text
+        case nil:
+            if required { fail(pointer, "is required") }
+            return nil
+        case let other?:
+            fail(pointer, "expected a string, found \(other.kindName)")
+            return nil
+        }
+    }
+
+    private mutating func enumeration<E: RawRepresentable & CaseIterable>(
+        _ type: E.Type, _ value: JSONValue?, at pointer: String
+    ) -> E? where E.RawValue == String {
+        guard let text = string(value, at: pointer) else { return nil }
+        guard let parsed = E(rawValue: text) else {
+            fail(pointer, "must be one of \(E.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        return parsed
+    }
+
+    private mutating func parseTemplate(_ document: JSONValue, expectedID: String?) -> Template? {
+        guard case .object(let members) = document else {
+            fail("", "a template must be a JSON object, found \(document.kindName)")
+            return nil
+        }
+        for member in members where !Self.knownKeys.contains(member.key) {
+            fail("/" + jsonPointerToken(member.key), "unknown field (expected one of \(Self.knownKeys.sorted().joined(separator: ", ")))")
+        }
+
+        let id = string(document["id"], at: "/id")
+        if let id {
+            if !Self.isValidID(id) {
+                fail("/id", "must match \(Self.idPattern) (safe in a URL)")
+            } else if let expectedID, expectedID != id {
+                fail("/id", "must equal \"\(expectedID)\" (the file name or the URL)")
+            }
+        }
+
+        var aliases: [String] = []
+        switch document["aliases"] {
+        case nil: break
+        case .array(let elements)?:
+            for (index, element) in elements.enumerated() {
+                guard let alias = string(element, at: "/aliases/\(index)") else { continue }
+                if !Self.isValidID(alias) {
+                    fail("/aliases/\(index)", "must match \(Self.idPattern) (safe in a URL)")
+                } else if alias == id || aliases.contains(alias) {
+                    fail("/aliases/\(index)", "repeats \"\(alias)\"")
+                } else {
+                    aliases.append(alias)
+                }
+            }
+        case let other?:
+            fail("/aliases", "expected an array of ids, found \(other.kindName)")
+        }
+
+        let category = enumeration(Template.Category.self, document["category"], at: "/category")
+        let style = enumeration(Template.Style.self, document["style"], at: "/style")
+        let visual = parseVisual(document["visual"])
+        let actions = parseActions(document["actions"])
+
+        var defaultLocale: String?
+        if let text = string(document["defaultLocale"], at: "/defaultLocale") {
+            if let tag = LocaleTag(text) {
+                defaultLocale = tag.description
+            } else {
+                fail("/defaultLocale", "\"\(text)\" is not a well-formed BCP 47 language tag")
+            }
+        }
+        let strings = parseStrings(document["strings"], defaultLocale: defaultLocale, actions: actions ?? [])
+
+        guard let id, let category, let style, let defaultLocale, let visual, let actions, let strings else { return nil }
+        return Template(
+            id: id, aliases: aliases, category: category, style: style, defaultLocale: defaultLocale, visual: visual,
+            actions: actions, strings: strings)
+    }
+
+    private mutating func parseVisual(_ value: JSONValue?) -> Template.Visual? {
+        guard let value else {
+            fail("/visual", "is required: an icon or an illustration")
+            return nil
+        }
+        guard case .object(let members) = value else {
+            fail("/visual", "expected an object, found \(value.kindName)")
+            return nil
+        }
+        for member in members where member.key != "icon" && member.key != "illustration" {
+            fail("/visual/" + jsonPointerToken(member.key), "unknown field (expected icon or illustration)")
+        }
+        switch (value["icon"], value["illustration"]) {
+        case (nil, nil):
+            fail("/visual", "needs an icon or an illustration")
+            return nil
+        case (.some, .some):
+            fail("/visual", "has both an icon and an illustration; use one (the design systems never stack both)")
+            return nil
+        case (let icon?, nil):
+            guard case .object(let entries) = icon else {
+                fail("/visual/icon", "expected an object with ios, android and web symbol names, found \(icon.kindName)")
+                return nil
+            }
+            var symbols: [Platform: String] = [:]
+            for entry in entries where Platform(rawValue: entry.key) == nil {
+                fail("/visual/icon/" + jsonPointerToken(entry.key), "unknown platform (expected ios, android, web)")
+            }
+            for platform in Platform.allCases {
+                if let name = string(icon[platform.rawValue], at: "/visual/icon/\(platform.rawValue)") {
+                    symbols[platform] = name
+                }
+            }
+            return symbols.count == Platform.allCases.count ? .icon(symbols) : nil
+        case (nil, let illustration?):
+            guard case .object(let entries) = illustration else {
+                fail("/visual/illustration", "expected an object with an asset name, found \(illustration.kindName)")
+                return nil
+            }
+            for entry in entries where entry.key != "asset" {
+                fail("/visual/illustration/" + jsonPointerToken(entry.key), "unknown field (expected asset)")
+            }
+            return string(illustration["asset"], at: "/visual/illustration/asset").map { .illustration(asset: $0) }
+        }
+    }
+
+    private mutating func parseActions(_ value: JSONValue?) -> [Template.Action]? {
+        guard let value else { return [] }
+        guard case .array(let elements) = value else {
+            fail("/actions", "expected an array, found \(value.kindName)")
+            return nil
+        }
+        if elements.count > 3 { fail("/actions", "at most 3 actions (found \(elements.count))") }
+        var actions: [Template.Action] = []
+        var valid = true
+        for (index, element) in elements.enumerated() {
+            let pointer = "/actions/\(index)"
+            guard case .object(let members) = element else {
+                fail(pointer, "expected an object, found \(element.kindName)")
+                valid = false
+                continue
+            }
+            for member in members where !["id", "role", "type", "target"].contains(member.key) {
+                fail(pointer + "/" + jsonPointerToken(member.key), "unknown field (expected id, role, type, target)")
+            }
+            let id = string(element["id"], at: pointer + "/id")
+            if let id {
+                if !Self.isValidActionID(id) {
+                    fail(pointer + "/id", "must match ^[a-z][A-Za-z0-9]{0,31}$")
+                } else if actions.contains(where: { $0.id == id }) {
+                    fail(pointer + "/id", "repeats action id \"\(id)\"")
+                }
+            }
+            let role = enumeration(Template.Action.Role.self, element["role"], at: pointer + "/role")
+            let kind = enumeration(Template.Action.Kind.self, element["type"], at: pointer + "/type")
+            let target = string(element["target"], at: pointer + "/target", required: false)
+            if let kind { checkTarget(target, for: kind, at: pointer + "/target") }
+            guard let id, let role, let kind else {
+                valid = false
+                continue
+            }
+            actions.append(Template.Action(id: id, role: role, kind: kind, target: target))
+        }
+        let primaries = actions.filter { $0.role == .primary }.count
+        if !actions.isEmpty, primaries != 1 {
+            fail("/actions", "exactly one action must have role primary (found \(primaries))")
+        }
+        return valid ? actions : nil
+    }
+
+    private mutating func checkTarget(_ target: String?, for kind: Template.Action.Kind, at pointer: String) {
+        switch kind {
+        case .openURL:
+            guard let target else { return fail(pointer, "openURL needs an https:// target") }
+            if !target.hasPrefix("https://") || target.count <= 8 { fail(pointer, "openURL needs an https:// URL") }
+        case .navigate:
+            if target == nil { fail(pointer, "navigate needs a target (an app route)") }
+        case .custom:
+            if target == nil { fail(pointer, "custom needs a target (the event name the app handles)") }
+        case .openStore:
+            break
+        case .retry, .navigateBack, .openSettings, .signIn, .dismiss:
+            if target != nil { fail(pointer, "\(kind.rawValue) takes no target") }
+        }
+    }
+
+    private mutating func parseStrings(
+        _ value: JSONValue?, defaultLocale: String?, actions: [Template.Action]
+    ) -> [(locale: String, values: [String: String])]? {
+        guard let value else {
+            fail("/strings", "is required")
+            return nil
+        }
+        guard case .object(let locales) = value else {
+            fail("/strings", "expected an object of locale → strings, found \(value.kindName)")
+            return nil
+        }
+        var result: [(locale: String, values: [String: String])] = []
+        var allowedKeys: Set<String> = ["title", "message", "visual.label"]
+        for action in actions { allowedKeys.insert(Template.labelKey(action.id)) }
+
+        for (localeText, entry) in locales {
+            let pointer = "/strings/" + jsonPointerToken(localeText)
+            guard let tag = LocaleTag(localeText) else {
+                fail(pointer, "\"\(localeText)\" is not a well-formed BCP 47 language tag")
+                continue
+            }
+            if PseudoLocale.isPseudo(tag.description) {
+                fail(pointer, "\(tag) is a pseudo-locale the service generates; it cannot be written")
+                continue
+            }
+            if result.contains(where: { $0.locale == tag.description }) {
+                fail(pointer, "repeats locale \(tag)")
+                continue
+            }
+            guard case .object(let members) = entry else {
+                fail(pointer, "expected an object of key → text, found \(entry.kindName)")
+                continue
+            }
+            var values: [String: String] = [:]
+            for (key, text) in members {
+                let keyPointer = pointer + "/" + jsonPointerToken(key)
+                guard allowedKeys.contains(key) else {
+                    fail(keyPointer, "unknown key (expected title, message, visual.label or actions.<id> of an action)")
+                    continue
+                }
+                guard let text = string(text, at: keyPointer) else { continue }
+                checkCopy(text, key: key, at: keyPointer)
+                values[key] = text
+            }
+            if values["title"] == nil, members.first(where: { $0.key == "title" }) == nil {
+                fail(pointer + "/title", "is required")
+            }
+            for action in actions where values[Template.labelKey(action.id)] == nil
+                && !members.contains(where: { $0.key == Template.labelKey(action.id) })
+            {
+                fail(pointer + "/" + jsonPointerToken(Template.labelKey(action.id)), "is required: a label for action \(action.id)")
+            }
+            result.append((tag.description, values))
+        }
+
+        guard let defaultLocale else { return result }
+        guard let reference = result.first(where: { $0.locale == defaultLocale }) else {
+            fail("/strings", "has no strings for the default locale \(defaultLocale)")
+            return nil
+        }
+        for (locale, values) in result where locale != defaultLocale {
+            let pointer = "/strings/" + jsonPointerToken(locale)
+            for key in reference.values.keys.sorted() where values[key] == nil && !(key == "title" || key.hasPrefix("actions.")) {
+                fail(pointer + "/" + jsonPointerToken(key), "is missing (\(defaultLocale) has it; every locale has the same keys)")
+            }
+            for key in values.keys.sorted() where reference.values[key] == nil {
+                fail(pointer + "/" + jsonPointerToken(key), "is not in the default locale \(defaultLocale)")
+            }
+            for (key, text) in values {
+                guard let expected = reference.values[key] else { continue }
+                let want = Set(CopyRules.placeholders(in: expected))
+                let have = Set(CopyRules.placeholders(in: text))
+                if want != have {
+                    fail(
+                        pointer + "/" + jsonPointerToken(key),
+                        "uses placeholders {\(have.sorted().joined(separator: "}, {"))} but \(defaultLocale) uses {\(want.sorted().joined(separator: "}, {"))}"
+                    )
+                }
+            }
+        }
+        return result
+    }
+
+    private mutating func checkCopy(_ text: String, key: String, at pointer: String) {
+        let columns = CopyRules.columns(text)
+        if key == "title", columns > CopyRules.titleColumns {
+            fail(pointer, "\(columns) columns; a title must fit 2 lines (at most \(CopyRules.titleColumns))")
+        } else if key == "message", columns > CopyRules.messageColumns {
+            fail(pointer, "\(columns) columns; a message must fit 3 lines (at most \(CopyRules.messageColumns))")
+        } else if key.hasPrefix("actions.") {
+            if columns > CopyRules.labelColumns {
+                fail(pointer, "\(columns) columns; a button label must be at most \(CopyRules.labelColumns)")
+            }
+            if CopyRules.isVague(text) {
+                fail(pointer, "\"\(text)\" is not descriptive; say what the button does (not OK, Go, Click here)")
+            }
+        } else if key == "visual.label", columns > CopyRules.messageColumns {
+            fail(pointer, "\(columns) columns; keep an accessibility label under \(CopyRules.messageColumns)")
+        }
+    }
+}

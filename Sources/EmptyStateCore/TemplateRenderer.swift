@@ -1,0 +1,133 @@
+import JSONCoding
+
+/// A template's copy resolved for one locale: real strings or generated pseudo-locale strings.
+package struct LocalizedCopy: Sendable {
+    package var locale: String
+    package var isRightToLeft: Bool
+    package var strings: [String: String]
+}
+
+/// Writes the client representation of templates.
+package enum TemplateRenderer {
+    /// The locales a template can be served in (its own, then the pseudo-locales), for negotiation.
+    package static func localeSet(of template: Template) -> LocaleSet {
+        LocaleSet(tags: template.strings.map(\.locale) + PseudoLocale.all, fallback: template.defaultLocale)
+    }
+
+    /// The copy of `template` in `locale`, which must be one of `localeSet(of:)`'s tags.
+    package static func copy(of template: Template, in locale: String) -> LocalizedCopy {
+        if PseudoLocale.isPseudo(locale) {
+            let source = template.strings(for: "en") ?? template.strings(for: template.defaultLocale) ?? [:]
+            let tag = locale.lowercased() == PseudoLocale.accented.lowercased() ? PseudoLocale.accented : PseudoLocale.bidi
+            return LocalizedCopy(locale: tag, isRightToLeft: tag == PseudoLocale.bidi, strings: PseudoLocale.strings(tag, from: source))
+        }
+        let strings = template.strings(for: locale) ?? template.strings(for: template.defaultLocale) ?? [:]
+        return LocalizedCopy(locale: locale, isRightToLeft: LocaleTag(locale)?.isRightToLeft ?? false, strings: strings)
+    }
+
+    /// Writes one template as the JSON object clients receive.
+    /// - Parameters:
+    ///   - parameters: values for `{placeholder}`s; those without a value stay visible and are listed.
+    package static func write(
+        _ template: Template, copy: LocalizedCopy, platform: Platform, parameters: [String: String], into writer: inout JSONWriter
+    ) {
+        var unfilled: [String] = []
+        func text(_ key: String) -> String? {
+            guard let raw = copy.strings[key] else { return nil }
+            for name in CopyRules.placeholders(in: raw) where parameters[name] == nil && !unfilled.contains(name) {
+                unfilled.append(name)
+            }
+            return CopyRules.fill(raw, with: parameters)
+        }
+
+        writer.beginObject()
+        writer.member("id", template.id)
+        writer.member("category", template.category.rawValue)
+        writer.member("style", template.style.rawValue)
+        writer.member("locale", copy.locale)
+        writer.member("direction", copy.isRightToLeft ? "rtl" : "ltr")
+        writer.member("platform", platform.rawValue)
+
+        writer.key("visual")
+        writer.beginObject()
+        switch template.visual {
+        case .icon(let symbols):
+            writer.member("type", "icon")
+            writer.member("name", symbols[platform] ?? "")
+            writer.key("width")
+            writer.int(64)
+            writer.key("height")
+            writer.int(64)
+        case .illustration(let asset):
+            writer.member("type", "illustration")
+            writer.member("name", asset)
+            writer.key("width")
+            writer.int(360)
+            writer.key("height")
+            writer.int(230)
+        }
+        let label = text("visual.label")
+        writer.key("decorative")
+        writer.bool(label == nil)
+        if let label { writer.member("label", label) }
+        writer.endObject()
+
+        writer.member("title", text("title") ?? "")
+        if let message = text("message") { writer.member("message", message) }
+
+        writer.key("actions")
+        writer.beginArray()
+        for action in template.actions {
+            writer.beginObject()
+            writer.member("id", action.id)
+            writer.member("role", action.role.rawValue)
+            writer.member("type", action.kind.rawValue)
+            writer.member("label", text(Template.labelKey(action.id)) ?? action.id)
+            if let target = action.target { writer.member("target", target) }
+            writer.endObject()
+        }
+        writer.endArray()
+
+        writer.key("placeholders")
+        writer.beginArray()
+        for name in unfilled { writer.string(name) }
+        writer.endArray()
+        writer.endObject()
+    }
+
+    /// One template as a standalone JSON document.
+    package static func render(
+        _ template: Template, copy: LocalizedCopy, platform: Platform, parameters: [String: String] = [:]
+    ) -> [UInt8] {
+        var writer = JSONWriter(capacity: 768)
+        write(template, copy: copy, platform: platform, parameters: parameters, into: &writer)
+        return writer.bytes
+    }
+
+    /// The whole catalogue for one locale and platform: each template resolved from `locale`
+    /// down its own fallback chain.
+    package static func renderBundle(
+        _ catalogue: Catalogue, locale: String, platform: Platform, parameters: [String: String] = [:]
+    ) -> [UInt8] {
+        var writer = JSONWriter(capacity: 16 * 1024)
+        let tag = LocaleTag(locale)
+        writer.beginObject()
+        writer.member("locale", locale)
+        writer.member("direction", (PseudoLocale.isPseudo(locale) ? locale == PseudoLocale.bidi : tag?.isRightToLeft ?? false) ? "rtl" : "ltr")
+        writer.member("platform", platform.rawValue)
+        writer.key("templates")
+        writer.beginArray()
+        for template in catalogue.templates {
+            let set = localeSet(of: template)
+            let resolved = tag.flatMap { set.resolve($0) } ?? set.fallback
+            write(template, copy: copy(of: template, in: resolved), platform: platform, parameters: parameters, into: &writer)
+        }
+        writer.endArray()
+        writer.key("aliases")
+        writer.beginObject()
+        for alias in catalogue.aliases.keys.sorted() { writer.member(alias, catalogue.aliases[alias]!) }
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+}

@@ -1,0 +1,62 @@
+import EmptyStateCore
+import HTTPServer
+
+/// What a client asked for, from the query and the negotiation headers.
+struct ClientQuery {
+    /// Longest value accepted for one `param.<name>`.
+    static let maximumParameterLength = 200
+
+    var platform: Platform
+    /// Most wanted first; empty when the client expressed no preference.
+    var preferences: [LanguagePreference]
+    /// Whether `?locale=` chose the locale (then `Accept-Language` played no part).
+    var localeFromQuery: Bool
+    /// `param.<name>` values.
+    var parameters: [String: String]
+
+    /// Reads `locale`, `platform` and `param.*` from the query, and `Accept-Language` when there
+    /// is no `locale`.
+    /// - Returns: the query, or a 400 problem naming every bad parameter.
+    static func parse(_ request: HTTPRequest) -> Result<ClientQuery, ProblemDetails> {
+        var errors: [ProblemDetails.FieldError] = []
+        var platform = Platform.web
+        if let text = request.queryValue("platform") {
+            if let parsed = Platform(rawValue: text) {
+                platform = parsed
+            } else {
+                errors.append(.init(.parameter("platform"), "must be one of ios, android, web"))
+            }
+        }
+        var preferences: [LanguagePreference] = []
+        var localeFromQuery = false
+        if let text = request.queryValue("locale") {
+            localeFromQuery = true
+            if let tag = LocaleTag(text) {
+                preferences = [LanguagePreference(tag: tag, quality: 1)]
+            } else {
+                errors.append(.init(.parameter("locale"), "is not a well-formed BCP 47 language tag (e.g. fr, pt-BR, zh-Hant-TW)"))
+            }
+        } else if let header = request.headers["accept-language"] {
+            preferences = LocaleNegotiation.parseAcceptLanguage(header)
+        }
+        var parameters: [String: String] = [:]
+        for (name, value) in request.query where name.hasPrefix("param.") {
+            let placeholder = name.dropFirst("param.".count)
+            if !CopyRules.isPlaceholderName(placeholder) {
+                errors.append(.init(.parameter(name), "placeholder names are letters, digits and _ (e.g. param.provider)"))
+            } else if value.count > maximumParameterLength {
+                errors.append(.init(.parameter(name), "at most \(maximumParameterLength) characters"))
+            } else if parameters[String(placeholder)] == nil {
+                parameters[String(placeholder)] = value
+            }
+        }
+        guard errors.isEmpty else {
+            return .failure(
+                ProblemDetails(
+                    status: 400, slug: "invalid-parameter", title: "Bad Request",
+                    detail: errors.count == 1 ? "A query parameter is invalid." : "\(errors.count) query parameters are invalid.",
+                    errors: errors))
+        }
+        return .success(ClientQuery(platform: platform, preferences: preferences, localeFromQuery: localeFromQuery, parameters: parameters))
+    }
+}

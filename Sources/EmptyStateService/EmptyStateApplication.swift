@@ -1,0 +1,146 @@
+import EmptyStateCore
+import Foundation
+import HTTPServer
+import JSONCoding
+import Logging
+import Synchronization
+
+/// The whole service: the catalogue loaded and pre-rendered, the routes, and the HTTP server.
+/// Tests build exactly what `empty-state-server` runs.
+package final class EmptyStateApplication: Sendable {
+    /// Why the service cannot start; the message says what to fix.
+    package struct StartupError: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    package let configuration: ServiceConfiguration
+    package let snapshot: CatalogueSnapshot
+    private let server: HTTPServer
+    private let logger: Logger
+    private let readiness = Readiness()
+
+    /// Loads and validates the catalogue, renders every representation and wires the routes.
+    /// - Throws: `StartupError` naming the file, field and rule when the catalogue is invalid,
+    ///   or the file or directory that could not be used.
+    package init(configuration: ServiceConfiguration, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        let started = ContinuousClock.now
+        let catalogue: Catalogue
+        do {
+            catalogue = try CatalogueLoader.load(directory: configuration.templatesDirectory)
+        } catch {
+            throw StartupError(description: "the catalogue in \(configuration.templatesDirectory) is invalid:\n\(error.description)")
+        }
+        snapshot = CatalogueSnapshot(catalogue: catalogue)
+        guard let openAPI = FileManager.default.contents(atPath: configuration.openAPIPath) else {
+            throw StartupError(description: "cannot read the OpenAPI document at \(configuration.openAPIPath) (set --openapi-path)")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw StartupError(description: "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)")
+        }
+        logger.info(
+            "catalogue loaded",
+            metadata: [
+                "catalogue.templates": "\(catalogue.templates.count)",
+                "catalogue.aliases": "\(catalogue.aliases.count)",
+                "catalogue.locales": "\(catalogue.locales.joined(separator: ","))",
+                "catalogue.representations": "\(snapshot.representationCount)",
+                "catalogue.load_ms": "\((ContinuousClock.now - started).milliseconds)",
+            ])
+
+        let client = ClientAPI(snapshot: snapshot, cacheControl: configuration.cacheControl)
+        let openAPIBody = SharedBytes(Array(openAPI))
+        let openAPIETag = "\"\(ContentHash.hex(Array(openAPI)))\""
+        var router = Router()
+        router.get("/v1/templates/{id}") { client.template($0) }
+        router.get("/v1/templates") { client.bundle($0) }
+        router.get("/healthz") { _ in
+            HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: .bytes(Array(#"{"status":"ok"}"#.utf8)))
+        }
+        let templateCount = catalogue.templates.count
+        router.get("/readyz") { [readiness] request in
+            guard readiness.isReady else {
+                return ProblemDetails(
+                    status: 503, slug: "not-ready", title: "Service Unavailable",
+                    detail: "The service is starting or shutting down."
+                ).response(requestID: request.id, extraHeaders: [("Retry-After", "1")])
+            }
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: .bytes(Array(#"{"status":"ready","templates":\#(templateCount)}"#.utf8)))
+        }
+        router.get("/openapi.yaml") { request in
+            if let condition = request.headers["if-none-match"], ConditionalRequests.noneMatch(condition, matches: [openAPIETag]) {
+                return HTTPResponse(status: 304, headers: [("ETag", openAPIETag)])
+            }
+            return HTTPResponse(
+                status: 200,
+                headers: [("Content-Type", "application/yaml"), ("ETag", openAPIETag), ("Cache-Control", "public, max-age=300")],
+                body: .shared(openAPIBody))
+        }
+        server = HTTPServer(configuration: configuration.http, router: router, logger: logger)
+    }
+
+    /// Binds and starts serving.
+    /// - Returns: the bound port.
+    package func start() throws -> Int {
+        let port = try server.start()
+        readiness.isReady = true
+        logger.notice(
+            "listening",
+            metadata: [
+                "http.host": "\(configuration.http.host)", "http.port": "\(port)",
+                "http.threads": "\(configuration.http.resolvedThreads)",
+                "data.dir": "\(configuration.dataDirectory)",
+            ])
+        return port
+    }
+
+    /// Reports not-ready, drains open connections (bounded) and stops.
+    package func shutdown() {
+        readiness.isReady = false
+        logger.notice("shutting down: draining connections", metadata: ["http.drain_timeout_s": "\(configuration.http.drainTimeout)"])
+        server.shutdown()
+        logger.notice("stopped")
+    }
+
+    /// Starts, then serves until SIGTERM or SIGINT, then shuts down gracefully.
+    package func runUntilSignalled() throws {
+        // Block the signals before MHD starts its threads (they inherit the mask), so that only
+        // `sigwait` below sees them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        signal(SIGPIPE, SIG_IGN)
+
+        _ = try start()
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        logger.notice("signal received", metadata: ["signal": "\(received == SIGTERM ? "SIGTERM" : "SIGINT")"])
+        shutdown()
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+/// Whether `/readyz` says ready: set after the server binds, cleared when shutdown begins.
+private final class Readiness: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    var isReady: Bool {
+        get { flag.load(ordering: .relaxed) }
+        set { flag.store(newValue, ordering: .relaxed) }
+    }
+}

@@ -1,0 +1,28 @@
+import HTTPServer
+
+/// Everything the service reads at start. Defaults suit `make run` from the repository root.
+package struct ServiceConfiguration: Sendable {
+    package var http = HTTPServerConfiguration()
+    /// Holds `templates/`, the built-in catalogue.
+    package var configDirectory = "config"
+    /// Where the service keeps its state; created when missing.
+    package var dataDirectory = "data"
+    /// The contract served at `GET /openapi.yaml`.
+    package var openAPIPath = "openapi.yaml"
+    /// `Cache-Control` of client representations: fresh for `max-age`, then revalidated in the
+    /// background for `stale-while-revalidate`, and usable for `stale-if-error` while the service
+    /// is down.
+    package var cacheMaxAge = 300
+    package var staleWhileRevalidate = 86_400
+    package var staleIfError = 604_800
+
+    package init() {}
+
+    package var templatesDirectory: String {
+        configDirectory.hasSuffix("/") ? configDirectory + "templates" : configDirectory + "/templates"
+    }
+
+    package var cacheControl: String {
+        "public, max-age=\(cacheMaxAge), stale-while-revalidate=\(staleWhileRevalidate), stale-if-error=\(staleIfError)"
+    }
+}

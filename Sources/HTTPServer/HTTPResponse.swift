@@ -1,0 +1,42 @@
+/// A response body: nothing, bytes made for this response, or bytes rendered once and shared.
+package enum HTTPBody: Sendable {
+    case empty
+    case bytes([UInt8])
+    case shared(SharedBytes)
+
+    package var count: Int {
+        switch self {
+        case .empty: return 0
+        case .bytes(let bytes): return bytes.count
+        case .shared(let shared): return shared.count
+        }
+    }
+}
+
+/// What a handler answers. The server adds `X-Request-ID` (and `Connection: close` while draining).
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: HTTPBody
+
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: HTTPBody = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of the response header `name` (case-insensitive), for tests and logs.
+    package func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    /// The body as bytes, for tests.
+    package var bodyBytes: [UInt8] {
+        switch body {
+        case .empty: return []
+        case .bytes(let bytes): return bytes
+        case .shared(let shared): return shared.array
+        }
+    }
+}

@@ -1,0 +1,212 @@
+import CMicroHTTPD
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Marks a connection whose request has no body: no state needs allocating for it.
+private var bodilessRequest: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 1)! }
+
+/// Per-request state for requests that carry a body, kept in MHD's `con_cls`.
+private final class UploadState {
+    var body: [UInt8] = []
+    var tooLarge = false
+}
+
+extension HTTPServer {
+    /// MHD's access handler. Called first with the headers, then once per body chunk, then a last
+    /// time with no data; the response is queued on a later call than the first, or MHD would drop
+    /// keep-alive.
+    static let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, state in
+        guard let context, let connection, let url, let method, let uploadSize, let state else { return .NO }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+
+        if state.pointee == nil {
+            // First call: headers only. Refuse an oversized body before reading it (no 100 Continue).
+            if let lengthText = lookupHeader(connection, "Content-Length") {
+                guard let length = Int(lengthText), length >= 0 else {
+                    return server.queue(
+                        ProblemDetails(
+                            status: 400, slug: "invalid-header", title: "Bad Request",
+                            detail: "Content-Length must be a non-negative integer.",
+                            errors: [.init(.header("Content-Length"), "not a non-negative integer")]
+                        ).response(requestID: server.requestID(connection)), on: connection, method: method, url: url)
+                }
+                if length > server.configuration.maxBodySize {
+                    return server.queue(
+                        server.payloadTooLarge(requestID: server.requestID(connection)), on: connection, method: method,
+                        url: url)
+                }
+                if length > 0 {
+                    state.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
+                    return .YES
+                }
+            } else if lookupHeader(connection, "Transfer-Encoding") != nil {
+                state.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
+                return .YES
+            }
+            state.pointee = bodilessRequest
+            return .YES
+        }
+
+        let upload = state.pointee == bodilessRequest ? nil : Unmanaged<UploadState>.fromOpaque(state.pointee!).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            // A body chunk: keep it while under the limit, keep consuming either way.
+            if let upload, !upload.tooLarge, let uploadData {
+                if upload.body.count + uploadSize.pointee > server.configuration.maxBodySize {
+                    upload.tooLarge = true
+                    upload.body = []
+                } else {
+                    uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) { bytes in
+                        upload.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: uploadSize.pointee))
+                    }
+                }
+            }
+            uploadSize.pointee = 0
+            return .YES
+        }
+
+        let requestID = server.requestID(connection)
+        if let upload, upload.tooLarge {
+            return server.queue(
+                server.payloadTooLarge(requestID: requestID, declared: false), on: connection, method: method, url: url,
+                requestID: requestID)
+        }
+        let response: HTTPResponse
+        switch server.makeRequest(connection: connection, url: url, method: method, id: requestID, body: upload?.body ?? []) {
+        case .success(let request): response = server.respond(to: request)
+        case .failure(let problem): response = problem.response(requestID: requestID)
+        }
+        return server.queue(response, on: connection, method: method, url: url, requestID: requestID)
+    }
+
+    /// Frees the per-request state once MHD is done with the request.
+    static let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in
+        guard let state, let pointer = state.pointee else { return }
+        if pointer != bodilessRequest {
+            Unmanaged<UploadState>.fromOpaque(pointer).release()
+        }
+        state.pointee = nil
+    }
+
+    /// Releases the retain a queued shared body took, once MHD has destroyed the response.
+    private static let releaseSharedBytes: MHD_ContentReaderFreeCallback = { context in
+        guard let context else { return }
+        Unmanaged<SharedBytes>.fromOpaque(context).release()
+    }
+
+    private static func lookupHeader(_ connection: OpaquePointer, _ name: String) -> String? {
+        guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) else { return nil }
+        return String(cString: value)
+    }
+
+    private func requestID(_ connection: OpaquePointer) -> String {
+        if let offered = Self.lookupHeader(connection, "X-Request-ID"), RequestID.isSane(offered) {
+            return offered
+        }
+        return RequestID.generate()
+    }
+
+    /// 413; `declared` when `Content-Length` announced the size, otherwise the chunked body passed it.
+    private func payloadTooLarge(requestID: String, declared: Bool = true) -> HTTPResponse {
+        ProblemDetails(
+            status: 413, slug: "payload-too-large", title: "Content Too Large",
+            detail: "The request body is larger than the limit of \(configuration.maxBodySize) bytes.",
+            errors: [.init(declared ? .header("Content-Length") : .pointer(""), "at most \(configuration.maxBodySize) bytes")]
+        ).response(requestID: requestID)
+    }
+
+    /// Collects one kind of key/value pair (headers or query arguments) in arrival order.
+    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
+        var entries: [(name: String, value: String)] = []
+        withUnsafeMutablePointer(to: &entries) { pointer in
+            _ = MHD_get_connection_values(
+                connection, kind,
+                { context, _, key, value in
+                    guard let context, let key else { return .YES }
+                    let entries = context.assumingMemoryBound(to: [(name: String, value: String)].self)
+                    entries.pointee.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+                    return .YES
+                }, pointer)
+        }
+        return entries
+    }
+
+    /// Builds the request handlers see: strict percent-decoding of the path and the query.
+    private func makeRequest(
+        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, id: String, body: [UInt8]
+    ) -> Result<HTTPRequest, ProblemDetails> {
+        let rawPath = String(cString: url)
+        guard case .success(let path) = PercentDecoding.decode(rawPath[...], plusIsSpace: false), path.hasPrefix("/") else {
+            return .failure(
+                ProblemDetails(
+                    status: 400, slug: "malformed-path", title: "Bad Request",
+                    detail: "The path is not a valid percent-encoded UTF-8 path."))
+        }
+        var query: [(name: String, value: String)] = []
+        for (rawName, rawValue) in Self.values(connection, kind: .GET_ARGUMENT_KIND) {
+            guard case .success(let name) = PercentDecoding.decode(rawName[...], plusIsSpace: true),
+                case .success(let value) = PercentDecoding.decode(rawValue[...], plusIsSpace: true)
+            else {
+                return .failure(
+                    ProblemDetails(
+                        status: 400, slug: "invalid-parameter", title: "Bad Request",
+                        detail: "A query argument is not valid percent-encoded UTF-8.",
+                        errors: [.init(.parameter(rawName), "malformed percent-encoding")]))
+            }
+            query.append((name, value))
+        }
+        return .success(
+            HTTPRequest(
+                method: HTTPMethod(String(cString: method)), path: path, query: query,
+                headers: HTTPHeaders(Self.values(connection, kind: .HEADER_KIND)), body: body, id: id))
+    }
+
+    /// Hands a response to MHD with `X-Request-ID` and logs the request.
+    private func queue(
+        _ response: HTTPResponse, on connection: OpaquePointer, method: UnsafePointer<CChar>, url: UnsafePointer<CChar>,
+        requestID: String? = nil
+    ) -> MHD_Result {
+        let mhdResponse: OpaquePointer?
+        switch response.body {
+        case .empty:
+            mhdResponse = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+        case .bytes(let bytes):
+            mhdResponse = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .shared(let shared):
+            let retained = Unmanaged.passRetained(shared).toOpaque()
+            mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
+                shared.count, shared.pointer, Self.releaseSharedBytes, retained)
+            if mhdResponse == nil { Unmanaged<SharedBytes>.fromOpaque(retained).release() }
+        }
+        guard let mhdResponse else {
+            logger.error("cannot allocate a response", metadata: ["request.id": "\(requestID ?? "-")"])
+            return .NO
+        }
+        defer { MHD_destroy_response(mhdResponse) }
+        let id = requestID ?? self.requestID(connection)
+        for header in response.headers {
+            _ = MHD_add_response_header(mhdResponse, header.name, header.value)
+        }
+        _ = MHD_add_response_header(mhdResponse, "X-Request-ID", id)
+        if isDraining.load(ordering: .relaxed) {
+            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        if logger.logLevel <= .info {
+            logger.info(
+                "request",
+                metadata: [
+                    "request.id": "\(id)",
+                    "http.method": "\(String(cString: method))",
+                    "http.path": "\(String(cString: url))",
+                    "http.status": "\(response.status)",
+                    "http.response_bytes": "\(response.body.count)",
+                ])
+        }
+        return result
+    }
+}

@@ -1,0 +1,118 @@
+import CMicroHTTPD
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool calls `Router` handlers
+/// synchronously on the connection's own thread.
+///
+/// Lifecycle: `start()` binds and returns the port; `shutdown()` stops accepting, lets open
+/// connections finish (bounded by `drainTimeout`) and stops the daemon.
+package final class HTTPServer: Sendable {
+    /// Why the server could not start.
+    package struct StartError: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    package let configuration: HTTPServerConfiguration
+    let router: Router
+    let logger: Logger
+    private let daemon = Mutex<DaemonHandle?>(nil)
+    /// Set once shutdown begins: responses then carry `Connection: close`.
+    let isDraining = Atomic<Bool>(false)
+
+    package init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+    }
+
+    /// Binds and starts the worker threads.
+    /// - Returns: the bound port (the one the kernel picked when the configuration says 0).
+    /// - Throws: `StartError` when the host is not an IP literal or the port cannot be bound.
+    package func start() throws -> Int {
+        guard (0...65535).contains(configuration.port) else {
+            throw StartError(description: "port \(configuration.port) is outside 0–65535")
+        }
+        let flags =
+            UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
+            | UInt32(MHD_USE_ERROR_LOG.rawValue)
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.resolvedThreads, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.headerMemoryLimit, ptr_value: nil),
+            MHD_OptionItem(option: .LISTENING_ADDRESS_REUSE, value: 1, ptr_value: nil),
+        ]
+        if configuration.maxConnectionsPerIP > 0 {
+            options.append(
+                MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: configuration.maxConnectionsPerIP, ptr_value: nil))
+        }
+        options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let started = options.withUnsafeBufferPointer { buffer in
+            CMicroHTTPD_start(
+                flags, configuration.host, UInt16(configuration.port),
+                HTTPServer.accessHandler, context, HTTPServer.completedHandler, buffer.baseAddress)
+        }
+        guard let started else {
+            let reason = String(cString: strerror(errno))
+            throw StartError(
+                description: "cannot listen on \(configuration.host):\(configuration.port) (\(reason); host must be an IP literal)")
+        }
+        daemon.withLock { $0 = DaemonHandle(pointer: started) }
+        return Int(CMicroHTTPD_boundPort(started))
+    }
+
+    /// Stops accepting connections, waits up to `drainTimeout` for open ones to close
+    /// (answering with `Connection: close` meanwhile), then stops the workers.
+    package func shutdown() {
+        guard let running = daemon.withLock({ value -> DaemonHandle? in
+            defer { value = nil }
+            return value
+        })?.pointer else { return }
+        isDraining.store(true, ordering: .releasing)
+        let listenSocket = MHD_quiesce_daemon(running)
+        let deadline = ContinuousClock.now + .milliseconds(Int(configuration.drainTimeout * 1000))
+        var open = CMicroHTTPD_currentConnections(running)
+        while open > 0, ContinuousClock.now < deadline {
+            usleep(20_000)
+            open = CMicroHTTPD_currentConnections(running)
+        }
+        if open > 0 {
+            logger.warning("drain timeout reached; closing remaining connections", metadata: ["http.open_connections": "\(open)"])
+        }
+        MHD_stop_daemon(running)
+        if listenSocket >= 0 { close(listenSocket) }
+    }
+
+    /// Routes a parsed request and adds the headers every response carries.
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        switch router.match(method: request.method, path: request.path) {
+        case .handler(let handler, let parameters):
+            var routed = request
+            routed.pathParameters = parameters
+            return handler(routed)
+        case .notFound:
+            return ProblemDetails(
+                status: 404, slug: "not-found", title: "Not Found",
+                detail: "There is no resource at this path."
+            ).response(requestID: request.id)
+        case .methodNotAllowed(let allowed):
+            let allow = allowed.map(\.description).joined(separator: ", ")
+            return ProblemDetails(
+                status: 405, slug: "method-not-allowed", title: "Method Not Allowed",
+                detail: "\(request.method) is not allowed here; use \(allow)."
+            ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
+        }
+    }
+}
+
+/// The running daemon. MHD's daemon calls are thread-safe; the handle only moves between threads.
+private struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

@@ -1,0 +1,28 @@
+/// How the HTTP server listens and what it accepts. Every field has a production default.
+package struct HTTPServerConfiguration: Sendable {
+    /// An IPv4 or IPv6 literal to bind to.
+    package var host: String = "127.0.0.1"
+    /// The TCP port; 0 lets the kernel pick a free one (the server reports which).
+    package var port: Int = 8080
+    /// Worker threads in the epoll pool; 0 means one per core.
+    package var threads: Int = 0
+    /// Seconds an idle connection is kept open.
+    package var connectionTimeout: Int = 15
+    /// Open connections accepted in total.
+    package var maxConnections: Int = 1024
+    /// Open connections accepted from one IP address; 0 means no per-IP limit.
+    package var maxConnectionsPerIP: Int = 256
+    /// Bytes of memory per connection for the request line and headers; past it MHD answers 431.
+    package var headerMemoryLimit: Int = 32 * 1024
+    /// Largest request body accepted; larger bodies get 413.
+    package var maxBodySize: Int = 1024 * 1024
+    /// Seconds to wait for open connections to finish on shutdown.
+    package var drainTimeout: Double = 10
+
+    package init() {}
+
+    /// The thread count to use, resolving 0 to the number of online cores.
+    package var resolvedThreads: Int {
+        threads > 0 ? threads : max(1, SystemInfo.onlineCores)
+    }
+}

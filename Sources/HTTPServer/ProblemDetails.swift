@@ -1,0 +1,74 @@
+import JSONCoding
+
+/// An RFC 9457 problem document, the body of every error this service sends.
+package struct ProblemDetails: Error, Sendable {
+    /// One field-level reason: which parameter, header or body member, and what is wrong with it.
+    package struct FieldError: Sendable, Equatable {
+        package enum Location: Sendable, Equatable {
+            case parameter(String)
+            case header(String)
+            /// A JSON pointer into the request body.
+            case pointer(String)
+        }
+
+        package var location: Location?
+        package var detail: String
+
+        package init(_ location: Location?, _ detail: String) {
+            self.location = location
+            self.detail = detail
+        }
+    }
+
+    /// Prefix of every problem `type`; the slug follows it.
+    package static let typePrefix = "urn:empty-state:problem:"
+
+    package var status: Int
+    /// A stable identifier such as `unknown-template`.
+    package var slug: String
+    package var title: String
+    package var detail: String
+    package var errors: [FieldError]
+
+    package init(status: Int, slug: String, title: String, detail: String, errors: [FieldError] = []) {
+        self.status = status
+        self.slug = slug
+        self.title = title
+        self.detail = detail
+        self.errors = errors
+    }
+
+    /// The problem as an `application/problem+json` response that must not be cached.
+    package func response(requestID: String, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.member("type", Self.typePrefix + slug)
+        writer.member("title", title)
+        writer.key("status")
+        writer.int(status)
+        writer.member("detail", detail)
+        writer.member("requestId", requestID)
+        if !errors.isEmpty {
+            writer.key("errors")
+            writer.beginArray()
+            for error in errors {
+                writer.beginObject()
+                writer.member("detail", error.detail)
+                switch error.location {
+                case .parameter(let name): writer.member("parameter", name)
+                case .header(let name): writer.member("header", name)
+                case .pointer(let pointer): writer.member("pointer", pointer)
+                case nil: break
+                }
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        writer.endObject()
+        return HTTPResponse(
+            status: status,
+            headers: [("Content-Type", "application/problem+json"), ("Cache-Control", "no-store")] + extraHeaders,
+            body: .bytes(writer.bytes)
+        )
+    }
+}

@@ -1,0 +1,80 @@
+/// Maps a method and a decoded path to a handler. Patterns are literal segments and `{name}`
+/// segments; `HEAD` is answered by the `GET` handler of the same route.
+package struct Router: Sendable {
+    package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    /// What routing a request gave.
+    package enum Match {
+        case handler(Handler, parameters: [String: String])
+        case notFound
+        /// The path exists; these methods are allowed on it.
+        case methodNotAllowed(allowed: [HTTPMethod])
+    }
+
+    private enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    private struct Route: Sendable {
+        var segments: [Segment]
+        var handlers: [(method: HTTPMethod, handler: Handler)]
+    }
+
+    /// Routes without parameters, by exact path, for a lookup without splitting.
+    private var staticRoutes: [String: Route] = [:]
+    private var parameterRoutes: [Route] = []
+
+    package init() {}
+
+    package mutating func get(_ pattern: String, _ handler: @escaping Handler) {
+        add(.get, pattern, handler)
+    }
+
+    /// Registers `handler` for `method` on `pattern` (`/v1/templates/{id}`).
+    package mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+        let segments: [Segment] = pattern.split(separator: "/").map { part in
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+        }
+        if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
+            staticRoutes[pattern, default: Route(segments: segments, handlers: [])].handlers.append((method, handler))
+        } else if let index = parameterRoutes.firstIndex(where: { $0.segments == segments }) {
+            parameterRoutes[index].handlers.append((method, handler))
+        } else {
+            parameterRoutes.append(Route(segments: segments, handlers: [(method, handler)]))
+        }
+    }
+
+    package func match(method: HTTPMethod, path: String) -> Match {
+        if let route = staticRoutes[path] {
+            return Self.select(route, method: method, parameters: [:])
+        }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        routes: for route in parameterRoutes where route.segments.count == parts.count {
+            var parameters: [String: String] = [:]
+            for (segment, part) in zip(route.segments, parts) {
+                switch segment {
+                case .literal(let literal): if literal != part { continue routes }
+                case .parameter(let name):
+                    if part.isEmpty { continue routes }
+                    parameters[name] = String(part)
+                }
+            }
+            return Self.select(route, method: method, parameters: parameters)
+        }
+        return .notFound
+    }
+
+    private static func select(_ route: Route, method: HTTPMethod, parameters: [String: String]) -> Match {
+        let wanted = method == .head ? HTTPMethod.get : method
+        if let entry = route.handlers.first(where: { $0.method == method || $0.method == wanted }) {
+            return .handler(entry.handler, parameters: parameters)
+        }
+        var allowed: [HTTPMethod] = []
+        for entry in route.handlers {
+            allowed.append(entry.method)
+            if entry.method == .get { allowed.append(.head) }
+        }
+        return .methodNotAllowed(allowed: allowed)
+    }
+}

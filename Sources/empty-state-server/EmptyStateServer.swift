@@ -1,0 +1,151 @@
+import ArgumentParser
+import EmptyStateService
+import Foundation
+import Logging
+
+/// `empty-state-server`: reads settings (flag > environment > default) and runs the service.
+@main
+struct EmptyStateServer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "empty-state-server",
+        abstract: "Serves localized empty-state templates (copy, visual, actions) as JSON over HTTP.",
+        discussion: """
+            Every setting can also come from the environment variable named beside it; a flag wins \
+            over the variable, the variable over the default.
+
+            At start the server validates every template in <config-dir>/templates and refuses to \
+            start (exit status 78) when one breaks a rule, naming the file, the field and the rule. \
+            It logs `listening` with the bound port (useful with --port 0). SIGTERM or SIGINT stop \
+            accepting, drain open connections for up to --drain-timeout seconds, and exit 0.
+            """
+    )
+
+    @Option(help: "IP address to listen on (IPv4 or IPv6 literal). [EMPTY_STATE_HOST, default 127.0.0.1]")
+    var host: String?
+
+    @Option(help: "TCP port; 0 picks a free one and the log says which. [EMPTY_STATE_PORT, default 8080]")
+    var port: Int?
+
+    @Option(help: "Directory for the service's state; created when missing. [EMPTY_STATE_DATA_DIR, default ./data]")
+    var dataDir: String?
+
+    @Option(help: "Directory holding templates/ (the built-in catalogue). [EMPTY_STATE_CONFIG_DIR, default ./config]")
+    var configDir: String?
+
+    @Option(help: "The OpenAPI document served at /openapi.yaml. [EMPTY_STATE_OPENAPI_PATH, default ./openapi.yaml]")
+    var openapiPath: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical; info logs one line per request. [EMPTY_STATE_LOG_LEVEL, default info]")
+    var logLevel: String?
+
+    @Option(help: "HTTP worker threads; 0 means one per core. [EMPTY_STATE_THREADS, default 0]")
+    var threads: Int?
+
+    @Option(help: "Seconds an idle connection stays open. [EMPTY_STATE_CONNECTION_TIMEOUT, default 15]")
+    var connectionTimeout: Int?
+
+    @Option(help: "Open connections accepted in total. [EMPTY_STATE_MAX_CONNECTIONS, default 1024]")
+    var maxConnections: Int?
+
+    @Option(help: "Open connections accepted per client IP; 0 means unlimited. [EMPTY_STATE_MAX_CONNECTIONS_PER_IP, default 256]")
+    var maxConnectionsPerIp: Int?
+
+    @Option(help: "Bytes per connection for the request line and headers (past it: 431). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default 32768]")
+    var headerMemoryLimit: Int?
+
+    @Option(help: "Largest request body in bytes (past it: 413). [EMPTY_STATE_MAX_BODY_SIZE, default 1048576]")
+    var maxBodySize: Int?
+
+    @Option(help: "Seconds to let open connections finish on shutdown. [EMPTY_STATE_DRAIN_TIMEOUT, default 10]")
+    var drainTimeout: Double?
+
+    @Option(help: "Seconds clients and CDNs may use a template without revalidating. [EMPTY_STATE_CACHE_MAX_AGE, default 300]")
+    var cacheMaxAge: Int?
+
+    mutating func validate() throws {
+        _ = try resolvedConfiguration()
+        _ = try resolvedLogLevel()
+    }
+
+    func run() throws {
+        let level = try resolvedLogLevel()
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "empty-state-server")
+        let configuration = try resolvedConfiguration()
+        do {
+            let application = try EmptyStateApplication(configuration: configuration, logger: logger)
+            try application.runUntilSignalled()
+        } catch let error as EmptyStateApplication.StartupError {
+            logger.critical("cannot start", metadata: ["error": "\(error.description)"])
+            FileHandle.standardError.write(Data("empty-state-server: \(error.description)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        } catch {
+            logger.critical("cannot start", metadata: ["error": "\(error)"])
+            FileHandle.standardError.write(Data("empty-state-server: \(error)\n".utf8))
+            throw ExitCode(71)  // EX_OSERR
+        }
+    }
+
+    private func resolvedLogLevel() throws -> Logger.Level {
+        let text = logLevel ?? environment("EMPTY_STATE_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: text.lowercased()) else {
+            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical (got \"\(text)\")")
+        }
+        return level
+    }
+
+    private func resolvedConfiguration() throws -> ServiceConfiguration {
+        var configuration = ServiceConfiguration()
+        configuration.http.host = host ?? environment("EMPTY_STATE_HOST") ?? configuration.http.host
+        configuration.http.port = try integer(port, "EMPTY_STATE_PORT", "--port", default: configuration.http.port, range: 0...65535)
+        configuration.dataDirectory = dataDir ?? environment("EMPTY_STATE_DATA_DIR") ?? configuration.dataDirectory
+        configuration.configDirectory = configDir ?? environment("EMPTY_STATE_CONFIG_DIR") ?? configuration.configDirectory
+        configuration.openAPIPath = openapiPath ?? environment("EMPTY_STATE_OPENAPI_PATH") ?? configuration.openAPIPath
+        configuration.http.threads = try integer(threads, "EMPTY_STATE_THREADS", "--threads", default: 0, range: 0...256)
+        configuration.http.connectionTimeout = try integer(
+            connectionTimeout, "EMPTY_STATE_CONNECTION_TIMEOUT", "--connection-timeout", default: 15, range: 1...3600)
+        configuration.http.maxConnections = try integer(
+            maxConnections, "EMPTY_STATE_MAX_CONNECTIONS", "--max-connections", default: 1024, range: 1...1_000_000)
+        configuration.http.maxConnectionsPerIP = try integer(
+            maxConnectionsPerIp, "EMPTY_STATE_MAX_CONNECTIONS_PER_IP", "--max-connections-per-ip", default: 256, range: 0...1_000_000)
+        configuration.http.headerMemoryLimit = try integer(
+            headerMemoryLimit, "EMPTY_STATE_HEADER_MEMORY_LIMIT", "--header-memory-limit", default: 32 * 1024,
+            range: 4096...(16 * 1024 * 1024))
+        configuration.http.maxBodySize = try integer(
+            maxBodySize, "EMPTY_STATE_MAX_BODY_SIZE", "--max-body-size", default: 1024 * 1024, range: 0...(1 << 30))
+        configuration.cacheMaxAge = try integer(cacheMaxAge, "EMPTY_STATE_CACHE_MAX_AGE", "--cache-max-age", default: 300, range: 0...31_536_000)
+        if let drainTimeout {
+            configuration.http.drainTimeout = drainTimeout
+        } else if let text = environment("EMPTY_STATE_DRAIN_TIMEOUT") {
+            guard let value = Double(text) else { throw ValidationError("EMPTY_STATE_DRAIN_TIMEOUT must be a number of seconds (got \"\(text)\")") }
+            configuration.http.drainTimeout = value
+        }
+        guard (0...600).contains(configuration.http.drainTimeout) else {
+            throw ValidationError("--drain-timeout must be between 0 and 600 seconds")
+        }
+        return configuration
+    }
+
+    private func integer(_ flag: Int?, _ variable: String, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+        var resolved = value
+        if let flag {
+            resolved = flag
+        } else if let text = environment(variable) {
+            guard let parsed = Int(text) else { throw ValidationError("\(variable) must be an integer (got \"\(text)\")") }
+            resolved = parsed
+        }
+        guard range.contains(resolved) else {
+            throw ValidationError("\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(resolved))")
+        }
+        return resolved
+    }
+
+    private func environment(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+}
