@@ -16,7 +16,12 @@ package struct Catalogue: Sendable {
         for (index, template) in sorted.enumerated() {
             let source = sources[template.id] ?? template.id
             if byName[template.id] != nil {
-                problems.append(.init(source: source, issue: ValidationIssue("/id", "another template already uses \"\(template.id)\"")))
+                problems.append(
+                    .init(
+                        source: source,
+                        issue: ValidationIssue("/id", "another template already uses \"\(template.id)\"")
+                    )
+                )
                 continue
             }
             byName[template.id] = index
@@ -31,7 +36,12 @@ package struct Catalogue: Sendable {
                             source: source,
                             issue: ValidationIssue(
                                 "/aliases/\(position)",
-                                holder == alias ? "\"\(alias)\" is the id of another template" : "\"\(alias)\" is already an alias of \(holder)")))
+                                holder == alias
+                                    ? "\"\(alias)\" is the id of another template"
+                                    : "\"\(alias)\" is already an alias of \(holder)"
+                            )
+                        )
+                    )
                 } else {
                     byName[alias] = index
                     aliases[alias] = template.id

@@ -9,12 +9,20 @@ package enum CatalogueLoader {
     package static func load(directory: String) throws(CatalogueError) -> Catalogue {
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
+                .sorted()
         } catch {
-            throw CatalogueError(problems: [.init(source: directory, issue: ValidationIssue("", "cannot list the directory: \(error.localizedDescription)"))])
+            throw CatalogueError(problems: [
+                .init(
+                    source: directory,
+                    issue: ValidationIssue("", "cannot list the directory: \(error.localizedDescription)")
+                )
+            ])
         }
         guard !names.isEmpty else {
-            throw CatalogueError(problems: [.init(source: directory, issue: ValidationIssue("", "holds no *.json template"))])
+            throw CatalogueError(problems: [
+                .init(source: directory, issue: ValidationIssue("", "holds no *.json template"))
+            ])
         }
         var problems: [CatalogueError.Problem] = []
         var templates: [Template] = []

@@ -21,7 +21,9 @@ package enum CopyRules {
     /// Whether `label` is one of the vague labels.
     package static func isVague(_ label: String) -> Bool {
         let trimmed = label.lowercased().unicodeScalars.drop { isPunctuationOrSpace($0) }
-        let normalized = String(String.UnicodeScalarView(trimmed.reversed().drop { isPunctuationOrSpace($0) }.reversed()))
+        let normalized = String(
+            String.UnicodeScalarView(trimmed.reversed().drop { isPunctuationOrSpace($0) }.reversed())
+        )
         return vagueLabels.contains(normalized)
     }
 
@@ -35,15 +37,19 @@ package enum CopyRules {
         var total = 0
         for scalar in text.unicodeScalars {
             let value = scalar.value
-            if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .enclosingMark
+            if scalar.properties.generalCategory == .nonspacingMark
+                || scalar.properties.generalCategory == .enclosingMark
                 || value == 0x200B || (0x200E...0x200F).contains(value) || (0x202A...0x202E).contains(value)
             {
                 continue
             }
             let wide =
-                (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value) || (0xAC00...0xD7A3).contains(value)
-                || (0xF900...0xFAFF).contains(value) || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
-                || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value) || (0x1F900...0x1F9FF).contains(value)
+                (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value)
+                || (0xAC00...0xD7A3).contains(value)
+                || (0xF900...0xFAFF).contains(value) || (0xFE30...0xFE4F).contains(value)
+                || (0xFF00...0xFF60).contains(value)
+                || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value)
+                || (0x1F900...0x1F9FF).contains(value)
                 || (0x20000...0x3FFFD).contains(value)
             total += wide ? 2 : 1
         }

@@ -20,11 +20,15 @@ package struct LocaleTag: Sendable, Hashable, CustomStringConvertible {
         var index = 0
         func isAlpha(_ s: Substring) -> Bool { s.utf8.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A } }
         func isDigits(_ s: Substring) -> Bool { s.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
-        func isAlnum(_ s: Substring) -> Bool { s.utf8.allSatisfy { (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) } }
+        func isAlnum(_ s: Substring) -> Bool {
+            s.utf8.allSatisfy { (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+        }
 
         // language: 2–3 letters (with up to three extlang subtags) or 5–8 letters.
         let language = parts[0]
-        guard isAlpha(language), (2...3).contains(language.count) || (5...8).contains(language.count) else { return nil }
+        guard isAlpha(language), (2...3).contains(language.count) || (5...8).contains(language.count) else {
+            return nil
+        }
         canonical.append(language.lowercased())
         index = 1
         if language.count <= 3 {
@@ -41,7 +45,9 @@ package struct LocaleTag: Sendable, Hashable, CustomStringConvertible {
             index += 1
         }
         // region
-        if index < parts.count, (parts[index].count == 2 && isAlpha(parts[index])) || (parts[index].count == 3 && isDigits(parts[index])) {
+        if index < parts.count,
+            (parts[index].count == 2 && isAlpha(parts[index])) || (parts[index].count == 3 && isDigits(parts[index]))
+        {
             canonical.append(parts[index].uppercased())
             index += 1
         }

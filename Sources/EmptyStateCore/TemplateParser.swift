@@ -22,7 +22,9 @@ package struct TemplateValidationError: Error, Sendable, Equatable {
 /// and reporting all broken ones at once (not just the first).
 package struct TemplateParser {
     package static let idPattern = "^[A-Za-z][A-Za-z0-9_-]{0,63}$"
-    private static let knownKeys: Set<String> = ["id", "aliases", "category", "style", "defaultLocale", "visual", "actions", "strings"]
+    private static let knownKeys: Set<String> = [
+        "id", "aliases", "category", "style", "defaultLocale", "visual", "actions", "strings",
+    ]
 
     private var issues: [ValidationIssue] = []
 
@@ -31,7 +33,10 @@ package struct TemplateParser {
     ///   - document: the parsed JSON.
     ///   - expectedID: when given (a file name, a URL), the `id` must equal it.
     /// - Returns: the template, or every rule it breaks.
-    package static func parse(_ document: JSONValue, expectedID: String? = nil) -> Result<Template, TemplateValidationError> {
+    package static func parse(
+        _ document: JSONValue,
+        expectedID: String? = nil
+    ) -> Result<Template, TemplateValidationError> {
         var parser = TemplateParser()
         let template = parser.parseTemplate(document, expectedID: expectedID)
         if let template, parser.issues.isEmpty { return .success(template) }
@@ -72,7 +77,9 @@ package struct TemplateParser {
     }
 
     private mutating func enumeration<E: RawRepresentable & CaseIterable>(
-        _ type: E.Type, _ value: JSONValue?, at pointer: String
+        _ type: E.Type,
+        _ value: JSONValue?,
+        at pointer: String
     ) -> E? where E.RawValue == String {
         guard let text = string(value, at: pointer) else { return nil }
         guard let parsed = E(rawValue: text) else {
@@ -88,7 +95,10 @@ package struct TemplateParser {
             return nil
         }
         for member in members where !Self.knownKeys.contains(member.key) {
-            fail("/" + jsonPointerToken(member.key), "unknown field (expected one of \(Self.knownKeys.sorted().joined(separator: ", ")))")
+            fail(
+                "/" + jsonPointerToken(member.key),
+                "unknown field (expected one of \(Self.knownKeys.sorted().joined(separator: ", ")))"
+            )
         }
 
         let id = string(document["id"], at: "/id")
@@ -133,10 +143,19 @@ package struct TemplateParser {
         }
         let strings = parseStrings(document["strings"], defaultLocale: defaultLocale, actions: actions ?? [])
 
-        guard let id, let category, let style, let defaultLocale, let visual, let actions, let strings else { return nil }
+        guard let id, let category, let style, let defaultLocale, let visual, let actions, let strings else {
+            return nil
+        }
         return Template(
-            id: id, aliases: aliases, category: category, style: style, defaultLocale: defaultLocale, visual: visual,
-            actions: actions, strings: strings)
+            id: id,
+            aliases: aliases,
+            category: category,
+            style: style,
+            defaultLocale: defaultLocale,
+            visual: visual,
+            actions: actions,
+            strings: strings
+        )
     }
 
     private mutating func parseVisual(_ value: JSONValue?) -> Template.Visual? {
@@ -160,7 +179,10 @@ package struct TemplateParser {
             return nil
         case (let icon?, nil):
             guard case .object(let entries) = icon else {
-                fail("/visual/icon", "expected an object with ios, android and web symbol names, found \(icon.kindName)")
+                fail(
+                    "/visual/icon",
+                    "expected an object with ios, android and web symbol names, found \(icon.kindName)"
+                )
                 return nil
             }
             var symbols: [Platform: String] = [:]
@@ -246,7 +268,9 @@ package struct TemplateParser {
     }
 
     private mutating func parseStrings(
-        _ value: JSONValue?, defaultLocale: String?, actions: [Template.Action]
+        _ value: JSONValue?,
+        defaultLocale: String?,
+        actions: [Template.Action]
     ) -> [(locale: String, values: [String: String])]? {
         guard let value else {
             fail("/strings", "is required")
@@ -292,10 +316,14 @@ package struct TemplateParser {
             if values["title"] == nil, members.first(where: { $0.key == "title" }) == nil {
                 fail(pointer + "/title", "is required")
             }
-            for action in actions where values[Template.labelKey(action.id)] == nil
+            for action in actions
+            where values[Template.labelKey(action.id)] == nil
                 && !members.contains(where: { $0.key == Template.labelKey(action.id) })
             {
-                fail(pointer + "/" + jsonPointerToken(Template.labelKey(action.id)), "is required: a label for action \(action.id)")
+                fail(
+                    pointer + "/" + jsonPointerToken(Template.labelKey(action.id)),
+                    "is required: a label for action \(action.id)"
+                )
             }
             result.append((tag.description, values))
         }
@@ -307,8 +335,12 @@ package struct TemplateParser {
         }
         for (locale, values) in result where locale != defaultLocale {
             let pointer = "/strings/" + jsonPointerToken(locale)
-            for key in reference.values.keys.sorted() where values[key] == nil && !(key == "title" || key.hasPrefix("actions.")) {
-                fail(pointer + "/" + jsonPointerToken(key), "is missing (\(defaultLocale) has it; every locale has the same keys)")
+            for key in reference.values.keys.sorted()
+            where values[key] == nil && !(key == "title" || key.hasPrefix("actions.")) {
+                fail(
+                    pointer + "/" + jsonPointerToken(key),
+                    "is missing (\(defaultLocale) has it; every locale has the same keys)"
+                )
             }
             for key in values.keys.sorted() where reference.values[key] == nil {
                 fail(pointer + "/" + jsonPointerToken(key), "is not in the default locale \(defaultLocale)")

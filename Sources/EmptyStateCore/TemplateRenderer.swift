@@ -18,8 +18,13 @@ package enum TemplateRenderer {
     package static func copy(of template: Template, in locale: String) -> LocalizedCopy {
         if PseudoLocale.isPseudo(locale) {
             let source = template.strings(for: "en") ?? template.strings(for: template.defaultLocale) ?? [:]
-            let tag = locale.lowercased() == PseudoLocale.accented.lowercased() ? PseudoLocale.accented : PseudoLocale.bidi
-            return LocalizedCopy(locale: tag, isRightToLeft: tag == PseudoLocale.bidi, strings: PseudoLocale.strings(tag, from: source))
+            let tag =
+                locale.lowercased() == PseudoLocale.accented.lowercased() ? PseudoLocale.accented : PseudoLocale.bidi
+            return LocalizedCopy(
+                locale: tag,
+                isRightToLeft: tag == PseudoLocale.bidi,
+                strings: PseudoLocale.strings(tag, from: source)
+            )
         }
         let strings = template.strings(for: locale) ?? template.strings(for: template.defaultLocale) ?? [:]
         return LocalizedCopy(locale: locale, isRightToLeft: LocaleTag(locale)?.isRightToLeft ?? false, strings: strings)
@@ -29,7 +34,11 @@ package enum TemplateRenderer {
     /// - Parameters:
     ///   - parameters: values for `{placeholder}`s; those without a value stay visible and are listed.
     package static func write(
-        _ template: Template, copy: LocalizedCopy, platform: Platform, parameters: [String: String], into writer: inout JSONWriter
+        _ template: Template,
+        copy: LocalizedCopy,
+        platform: Platform,
+        parameters: [String: String],
+        into writer: inout JSONWriter
     ) {
         var unfilled: [String] = []
         func text(_ key: String) -> String? {
@@ -97,7 +106,10 @@ package enum TemplateRenderer {
 
     /// One template as a standalone JSON document.
     package static func render(
-        _ template: Template, copy: LocalizedCopy, platform: Platform, parameters: [String: String] = [:]
+        _ template: Template,
+        copy: LocalizedCopy,
+        platform: Platform,
+        parameters: [String: String] = [:]
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: 768)
         write(template, copy: copy, platform: platform, parameters: parameters, into: &writer)
@@ -107,20 +119,32 @@ package enum TemplateRenderer {
     /// The whole catalogue for one locale and platform: each template resolved from `locale`
     /// down its own fallback chain.
     package static func renderBundle(
-        _ catalogue: Catalogue, locale: String, platform: Platform, parameters: [String: String] = [:]
+        _ catalogue: Catalogue,
+        locale: String,
+        platform: Platform,
+        parameters: [String: String] = [:]
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: 16 * 1024)
         let tag = LocaleTag(locale)
         writer.beginObject()
         writer.member("locale", locale)
-        writer.member("direction", (PseudoLocale.isPseudo(locale) ? locale == PseudoLocale.bidi : tag?.isRightToLeft ?? false) ? "rtl" : "ltr")
+        writer.member(
+            "direction",
+            (PseudoLocale.isPseudo(locale) ? locale == PseudoLocale.bidi : tag?.isRightToLeft ?? false) ? "rtl" : "ltr"
+        )
         writer.member("platform", platform.rawValue)
         writer.key("templates")
         writer.beginArray()
         for template in catalogue.templates {
             let set = localeSet(of: template)
             let resolved = tag.flatMap { set.resolve($0) } ?? set.fallback
-            write(template, copy: copy(of: template, in: resolved), platform: platform, parameters: parameters, into: &writer)
+            write(
+                template,
+                copy: copy(of: template, in: resolved),
+                platform: platform,
+                parameters: parameters,
+                into: &writer
+            )
         }
         writer.endArray()
         writer.key("aliases")

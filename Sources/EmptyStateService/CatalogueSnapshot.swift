@@ -57,7 +57,10 @@ package final class CatalogueSnapshot: Sendable {
             for locale in locales.tags {
                 let copy = TemplateRenderer.copy(of: template, in: locale)
                 representations[locale] = Platform.allCases.map { platform in
-                    Representation(bytes: TemplateRenderer.render(template, copy: copy, platform: platform), contentLanguage: copy.locale)
+                    Representation(
+                        bytes: TemplateRenderer.render(template, copy: copy, platform: platform),
+                        contentLanguage: copy.locale
+                    )
                 }
             }
             let entry = Entry(template: template, locales: locales, representations: representations)
@@ -72,7 +75,9 @@ package final class CatalogueSnapshot: Sendable {
         for locale in bundleLocales.tags {
             bundles[locale] = Platform.allCases.map { platform in
                 Representation(
-                    bytes: TemplateRenderer.renderBundle(catalogue, locale: locale, platform: platform), contentLanguage: locale)
+                    bytes: TemplateRenderer.renderBundle(catalogue, locale: locale, platform: platform),
+                    contentLanguage: locale
+                )
             }
         }
         self.bundles = bundles
@@ -90,7 +95,9 @@ package final class CatalogueSnapshot: Sendable {
         var count = 0
         var seen = Set<String>()
         for entry in entries.values where seen.insert(entry.template.id).inserted {
-            for variants in entry.representations.values { count += variants.reduce(0) { $0 + ($1.gzip == nil ? 1 : 2) } }
+            for variants in entry.representations.values {
+                count += variants.reduce(0) { $0 + ($1.gzip == nil ? 1 : 2) }
+            }
         }
         for variants in bundles.values { count += variants.reduce(0) { $0 + ($1.gzip == nil ? 1 : 2) } }
         return count

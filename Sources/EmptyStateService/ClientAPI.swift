@@ -17,9 +17,16 @@ struct ClientAPI: Sendable {
         let name = request.pathParameters["id"] ?? ""
         guard let entry = snapshot.entry(named: name) else {
             return ProblemDetails(
-                status: 404, slug: "unknown-template", title: "Unknown Template",
+                status: 404,
+                slug: "unknown-template",
+                title: "Unknown Template",
                 detail: "There is no template with this id.",
-                errors: [.init(.parameter("id"), TemplateParser.isValidID(name) ? "no such template" : "not a valid template id")]
+                errors: [
+                    .init(
+                        .parameter("id"),
+                        TemplateParser.isValidID(name) ? "no such template" : "not a valid template id"
+                    )
+                ]
             ).response(requestID: request.id)
         }
         let locale = entry.locales.resolve(query.preferences)
@@ -29,8 +36,15 @@ struct ClientAPI: Sendable {
         } else {
             let copy = TemplateRenderer.copy(of: entry.template, in: locale)
             representation = CatalogueSnapshot.Representation(
-                bytes: TemplateRenderer.render(entry.template, copy: copy, platform: query.platform, parameters: query.parameters),
-                contentLanguage: copy.locale, compress: ConditionalRequests.acceptsGzip(request.headers["accept-encoding"]))
+                bytes: TemplateRenderer.render(
+                    entry.template,
+                    copy: copy,
+                    platform: query.platform,
+                    parameters: query.parameters
+                ),
+                contentLanguage: copy.locale,
+                compress: ConditionalRequests.acceptsGzip(request.headers["accept-encoding"])
+            )
         }
         return respond(with: representation, to: request, query: query)
     }
@@ -49,15 +63,23 @@ struct ClientAPI: Sendable {
         } else {
             representation = CatalogueSnapshot.Representation(
                 bytes: TemplateRenderer.renderBundle(
-                    snapshot.catalogue, locale: locale, platform: query.platform, parameters: query.parameters),
-                contentLanguage: locale, compress: ConditionalRequests.acceptsGzip(request.headers["accept-encoding"]))
+                    snapshot.catalogue,
+                    locale: locale,
+                    platform: query.platform,
+                    parameters: query.parameters
+                ),
+                contentLanguage: locale,
+                compress: ConditionalRequests.acceptsGzip(request.headers["accept-encoding"])
+            )
         }
         return respond(with: representation, to: request, query: query)
     }
 
     /// 200 with the representation (gzip when accepted), or 304 when the client's copy is current.
     private func respond(
-        with representation: CatalogueSnapshot.Representation, to request: HTTPRequest, query: ClientQuery
+        with representation: CatalogueSnapshot.Representation,
+        to request: HTTPRequest,
+        query: ClientQuery
     ) -> HTTPResponse {
         let gzip = ConditionalRequests.acceptsGzip(request.headers["accept-encoding"]) ? representation.gzip : nil
         let variant = gzip ?? representation.identity

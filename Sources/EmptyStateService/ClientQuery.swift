@@ -34,7 +34,9 @@ struct ClientQuery {
             if let tag = LocaleTag(text) {
                 preferences = [LanguagePreference(tag: tag, quality: 1)]
             } else {
-                errors.append(.init(.parameter("locale"), "is not a well-formed BCP 47 language tag (e.g. fr, pt-BR, zh-Hant-TW)"))
+                errors.append(
+                    .init(.parameter("locale"), "is not a well-formed BCP 47 language tag (e.g. fr, pt-BR, zh-Hant-TW)")
+                )
             }
         } else if let header = request.headers["accept-language"] {
             preferences = LocaleNegotiation.parseAcceptLanguage(header)
@@ -43,7 +45,9 @@ struct ClientQuery {
         for (name, value) in request.query where name.hasPrefix("param.") {
             let placeholder = name.dropFirst("param.".count)
             if !CopyRules.isPlaceholderName(placeholder) {
-                errors.append(.init(.parameter(name), "placeholder names are letters, digits and _ (e.g. param.provider)"))
+                errors.append(
+                    .init(.parameter(name), "placeholder names are letters, digits and _ (e.g. param.provider)")
+                )
             } else if value.count > maximumParameterLength {
                 errors.append(.init(.parameter(name), "at most \(maximumParameterLength) characters"))
             } else if parameters[String(placeholder)] == nil {
@@ -53,10 +57,22 @@ struct ClientQuery {
         guard errors.isEmpty else {
             return .failure(
                 ProblemDetails(
-                    status: 400, slug: "invalid-parameter", title: "Bad Request",
-                    detail: errors.count == 1 ? "A query parameter is invalid." : "\(errors.count) query parameters are invalid.",
-                    errors: errors))
+                    status: 400,
+                    slug: "invalid-parameter",
+                    title: "Bad Request",
+                    detail: errors.count == 1
+                        ? "A query parameter is invalid." : "\(errors.count) query parameters are invalid.",
+                    errors: errors
+                )
+            )
         }
-        return .success(ClientQuery(platform: platform, preferences: preferences, localeFromQuery: localeFromQuery, parameters: parameters))
+        return .success(
+            ClientQuery(
+                platform: platform,
+                preferences: preferences,
+                localeFromQuery: localeFromQuery,
+                parameters: parameters
+            )
+        )
     }
 }

@@ -30,16 +30,26 @@ package final class EmptyStateApplication: Sendable {
         do {
             catalogue = try CatalogueLoader.load(directory: configuration.templatesDirectory)
         } catch {
-            throw StartupError(description: "the catalogue in \(configuration.templatesDirectory) is invalid:\n\(error.description)")
+            throw StartupError(
+                description: "the catalogue in \(configuration.templatesDirectory) is invalid:\n\(error.description)"
+            )
         }
         snapshot = CatalogueSnapshot(catalogue: catalogue)
         guard let openAPI = FileManager.default.contents(atPath: configuration.openAPIPath) else {
-            throw StartupError(description: "cannot read the OpenAPI document at \(configuration.openAPIPath) (set --openapi-path)")
+            throw StartupError(
+                description: "cannot read the OpenAPI document at \(configuration.openAPIPath) (set --openapi-path)"
+            )
         }
         do {
-            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: configuration.dataDirectory,
+                withIntermediateDirectories: true
+            )
         } catch {
-            throw StartupError(description: "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)")
+            throw StartupError(
+                description:
+                    "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)"
+            )
         }
         logger.info(
             "catalogue loaded",
@@ -49,7 +59,8 @@ package final class EmptyStateApplication: Sendable {
                 "catalogue.locales": "\(catalogue.locales.joined(separator: ","))",
                 "catalogue.representations": "\(snapshot.representationCount)",
                 "catalogue.load_ms": "\((ContinuousClock.now - started).milliseconds)",
-            ])
+            ]
+        )
 
         let client = ClientAPI(snapshot: snapshot, cacheControl: configuration.cacheControl)
         let openAPIBody = SharedBytes(Array(openAPI))
@@ -59,29 +70,41 @@ package final class EmptyStateApplication: Sendable {
         router.get("/v1/templates") { client.bundle($0) }
         router.get("/healthz") { _ in
             HTTPResponse(
-                status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                body: .bytes(Array(#"{"status":"ok"}"#.utf8)))
+                status: 200,
+                headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: .bytes(Array(#"{"status":"ok"}"#.utf8))
+            )
         }
         let templateCount = catalogue.templates.count
         router.get("/readyz") { [readiness] request in
             guard readiness.isReady else {
                 return ProblemDetails(
-                    status: 503, slug: "not-ready", title: "Service Unavailable",
+                    status: 503,
+                    slug: "not-ready",
+                    title: "Service Unavailable",
                     detail: "The service is starting or shutting down."
                 ).response(requestID: request.id, extraHeaders: [("Retry-After", "1")])
             }
             return HTTPResponse(
-                status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                body: .bytes(Array(#"{"status":"ready","templates":\#(templateCount)}"#.utf8)))
+                status: 200,
+                headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: .bytes(Array(#"{"status":"ready","templates":\#(templateCount)}"#.utf8))
+            )
         }
         router.get("/openapi.yaml") { request in
-            if let condition = request.headers["if-none-match"], ConditionalRequests.noneMatch(condition, matches: [openAPIETag]) {
+            if let condition = request.headers["if-none-match"],
+                ConditionalRequests.noneMatch(condition, matches: [openAPIETag])
+            {
                 return HTTPResponse(status: 304, headers: [("ETag", openAPIETag)])
             }
             return HTTPResponse(
                 status: 200,
-                headers: [("Content-Type", "application/yaml"), ("ETag", openAPIETag), ("Cache-Control", "public, max-age=300")],
-                body: .shared(openAPIBody))
+                headers: [
+                    ("Content-Type", "application/yaml"), ("ETag", openAPIETag),
+                    ("Cache-Control", "public, max-age=300"),
+                ],
+                body: .shared(openAPIBody)
+            )
         }
         server = HTTPServer(configuration: configuration.http, router: router, logger: logger)
     }
@@ -97,14 +120,18 @@ package final class EmptyStateApplication: Sendable {
                 "http.host": "\(configuration.http.host)", "http.port": "\(port)",
                 "http.threads": "\(configuration.http.resolvedThreads)",
                 "data.dir": "\(configuration.dataDirectory)",
-            ])
+            ]
+        )
         return port
     }
 
     /// Reports not-ready, drains open connections (bounded) and stops.
     package func shutdown() {
         readiness.isReady = false
-        logger.notice("shutting down: draining connections", metadata: ["http.drain_timeout_s": "\(configuration.http.drainTimeout)"])
+        logger.notice(
+            "shutting down: draining connections",
+            metadata: ["http.drain_timeout_s": "\(configuration.http.drainTimeout)"]
+        )
         server.shutdown()
         logger.notice("stopped")
     }

@@ -2,7 +2,7 @@ import CMicroHTTPD
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Marks a connection whose request has no body: no state needs allocating for it.
@@ -18,25 +18,45 @@ extension HTTPServer {
     /// MHD's access handler. Called first with the headers, then once per body chunk, then a last
     /// time with no data; the response is queued on a later call than the first, or MHD would drop
     /// keep-alive.
-    static let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, state in
+    static let accessHandler: MHD_AccessHandlerCallback = {
+        context,
+        connection,
+        url,
+        method,
+        _,
+        uploadData,
+        uploadSize,
+        state in
         guard let context, let connection, let url, let method, let uploadSize, let state else { return .NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
 
         if state.pointee == nil {
             // First call: headers only. Refuse an oversized body before reading it (no 100 Continue).
             if let lengthText = lookupHeader(connection, "Content-Length") {
+                let requestID = server.requestID(connection)
                 guard let length = Int(lengthText), length >= 0 else {
                     return server.queue(
                         ProblemDetails(
-                            status: 400, slug: "invalid-header", title: "Bad Request",
+                            status: 400,
+                            slug: "invalid-header",
+                            title: "Bad Request",
                             detail: "Content-Length must be a non-negative integer.",
                             errors: [.init(.header("Content-Length"), "not a non-negative integer")]
-                        ).response(requestID: server.requestID(connection)), on: connection, method: method, url: url)
+                        ).response(requestID: requestID),
+                        on: connection,
+                        method: method,
+                        url: url,
+                        requestID: requestID
+                    )
                 }
                 if length > server.configuration.maxBodySize {
                     return server.queue(
-                        server.payloadTooLarge(requestID: server.requestID(connection)), on: connection, method: method,
-                        url: url)
+                        server.payloadTooLarge(requestID: requestID),
+                        on: connection,
+                        method: method,
+                        url: url,
+                        requestID: requestID
+                    )
                 }
                 if length > 0 {
                     state.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
@@ -50,7 +70,9 @@ extension HTTPServer {
             return .YES
         }
 
-        let upload = state.pointee == bodilessRequest ? nil : Unmanaged<UploadState>.fromOpaque(state.pointee!).takeUnretainedValue()
+        let upload =
+            state.pointee == bodilessRequest
+            ? nil : Unmanaged<UploadState>.fromOpaque(state.pointee!).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             // A body chunk: keep it while under the limit, keep consuming either way.
             if let upload, !upload.tooLarge, let uploadData {
@@ -70,11 +92,21 @@ extension HTTPServer {
         let requestID = server.requestID(connection)
         if let upload, upload.tooLarge {
             return server.queue(
-                server.payloadTooLarge(requestID: requestID, declared: false), on: connection, method: method, url: url,
-                requestID: requestID)
+                server.payloadTooLarge(requestID: requestID, declared: false),
+                on: connection,
+                method: method,
+                url: url,
+                requestID: requestID
+            )
         }
         let response: HTTPResponse
-        switch server.makeRequest(connection: connection, url: url, method: method, id: requestID, body: upload?.body ?? []) {
+        switch server.makeRequest(
+            connection: connection,
+            url: url,
+            method: method,
+            id: requestID,
+            body: upload?.body ?? []
+        ) {
         case .success(let request): response = server.respond(to: request)
         case .failure(let problem): response = problem.response(requestID: requestID)
         }
@@ -111,9 +143,13 @@ extension HTTPServer {
     /// 413; `declared` when `Content-Length` announced the size, otherwise the chunked body passed it.
     private func payloadTooLarge(requestID: String, declared: Bool = true) -> HTTPResponse {
         ProblemDetails(
-            status: 413, slug: "payload-too-large", title: "Content Too Large",
+            status: 413,
+            slug: "payload-too-large",
+            title: "Content Too Large",
             detail: "The request body is larger than the limit of \(configuration.maxBodySize) bytes.",
-            errors: [.init(declared ? .header("Content-Length") : .pointer(""), "at most \(configuration.maxBodySize) bytes")]
+            errors: [
+                .init(declared ? .header("Content-Length") : .pointer(""), "at most \(configuration.maxBodySize) bytes")
+            ]
         ).response(requestID: requestID)
     }
 
@@ -122,27 +158,39 @@ extension HTTPServer {
         var entries: [(name: String, value: String)] = []
         withUnsafeMutablePointer(to: &entries) { pointer in
             _ = MHD_get_connection_values(
-                connection, kind,
+                connection,
+                kind,
                 { context, _, key, value in
                     guard let context, let key else { return .YES }
                     let entries = context.assumingMemoryBound(to: [(name: String, value: String)].self)
                     entries.pointee.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
                     return .YES
-                }, pointer)
+                },
+                pointer
+            )
         }
         return entries
     }
 
     /// Builds the request handlers see: strict percent-decoding of the path and the query.
     private func makeRequest(
-        connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>, id: String, body: [UInt8]
+        connection: OpaquePointer,
+        url: UnsafePointer<CChar>,
+        method: UnsafePointer<CChar>,
+        id: String,
+        body: [UInt8]
     ) -> Result<HTTPRequest, ProblemDetails> {
         let rawPath = String(cString: url)
-        guard case .success(let path) = PercentDecoding.decode(rawPath[...], plusIsSpace: false), path.hasPrefix("/") else {
+        guard case .success(let path) = PercentDecoding.decode(rawPath[...], plusIsSpace: false), path.hasPrefix("/")
+        else {
             return .failure(
                 ProblemDetails(
-                    status: 400, slug: "malformed-path", title: "Bad Request",
-                    detail: "The path is not a valid percent-encoded UTF-8 path."))
+                    status: 400,
+                    slug: "malformed-path",
+                    title: "Bad Request",
+                    detail: "The path is not a valid percent-encoded UTF-8 path."
+                )
+            )
         }
         var query: [(name: String, value: String)] = []
         for (rawName, rawValue) in Self.values(connection, kind: .GET_ARGUMENT_KIND) {
@@ -151,22 +199,35 @@ extension HTTPServer {
             else {
                 return .failure(
                     ProblemDetails(
-                        status: 400, slug: "invalid-parameter", title: "Bad Request",
+                        status: 400,
+                        slug: "invalid-parameter",
+                        title: "Bad Request",
                         detail: "A query argument is not valid percent-encoded UTF-8.",
-                        errors: [.init(.parameter(rawName), "malformed percent-encoding")]))
+                        errors: [.init(.parameter(rawName), "malformed percent-encoding")]
+                    )
+                )
             }
             query.append((name, value))
         }
         return .success(
             HTTPRequest(
-                method: HTTPMethod(String(cString: method)), path: path, query: query,
-                headers: HTTPHeaders(Self.values(connection, kind: .HEADER_KIND)), body: body, id: id))
+                method: HTTPMethod(String(cString: method)),
+                path: path,
+                query: query,
+                headers: HTTPHeaders(Self.values(connection, kind: .HEADER_KIND)),
+                body: body,
+                id: id
+            )
+        )
     }
 
     /// Hands a response to MHD with `X-Request-ID` and logs the request.
     private func queue(
-        _ response: HTTPResponse, on connection: OpaquePointer, method: UnsafePointer<CChar>, url: UnsafePointer<CChar>,
-        requestID: String? = nil
+        _ response: HTTPResponse,
+        on connection: OpaquePointer,
+        method: UnsafePointer<CChar>,
+        url: UnsafePointer<CChar>,
+        requestID: String
     ) -> MHD_Result {
         let mhdResponse: OpaquePointer?
         switch response.body {
@@ -174,20 +235,28 @@ extension HTTPServer {
             mhdResponse = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
         case .bytes(let bytes):
             mhdResponse = bytes.withUnsafeBytes { buffer in
-                MHD_create_response_from_buffer(buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+                MHD_create_response_from_buffer(
+                    buffer.count,
+                    UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                    .RESPMEM_MUST_COPY
+                )
             }
         case .shared(let shared):
             let retained = Unmanaged.passRetained(shared).toOpaque()
             mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
-                shared.count, shared.pointer, Self.releaseSharedBytes, retained)
+                shared.count,
+                shared.pointer,
+                Self.releaseSharedBytes,
+                retained
+            )
             if mhdResponse == nil { Unmanaged<SharedBytes>.fromOpaque(retained).release() }
         }
         guard let mhdResponse else {
-            logger.error("cannot allocate a response", metadata: ["request.id": "\(requestID ?? "-")"])
+            logger.error("cannot allocate a response", metadata: ["request.id": "\(requestID)"])
             return .NO
         }
         defer { MHD_destroy_response(mhdResponse) }
-        let id = requestID ?? self.requestID(connection)
+        let id = requestID
         for header in response.headers {
             _ = MHD_add_response_header(mhdResponse, header.name, header.value)
         }
@@ -205,7 +274,8 @@ extension HTTPServer {
                     "http.path": "\(String(cString: url))",
                     "http.status": "\(response.status)",
                     "http.response_bytes": "\(response.body.count)",
-                ])
+                ]
+            )
         }
         return result
     }

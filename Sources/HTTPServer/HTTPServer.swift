@@ -3,7 +3,7 @@ import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An HTTP/1.1 server on libmicrohttpd: an epoll thread pool calls `Router` handlers
@@ -49,20 +49,33 @@ package final class HTTPServer: Sendable {
         ]
         if configuration.maxConnectionsPerIP > 0 {
             options.append(
-                MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: configuration.maxConnectionsPerIP, ptr_value: nil))
+                MHD_OptionItem(
+                    option: .PER_IP_CONNECTION_LIMIT,
+                    value: configuration.maxConnectionsPerIP,
+                    ptr_value: nil
+                )
+            )
         }
         options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         let started = options.withUnsafeBufferPointer { buffer in
             CMicroHTTPD_start(
-                flags, configuration.host, UInt16(configuration.port),
-                HTTPServer.accessHandler, context, HTTPServer.completedHandler, buffer.baseAddress)
+                flags,
+                configuration.host,
+                UInt16(configuration.port),
+                HTTPServer.accessHandler,
+                context,
+                HTTPServer.completedHandler,
+                buffer.baseAddress
+            )
         }
         guard let started else {
             let reason = String(cString: strerror(errno))
             throw StartError(
-                description: "cannot listen on \(configuration.host):\(configuration.port) (\(reason); host must be an IP literal)")
+                description:
+                    "cannot listen on \(configuration.host):\(configuration.port) (\(reason); host must be an IP literal)"
+            )
         }
         daemon.withLock { $0 = DaemonHandle(pointer: started) }
         return Int(CMicroHTTPD_boundPort(started))
@@ -71,10 +84,12 @@ package final class HTTPServer: Sendable {
     /// Stops accepting connections, waits up to `drainTimeout` for open ones to close
     /// (answering with `Connection: close` meanwhile), then stops the workers.
     package func shutdown() {
-        guard let running = daemon.withLock({ value -> DaemonHandle? in
-            defer { value = nil }
-            return value
-        })?.pointer else { return }
+        guard
+            let running = daemon.withLock({ value -> DaemonHandle? in
+                defer { value = nil }
+                return value
+            })?.pointer
+        else { return }
         isDraining.store(true, ordering: .releasing)
         let listenSocket = MHD_quiesce_daemon(running)
         let deadline = ContinuousClock.now + .milliseconds(Int(configuration.drainTimeout * 1000))
@@ -84,7 +99,10 @@ package final class HTTPServer: Sendable {
             open = CMicroHTTPD_currentConnections(running)
         }
         if open > 0 {
-            logger.warning("drain timeout reached; closing remaining connections", metadata: ["http.open_connections": "\(open)"])
+            logger.warning(
+                "drain timeout reached; closing remaining connections",
+                metadata: ["http.open_connections": "\(open)"]
+            )
         }
         MHD_stop_daemon(running)
         if listenSocket >= 0 { close(listenSocket) }
@@ -99,13 +117,17 @@ package final class HTTPServer: Sendable {
             return handler(routed)
         case .notFound:
             return ProblemDetails(
-                status: 404, slug: "not-found", title: "Not Found",
+                status: 404,
+                slug: "not-found",
+                title: "Not Found",
                 detail: "There is no resource at this path."
             ).response(requestID: request.id)
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.description).joined(separator: ", ")
             return ProblemDetails(
-                status: 405, slug: "method-not-allowed", title: "Method Not Allowed",
+                status: 405,
+                slug: "method-not-allowed",
+                title: "Method Not Allowed",
                 detail: "\(request.method) is not allowed here; use \(allow)."
             ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
         }

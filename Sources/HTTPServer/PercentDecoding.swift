@@ -23,9 +23,13 @@ package enum PercentDecoding {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%") {
                 let high = utf8.index(after: index)
-                guard high != utf8.endIndex, let highValue = hexValue(utf8[high]) else { return .failure(.malformedEscape) }
+                guard high != utf8.endIndex, let highValue = hexValue(utf8[high]) else {
+                    return .failure(.malformedEscape)
+                }
                 let low = utf8.index(after: high)
-                guard low != utf8.endIndex, let lowValue = hexValue(utf8[low]) else { return .failure(.malformedEscape) }
+                guard low != utf8.endIndex, let lowValue = hexValue(utf8[low]) else {
+                    return .failure(.malformedEscape)
+                }
                 bytes.append(highValue << 4 | lowValue)
                 index = utf8.index(after: low)
             } else {

@@ -34,7 +34,8 @@ package struct Router: Sendable {
     /// Registers `handler` for `method` on `pattern` (`/v1/templates/{id}`).
     package mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
         let segments: [Segment] = pattern.split(separator: "/").map { part in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+            part.hasPrefix("{") && part.hasSuffix("}")
+                ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             staticRoutes[pattern, default: Route(segments: segments, handlers: [])].handlers.append((method, handler))

@@ -35,7 +35,9 @@ package struct JSONParser {
     private func error(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -144,7 +146,9 @@ package struct JSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard consumeDigits() else { throw error("expected a digit in the exponent") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
@@ -201,7 +205,9 @@ package struct JSONParser {
             case UInt8(ascii: "u"):
                 let first = try parseHex4()
                 if (0xD800...0xDBFF).contains(first) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                        bytes[index + 1] == UInt8(ascii: "u")
+                    else {
                         throw error("unpaired surrogate")
                     }
                     index += 2

