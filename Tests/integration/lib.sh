@@ -1,0 +1,32 @@
+# Helpers for the curl integration tests; sourced by run.sh. Every check counts once.
+PASSED=${PASSED:-0}
+FAILED=${FAILED:-0}
+
+pass() { PASSED=$((PASSED + 1)); echo "ok    $1"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL  $1${2:+ — $2}"; }
+
+# expect_eq NAME EXPECTED ACTUAL
+expect_eq() {
+    if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
+}
+
+# expect_match NAME REGEX ACTUAL
+expect_match() {
+    if printf '%s' "$3" | grep -Eq -- "$2"; then pass "$1"; else fail "$1" "'$3' does not match /$2/"; fi
+}
+
+# fetch [curl args…] URL: runs curl; sets STATUS, HEADERS (file) and BODY (file).
+HEADERS=$(mktemp)
+BODY=$(mktemp)
+fetch() {
+    : >"$BODY" # curl leaves the file untouched when there is no body
+    STATUS=$(curl -s -o "$BODY" -D "$HEADERS" -w '%{http_code}' "$@") || STATUS="curl-error-$?"
+}
+
+# header NAME: the value of a response header of the last fetch (case-insensitive, CR stripped).
+header() {
+    grep -i "^$1:" "$HEADERS" | head -n 1 | cut -d: -f2- | sed 's/^ *//' | tr -d '\r'
+}
+
+# json FILTER: jq over the last body.
+json() { jq -r "$1" "$BODY" 2>/dev/null; }

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Runs the curl integration suite against the built binary:
+#   bash Tests/integration/run.sh .build/debug/empty-state-server
+# Starts the server on a free port with a scratch data directory, runs every test_*.sh in this
+# folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
+# behaviour. Prints "N passed, M failed" and exits 1 on any failure.
+set -uo pipefail
+
+BIN=${1:?usage: run.sh path/to/empty-state-server}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$(mktemp -d)
+SERVER_PID=""
+cleanup() {
+    [ -n "$SERVER_PID" ] && kill -9 "$SERVER_PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# shellcheck source=Tests/integration/lib.sh
+source "$HERE/lib.sh"
+
+# start_server LOGFILE [extra flags…]: starts the binary on port 0; sets SERVER_PID and BASE_URL.
+start_server() {
+    local log=$1
+    shift
+    "$BIN" --host 127.0.0.1 --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
+        --data-dir "$WORK/data" --log-level info "$@" 2>"$log" &
+    SERVER_PID=$!
+    local port=""
+    for _ in $(seq 1 100); do
+        port=$(grep -o 'http.port=[0-9]*' "$log" | head -n 1 | cut -d= -f2)
+        [ -n "$port" ] && break
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$port" ]; then
+        echo "the server did not start; its log:" >&2
+        cat "$log" >&2
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+    BASE_URL="http://127.0.0.1:$port"
+}
+
+SERVER_LOG="$WORK/server.log"
+start_server "$SERVER_LOG" --max-body-size 65536
+echo "server at $BASE_URL (pid $SERVER_PID)"
+
+for test in "$HERE"/test_*.sh; do
+    echo "== $(basename "$test")"
+    # shellcheck disable=SC1090
+    source "$test"
+done
+
+echo "== openapi_check.py (live responses against openapi.yaml)"
+if python3 "$HERE/openapi_check.py" --base-url "$BASE_URL" --spec "$ROOT/openapi.yaml" --body-limit 65536 >"$WORK/contract.log" 2>&1; then
+    pass "live responses match openapi.yaml ($(tail -n 1 "$WORK/contract.log"))"
+else
+    grep -E '^FAIL' "$WORK/contract.log" | head -n 20
+    fail "live responses match openapi.yaml" "$(tail -n 1 "$WORK/contract.log")"
+fi
+
+echo "== shutdown"
+kill -TERM "$SERVER_PID"
+status=""
+for _ in $(seq 1 150); do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+        wait "$SERVER_PID"
+        status=$?
+        break
+    fi
+    sleep 0.1
+done
+SERVER_PID=""
+expect_eq "SIGTERM drains and exits 0" "0" "${status:-still running after 15 s}"
+expect_match "shutdown is logged" "shutting down" "$(cat "$SERVER_LOG")"
+
+# shellcheck source=Tests/integration/startup.sh
+source "$HERE/startup.sh"
+
+echo
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

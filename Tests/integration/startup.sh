@@ -1,0 +1,29 @@
+# Start-up behaviour: --help, catalogue validation, bad settings. Sourced by run.sh after shutdown.
+echo "== start-up"
+
+help=$("$BIN" --help 2>&1)
+for setting in --host --port --data-dir --config-dir --log-level EMPTY_STATE_PORT EMPTY_STATE_DATA_DIR; do
+    expect_match "--help documents $setting" "$setting" "$help"
+done
+
+broken="$WORK/broken-config"
+mkdir -p "$broken/templates"
+cp "$ROOT/config/templates/connectionRefused.json" "$ROOT/config/templates/loading.json" "$broken/templates/"
+jq '.actions[1].role = "primary"' "$ROOT/config/templates/connectionRefused.json" >"$broken/templates/connectionRefused.json"
+"$BIN" --port 0 --config-dir "$broken" --openapi-path "$ROOT/openapi.yaml" --data-dir "$WORK/data" \
+    >"$WORK/broken.log" 2>&1
+expect_eq "invalid catalogue: refuses to start (exit 78)" 78 "$?"
+expect_match "invalid catalogue: names the file" 'connectionRefused\.json' "$(cat "$WORK/broken.log")"
+expect_match "invalid catalogue: names the field and the rule" '/actions: exactly one action must have role primary' \
+    "$(cat "$WORK/broken.log")"
+
+printf '{"id": "loading", "style": "loud",}' >"$broken/templates/loading.json"
+"$BIN" --port 0 --config-dir "$broken" --openapi-path "$ROOT/openapi.yaml" --data-dir "$WORK/data" \
+    >"$WORK/broken.log" 2>&1
+expect_match "invalid JSON: the byte offset is reported" 'loading\.json.*invalid JSON at byte' "$(cat "$WORK/broken.log")"
+
+"$BIN" --port 70000 >"$WORK/bad-port.log" 2>&1
+expect_eq "bad --port: usage error (exit 64)" 64 "$?"
+expect_match "bad --port: says the range" '0 and 65535' "$(cat "$WORK/bad-port.log")"
+EMPTY_STATE_LOG_LEVEL=loud "$BIN" >"$WORK/bad-level.log" 2>&1
+expect_eq "bad EMPTY_STATE_LOG_LEVEL: usage error" 64 "$?"
