@@ -52,6 +52,8 @@ package struct LocaleSet: Sendable {
     /// Where every request ends when nothing it asked for is here.
     package let fallback: String
     private let byLowercased: [String: String]
+    /// Canonical tag → itself: the common exact hit, without building the lookup chain.
+    private let byCanonical: [String: String]
     /// For a bare language (`pt`), the first regional form present (`pt-BR`), pseudo-locales excluded.
     private let byLanguage: [String: String]
 
@@ -67,6 +69,7 @@ package struct LocaleSet: Sendable {
             }
         }
         self.byLowercased = byLowercased
+        byCanonical = Dictionary(tags.map { ($0, $0) }, uniquingKeysWith: { first, _ in first })
         self.byLanguage = byLanguage
     }
 
@@ -82,6 +85,7 @@ package struct LocaleSet: Sendable {
 
     /// Resolves a single tag, or `nil` when this set has nothing for it.
     package func resolve(_ tag: LocaleTag) -> String? {
+        if let hit = byCanonical[tag.description] { return hit }
         for candidate in tag.lookupChain {
             if let hit = byLowercased[candidate.lowercased()] { return hit }
         }
@@ -89,6 +93,26 @@ package struct LocaleSet: Sendable {
     }
 
     package func contains(_ tag: String) -> Bool { byLowercased[tag.lowercased()] != nil }
+
+    /// Parsed tags for the spellings of these locales a client is likely to send (`pt-BR`,
+    /// `pt-br`, `pt_BR`), so the request path can skip parsing them.
+    package var commonSpellings: [String: LocaleTag] {
+        var spellings: [String: LocaleTag] = [:]
+        for text in tags {
+            guard let tag = LocaleTag(text) else { continue }
+            for spelling in [text, text.lowercased(), text.replacingHyphensWithUnderscores] {
+                spellings[spelling] = tag
+            }
+            if let language = LocaleTag(tag.language) { spellings[tag.language] = language }
+        }
+        return spellings
+    }
+}
+
+extension String {
+    fileprivate var replacingHyphensWithUnderscores: String {
+        String(map { $0 == "-" ? "_" : $0 })
+    }
 }
 
 extension Substring {

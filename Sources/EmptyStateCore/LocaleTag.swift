@@ -4,7 +4,8 @@ package struct LocaleTag: Sendable, Hashable, CustomStringConvertible {
     /// The subtags in canonical case.
     package let subtags: [String]
 
-    package var description: String { subtags.joined(separator: "-") }
+    /// The canonical text, computed once: it is a dictionary key on the request path.
+    package let description: String
     /// The primary language subtag, lowercased.
     package var language: String { subtags[0] }
     /// The script subtag (`Arab`, `Latn`) when there is one.
@@ -76,6 +77,7 @@ package struct LocaleTag: Sendable, Hashable, CustomStringConvertible {
             guard count > 0 else { return nil }
         }
         subtags = canonical
+        description = canonical.joined(separator: "-")
     }
 
     /// The RFC 4647 §3.4 lookup chain: the tag, then shorter and shorter prefixes of it

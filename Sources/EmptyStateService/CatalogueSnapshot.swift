@@ -47,6 +47,8 @@ package final class CatalogueSnapshot: Sendable {
     /// The locales the bundle can be served in: every locale of any template.
     package let bundleLocales: LocaleSet
     private let bundles: [String: [Representation]]
+    /// Pre-parsed spellings of every catalogue locale, for `ClientQuery.parse`.
+    package let knownLocaleTags: [String: LocaleTag]
 
     package init(catalogue: Catalogue) {
         self.catalogue = catalogue
@@ -81,6 +83,7 @@ package final class CatalogueSnapshot: Sendable {
             }
         }
         self.bundles = bundles
+        knownLocaleTags = bundleLocales.commonSpellings
     }
 
     /// The template with this id or alias.

@@ -10,7 +10,7 @@ struct ClientAPI: Sendable {
     /// `GET /v1/templates/{id}`
     func template(_ request: HTTPRequest) -> HTTPResponse {
         let query: ClientQuery
-        switch ClientQuery.parse(request) {
+        switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
         case .success(let parsed): query = parsed
         case .failure(let problem): return problem.response(requestID: request.id)
         }
@@ -52,7 +52,7 @@ struct ClientAPI: Sendable {
     /// `GET /v1/templates`
     func bundle(_ request: HTTPRequest) -> HTTPResponse {
         let query: ClientQuery
-        switch ClientQuery.parse(request) {
+        switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
         case .success(let parsed): query = parsed
         case .failure(let problem): return problem.response(requestID: request.id)
         }

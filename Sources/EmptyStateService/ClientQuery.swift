@@ -17,7 +17,11 @@ struct ClientQuery {
     /// Reads `locale`, `platform` and `param.*` from the query, and `Accept-Language` when there
     /// is no `locale`.
     /// - Returns: the query, or a 400 problem naming every bad parameter.
-    static func parse(_ request: HTTPRequest) -> Result<ClientQuery, ProblemDetails> {
+    /// - Parameter knownTags: pre-parsed spellings of the catalogue's locales (a fast path).
+    static func parse(
+        _ request: HTTPRequest,
+        knownTags: [String: LocaleTag] = [:]
+    ) -> Result<ClientQuery, ProblemDetails> {
         var errors: [ProblemDetails.FieldError] = []
         var platform = Platform.web
         if let text = request.queryValue("platform") {
@@ -31,7 +35,7 @@ struct ClientQuery {
         var localeFromQuery = false
         if let text = request.queryValue("locale") {
             localeFromQuery = true
-            if let tag = LocaleTag(text) {
+            if let tag = knownTags[text] ?? LocaleTag(text) {
                 preferences = [LanguagePreference(tag: tag, quality: 1)]
             } else {
                 errors.append(

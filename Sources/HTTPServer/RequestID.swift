@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Request ids: the client's when sane, otherwise a fresh random one.
 package enum RequestID {
     /// At most this many characters of a client-supplied id are accepted.
@@ -20,11 +22,23 @@ package enum RequestID {
         }
     }
 
-    /// 16 random hex digits.
+    /// A per-process random start, advanced for each id: ids are unique within a process and
+    /// unpredictable across processes, without a system call per request.
+    private static let sequence = Atomic<UInt64>(UInt64.random(in: .min ... .max))
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// 16 hex digits: the next value of `sequence` mixed by SplitMix64, so consecutive ids share
+    /// no visible pattern.
     package static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let value = generator.next() as UInt64
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        var value = sequence.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        value ^= value >> 31
+        return String(unsafeUninitializedCapacity: 16) { buffer in
+            for index in 0..<16 {
+                buffer[index] = hexDigits[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
+            }
+            return 16
+        }
     }
 }
