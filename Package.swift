@@ -76,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EmptyStateServiceTests",
-            dependencies: ["EmptyStateService", "HTTPServer", "EmptyStateCore", "JSONCoding"],
+            dependencies: ["EmptyStateService", "HTTPServer", "EmptyStateCore", "JSONCoding", "CZlib"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -9,7 +9,14 @@ package struct LocaleTag: Sendable, Hashable, CustomStringConvertible {
     /// The primary language subtag, lowercased.
     package var language: String { subtags[0] }
     /// The script subtag (`Arab`, `Latn`) when there is one.
-    package var script: String? { subtags.dropFirst().first { $0.count == 4 && $0.allSatisfy(\.isLetter) } }
+    /// Only the subtag in script position counts (after the language and any extlangs): a
+    /// four-letter extension or private-use subtag (`ar-u-nu-latn`) is not a script.
+    package var script: String? {
+        var rest = subtags.dropFirst()
+        while let next = rest.first, next.count == 3, next.allSatisfy(\.isLetter) { rest = rest.dropFirst() }
+        guard let candidate = rest.first, candidate.count == 4, candidate.allSatisfy(\.isLetter) else { return nil }
+        return candidate
+    }
 
     /// Parses a tag; `nil` when it is not well-formed. `_` is accepted as a separator.
     package init?(_ text: String) {

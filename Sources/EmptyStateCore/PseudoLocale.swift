@@ -62,38 +62,27 @@ package enum PseudoLocale {
         return result
     }
 
-    /// Splits `text` into literal runs and `{placeholder}` runs.
+    /// Splits `text` into literal runs and `{placeholder}` runs, left to right in one pass.
     private static func forEachSegment(_ text: String, _ body: (String, Bool) -> Void) {
-        var rest = text[...]
-        for name in CopyRules.placeholders(in: text) {
-            let token = "{" + name + "}"
-            while let range = rest.range(of: token) {
-                body(String(rest[..<range.lowerBound]), false)
-                body(token, true)
-                rest = rest[range.upperBound...]
+        var literalStart = text.startIndex
+        var index = text.startIndex
+        while let open = text[index...].firstIndex(of: "{") {
+            guard let close = text[open...].firstIndex(of: "}") else { break }
+            if CopyRules.isPlaceholderName(text[text.index(after: open)..<close]) {
+                if literalStart < open { body(String(text[literalStart..<open]), false) }
+                body(String(text[open...close]), true)
+                literalStart = text.index(after: close)
+                index = literalStart
+            } else {
+                index = text.index(after: open)
             }
         }
-        if !rest.isEmpty { body(String(rest), false) }
+        if literalStart < text.endIndex { body(String(text[literalStart...]), false) }
     }
 }
 
 extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool {
         utf8.count == other.utf8.count && lowercased() == other.lowercased()
-    }
-}
-
-extension Substring {
-    /// The first occurrence of `token`, without Foundation.
-    fileprivate func range(of token: String) -> Range<Substring.Index>? {
-        guard let first = token.first else { return nil }
-        var index = startIndex
-        while let candidate = self[index...].firstIndex(of: first) {
-            if self[candidate...].hasPrefix(token) {
-                return candidate..<self.index(candidate, offsetBy: token.count)
-            }
-            index = self.index(after: candidate)
-        }
-        return nil
     }
 }

@@ -131,7 +131,10 @@ package struct TemplateParser {
         let category = enumeration(Template.Category.self, document["category"], at: "/category")
         let style = enumeration(Template.Style.self, document["style"], at: "/style")
         let visual = parseVisual(document["visual"])
-        let actions = parseActions(document["actions"])
+        let (actions, actionIDs) = parseActions(document["actions"])
+        if category == .firstUse, let actions, actions.contains(where: { $0.role == .secondary }) {
+            fail("/actions", "a first-use state offers one primary action only (a logical first step), no secondary")
+        }
 
         var defaultLocale: String?
         if let text = string(document["defaultLocale"], at: "/defaultLocale") {
@@ -141,7 +144,7 @@ package struct TemplateParser {
                 fail("/defaultLocale", "\"\(text)\" is not a well-formed BCP 47 language tag")
             }
         }
-        let strings = parseStrings(document["strings"], defaultLocale: defaultLocale, actions: actions ?? [])
+        let strings = parseStrings(document["strings"], defaultLocale: defaultLocale, actionIDs: actionIDs)
 
         guard let id, let category, let style, let defaultLocale, let visual, let actions, let strings else {
             return nil
@@ -207,12 +210,15 @@ package struct TemplateParser {
         }
     }
 
-    private mutating func parseActions(_ value: JSONValue?) -> [Template.Action]? {
-        guard let value else { return [] }
+    /// - Returns: the actions (`nil` when one is broken) and the ids of every action that has a
+    ///   valid id, so the labels of the valid ones are still checked, not reported as unknown keys.
+    private mutating func parseActions(_ value: JSONValue?) -> (actions: [Template.Action]?, ids: [String]) {
+        guard let value else { return ([], []) }
         guard case .array(let elements) = value else {
             fail("/actions", "expected an array, found \(value.kindName)")
-            return nil
+            return (nil, [])
         }
+        var ids: [String] = []
         if elements.count > 3 { fail("/actions", "at most 3 actions (found \(elements.count))") }
         var actions: [Template.Action] = []
         var valid = true
@@ -228,10 +234,12 @@ package struct TemplateParser {
             }
             let id = string(element["id"], at: pointer + "/id")
             if let id {
-                if !Self.isValidActionID(id) {
-                    fail(pointer + "/id", "must match ^[a-z][A-Za-z0-9]{0,31}$")
-                } else if actions.contains(where: { $0.id == id }) {
+                if ids.contains(id) {
                     fail(pointer + "/id", "repeats action id \"\(id)\"")
+                } else {
+                    // Known even when malformed, so its labels are not reported a second time.
+                    ids.append(id)
+                    if !Self.isValidActionID(id) { fail(pointer + "/id", "must match ^[a-z][A-Za-z0-9]{0,31}$") }
                 }
             }
             let role = enumeration(Template.Action.Role.self, element["role"], at: pointer + "/role")
@@ -248,7 +256,7 @@ package struct TemplateParser {
         if !actions.isEmpty, primaries != 1 {
             fail("/actions", "exactly one action must have role primary (found \(primaries))")
         }
-        return valid ? actions : nil
+        return (valid ? actions : nil, ids)
     }
 
     private mutating func checkTarget(_ target: String?, for kind: Template.Action.Kind, at pointer: String) {
@@ -270,7 +278,7 @@ package struct TemplateParser {
     private mutating func parseStrings(
         _ value: JSONValue?,
         defaultLocale: String?,
-        actions: [Template.Action]
+        actionIDs: [String]
     ) -> [(locale: String, values: [String: String])]? {
         guard let value else {
             fail("/strings", "is required")
@@ -282,7 +290,7 @@ package struct TemplateParser {
         }
         var result: [(locale: String, values: [String: String])] = []
         var allowedKeys: Set<String> = ["title", "message", "visual.label"]
-        for action in actions { allowedKeys.insert(Template.labelKey(action.id)) }
+        for id in actionIDs { allowedKeys.insert(Template.labelKey(id)) }
 
         for (localeText, entry) in locales {
             let pointer = "/strings/" + jsonPointerToken(localeText)
@@ -316,14 +324,11 @@ package struct TemplateParser {
             if values["title"] == nil, members.first(where: { $0.key == "title" }) == nil {
                 fail(pointer + "/title", "is required")
             }
-            for action in actions
-            where values[Template.labelKey(action.id)] == nil
-                && !members.contains(where: { $0.key == Template.labelKey(action.id) })
+            for id in actionIDs
+            where values[Template.labelKey(id)] == nil
+                && !members.contains(where: { $0.key == Template.labelKey(id) })
             {
-                fail(
-                    pointer + "/" + jsonPointerToken(Template.labelKey(action.id)),
-                    "is required: a label for action \(action.id)"
-                )
+                fail(pointer + "/" + jsonPointerToken(Template.labelKey(id)), "is required: a label for action \(id)")
             }
             result.append((tag.description, values))
         }
