@@ -1,0 +1,430 @@
+#!/usr/bin/env bash
+# Measures empty-state-server against a plain C libmicrohttpd server that sends the same bytes,
+# both in the same run, alternating rounds, and prints one markdown table. See README.md.
+#
+# Called by `make bench` from the repository root. Environment:
+#   BENCH_DURATION     wrk duration per measurement           (default 5s)
+#   BENCH_ROUNDS       service/baseline pairs per scenario     (default 3)
+#   BENCH_WARMUP       wrk warm-up per server per scenario     (default 1s, 0 = none)
+#   BENCH_THREADS      wrk threads                             (default 2)
+#   BENCH_CONNECTIONS  wrk connections                         (default 64)
+#   BENCH_SERVER_BIN   use this server binary instead of building one (e.g. a CI artifact)
+set -euo pipefail
+
+BENCH_DURATION=${BENCH_DURATION:-5s}
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+BENCH_WARMUP=${BENCH_WARMUP:-1s}
+BENCH_THREADS=${BENCH_THREADS:-2}
+BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
+BENCH_SERVER_BIN=${BENCH_SERVER_BIN:-}
+
+# Goal: service throughput at least this fraction of the baseline's, and service p99 at most this.
+GOAL_RATIO=0.90
+GOAL_P99_MS=2
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$BENCH_DIR/.." && pwd)
+RESULTS_DIR="$BENCH_DIR/results"
+
+tmp=""
+pids=()
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# --- parsing wrk output (pure functions, tested on their own) -----------------------------------
+
+# Converts a wrk duration ("830.31us", "1.07ms", "2.00s", "1.50m", "1.00h") to milliseconds.
+to_ms() {
+  awk -v v="$1" 'BEGIN {
+    if (match(v, /^[0-9.]+/) == 0) { exit 1 }
+    n = substr(v, 1, RLENGTH); u = substr(v, RLENGTH + 1)
+    if (u == "us") f = 0.001; else if (u == "ms") f = 1; else if (u == "s") f = 1000
+    else if (u == "m") f = 60000; else if (u == "h") f = 3600000; else exit 1
+    printf "%.3f\n", n * f
+  }'
+}
+
+# Prints the Requests/sec figure of a wrk output file.
+parse_rps() {
+  local value
+  value=$(awk '$1 == "Requests/sec:" { print $2; exit }' "$1")
+  [[ -n $value ]] || return 1
+  printf '%s\n' "$value"
+}
+
+# Prints the 99 % latency of a wrk --latency output file, in milliseconds.
+parse_p99() {
+  local value
+  value=$(awk '/^Latency Distribution/ || /^  Latency Distribution/ { d = 1; next }
+               d && $1 == "99%" { print $2; exit }' "$1")
+  [[ -n $value ]] || return 1
+  to_ms "$value"
+}
+
+# Prints what went wrong in a wrk output file (socket errors, non-2xx/3xx answers), or nothing.
+parse_errors() {
+  awk '
+    /^  Socket errors:/ {
+      sub(/^  Socket errors: */, "")
+      split($0, parts, /, */); bad = 0
+      for (i in parts) { split(parts[i], kv, " "); if (kv[2] + 0 > 0) bad = 1 }
+      if (bad) out = out (out ? "; " : "") "socket errors: " $0
+    }
+    /^  Non-2xx or 3xx responses:/ { out = out (out ? "; " : "") "non-2xx/3xx: " $NF }
+    END { if (out) print out }' "$1"
+}
+
+# Prints the median of its numeric arguments.
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
+    END { if (NR == 0) exit 1; if (NR % 2) m = a[(NR + 1) / 2]; else m = (a[NR / 2] + a[NR / 2 + 1]) / 2
+          printf "%.3f\n", m }'
+}
+
+# Prints "yes" when the goal is met: ratio >= GOAL_RATIO and service p99 <= GOAL_P99_MS.
+goal_met() {
+  awk -v r="$1" -v p="$2" -v gr="$GOAL_RATIO" -v gp="$GOAL_P99_MS" \
+    'BEGIN { print (r + 0 >= gr + 0 && p + 0 <= gp + 0) ? "yes" : "no" }'
+}
+
+# Prints the goal column: "yes", or "no: " and each failed criterion. p99 on a shared loopback
+# machine is mostly scheduling, so it says when the baseline misses the p99 goal too.
+goal_verdict() {
+  local ratio=$1 service_p99=$2 baseline_p99=$3 reasons=()
+  [[ $(goal_met "$ratio" 0) == yes ]] || reasons+=("ratio < $GOAL_RATIO")
+  if [[ $(goal_met 1 "$service_p99") == no ]]; then
+    if [[ $(goal_met 1 "$baseline_p99") == no ]]; then
+      reasons+=("p99 > $GOAL_P99_MS ms, baseline's too")
+    else
+      reasons+=("p99 > $GOAL_P99_MS ms")
+    fi
+  fi
+  if ((${#reasons[@]} == 0)); then
+    echo yes
+  else
+    local IFS=';'
+    echo "no: ${reasons[*]}" | sed 's/;/; /g'
+  fi
+}
+
+# --- processes ---------------------------------------------------------------------------------
+
+# Stops one process we started: SIGTERM, then SIGKILL after 5 s.
+stop_pid() {
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  forget_pid "$pid"
+}
+
+# Drops a pid that has been waited for, so cleanup never signals a reused pid.
+forget_pid() {
+  local keep=() pid
+  for pid in "${pids[@]}"; do
+    [[ $pid == "$1" ]] || keep+=("$pid")
+  done
+  pids=("${keep[@]}")
+}
+
+cleanup() {
+  local rc=$? pid
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do
+    stop_pid "$pid"
+  done
+  if [[ -n $tmp && -d $tmp ]]; then
+    rm -rf "$tmp"
+  fi
+  exit "$rc"
+}
+
+# Waits up to $3 seconds for a line matching the extended regex $2 (with the number last) in
+# file $1, written by process $4; prints the number.
+wait_for_port() {
+  local file=$1 regex=$2 seconds=$3 pid=$4 i match
+  for ((i = 0; i < seconds * 10; i++)); do
+    match=$(grep -oE "$regex" "$file" 2>/dev/null | head -n 1 || true)
+    if [[ -n $match ]]; then
+      printf '%s\n' "${match##*[!0-9]}"
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+# --- steps -------------------------------------------------------------------------------------
+
+install_missing() {
+  local need=() sudo=()
+  command -v wrk >/dev/null 2>&1 || need+=(wrk)
+  command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+  pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
+  command -v curl >/dev/null 2>&1 || need+=(curl)
+  command -v cc >/dev/null 2>&1 || need+=(gcc)
+  ((${#need[@]} > 0)) || return 0
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  log "installing ${need[*]}"
+  local apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300)
+  if ! "${apt[@]}" install -y "${need[@]}"; then
+    "${apt[@]}" update
+    "${apt[@]}" install -y "${need[@]}"
+  fi
+}
+
+build() {
+  if [[ -n $BENCH_SERVER_BIN ]]; then
+    server_bin=$BENCH_SERVER_BIN
+    log "using $server_bin (BENCH_SERVER_BIN)"
+  else
+    log "building empty-state-server (release)"
+    (cd "$REPO_ROOT" && swift build -c release --product empty-state-server >&2)
+    server_bin="$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)/empty-state-server"
+  fi
+  [[ -x $server_bin ]] || die "no server binary at $server_bin"
+  log "compiling baseline"
+  # shellcheck disable=SC2046 # pkg-config output must split into separate flags
+  cc -O2 -Wall -Wextra -o "$tmp/baseline" "$BENCH_DIR/baseline/baseline.c" \
+    $(pkg-config --cflags --libs libmicrohttpd)
+}
+
+start_service() {
+  mkdir -p "$tmp/data"
+  # The listening line (http.port=N) is logged at notice, so the level cannot be above notice.
+  (cd "$REPO_ROOT" && exec "$server_bin" --host 127.0.0.1 --port 0 --log-level notice \
+    --config-dir config --data-dir "$tmp/data") >"$tmp/service.out" 2>"$tmp/service.log" &
+  service_pid=$!
+  pids+=("$service_pid")
+  if ! service_port=$(wait_for_port "$tmp/service.log" 'http\.port="?[0-9]+' 10 "$service_pid"); then
+    log "service log:"
+    cat "$tmp/service.log" >&2 || true
+    if ! kill -0 "$service_pid" 2>/dev/null; then
+      local rc=0
+      wait "$service_pid" || rc=$?
+      forget_pid "$service_pid"
+      die "the service exited with status $rc before reporting http.port=<N>"
+    fi
+    die "the service did not report http.port=<N> within 10 s"
+  fi
+  log "service pid $service_pid on port $service_port"
+}
+
+# capture DIR URL-PATH EXPECTED-STATUS [curl args...]: saves the service's exact answer in DIR
+# (body, headers) and the header lines the baseline must repeat (baseline-headers, content-type).
+capture() {
+  local dir=$1 path=$2 expected=$3
+  shift 3
+  mkdir -p "$dir"
+  : >"$dir/body" # curl creates no file when the body is empty (304)
+  local status
+  status=$(curl -sS --max-time 10 -o "$dir/body" -D "$dir/headers" -w '%{http_code}' "$@" \
+    "http://127.0.0.1:$service_port$path") || die "curl $path failed"
+  [[ $status == "$expected" ]] || die "GET $path answered $status, expected $expected"
+  tr -d '\r' <"$dir/headers" >"$dir/headers.lf"
+  # MHD writes Date, Content-Length and Connection itself; Content-Type is the 4th argument.
+  awk 'NR > 1 && NF && tolower($0) !~ /^(date|content-length|connection|transfer-encoding|keep-alive|content-type):/' \
+    "$dir/headers.lf" >"$dir/baseline-headers"
+  header_value "$dir" content-type >"$dir/content-type" || true
+  if grep -qi '^connection: *close' "$dir/headers.lf"; then
+    log "warning: the service answered $path with Connection: close (no keep-alive)"
+  fi
+}
+
+# header_value DIR NAME: prints the first value of header NAME from DIR/headers.lf.
+header_value() {
+  awk -v name="$2" 'NR > 1 { i = index($0, ":"); if (i && tolower(substr($0, 1, i - 1)) == name) {
+      v = substr($0, i + 1); sub(/^[ \t]+/, "", v); print v; found = 1; exit } }
+    END { exit !found }' "$1/headers.lf"
+}
+
+# Starts the baseline with the captured answer of DIR; sets baseline_pid and baseline_port.
+start_baseline() {
+  local dir=$1 status=$2 extra=()
+  mapfile -t extra <"$dir/baseline-headers"
+  "$tmp/baseline" 0 "$status" "$dir/body" "$(cat "$dir/content-type")" "${extra[@]}" \
+    >"$dir/baseline.out" 2>"$dir/baseline.log" &
+  baseline_pid=$!
+  pids+=("$baseline_pid")
+  if ! baseline_port=$(wait_for_port "$dir/baseline.out" 'port=[0-9]+' 5 "$baseline_pid"); then
+    cat "$dir/baseline.log" >&2 || true
+    die "the baseline did not start"
+  fi
+}
+
+# Checks that the baseline sends the same status and body bytes as the service did.
+check_baseline() {
+  local dir=$1 path=$2 expected=$3
+  shift 3
+  local status
+  : >"$dir/baseline-body"
+  status=$(curl -sS --max-time 10 -o "$dir/baseline-body" -D "$dir/baseline-headers.raw" -w '%{http_code}' "$@" \
+    "http://127.0.0.1:$baseline_port$path") || die "curl baseline failed"
+  [[ $status == "$expected" ]] || die "baseline answered $status, expected $expected"
+  cmp -s "$dir/body" "$dir/baseline-body" || die "baseline body differs from the service's"
+  # Same header names (values such as Date may differ): both answers cost the same to write.
+  local service_names baseline_names
+  service_names=$(header_names "$dir/headers")
+  baseline_names=$(header_names "$dir/baseline-headers.raw")
+  if [[ $service_names != "$baseline_names" ]]; then
+    log "warning: header names differ: service [$service_names], baseline [$baseline_names]"
+  fi
+}
+
+# Prints the sorted, lower-cased header names of a curl -D file on one line.
+header_names() {
+  tr -d '\r' <"$1" | awk 'NR > 1 && (i = index($0, ":")) { print tolower(substr($0, 1, i - 1)) }' |
+    sort | tr '\n' ' '
+}
+
+# run_wrk OUT PORT PATH DURATION [wrk args...]: one wrk run, in the background so a signal
+# reaches our trap at once.
+run_wrk() {
+  local out=$1 port=$2 path=$3 duration=$4
+  shift 4
+  wrk -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"$duration" --latency "$@" \
+    "http://127.0.0.1:$port$path" >"$out" 2>&1 &
+  local pid=$! rc=0
+  pids+=("$pid")
+  wait "$pid" || rc=$?
+  forget_pid "$pid"
+  ((rc == 0)) || { cat "$out" >&2; die "wrk failed against port $port (exit $rc)"; }
+}
+
+is_zero_duration() { [[ $1 =~ ^0+[a-z]*$ ]]; }
+
+# bench_scenario DIR NAME PATH STATUS [header...]: measures one scenario, whose answer capture
+# saved in DIR, and appends its table row.
+bench_scenario() {
+  local dir=$1 name=$2 path=$3 status=$4
+  shift 4
+  local curl_args=() wrk_args=() h
+  for h in "$@"; do
+    curl_args+=(-H "$h")
+    wrk_args+=(-H "$h")
+  done
+  start_baseline "$dir" "$status"
+  check_baseline "$dir" "$path" "$status" "${curl_args[@]}"
+  log "$name: service :$service_port vs baseline :$baseline_port ($(wc -c <"$dir/body") body bytes)"
+
+  if ! is_zero_duration "$BENCH_WARMUP"; then
+    run_wrk "$dir/warmup" "$service_port" "$path" "$BENCH_WARMUP" "${wrk_args[@]}"
+    run_wrk "$dir/warmup" "$baseline_port" "$path" "$BENCH_WARMUP" "${wrk_args[@]}"
+  fi
+
+  local s_rps=() b_rps=() s_p99=() b_p99=() errors="" round target out e
+  for ((round = 1; round <= BENCH_ROUNDS; round++)); do
+    for target in service baseline; do
+      out="$dir/wrk-$target-$round"
+      if [[ $target == service ]]; then
+        run_wrk "$out" "$service_port" "$path" "$BENCH_DURATION" "${wrk_args[@]}"
+      else
+        run_wrk "$out" "$baseline_port" "$path" "$BENCH_DURATION" "${wrk_args[@]}"
+      fi
+      {
+        printf '### %s: %s, round %d\n' "$name" "$target" "$round"
+        cat "$out"
+        echo
+      } >>"$RESULTS_DIR/latest-wrk.log"
+      local rps p99
+      rps=$(parse_rps "$out") || die "no Requests/sec in wrk output ($out)"
+      p99=$(parse_p99 "$out") || die "no 99% latency in wrk output ($out)"
+      e=$(parse_errors "$out")
+      [[ -z $e ]] || errors+="${errors:+; }$target round $round: $e"
+      if [[ $target == service ]]; then
+        s_rps+=("$rps")
+        s_p99+=("$p99")
+      else
+        b_rps+=("$rps")
+        b_p99+=("$p99")
+      fi
+      log "  round $round $target: $rps req/s, p99 $p99 ms${e:+ ($e)}"
+    done
+  done
+  stop_pid "$baseline_pid"
+
+  local sm bm sp bp ratio goal
+  sm=$(median "${s_rps[@]}")
+  bm=$(median "${b_rps[@]}")
+  sp=$(median "${s_p99[@]}")
+  bp=$(median "${b_p99[@]}")
+  ratio=$(awk -v s="$sm" -v b="$bm" 'BEGIN { printf "%.2f\n", (b > 0) ? s / b : 0 }')
+  goal=$(goal_verdict "$ratio" "$sp" "$bp")
+  [[ -z $errors ]] || goal="no (errors)"
+  rows+=("$(printf '| %s | %.0f | %.0f | %s | %.2f ms | %.2f ms | %s |' \
+    "$name" "$sm" "$bm" "$ratio" "$sp" "$bp" "$goal")")
+  details+=("- $name — service req/s: ${s_rps[*]}; baseline req/s: ${b_rps[*]}; service p99 ms: ${s_p99[*]}; baseline p99 ms: ${b_p99[*]}${errors:+; ERRORS: $errors}")
+}
+
+report() {
+  local wrk_version cpu
+  wrk_version=$({ wrk -v 2>&1 || true; } | head -n 1)
+  cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+  {
+    echo "# empty-state-server benchmark"
+    echo
+    echo "| scenario | service req/s (median) | baseline req/s (median) | ratio | service p99 | baseline p99 | goal met? |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+    printf '%s\n' "${rows[@]}"
+    echo
+    echo "Goal: ratio ≥ $GOAL_RATIO and service p99 ≤ $GOAL_P99_MS ms. p99 columns are the median of the rounds' p99."
+    echo "Each figure: median of $BENCH_ROUNDS rounds of \`wrk -t$BENCH_THREADS -c$BENCH_CONNECTIONS" \
+      "-d$BENCH_DURATION --latency\`, service and baseline alternating in the same run."
+    echo
+    echo "Per round:"
+    echo
+    printf '%s\n' "${details[@]}"
+    echo
+    echo "Machine: $(nproc) online cores${cpu:+ ($cpu)}, $(uname -sr); $wrk_version;" \
+      "libmicrohttpd $(pkg-config --modversion libmicrohttpd); $(date -u '+%Y-%m-%d %H:%M:%S UTC')."
+    echo "Server: $server_bin"
+  } >"$RESULTS_DIR/latest.md"
+  cat "$RESULTS_DIR/latest.md"
+  log "table written to ${RESULTS_DIR#"$REPO_ROOT"/}/latest.md, raw wrk output in latest-wrk.log"
+}
+
+main() {
+  trap cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  [[ $BENCH_ROUNDS =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS must be a positive integer"
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/empty-state-bench.XXXXXX")
+  mkdir -p "$RESULTS_DIR"
+  : >"$RESULTS_DIR/latest-wrk.log"
+
+  install_missing
+  build
+  start_service
+
+  rows=()
+  details=()
+  local single='/v1/templates/connectionRefused?locale=fr&platform=ios'
+  local bundle='/v1/templates?locale=de&platform=android'
+
+  # The 304 scenario needs the ETag of the 200 answer, so capture that one first.
+  capture "$tmp/scenario-1" "$single" 200
+  local etag
+  etag=$(header_value "$tmp/scenario-1" etag) || die "GET $single has no ETag header"
+  capture "$tmp/scenario-2" "$single" 304 -H "If-None-Match: $etag"
+  [[ ! -s $tmp/scenario-2/body ]] || die "the 304 answer has a body"
+  capture "$tmp/scenario-3" "$bundle" 200 -H 'Accept-Encoding: gzip'
+  [[ $(header_value "$tmp/scenario-3" content-encoding || true) == gzip ]] ||
+    die "GET $bundle with Accept-Encoding: gzip has no Content-Encoding: gzip"
+  gzip -t <"$tmp/scenario-3/body" || die "the bundle body is not valid gzip"
+
+  bench_scenario "$tmp/scenario-1" "single template (fr, ios)" "$single" 200
+  bench_scenario "$tmp/scenario-2" "304 revalidation" "$single" 304 "If-None-Match: $etag"
+  bench_scenario "$tmp/scenario-3" "gzip bundle (de, android)" "$bundle" 200 'Accept-Encoding: gzip'
+
+  report
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  main "$@"
+fi
