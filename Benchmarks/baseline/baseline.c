@@ -10,6 +10,10 @@
  * thread pool sized to the online cores, connection timeout 15 s) and answers on the second
  * access-handler call: answering on the first makes MHD close the connection (no keep-alive).
  *
+ * With BASELINE_PER_REQUEST=1 in the environment it instead builds a fresh response for every
+ * request with the same body and headers plus a generated X-Request-ID: the least work an MHD
+ * server can do when every response must carry a per-request header, as the service's must.
+ *
  * Binds 127.0.0.1 only. Port 0 picks a free port. Once listening it prints one line
  * "baseline listening port=<N>" on stdout. SIGINT or SIGTERM stops it cleanly (exit 0).
  *
@@ -35,7 +39,16 @@
 struct shared_answer {
     unsigned int status;
     struct MHD_Response *response;
+    /* Per-request mode: what each fresh response is built from. */
+    int per_request;
+    const char *body;
+    size_t body_len;
+    const char *content_type;
+    char **header_lines;
+    int header_count;
 };
+
+static unsigned long request_counter;
 
 /* *con_cls points here once a request's headers have been seen. */
 static int request_started;
@@ -136,7 +149,27 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
         *upload_data_size = 0;
         return MHD_YES;
     }
-    return MHD_queue_response(connection, shared->status, shared->response);
+    if (!shared->per_request) {
+        return MHD_queue_response(connection, shared->status, shared->response);
+    }
+    struct MHD_Response *fresh =
+        MHD_create_response_from_buffer(shared->body_len, (void *)shared->body, MHD_RESPMEM_PERSISTENT);
+    if (fresh == NULL) {
+        return MHD_NO;
+    }
+    if (shared->content_type != NULL) {
+        MHD_add_response_header(fresh, MHD_HTTP_HEADER_CONTENT_TYPE, shared->content_type);
+    }
+    for (int i = 0; i < shared->header_count; i++) {
+        add_header_line(fresh, shared->header_lines[i]);
+    }
+    char id[17];
+    snprintf(id, sizeof id, "%016lx",
+             __atomic_add_fetch(&request_counter, 0x9E3779B97F4A7C15UL, __ATOMIC_RELAXED));
+    MHD_add_response_header(fresh, "X-Request-ID", id);
+    enum MHD_Result queued = MHD_queue_response(connection, shared->status, fresh);
+    MHD_destroy_response(fresh);
+    return queued;
 }
 
 /* Never runs (the signals stay blocked and sigwait takes them); it only replaces SIG_IGN. */
@@ -191,7 +224,11 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    struct shared_answer shared = { (unsigned int)status, response };
+    const char *per_request = getenv("BASELINE_PER_REQUEST");
+    struct shared_answer shared = {
+        (unsigned int)status, response, per_request != NULL && strcmp(per_request, "1") == 0, body, body_len,
+        (argc > 4 && argv[4][0] != '\0') ? argv[4] : NULL, argv + 5, argc > 5 ? argc - 5 : 0,
+    };
 
     /* Block the stop signals before MHD starts its threads, so they inherit the mask and only
      * sigwait below sees them. A handler is installed too: a shell starts background jobs with

@@ -30,11 +30,18 @@ package final class CatalogueSnapshot: Sendable {
         }
     }
 
-    /// One template and its representations by resolved locale, then platform.
-    package struct Entry: Sendable {
+    /// One template and its representations by resolved locale, then platform. A class: the
+    /// request path passes it around, and a struct would retain each of its fields on every copy.
+    package final class Entry: Sendable {
         package let template: Template
         package let locales: LocaleSet
         let representations: [String: [Representation]]
+
+        init(template: Template, locales: LocaleSet, representations: [String: [Representation]]) {
+            self.template = template
+            self.locales = locales
+            self.representations = representations
+        }
 
         package func representation(locale: String, platform: Platform) -> Representation? {
             representations[locale]?[platform.index]

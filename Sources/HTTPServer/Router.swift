@@ -50,15 +50,16 @@ package struct Router: Sendable {
         if let route = staticRoutes[path] {
             return Self.select(route, method: method, parameters: [:])
         }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        // Split on bytes: Character-wise splitting showed up in profiles of the request path.
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
         routes: for route in parameterRoutes where route.segments.count == parts.count {
             var parameters: [String: String] = [:]
             for (segment, part) in zip(route.segments, parts) {
                 switch segment {
-                case .literal(let literal): if literal != part { continue routes }
+                case .literal(let literal): if !part.elementsEqual(literal.utf8) { continue routes }
                 case .parameter(let name):
                     if part.isEmpty { continue routes }
-                    parameters[name] = String(part)
+                    parameters[name] = String(Substring(part))
                 }
             }
             return Self.select(route, method: method, parameters: parameters)
