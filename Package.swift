@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C libraries, each wrapped once.
@@ -47,12 +48,24 @@ let package = Package(
             dependencies: ["JSONCoding", "CZlib"],
             swiftSettings: swiftSettings
         ),
+        // The localization store: SQLite through GRDB, revisions, audit.
+        .target(
+            name: "EmptyStateStore",
+            dependencies: [
+                "EmptyStateCore",
+                "JSONCoding",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The application: configuration, pre-rendered snapshot, routes, start and shutdown.
         .target(
             name: "EmptyStateService",
             dependencies: [
                 "HTTPServer",
                 "EmptyStateCore",
+                "EmptyStateStore",
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -72,6 +85,11 @@ let package = Package(
         .testTarget(
             name: "EmptyStateCoreTests",
             dependencies: ["EmptyStateCore", "JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmptyStateStoreTests",
+            dependencies: ["EmptyStateStore", "EmptyStateCore", "JSONCoding"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

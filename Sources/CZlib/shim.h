@@ -5,13 +5,14 @@
 #include <stdint.h>
 #include <zlib.h>
 
-/// Compresses `input` into a gzip member (RFC 1952) at the best compression level.
+/// Compresses `input` into a gzip member (RFC 1952) at zlib's default level (6): nearly the size
+/// of level 9 at a fraction of the time, which matters when a published change re-renders.
 /// `deflateInit2` is a macro Swift cannot import, hence this wrapper.
 /// Returns the number of bytes written to `output`, or 0 when `capacity` was too small
 /// or zlib failed. `compressBound(length) + 32` is always a large enough capacity.
 static inline size_t CZlib_gzip(const uint8_t *input, size_t length, uint8_t *output, size_t capacity) {
     z_stream stream = {0};
-    if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+    if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
         return 0;
     }
     stream.next_in = (Bytef *)input;

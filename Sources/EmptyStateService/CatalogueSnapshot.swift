@@ -1,5 +1,6 @@
 import EmptyStateCore
 import HTTPServer
+import JSONCoding
 
 /// Every representation the catalogue can serve without placeholder values, rendered once into
 /// bytes and an ETag, so a request is a lookup. Immutable: a new catalogue means a new snapshot.
@@ -49,6 +50,8 @@ package final class CatalogueSnapshot: Sendable {
     }
 
     package let catalogue: Catalogue
+    /// Store revision of each template (empty when served straight from files).
+    package let revisions: [String: Int]
     /// By id and by alias.
     private let entries: [String: Entry]
     /// The locales the bundle can be served in: every locale of any template.
@@ -57,22 +60,35 @@ package final class CatalogueSnapshot: Sendable {
     /// Pre-parsed spellings of every catalogue locale, for `ClientQuery.parse`.
     package let knownLocaleTags: [String: LocaleTag]
 
-    package init(catalogue: Catalogue) {
+    /// Renders every representation of `catalogue`.
+    /// - Parameters:
+    ///   - revisions: the store revision of each template, to order concurrent publications.
+    ///   - previous: a snapshot whose representations are reused for templates that did not
+    ///     change, so publishing one change renders one template (and the bundles).
+    package init(catalogue: Catalogue, revisions: [String: Int] = [:], reusing previous: CatalogueSnapshot? = nil) {
         self.catalogue = catalogue
+        self.revisions = revisions
         var entries: [String: Entry] = [:]
+        var ordered: [Entry] = []
         for template in catalogue.templates {
-            let locales = TemplateRenderer.localeSet(of: template)
-            var representations: [String: [Representation]] = [:]
-            for locale in locales.tags {
-                let copy = TemplateRenderer.copy(of: template, in: locale)
-                representations[locale] = Platform.allCases.map { platform in
-                    Representation(
-                        bytes: TemplateRenderer.render(template, copy: copy, platform: platform),
-                        contentLanguage: copy.locale
-                    )
+            let entry: Entry
+            if let reused = previous?.entry(named: template.id), reused.template == template {
+                entry = reused
+            } else {
+                let locales = TemplateRenderer.localeSet(of: template)
+                var representations: [String: [Representation]] = [:]
+                for locale in locales.tags {
+                    let copy = TemplateRenderer.copy(of: template, in: locale)
+                    representations[locale] = Platform.allCases.map { platform in
+                        Representation(
+                            bytes: TemplateRenderer.render(template, copy: copy, platform: platform),
+                            contentLanguage: copy.locale
+                        )
+                    }
                 }
+                entry = Entry(template: template, locales: locales, representations: representations)
             }
-            let entry = Entry(template: template, locales: locales, representations: representations)
+            ordered.append(entry)
             entries[template.id] = entry
             for alias in template.aliases { entries[alias] = entry }
         }
@@ -84,13 +100,45 @@ package final class CatalogueSnapshot: Sendable {
         for locale in bundleLocales.tags {
             bundles[locale] = Platform.allCases.map { platform in
                 Representation(
-                    bytes: TemplateRenderer.renderBundle(catalogue, locale: locale, platform: platform),
+                    bytes: Self.assembleBundle(catalogue, entries: ordered, locale: locale, platform: platform),
                     contentLanguage: locale
                 )
             }
         }
         self.bundles = bundles
         knownLocaleTags = bundleLocales.commonSpellings
+    }
+
+    /// The same bytes as `TemplateRenderer.renderBundle`, joined from the templates'
+    /// pre-rendered representations instead of rendering them again.
+    private static func assembleBundle(
+        _ catalogue: Catalogue,
+        entries: [Entry],
+        locale: String,
+        platform: Platform
+    ) -> [UInt8] {
+        var writer = JSONWriter(capacity: 16 * 1024)
+        let tag = LocaleTag(locale)
+        let rightToLeft = PseudoLocale.isPseudo(locale) ? locale == PseudoLocale.bidi : tag?.isRightToLeft ?? false
+        writer.beginObject()
+        writer.member("locale", locale)
+        writer.member("direction", rightToLeft ? "rtl" : "ltr")
+        writer.member("platform", platform.rawValue)
+        writer.key("templates")
+        writer.beginArray()
+        for entry in entries {
+            let resolved = tag.flatMap { entry.locales.resolve($0) } ?? entry.locales.fallback
+            if let representation = entry.representation(locale: resolved, platform: platform) {
+                writer.raw(representation.identity.body.array)
+            }
+        }
+        writer.endArray()
+        writer.key("aliases")
+        writer.beginObject()
+        for alias in catalogue.aliases.keys.sorted() { writer.member(alias, catalogue.aliases[alias]!) }
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
     }
 
     /// The template with this id or alias.

@@ -4,11 +4,13 @@ import JSONCoding
 
 /// The read-only endpoints apps call: one template, or the whole catalogue, localized.
 struct ClientAPI: Sendable {
-    let snapshot: CatalogueSnapshot
+    /// Read once per request: a change published meanwhile is served from the next request on.
+    let state: CatalogueState
     let cacheControl: String
 
     /// `GET /v1/templates/{id}`
     func template(_ request: HTTPRequest) -> HTTPResponse {
+        let snapshot = state.snapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
         case .success(let parsed): query = parsed
@@ -51,6 +53,7 @@ struct ClientAPI: Sendable {
 
     /// `GET /v1/templates`
     func bundle(_ request: HTTPRequest) -> HTTPResponse {
+        let snapshot = state.snapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
         case .success(let parsed): query = parsed

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateStore
 import Foundation
 import HTTPServer
 import JSONCoding
@@ -14,12 +15,15 @@ package final class EmptyStateApplication: Sendable {
     }
 
     package let configuration: ServiceConfiguration
-    package let snapshot: CatalogueSnapshot
+    /// What clients are served; replaced as ops publish changes.
+    package let state: CatalogueState
+    package let store: TemplateStore
     private let server: HTTPServer
     private let logger: Logger
     private let readiness = Readiness()
 
-    /// Loads and validates the catalogue, renders every representation and wires the routes.
+    /// Validates the built-in catalogue, opens the store (importing new built-ins), renders every
+    /// representation of the live templates and wires the routes.
     /// - Throws: `StartupError` naming the file, field and rule when the catalogue is invalid,
     ///   or the file or directory that could not be used.
     package init(configuration: ServiceConfiguration, logger: Logger) throws {
@@ -34,7 +38,6 @@ package final class EmptyStateApplication: Sendable {
                 description: "the catalogue in \(configuration.templatesDirectory) is invalid:\n\(error.description)"
             )
         }
-        snapshot = CatalogueSnapshot(catalogue: catalogue)
         guard let openAPI = FileManager.default.contents(atPath: configuration.openAPIPath) else {
             throw StartupError(
                 description: "cannot read the OpenAPI document at \(configuration.openAPIPath) (set --openapi-path)"
@@ -51,18 +54,39 @@ package final class EmptyStateApplication: Sendable {
                     "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)"
             )
         }
+        do {
+            store = try TemplateStore(path: configuration.storePath, logger: logger)
+            let imported = try store.importBuiltins(catalogue.templates)
+            logger.info(
+                "store opened",
+                metadata: [
+                    "store.path": "\(configuration.storePath)", "store.builtins_added": "\(imported.added)",
+                    "store.builtins_updated": "\(imported.updated)",
+                ]
+            )
+            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: [])))
+            try state.republish(from: store)
+        } catch {
+            throw StartupError(description: "cannot use the store \(configuration.storePath): \(error)")
+        }
+        let snapshot = state.snapshot
         logger.info(
             "catalogue loaded",
             metadata: [
-                "catalogue.templates": "\(catalogue.templates.count)",
-                "catalogue.aliases": "\(catalogue.aliases.count)",
-                "catalogue.locales": "\(catalogue.locales.joined(separator: ","))",
+                "catalogue.templates": "\(snapshot.catalogue.templates.count)",
+                "catalogue.aliases": "\(snapshot.catalogue.aliases.count)",
+                "catalogue.locales": "\(snapshot.catalogue.locales.joined(separator: ","))",
                 "catalogue.representations": "\(snapshot.representationCount)",
                 "catalogue.load_ms": "\((ContinuousClock.now - started).milliseconds)",
             ]
         )
+        let authorization = try AdminAuthorization.load(
+            configured: configuration.adminTokens,
+            dataDirectory: configuration.dataDirectory,
+            logger: logger
+        )
 
-        let client = ClientAPI(snapshot: snapshot, cacheControl: configuration.cacheControl)
+        let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
         let openAPIBody = SharedBytes(Array(openAPI))
         let openAPIETag = "\"\(ContentHash.hex(Array(openAPI)))\""
         var router = Router()
@@ -75,8 +99,7 @@ package final class EmptyStateApplication: Sendable {
                 body: .bytes(Array(#"{"status":"ok"}"#.utf8))
             )
         }
-        let templateCount = catalogue.templates.count
-        router.get("/readyz") { [readiness] request in
+        router.get("/readyz") { [readiness, state] request in
             guard readiness.isReady else {
                 return ProblemDetails(
                     status: 503,
@@ -88,7 +111,9 @@ package final class EmptyStateApplication: Sendable {
             return HTTPResponse(
                 status: 200,
                 headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                body: .bytes(Array(#"{"status":"ready","templates":\#(templateCount)}"#.utf8))
+                body: .bytes(
+                    Array(#"{"status":"ready","templates":\#(state.snapshot.catalogue.templates.count)}"#.utf8)
+                )
             )
         }
         router.get("/openapi.yaml") { request in
@@ -106,6 +131,7 @@ package final class EmptyStateApplication: Sendable {
                 body: .shared(openAPIBody)
             )
         }
+        AdminAPI(store: store, state: state, authorization: authorization, logger: logger).register(on: &router)
         server = HTTPServer(configuration: configuration.http, router: router, logger: logger)
     }
 

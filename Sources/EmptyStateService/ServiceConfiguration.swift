@@ -15,8 +15,15 @@ package struct ServiceConfiguration: Sendable {
     package var cacheMaxAge = 300
     package var staleWhileRevalidate = 86_400
     package var staleIfError = 604_800
+    /// Bearer tokens of the admin API. Empty: an editor token is generated into the data directory.
+    package var adminTokens: [AdminToken] = []
 
     package init() {}
+
+    /// The SQLite database of the localization store.
+    package var storePath: String {
+        dataDirectory.hasSuffix("/") ? dataDirectory + "store.sqlite" : dataDirectory + "/store.sqlite"
+    }
 
     package var templatesDirectory: String {
         configDirectory.hasSuffix("/") ? configDirectory + "templates" : configDirectory + "/templates"

@@ -90,6 +90,13 @@ package struct JSONWriter {
         }
     }
 
+    /// Appends bytes that already are one JSON value (a pre-rendered document).
+    package mutating func raw(_ json: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
     /// `key(name)` then `string(value)`.
     package mutating func member(_ name: String, _ value: String) {
         key(name)

@@ -74,6 +74,15 @@ struct EmptyStateServer: ParsableCommand {
     )
     var cacheMaxAge: Int?
 
+    @Option(
+        name: .customLong("admin-token"),
+        help: ArgumentHelp(
+            "An admin API token as name:role:secret (role editor or viewer, secret ≥ 16 characters); repeatable. Without any, an editor token is generated into <data-dir>/admin-token. [EMPTY_STATE_ADMIN_TOKENS, comma-separated]",
+            valueName: "name:role:secret"
+        )
+    )
+    var adminTokens: [String] = []
+
     mutating func validate() throws {
         _ = try resolvedConfiguration()
         _ = try resolvedLogLevel()
@@ -182,6 +191,17 @@ struct EmptyStateServer: ParsableCommand {
                 throw ValidationError("EMPTY_STATE_DRAIN_TIMEOUT must be a number of seconds (got \"\(text)\")")
             }
             configuration.http.drainTimeout = value
+        }
+        let tokenSpecifications =
+            adminTokens.isEmpty
+            ? (environment("EMPTY_STATE_ADMIN_TOKENS")?.split(separator: ",").map(String.init) ?? []) : adminTokens
+        configuration.adminTokens = try tokenSpecifications.map { specification in
+            guard let token = AdminToken(specification: specification.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError(
+                    "an admin token must be name:role:secret with role editor or viewer and a secret of at least 16 characters"
+                )
+            }
+            return token
         }
         guard (0...600).contains(configuration.http.drainTimeout) else {
             throw ValidationError("--drain-timeout must be between 0 and 600 seconds")

@@ -25,7 +25,7 @@ enum ServiceFixture {
     static func snapshot() throws -> CatalogueSnapshot { try loaded.get() }
 
     static func api() throws -> ClientAPI {
-        ClientAPI(snapshot: try snapshot(), cacheControl: cacheControl)
+        ClientAPI(state: CatalogueState(try snapshot()), cacheControl: cacheControl)
     }
 
     /// `GET /v1/templates/{id}` (or `/v1/templates` when `id` is nil) as the router hands it over.

@@ -1,0 +1,39 @@
+/// Why a store operation did not happen. The admin API maps each case to one HTTP status.
+package enum StoreError: Error, Sendable, Equatable {
+    /// No template ever had this id.
+    case notFound(id: String)
+    /// The template was deleted at this revision; its history remains.
+    case deleted(id: String, revision: Int)
+    /// Creation was asked for, but a live template has this id.
+    case alreadyExists(id: String, revision: Int)
+    /// The caller's revision is not the current one.
+    case stale(id: String, current: Int)
+    /// The template has no such revision.
+    case noSuchRevision(id: String, revision: Int)
+    /// The document clashes with other templates (ids and aliases are unique across the catalogue).
+    case conflicts([(pointer: String, rule: String)])
+    /// SQLite failed; the message is for the log, never for clients.
+    case database(String)
+
+    package static func == (lhs: StoreError, rhs: StoreError) -> Bool {
+        switch (lhs, rhs) {
+        case (.notFound(let a), .notFound(let b)): return a == b
+        case (.deleted(let a, let r), .deleted(let b, let s)): return a == b && r == s
+        case (.alreadyExists(let a, let r), .alreadyExists(let b, let s)): return a == b && r == s
+        case (.stale(let a, let r), .stale(let b, let s)): return a == b && r == s
+        case (.noSuchRevision(let a, let r), .noSuchRevision(let b, let s)): return a == b && r == s
+        case (.conflicts(let a), .conflicts(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.pointer == $1.pointer && $0.rule == $1.rule }
+        case (.database(let a), .database(let b)): return a == b
+        default: return false
+        }
+    }
+}
+
+/// What a write requires of the template's current state (HTTP `If-None-Match: *` / `If-Match`).
+package enum WritePrecondition: Sendable, Equatable {
+    /// Create: no live template may have the id.
+    case absent
+    /// Change: the live template must be at this revision.
+    case revision(Int)
+}

@@ -1,0 +1,57 @@
+import EmptyStateCore
+import JSONCoding
+
+/// A live template with its bookkeeping.
+package struct StoredTemplate: Sendable, Equatable {
+    package var template: Template
+    package var revision: Int
+    package var updatedAt: String
+    package var updatedBy: String
+}
+
+/// One immutable revision of a template: what changed, who, when, and (when asked for) the
+/// whole document as it was.
+package struct RevisionRecord: Sendable, Equatable {
+    package enum Action: String, Sendable {
+        /// Seeded or updated from `config/templates/`.
+        case `import`
+        case create, replace, strings, delete, rollback
+    }
+
+    package var templateID: String
+    package var revision: Int
+    package var action: Action
+    package var createdAt: String
+    package var createdBy: String
+    /// JSON pointers of the fields that differ from the previous revision.
+    package var changedFields: [String]
+    /// The template document at this revision; `nil` in listings and for deletions.
+    package var document: JSONValue?
+}
+
+/// A short line per template, for listings.
+package struct TemplateSummary: Sendable, Equatable {
+    package var id: String
+    package var revision: Int
+    package var updatedAt: String
+    package var updatedBy: String
+}
+
+/// One page of a listing.
+package struct Page<Item: Sendable>: Sendable {
+    package var items: [Item]
+    package var page: Int
+    package var pageSize: Int
+    package var total: Int
+
+    package var hasMore: Bool { page * pageSize < total }
+}
+
+/// One stored string with who last changed it.
+package struct StoredString: Sendable, Equatable {
+    package var locale: String
+    package var key: String
+    package var value: String
+    package var updatedAt: String
+    package var updatedBy: String
+}
