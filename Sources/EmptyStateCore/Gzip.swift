@@ -5,14 +5,13 @@ package enum Gzip {
     /// The compressed bytes, or `nil` when zlib failed.
     package static func compress(_ input: [UInt8]) -> [UInt8]? {
         let capacity = CZlib_gzipBound(input.count)
-        var output = [UInt8](repeating: 0, count: capacity)
-        let written = input.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { destination in
+        var failed = false
+        let output = [UInt8](unsafeUninitializedCapacity: capacity) { destination, count in
+            count = input.withUnsafeBufferPointer { source in
                 CZlib_gzip(source.baseAddress, source.count, destination.baseAddress, capacity)
             }
+            failed = count == 0
         }
-        guard written > 0 else { return nil }
-        output.removeSubrange(written...)
-        return output
+        return failed ? nil : output
     }
 }

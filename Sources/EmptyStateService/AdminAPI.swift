@@ -16,27 +16,32 @@ struct AdminAPI: Sendable {
     static let defaultPageSize = 50
 
     func register(on router: inout Router) {
-        router.get("/v1/admin/templates") { request in guarded(request, .viewer) { _ in list(request) } }
-        router.get("/v1/admin/templates/{id}") { request in guarded(request, .viewer) { _ in get(request) } }
-        router.add(.put, "/v1/admin/templates/{id}") { request in guarded(request, .editor) { put(request, actor: $0) }
+        router.get("/v1/admin/templates", blocking: true) { request in guarded(request, .viewer) { _ in list(request) }
         }
-        router.add(.delete, "/v1/admin/templates/{id}") { request in
+        router.get("/v1/admin/templates/{id}", blocking: true) { request in
+            guarded(request, .viewer) { _ in get(request) }
+        }
+        router.add(.put, "/v1/admin/templates/{id}", blocking: true) { request in
+            guarded(request, .editor) { put(request, actor: $0) }
+        }
+        router.add(.delete, "/v1/admin/templates/{id}", blocking: true) { request in
             guarded(request, .editor) { delete(request, actor: $0) }
         }
-        router.add(.put, "/v1/admin/templates/{id}/strings/{locale}") { request in
+        router.add(.put, "/v1/admin/templates/{id}/strings/{locale}", blocking: true) { request in
             guarded(request, .editor) { putStrings(request, actor: $0) }
         }
-        router.get("/v1/admin/templates/{id}/revisions") { request in
+        router.get("/v1/admin/templates/{id}/revisions", blocking: true) { request in
             guarded(request, .viewer) { _ in revisions(request) }
         }
-        router.get("/v1/admin/templates/{id}/revisions/{revision}") { request in
+        router.get("/v1/admin/templates/{id}/revisions/{revision}", blocking: true) { request in
             guarded(request, .viewer) { _ in revision(request) }
         }
-        router.add(.post, "/v1/admin/templates/{id}/rollback") { request in
+        router.add(.post, "/v1/admin/templates/{id}/rollback", blocking: true) { request in
             guarded(request, .editor) { rollback(request, actor: $0) }
         }
-        router.get("/v1/admin/locales") { request in guarded(request, .viewer) { _ in locales(request) } }
-        router.get("/v1/admin/audit") { request in guarded(request, .viewer) { _ in audit(request) } }
+        router.get("/v1/admin/locales", blocking: true) { request in guarded(request, .viewer) { _ in locales(request) }
+        }
+        router.get("/v1/admin/audit", blocking: true) { request in guarded(request, .viewer) { _ in audit(request) } }
     }
 
     // MARK: - Handlers
@@ -158,7 +163,7 @@ struct AdminAPI: Sendable {
             }
             let id = id(request)
             let revision = try store.delete(id: id, expectedRevision: expected, actor: actor.name)
-            try state.republish(from: store)
+            try state.publish(.remove(id: id, revision: revision), store: store)
             logger.notice(
                 "template deleted",
                 metadata: [
@@ -388,7 +393,7 @@ struct AdminAPI: Sendable {
 
     /// Swaps the new catalogue in for clients and logs the change.
     private func publish(_ stored: StoredTemplate, action: String, actor: AdminToken, request: HTTPRequest) throws {
-        try state.republish(from: store)
+        try state.publish(.upsert(stored), store: store)
         logger.notice(
             "template published",
             metadata: [

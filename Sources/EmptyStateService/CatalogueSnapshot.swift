@@ -1,6 +1,7 @@
 import EmptyStateCore
 import HTTPServer
 import JSONCoding
+import Synchronization
 
 /// Every representation the catalogue can serve without placeholder values, rendered once into
 /// bytes and an ETag, so a request is a lookup. Immutable: a new catalogue means a new snapshot.
@@ -12,22 +13,49 @@ package final class CatalogueSnapshot: Sendable {
         package let etag: String
     }
 
-    /// One representation: identity bytes, and gzip bytes when they are smaller.
+    /// One representation: identity bytes, and gzip bytes made on the first request that
+    /// accepts them (publishing a change then costs no compression) and kept.
     package struct Representation: Sendable {
         package let identity: Variant
-        package let gzip: Variant?
         package let contentLanguage: String
+        /// Known without compressing, so a 304 never needs the gzip bytes.
+        package let gzipETag: String
+        private let compressed: CompressedBody
 
-        /// Renders nothing; wraps bytes already rendered (and gzips them when `compress` says so).
-        package init(bytes: [UInt8], contentLanguage: String, compress: Bool = true) {
+        /// Renders nothing; wraps bytes already rendered.
+        package init(bytes: [UInt8], contentLanguage: String) {
             let hash = ContentHash.hex(bytes)
-            identity = Variant(body: SharedBytes(bytes), etag: "\"\(hash)\"")
-            if compress, let compressed = Gzip.compress(bytes), compressed.count < bytes.count {
-                gzip = Variant(body: SharedBytes(compressed), etag: "\"\(hash)-gzip\"")
-            } else {
-                gzip = nil
-            }
+            let body = SharedBytes(bytes)
+            identity = Variant(body: body, etag: "\"\(hash)\"")
+            gzipETag = "\"\(hash)-gzip\""
+            compressed = CompressedBody(source: body)
             self.contentLanguage = contentLanguage
+        }
+
+        /// The gzip variant, or `nil` when compressing does not make the body smaller.
+        package var gzip: Variant? {
+            compressed.bytes.map { Variant(body: $0, etag: gzipETag) }
+        }
+    }
+
+    /// Gzip bytes computed once, on first use, by whichever thread asks first.
+    private final class CompressedBody: Sendable {
+        private let source: SharedBytes
+        /// `nil`: not computed yet; `.some(nil)`: compression does not help.
+        private let state = Mutex<SharedBytes??>(nil)
+
+        init(source: SharedBytes) {
+            self.source = source
+        }
+
+        var bytes: SharedBytes? {
+            state.withLock { state in
+                if let known = state { return known }
+                let plain = source.array
+                let result = Gzip.compress(plain).flatMap { $0.count < plain.count ? SharedBytes($0) : nil }
+                state = .some(result)
+                return result
+            }
         }
     }
 
@@ -148,17 +176,14 @@ package final class CatalogueSnapshot: Sendable {
         bundles[locale]?[platform.index]
     }
 
-    /// How many representations were pre-rendered (templates and bundles, all encodings).
+    /// How many representations were pre-rendered (templates × locales × platforms, plus bundles).
     package var representationCount: Int {
         var count = 0
         var seen = Set<String>()
         for entry in entries.values where seen.insert(entry.template.id).inserted {
-            for variants in entry.representations.values {
-                count += variants.reduce(0) { $0 + ($1.gzip == nil ? 1 : 2) }
-            }
+            count += entry.representations.values.reduce(0) { $0 + $1.count }
         }
-        for variants in bundles.values { count += variants.reduce(0) { $0 + ($1.gzip == nil ? 1 : 2) } }
-        return count
+        return count + bundles.values.reduce(0) { $0 + $1.count }
     }
 }
 

@@ -20,18 +20,54 @@ package final class CatalogueState: Sendable {
         current.withLock { $0 }
     }
 
-    /// Rebuilds the snapshot from the store's live templates (reusing what did not change) and
-    /// swaps it in. On failure the served catalogue stays as it was.
-    /// - Returns: the new snapshot.
-    @discardableResult
-    package func republish(from store: TemplateStore) throws -> CatalogueSnapshot {
+    /// A committed change to publish.
+    package enum Change: Sendable {
+        case upsert(StoredTemplate)
+        case remove(id: String, revision: Int)
+    }
+
+    /// Applies a committed change to the served catalogue (re-rendering only that template and
+    /// the bundles) and swaps it in. A change older than what is served for that template is
+    /// skipped, so concurrent editors' publications cannot go back in time. When the change does
+    /// not fit the catalogue in memory (an alias moved between templates by writes published out
+    /// of order), the catalogue is rebuilt from the store.
+    package func publish(_ change: Change, store: TemplateStore) throws {
         try publishing.withLock { _ in
-            let stored = try store.liveTemplates()
-            let catalogue = try Catalogue(templates: stored.map(\.template))
-            let revisions = Dictionary(uniqueKeysWithValues: stored.map { ($0.template.id, $0.revision) })
-            let next = CatalogueSnapshot(catalogue: catalogue, revisions: revisions, reusing: snapshot)
+            let base = snapshot
+            let (id, revision): (String, Int)
+            switch change {
+            case .upsert(let stored): (id, revision) = (stored.template.id, stored.revision)
+            case .remove(let removed, let at): (id, revision) = (removed, at)
+            }
+            if let served = base.revisions[id], served >= revision { return }
+            var templates = base.catalogue.templates.filter { $0.id != id }
+            if case .upsert(let stored) = change { templates.append(stored.template) }
+            var revisions = base.revisions
+            revisions[id] = revision
+            let next: CatalogueSnapshot
+            if let catalogue = try? Catalogue(templates: templates) {
+                next = CatalogueSnapshot(catalogue: catalogue, revisions: revisions, reusing: base)
+            } else {
+                next = try rebuild(from: store, reusing: base)
+            }
             current.withLock { $0 = next }
-            return next
         }
+    }
+
+    /// Rebuilds the snapshot from the store's live templates (reusing what did not change) and
+    /// swaps it in: at start, and when an in-memory change cannot apply. On failure the served
+    /// catalogue stays as it was.
+    package func republish(from store: TemplateStore) throws {
+        try publishing.withLock { _ in
+            let next = try rebuild(from: store, reusing: snapshot)
+            current.withLock { $0 = next }
+        }
+    }
+
+    private func rebuild(from store: TemplateStore, reusing base: CatalogueSnapshot) throws -> CatalogueSnapshot {
+        let stored = try store.liveTemplates()
+        let catalogue = try Catalogue(templates: stored.map(\.template))
+        let revisions = Dictionary(uniqueKeysWithValues: stored.map { ($0.template.id, $0.revision) })
+        return CatalogueSnapshot(catalogue: catalogue, revisions: revisions, reusing: base)
     }
 }

@@ -44,8 +44,7 @@ struct ClientAPI: Sendable {
                     platform: query.platform,
                     parameters: query.parameters
                 ),
-                contentLanguage: copy.locale,
-                compress: ConditionalRequests.acceptsGzip(request.headers["accept-encoding"])
+                contentLanguage: copy.locale
             )
         }
         return respond(with: representation, to: request, query: query)
@@ -71,8 +70,7 @@ struct ClientAPI: Sendable {
                     platform: query.platform,
                     parameters: query.parameters
                 ),
-                contentLanguage: locale,
-                compress: ConditionalRequests.acceptsGzip(request.headers["accept-encoding"])
+                contentLanguage: locale
             )
         }
         return respond(with: representation, to: request, query: query)
@@ -93,8 +91,7 @@ struct ClientAPI: Sendable {
             ("Vary", query.localeFromQuery ? "Accept-Encoding" : "Accept-Language, Accept-Encoding"),
         ]
         if let condition = request.headers["if-none-match"] {
-            var etags = [representation.identity.etag]
-            if let gzip = representation.gzip { etags.append(gzip.etag) }
+            let etags = [representation.identity.etag, representation.gzipETag]
             if ConditionalRequests.noneMatch(condition, matches: etags) {
                 return HTTPResponse(status: 304, headers: headers)
             }

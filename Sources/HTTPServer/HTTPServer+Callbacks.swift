@@ -8,10 +8,20 @@ import Logging
 /// Marks a connection whose request has no body: no state needs allocating for it.
 private var bodilessRequest: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 1)! }
 
-/// Per-request state for requests that carry a body, kept in MHD's `con_cls`.
-private final class UploadState {
+/// Per-request state for requests that carry a body or run a blocking handler, kept in MHD's
+/// `con_cls`. A worker thread writes `pending` before resuming the connection; MHD's resume is the
+/// hand-over, so the MHD thread that reads it afterwards sees the write.
+private final class UploadState: @unchecked Sendable {
     var body: [UInt8] = []
     var tooLarge = false
+    /// The response a blocking handler produced, waiting to be queued after the resume.
+    var pending: HTTPResponse?
+    var requestID = ""
+}
+
+/// A connection handed to a worker thread; only used to resume it.
+private struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
 }
 
 extension HTTPServer {
@@ -89,6 +99,11 @@ extension HTTPServer {
             return .YES
         }
 
+        if let upload, let pending = upload.pending {
+            // Called again after a blocking handler resumed the connection.
+            upload.pending = nil
+            return server.queue(pending, on: connection, method: method, url: url, requestID: upload.requestID)
+        }
         let requestID = server.requestID(connection)
         if let upload, upload.tooLarge {
             return server.queue(
@@ -99,7 +114,7 @@ extension HTTPServer {
                 requestID: requestID
             )
         }
-        let response: HTTPResponse
+        let request: HTTPRequest
         switch server.makeRequest(
             connection: connection,
             url: url,
@@ -107,10 +122,37 @@ extension HTTPServer {
             id: requestID,
             body: upload?.body ?? []
         ) {
-        case .success(let request): response = server.respond(to: request)
-        case .failure(let problem): response = problem.response(requestID: requestID)
+        case .success(let parsed): request = parsed
+        case .failure(let problem):
+            return server.queue(
+                problem.response(requestID: requestID),
+                on: connection,
+                method: method,
+                url: url,
+                requestID: requestID
+            )
         }
-        return server.queue(response, on: connection, method: method, url: url, requestID: requestID)
+        switch server.dispatch(request) {
+        case .respond(let response):
+            return server.queue(response, on: connection, method: method, url: url, requestID: requestID)
+        case .offload(let handler, let routed):
+            let holder: UploadState
+            if let upload {
+                holder = upload
+            } else {
+                holder = UploadState()
+                state.pointee = Unmanaged.passRetained(holder).toOpaque()
+            }
+            holder.requestID = requestID
+            holder.body = []
+            let suspended = SuspendedConnection(pointer: connection)
+            MHD_suspend_connection(connection)
+            server.blockingQueue.async {
+                holder.pending = handler(routed)
+                MHD_resume_connection(suspended.pointer)
+            }
+            return .YES
+        }
     }
 
     /// Frees the per-request state once MHD is done with the request.

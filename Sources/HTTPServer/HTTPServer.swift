@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import Logging
 import Synchronization
 
@@ -23,6 +24,8 @@ package final class HTTPServer: Sendable {
     private let daemon = Mutex<DaemonHandle?>(nil)
     /// Set once shutdown begins: responses then carry `Connection: close`.
     let isDraining = Atomic<Bool>(false)
+    /// Where blocking handlers run while their connection is suspended.
+    let blockingQueue = DispatchQueue(label: "http.blocking-handlers", attributes: .concurrent)
 
     package init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
@@ -39,7 +42,7 @@ package final class HTTPServer: Sendable {
         }
         let flags =
             UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
-            | UInt32(MHD_USE_ERROR_LOG.rawValue)
+            | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.resolvedThreads, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
@@ -108,28 +111,40 @@ package final class HTTPServer: Sendable {
         if listenSocket >= 0 { close(listenSocket) }
     }
 
-    /// Routes a parsed request and adds the headers every response carries.
-    func respond(to request: HTTPRequest) -> HTTPResponse {
-        switch router.match(method: request.method, path: request.path) {
+    /// What routing a request gave: a response now, or a blocking handler to run off MHD's threads.
+    enum Dispatch {
+        case respond(HTTPResponse)
+        case offload(Router.Handler, HTTPRequest)
+    }
+
+    /// Routes a parsed request: answers 404/405 itself, runs a fast handler now, and hands a
+    /// blocking one back to be run on `blockingQueue`.
+    func dispatch(_ request: HTTPRequest) -> Dispatch {
+        let (match, blocking) = router.resolve(method: request.method, path: request.path)
+        switch match {
         case .handler(let handler, let parameters):
             var routed = request
             routed.pathParameters = parameters
-            return handler(routed)
+            return blocking ? .offload(handler, routed) : .respond(handler(routed))
         case .notFound:
-            return ProblemDetails(
-                status: 404,
-                slug: "not-found",
-                title: "Not Found",
-                detail: "There is no resource at this path."
-            ).response(requestID: request.id)
+            return .respond(
+                ProblemDetails(
+                    status: 404,
+                    slug: "not-found",
+                    title: "Not Found",
+                    detail: "There is no resource at this path."
+                ).response(requestID: request.id)
+            )
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.description).joined(separator: ", ")
-            return ProblemDetails(
-                status: 405,
-                slug: "method-not-allowed",
-                title: "Method Not Allowed",
-                detail: "\(request.method) is not allowed here; use \(allow)."
-            ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
+            return .respond(
+                ProblemDetails(
+                    status: 405,
+                    slug: "method-not-allowed",
+                    title: "Method Not Allowed",
+                    detail: "\(request.method) is not allowed here; use \(allow)."
+                ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
+            )
         }
     }
 }

@@ -18,7 +18,7 @@ package struct Router: Sendable {
 
     private struct Route: Sendable {
         var segments: [Segment]
-        var handlers: [(method: HTTPMethod, handler: Handler)]
+        var handlers: [(method: HTTPMethod, handler: Handler, blocking: Bool)]
     }
 
     /// Routes without parameters, by exact path, for a lookup without splitting.
@@ -27,26 +27,40 @@ package struct Router: Sendable {
 
     package init() {}
 
-    package mutating func get(_ pattern: String, _ handler: @escaping Handler) {
-        add(.get, pattern, handler)
+    package mutating func get(_ pattern: String, blocking: Bool = false, _ handler: @escaping Handler) {
+        add(.get, pattern, blocking: blocking, handler)
     }
 
     /// Registers `handler` for `method` on `pattern` (`/v1/templates/{id}`).
-    package mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+    /// - Parameter blocking: the handler waits (disk, fsync): the server runs it on a worker
+    ///   thread with the connection suspended, so MHD's threads keep serving other requests.
+    package mutating func add(
+        _ method: HTTPMethod,
+        _ pattern: String,
+        blocking: Bool = false,
+        _ handler: @escaping Handler
+    ) {
         let segments: [Segment] = pattern.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
-            staticRoutes[pattern, default: Route(segments: segments, handlers: [])].handlers.append((method, handler))
+            staticRoutes[pattern, default: Route(segments: segments, handlers: [])].handlers.append(
+                (method, handler, blocking)
+            )
         } else if let index = parameterRoutes.firstIndex(where: { $0.segments == segments }) {
-            parameterRoutes[index].handlers.append((method, handler))
+            parameterRoutes[index].handlers.append((method, handler, blocking))
         } else {
-            parameterRoutes.append(Route(segments: segments, handlers: [(method, handler)]))
+            parameterRoutes.append(Route(segments: segments, handlers: [(method, handler, blocking)]))
         }
     }
 
     package func match(method: HTTPMethod, path: String) -> Match {
+        resolve(method: method, path: path).match
+    }
+
+    /// The match, and whether its handler is blocking.
+    func resolve(method: HTTPMethod, path: String) -> (match: Match, blocking: Bool) {
         if let route = staticRoutes[path] {
             return Self.select(route, method: method, parameters: [:])
         }
@@ -64,19 +78,23 @@ package struct Router: Sendable {
             }
             return Self.select(route, method: method, parameters: parameters)
         }
-        return .notFound
+        return (.notFound, false)
     }
 
-    private static func select(_ route: Route, method: HTTPMethod, parameters: [String: String]) -> Match {
+    private static func select(
+        _ route: Route,
+        method: HTTPMethod,
+        parameters: [String: String]
+    ) -> (match: Match, blocking: Bool) {
         let wanted = method == .head ? HTTPMethod.get : method
         if let entry = route.handlers.first(where: { $0.method == method || $0.method == wanted }) {
-            return .handler(entry.handler, parameters: parameters)
+            return (.handler(entry.handler, parameters: parameters), entry.blocking)
         }
         var allowed: [HTTPMethod] = []
         for entry in route.handlers {
             allowed.append(entry.method)
             if entry.method == .get { allowed.append(.head) }
         }
-        return .methodNotAllowed(allowed: allowed)
+        return (.methodNotAllowed(allowed: allowed), false)
     }
 }
