@@ -46,9 +46,11 @@ lint: deps
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
-## bench: release build against a plain C libmicrohttpd baseline (not part of `make test`)
+## bench: release build against plain C libmicrohttpd baselines, then reads while publishing
+## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
+	python3 Benchmarks/publish.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 
 clean:
 	rm -rf .build

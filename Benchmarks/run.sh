@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Measures empty-state-server against a plain C libmicrohttpd server that sends the same bytes,
-# both in the same run, alternating rounds, and prints one markdown table. See README.md.
+# Measures empty-state-server against two plain C libmicrohttpd servers that send the same bytes:
+# the baseline (one shared, prebuilt response) and the per-request floor (a fresh response per
+# request with a generated X-Request-ID, as the service must send). All three run at once and
+# take turns within each round; prints one markdown table. See README.md.
 #
 # Called by `make bench` from the repository root. Environment:
 #   BENCH_DURATION     wrk duration per measurement           (default 5s)
-#   BENCH_ROUNDS       service/baseline pairs per scenario     (default 3)
+#   BENCH_ROUNDS       service/baseline/floor rounds per scenario (default 3)
 #   BENCH_WARMUP       wrk warm-up per server per scenario     (default 1s, 0 = none)
 #   BENCH_THREADS      wrk threads                             (default 2)
 #   BENCH_CONNECTIONS  wrk connections                         (default 64)
@@ -18,7 +20,8 @@ BENCH_THREADS=${BENCH_THREADS:-2}
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
 BENCH_SERVER_BIN=${BENCH_SERVER_BIN:-}
 
-# Goal: service throughput at least this fraction of the baseline's, and service p99 at most this.
+# Goal: service throughput at least this fraction of the (shared-response) baseline's, and
+# service p99 at most this. The floor is reported beside it but is not part of the goal.
 GOAL_RATIO=0.90
 GOAL_P99_MS=2
 
@@ -80,6 +83,11 @@ median() {
   printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
     END { if (NR == 0) exit 1; if (NR % 2) m = a[(NR + 1) / 2]; else m = (a[NR / 2] + a[NR / 2 + 1]) / 2
           printf "%.3f\n", m }'
+}
+
+# Prints $1 / $2 with two decimals (0 when $2 is not positive).
+ratio_of() {
+  awk -v s="$1" -v b="$2" 'BEGIN { printf "%.2f\n", (b > 0) ? s / b : 0 }'
 }
 
 # Prints "yes" when the goal is met: ratio >= GOAL_RATIO and service p99 <= GOAL_P99_MS.
@@ -217,7 +225,8 @@ start_service() {
 }
 
 # capture DIR URL-PATH EXPECTED-STATUS [curl args...]: saves the service's exact answer in DIR
-# (body, headers) and the header lines the baseline must repeat (baseline-headers, content-type).
+# (body, headers) and the header lines the baselines must repeat (baseline-headers, content-type;
+# floor-headers for the per-request floor, without X-Request-ID).
 capture() {
   local dir=$1 path=$2 expected=$3
   shift 3
@@ -231,6 +240,8 @@ capture() {
   # MHD writes Date, Content-Length and Connection itself; Content-Type is the 4th argument.
   awk 'NR > 1 && NF && tolower($0) !~ /^(date|content-length|connection|transfer-encoding|keep-alive|content-type):/' \
     "$dir/headers.lf" >"$dir/baseline-headers"
+  # The floor generates its own X-Request-ID per request, so it gets every other header line.
+  awk 'tolower($0) !~ /^x-request-id:/' "$dir/baseline-headers" >"$dir/floor-headers"
   header_value "$dir" content-type >"$dir/content-type" || true
   if grep -qi '^connection: *close' "$dir/headers.lf"; then
     log "warning: the service answered $path with Connection: close (no keep-alive)"
@@ -239,41 +250,75 @@ capture() {
 
 # header_value DIR NAME: prints the first value of header NAME from DIR/headers.lf.
 header_value() {
-  awk -v name="$2" 'NR > 1 { i = index($0, ":"); if (i && tolower(substr($0, 1, i - 1)) == name) {
-      v = substr($0, i + 1); sub(/^[ \t]+/, "", v); print v; found = 1; exit } }
-    END { exit !found }' "$1/headers.lf"
+  header_value_in "$1/headers.lf" "$2"
 }
 
-# Starts the baseline with the captured answer of DIR; sets baseline_pid and baseline_port.
+# header_value_in FILE NAME: prints the first value of header NAME (lower case) from a curl -D file.
+header_value_in() {
+  tr -d '\r' <"$1" | awk -v name="$2" 'NR > 1 { i = index($0, ":")
+      if (i && tolower(substr($0, 1, i - 1)) == name) {
+        v = substr($0, i + 1); sub(/^[ \t]+/, "", v); print v; found = 1; exit } }
+    END { exit !found }'
+}
+
+# Prints what the table and messages call a baseline KIND (baseline or floor).
+kind_label() {
+  if [[ $1 == floor ]]; then echo "per-request floor"; else echo "shared-response baseline"; fi
+}
+
+# start_baseline DIR STATUS KIND: starts the C baseline with the captured answer of DIR; sets
+# started_pid and started_port. KIND "baseline" answers with one shared response; KIND "floor"
+# runs it with BASELINE_PER_REQUEST=1 (a fresh response per request plus a generated
+# X-Request-ID), so it gets the captured headers without the service's X-Request-ID line.
+# Output goes to DIR/KIND.out and DIR/KIND.log.
 start_baseline() {
-  local dir=$1 status=$2 extra=()
-  mapfile -t extra <"$dir/baseline-headers"
-  "$tmp/baseline" 0 "$status" "$dir/body" "$(cat "$dir/content-type")" "${extra[@]}" \
-    >"$dir/baseline.out" 2>"$dir/baseline.log" &
-  baseline_pid=$!
-  pids+=("$baseline_pid")
-  if ! baseline_port=$(wait_for_port "$dir/baseline.out" 'port=[0-9]+' 5 "$baseline_pid"); then
-    cat "$dir/baseline.log" >&2 || true
-    die "the baseline did not start"
+  local dir=$1 status=$2 kind=$3 per_request=0 headers=baseline-headers extra=()
+  if [[ $kind == floor ]]; then
+    per_request=1
+    headers=floor-headers
+  fi
+  mapfile -t extra <"$dir/$headers"
+  # Set either way, so a BASELINE_PER_REQUEST in the caller's environment changes nothing.
+  BASELINE_PER_REQUEST=$per_request "$tmp/baseline" 0 "$status" "$dir/body" \
+    "$(cat "$dir/content-type")" "${extra[@]}" >"$dir/$kind.out" 2>"$dir/$kind.log" &
+  started_pid=$!
+  pids+=("$started_pid")
+  if ! started_port=$(wait_for_port "$dir/$kind.out" 'port=[0-9]+' 5 "$started_pid"); then
+    cat "$dir/$kind.log" >&2 || true
+    die "the $(kind_label "$kind") did not start"
   fi
 }
 
-# Checks that the baseline sends the same status and body bytes as the service did.
+# check_baseline DIR PATH EXPECTED KIND PORT [curl args...]: checks that the baseline KIND on
+# PORT sends the same status and body bytes as the service did; for the floor, also that each
+# answer carries a fresh X-Request-ID (i.e. BASELINE_PER_REQUEST took effect).
 check_baseline() {
-  local dir=$1 path=$2 expected=$3
-  shift 3
-  local status
-  : >"$dir/baseline-body"
-  status=$(curl -sS --max-time 10 -o "$dir/baseline-body" -D "$dir/baseline-headers.raw" -w '%{http_code}' "$@" \
-    "http://127.0.0.1:$baseline_port$path") || die "curl baseline failed"
-  [[ $status == "$expected" ]] || die "baseline answered $status, expected $expected"
-  cmp -s "$dir/body" "$dir/baseline-body" || die "baseline body differs from the service's"
+  local dir=$1 path=$2 expected=$3 kind=$4 port=$5
+  shift 5
+  local label status
+  label=$(kind_label "$kind")
+  : >"$dir/$kind-body"
+  status=$(curl -sS --max-time 10 -o "$dir/$kind-body" -D "$dir/$kind-headers.raw" \
+    -w '%{http_code}' "$@" "http://127.0.0.1:$port$path") || die "curl $label failed"
+  [[ $status == "$expected" ]] || die "$label answered $status, expected $expected"
+  cmp -s "$dir/body" "$dir/$kind-body" || die "$label body differs from the service's"
   # Same header names (values such as Date may differ): both answers cost the same to write.
   local service_names baseline_names
   service_names=$(header_names "$dir/headers")
-  baseline_names=$(header_names "$dir/baseline-headers.raw")
+  baseline_names=$(header_names "$dir/$kind-headers.raw")
   if [[ $service_names != "$baseline_names" ]]; then
-    log "warning: header names differ: service [$service_names], baseline [$baseline_names]"
+    log "warning: header names differ: service [$service_names], $label [$baseline_names]"
+  fi
+  if [[ $kind == floor ]]; then
+    local first second
+    curl -sS --max-time 10 -o /dev/null -D "$dir/$kind-headers-2.raw" "$@" \
+      "http://127.0.0.1:$port$path" || die "curl $label failed"
+    first=$(header_value_in "$dir/$kind-headers.raw" x-request-id) ||
+      die "$label sent no X-Request-ID"
+    second=$(header_value_in "$dir/$kind-headers-2.raw" x-request-id) ||
+      die "$label sent no X-Request-ID"
+    [[ $first != "$second" ]] ||
+      die "$label sent X-Request-ID $first twice: not a per-request response"
   fi
 }
 
@@ -300,7 +345,7 @@ run_wrk() {
 is_zero_duration() { [[ $1 =~ ^0+[a-z]*$ ]]; }
 
 # bench_scenario DIR NAME PATH STATUS [header...]: measures one scenario, whose answer capture
-# saved in DIR, and appends its table row.
+# saved in DIR, against both baselines and appends its table row.
 bench_scenario() {
   local dir=$1 name=$2 path=$3 status=$4
   shift 4
@@ -309,57 +354,65 @@ bench_scenario() {
     curl_args+=(-H "$h")
     wrk_args+=(-H "$h")
   done
-  start_baseline "$dir" "$status"
-  check_baseline "$dir" "$path" "$status" "${curl_args[@]}"
-  log "$name: service :$service_port vs baseline :$baseline_port ($(wc -c <"$dir/body") body bytes)"
+  local baseline_pid baseline_port floor_pid floor_port
+  start_baseline "$dir" "$status" baseline
+  baseline_pid=$started_pid baseline_port=$started_port
+  start_baseline "$dir" "$status" floor
+  floor_pid=$started_pid floor_port=$started_port
+  check_baseline "$dir" "$path" "$status" baseline "$baseline_port" "${curl_args[@]}"
+  check_baseline "$dir" "$path" "$status" floor "$floor_port" "${curl_args[@]}"
+  log "$name: service :$service_port, baseline :$baseline_port, floor :$floor_port" \
+    "($(wc -c <"$dir/body") body bytes)"
 
+  local targets=(service baseline floor) target
+  local -A port_of=([service]=$service_port [baseline]=$baseline_port [floor]=$floor_port)
   if ! is_zero_duration "$BENCH_WARMUP"; then
-    run_wrk "$dir/warmup" "$service_port" "$path" "$BENCH_WARMUP" "${wrk_args[@]}"
-    run_wrk "$dir/warmup" "$baseline_port" "$path" "$BENCH_WARMUP" "${wrk_args[@]}"
+    for target in "${targets[@]}"; do
+      run_wrk "$dir/warmup" "${port_of[$target]}" "$path" "$BENCH_WARMUP" "${wrk_args[@]}"
+    done
   fi
 
-  local s_rps=() b_rps=() s_p99=() b_p99=() errors="" round target out e
+  local s_rps=() b_rps=() f_rps=() s_p99=() b_p99=() f_p99=() errors="" round out e rps p99
   for ((round = 1; round <= BENCH_ROUNDS; round++)); do
-    for target in service baseline; do
+    for target in "${targets[@]}"; do
       out="$dir/wrk-$target-$round"
-      if [[ $target == service ]]; then
-        run_wrk "$out" "$service_port" "$path" "$BENCH_DURATION" "${wrk_args[@]}"
-      else
-        run_wrk "$out" "$baseline_port" "$path" "$BENCH_DURATION" "${wrk_args[@]}"
-      fi
+      run_wrk "$out" "${port_of[$target]}" "$path" "$BENCH_DURATION" "${wrk_args[@]}"
       {
         printf '### %s: %s, round %d\n' "$name" "$target" "$round"
         cat "$out"
         echo
       } >>"$RESULTS_DIR/latest-wrk.log"
-      local rps p99
       rps=$(parse_rps "$out") || die "no Requests/sec in wrk output ($out)"
       p99=$(parse_p99 "$out") || die "no 99% latency in wrk output ($out)"
       e=$(parse_errors "$out")
       [[ -z $e ]] || errors+="${errors:+; }$target round $round: $e"
-      if [[ $target == service ]]; then
-        s_rps+=("$rps")
-        s_p99+=("$p99")
-      else
-        b_rps+=("$rps")
-        b_p99+=("$p99")
-      fi
+      case $target in
+        service) s_rps+=("$rps") s_p99+=("$p99") ;;
+        baseline) b_rps+=("$rps") b_p99+=("$p99") ;;
+        floor) f_rps+=("$rps") f_p99+=("$p99") ;;
+      esac
       log "  round $round $target: $rps req/s, p99 $p99 ms${e:+ ($e)}"
     done
   done
+  stop_pid "$floor_pid"
   stop_pid "$baseline_pid"
 
-  local sm bm sp bp ratio goal
+  local sm bm fm sp bp fp ratio floor_ratio goal
   sm=$(median "${s_rps[@]}")
   bm=$(median "${b_rps[@]}")
+  fm=$(median "${f_rps[@]}")
   sp=$(median "${s_p99[@]}")
   bp=$(median "${b_p99[@]}")
-  ratio=$(awk -v s="$sm" -v b="$bm" 'BEGIN { printf "%.2f\n", (b > 0) ? s / b : 0 }')
+  fp=$(median "${f_p99[@]}")
+  ratio=$(ratio_of "$sm" "$bm")
+  floor_ratio=$(ratio_of "$sm" "$fm")
   goal=$(goal_verdict "$ratio" "$sp" "$bp")
   [[ -z $errors ]] || goal="no (errors)"
-  rows+=("$(printf '| %s | %.0f | %.0f | %s | %.2f ms | %.2f ms | %s |' \
-    "$name" "$sm" "$bm" "$ratio" "$sp" "$bp" "$goal")")
-  details+=("- $name — service req/s: ${s_rps[*]}; baseline req/s: ${b_rps[*]}; service p99 ms: ${s_p99[*]}; baseline p99 ms: ${b_p99[*]}${errors:+; ERRORS: $errors}")
+  rows+=("$(printf '| %s | %.0f | %.0f | %s | %.0f | %s | %.2f ms | %.2f ms | %.2f ms | %s |' \
+    "$name" "$sm" "$bm" "$ratio" "$fm" "$floor_ratio" "$sp" "$bp" "$fp" "$goal")")
+  local detail="- $name — service req/s: ${s_rps[*]}; baseline req/s: ${b_rps[*]}; floor req/s: ${f_rps[*]}"
+  detail+="; service p99 ms: ${s_p99[*]}; baseline p99 ms: ${b_p99[*]}; floor p99 ms: ${f_p99[*]}"
+  details+=("$detail${errors:+; ERRORS: $errors}")
 }
 
 report() {
@@ -369,13 +422,19 @@ report() {
   {
     echo "# empty-state-server benchmark"
     echo
-    echo "| scenario | service req/s (median) | baseline req/s (median) | ratio | service p99 | baseline p99 | goal met? |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+    echo "| scenario | service req/s | shared-response baseline req/s | ratio | per-request floor req/s" \
+      "| ratio vs floor | service p99 | baseline p99 | floor p99 | goal met? |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     printf '%s\n' "${rows[@]}"
     echo
-    echo "Goal: ratio ≥ $GOAL_RATIO and service p99 ≤ $GOAL_P99_MS ms. p99 columns are the median of the rounds' p99."
+    echo "Floor: the same C server building a fresh response per request with a generated" \
+      "X-Request-ID, as the service must; the least work any libmicrohttpd server can do for" \
+      "these answers. Ratio vs floor = service ÷ floor; not part of the goal."
+    echo "Goal: ratio (vs the shared-response baseline) ≥ $GOAL_RATIO and service p99" \
+      "≤ $GOAL_P99_MS ms. p99 columns are the median of the rounds' p99."
     echo "Each figure: median of $BENCH_ROUNDS rounds of \`wrk -t$BENCH_THREADS -c$BENCH_CONNECTIONS" \
-      "-d$BENCH_DURATION --latency\`, service and baseline alternating in the same run."
+      "-d$BENCH_DURATION --latency\`, service, baseline and floor taking turns in each round" \
+      "of the same run."
     echo
     echo "Per round:"
     echo
