@@ -68,8 +68,13 @@ struct AdminAPI: Sendable {
         respond(request) {
             let stored = try store.template(id: id(request))
             let strings = try store.strings(id: stored.template.id)
-            if let condition = request.headers["if-none-match"], condition.contains(Self.etag(stored.revision)) {
-                return HTTPResponse(status: 304, headers: [("ETag", Self.etag(stored.revision))])
+            if let condition = request.headers["if-none-match"],
+                ConditionalRequests.noneMatch(condition, matches: [Self.etag(stored.revision)])
+            {
+                return HTTPResponse(
+                    status: 304,
+                    headers: [("ETag", Self.etag(stored.revision)), ("Cache-Control", "no-store")]
+                )
             }
             return templateResponse(stored, status: 200, strings: strings)
         }
@@ -80,7 +85,17 @@ struct AdminAPI: Sendable {
             let id = id(request)
             let document = try body(request)
             let template = try validate(document, id: id)
-            if request.queryValue("validateOnly") == "true" {
+            let validateOnly = request.queryValue("validateOnly")
+            guard validateOnly == nil || validateOnly == "true" || validateOnly == "false" else {
+                throw ProblemDetails(
+                    status: 400,
+                    slug: "invalid-parameter",
+                    title: "Bad Request",
+                    detail: "validateOnly is true or false.",
+                    errors: [.init(.parameter("validateOnly"), "must be true or false")]
+                )
+            }
+            if validateOnly == "true" {
                 try store.checkConflicts(template)
                 return json(200) { writer in
                     writer.beginObject()
@@ -203,9 +218,10 @@ struct AdminAPI: Sendable {
 
     private func rollback(_ request: HTTPRequest, actor: AdminToken) -> HTTPResponse {
         respond(request) {
-            guard case .object = try body(request), case .number(let value)? = try body(request)["revision"],
-                value >= 1, value.rounded() == value
-            else {
+            let document = try body(request)
+            guard case .object = document else { throw notAnObject }
+            // Int(exactly:) refuses fractions and values beyond Int (1e300 must not trap).
+            guard case .number(let number)? = document["revision"], let value = Int(exactly: number), value >= 1 else {
                 throw unprocessable([.init(.pointer("/revision"), "required: the positive integer revision to restore")]
                 )
             }
@@ -218,11 +234,11 @@ struct AdminAPI: Sendable {
             }
             let stored = try store.rollback(
                 id: id(request),
-                to: Int(value),
+                to: value,
                 expectedRevision: expected,
                 actor: actor.name
             )
-            try publish(stored, action: "rolled back to revision \(Int(value))", actor: actor, request: request)
+            try publish(stored, action: "rolled back to revision \(value)", actor: actor, request: request)
             return templateResponse(stored, status: 200, strings: nil)
         }
     }
@@ -370,14 +386,21 @@ struct AdminAPI: Sendable {
                 slug: "unknown-revision",
                 title: "Unknown Revision",
                 detail: "\"\(id)\" has no revision \(revision).",
-                errors: [.init(.pointer("/revision"), "no such revision")]
+                // GET …/revisions/{n} names it in the path; rollback in the body.
+                errors: [
+                    .init(
+                        request.method == .get || request.method == .head
+                            ? .parameter("revision") : .pointer("/revision"),
+                        "no such revision"
+                    )
+                ]
             ).response(requestID: request.id)
         case .conflicts(let conflicts):
             return ProblemDetails(
                 status: 422,
                 slug: "validation-failed",
                 title: "Unprocessable Content",
-                detail: "The template clashes with other templates.",
+                detail: "The change cannot be applied as it is; see errors.",
                 errors: conflicts.map { .init(.pointer($0.pointer), $0.rule) }
             ).response(requestID: request.id)
         case .database(let message):
@@ -519,10 +542,11 @@ struct AdminAPI: Sendable {
         var page = 1
         var size = Self.defaultPageSize
         if let text = request.queryValue("page") {
-            if let value = Int(text), value >= 1 {
+            // Bounded so that (page - 1) * pageSize cannot overflow.
+            if let value = Int(text), (1...1_000_000).contains(value) {
                 page = value
             } else {
-                errors.append(.init(.parameter("page"), "a positive integer"))
+                errors.append(.init(.parameter("page"), "an integer from 1 to 1000000"))
             }
         }
         if let text = request.queryValue("pageSize") {

@@ -97,6 +97,14 @@ struct AdminAuthorization: Sendable {
             let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
             secret.count >= 16
         {
+            var status = stat()
+            if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+                chmod(path, 0o600)
+                logger.warning(
+                    "the admin token file was readable by others; made it owner-only",
+                    metadata: ["admin.token_file": "\(path)"]
+                )
+            }
             logger.notice("admin editor token read from file", metadata: ["admin.token_file": "\(path)"])
             return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)])
         }
@@ -105,12 +113,20 @@ struct AdminAuthorization: Sendable {
             let hex = String(generator.next() as UInt64, radix: 16)
             return String(repeating: "0", count: 16 - hex.count) + hex
         }.joined()
-        let created = FileManager.default.createFile(
-            atPath: path,
-            contents: Data((secret + "\n").utf8),
-            attributes: [.posixPermissions: 0o600]
-        )
-        guard created else {
+        // Created with mode 0600 from the start (Foundation's createFile writes a 0644 temp file
+        // first), exclusively, and synced before the path is logged.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else {
+            throw EmptyStateApplication.StartupError(
+                description: "cannot create the admin token file \(path): \(String(cString: strerror(errno)))"
+            )
+        }
+        let line = Array((secret + "\n").utf8)
+        let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == line.count, synced else {
+            unlink(path)
             throw EmptyStateApplication.StartupError(description: "cannot write the admin token file \(path)")
         }
         logger.notice(

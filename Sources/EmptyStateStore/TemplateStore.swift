@@ -269,12 +269,17 @@ package final class TemplateStore: Sendable {
                 throw StoreError.stale(id: id, current: currentRevision)
             }
             guard
-                let text = try String.fetchOne(
+                let recorded = try Row.fetchOne(
                     db,
                     sql: "SELECT document FROM revision WHERE template_id = ? AND revision = ?",
                     arguments: [id, target]
                 )
             else { throw StoreError.noSuchRevision(id: id, revision: target) }
+            guard let text = recorded["document"] as String? else {
+                throw StoreError.conflicts([
+                    ("/revision", "revision \(target) records a deletion; roll back to a revision with content")
+                ])
+            }
             let template = try Self.parse(text)
             let live = (row["deleted"] as Int) == 0
             try self.checkConflicts(db, template: template)
