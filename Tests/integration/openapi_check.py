@@ -2,6 +2,7 @@
 """Check a running empty-state-service against its OpenAPI document.
 
     python3 Tests/integration/openapi_check.py --base-url http://127.0.0.1:8080 [--spec openapi.yaml]
+        [--admin-token TOKEN | --admin-token-file PATH]
 
 Sends a fixed list of real requests that covers every operation and every status the service can
 answer without being shut down (200, 304, 400, 404, 405, 413, HEAD variants, gzip), and for each
@@ -19,6 +20,13 @@ response:
 * checks a few behaviours the document states in prose (problem `status` and `requestId` agree
   with the response, ETag revalidation, Vary, X-Request-ID echo, gzip).
 
+With --admin-token TOKEN (or --admin-token-file PATH, e.g. <data-dir>/admin-token) it also
+exercises the admin API under /v1/admin with that (editor) token: it creates a scratch template
+with a unique id (If-None-Match: *), reads, revalidates, updates one locale's strings and replaces
+it (If-Match), provokes 400, 401, 404, 405, 412, 413, 415, 422 and 428, reads the revisions, one
+revision, the audit log, the locales and pages of the listing, deletes it, restores it with a
+rollback and deletes it again; every response is judged against the document as above.
+
 It also validates every example in the document against its schema. One line per check; the last
 line is `N passed, M failed`; the exit status is 1 when anything failed.
 
@@ -33,6 +41,7 @@ import gzip
 import http.client
 import json
 import re
+import secrets
 import select
 import socket
 import sys
@@ -631,19 +640,323 @@ def run_all(checker: Checker, body_limit: int) -> None:
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# The admin API (only with --admin-token / --admin-token-file)
+
+
+def problem_pointers(*pointers: str):
+    def expectation(_: Response, parsed: Any) -> tuple[str, bool, str]:
+        found = {error.get("pointer") for error in (parsed or {}).get("errors", [])} if isinstance(parsed, dict) else set()
+        return f"errors point at {', '.join(pointers)}", set(pointers) <= found, f"pointers {sorted(p for p in found if p is not None)}"
+
+    return expectation
+
+
+def allow_is(*methods: str):
+    return header_is(
+        "Allow",
+        lambda value: bool(value) and {m.strip() for m in value.split(",")} == set(methods),
+        f"is {', '.join(methods)}",
+    )
+
+
+def run_admin(checker: Checker, token: str, body_limit: int) -> None:
+    """Exercises every admin operation on a scratch template with a unique id, then deletes it."""
+    run = checker.run
+    check = checker.report.check
+    auth = {"Authorization": f"Bearer {token}"}
+    as_json = {**auth, "Content-Type": "application/json"}
+
+    def body(value: Any) -> bytes:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+    def etag(value: str):
+        return header_is("ETag", value)
+
+    tid = f"openapiCheck{secrets.token_hex(4)}"
+    alias = f"{tid}Alias"
+    one = f"/v1/admin/templates/{tid}"
+    document = {
+        "id": tid,
+        "aliases": [alias],
+        "category": "error",
+        "style": "default",
+        "defaultLocale": "en",
+        "visual": {"icon": {"ios": "exclamationmark.triangle", "android": "error", "web": "alert-triangle"}},
+        "actions": [
+            {"id": "retry", "role": "primary", "type": "retry"},
+            {"id": "help", "role": "secondary", "type": "openURL", "target": "https://example.com/help"},
+        ],
+        "strings": {
+            "en": {
+                "title": "Something went wrong",
+                "message": "Try again in a moment, {name}.",
+                "actions.retry": "Try again",
+                "actions.help": "Get help",
+            },
+            "fr": {
+                "title": "Un problème est survenu",
+                "message": "Réessayez dans un instant, {name}.",
+                "actions.retry": "Réessayer",
+                "actions.help": "Obtenir de l’aide",
+            },
+        },
+    }
+    french = {
+        "title": "Une erreur est survenue",
+        "message": "Réessayez dans un moment, {name}.",
+        "actions.retry": "Réessayer",
+        "actions.help": "Obtenir de l’aide",
+    }
+    updated = copy.deepcopy(document)
+    updated["strings"]["fr"] = french
+    replaced = copy.deepcopy(updated)
+    replaced["style"] = "subtle"
+    print(f"admin: scratch template {tid}")
+
+    # Authentication: no token, a wrong token (both 401 with the challenge), also on HEAD.
+    challenge = header_is("WWW-Authenticate", 'Bearer realm="empty-state-admin"')
+    run(Case("admin no token", "GET", "/v1/admin/templates", 401, extra=[problem_type("unauthorized"), challenge]))
+    run(Case("admin wrong token", "GET", "/v1/admin/audit", 401, headers={"Authorization": "Bearer " + "0" * 64}, extra=[problem_type("unauthorized"), challenge]))
+    run(Case("admin no token", "HEAD", "/v1/admin/locales", 401, extra=[challenge]))
+    run(Case("admin no token", "PUT", one, 401, headers={"Content-Type": "application/json", "If-None-Match": "*"}, body=body(document), extra=[problem_type("unauthorized")]))
+
+    # Validate only: 200, nothing written.
+    run(
+        Case(
+            "admin validateOnly",
+            "PUT",
+            f"{one}?validateOnly=true",
+            200,
+            headers=as_json,
+            body=body(document),
+            extra=[
+                header_is("ETag", None, "is absent"),
+                body_field("valid is true", lambda b: b["valid"] is True),
+                body_field("template round-trips", lambda b: b["template"] == document),
+            ],
+        )
+    )
+    run(Case("admin validateOnly wrote nothing", "GET", one, 404, headers=auth, extra=[problem_type("unknown-template")]))
+
+    # Create, then create again.
+    run(
+        Case(
+            "admin create",
+            "PUT",
+            one,
+            201,
+            headers={**as_json, "If-None-Match": "*"},
+            body=body(document),
+            extra=[
+                etag('"r1"'),
+                header_is("Location", one),
+                body_field("revision is 1", lambda b: b["revision"] == 1),
+                body_field("template round-trips", lambda b: b["template"] == document),
+                body_field("no stringUpdates", lambda b: "stringUpdates" not in b),
+            ],
+        )
+    )
+    run(Case("admin create existing", "PUT", one, 412, headers={**as_json, "If-None-Match": "*"}, body=body(document), extra=[problem_type("precondition-failed"), etag('"r1"')]))
+
+    # Read, revalidate, HEAD; clients see it (also by alias).
+    run(
+        Case(
+            "admin get",
+            "GET",
+            one,
+            200,
+            headers=auth,
+            extra=[
+                etag('"r1"'),
+                header_is("Cache-Control", "no-store"),
+                body_field("template round-trips", lambda b: b["template"] == document),
+                body_field("a stringUpdate per string", lambda b: len(b["stringUpdates"]) == 8),
+            ],
+        )
+    )
+    run(Case("admin get revalidation", "GET", one, 304, headers={**auth, "If-None-Match": '"r1"'}, extra=[etag('"r1"')]))
+    run(Case("admin get", "HEAD", one, 200, headers=auth, extra=[etag('"r1"')]))
+    run(Case("admin get unknown", "HEAD", "/v1/admin/templates/noSuchTemplateHere", 404, headers=auth))
+    run(Case("admin published", "GET", f"/v1/templates/{tid}?locale=fr", 200, extra=[body_field("title is the French one", lambda b: b["title"] == document["strings"]["fr"]["title"])]))
+    run(Case("admin published alias", "GET", f"/v1/templates/{alias}?locale=en", 200, extra=[body_field(f"id is {tid}", lambda b: b["id"] == tid)]))
+
+    # One locale's strings.
+    strings = f"{one}/strings/fr"
+    run(
+        Case(
+            "admin strings",
+            "PUT",
+            strings,
+            200,
+            headers={**as_json, "If-Match": '"r1"'},
+            body=body(french),
+            extra=[
+                etag('"r2"'),
+                body_field("revision is 2", lambda b: b["revision"] == 2),
+                body_field("French strings replaced", lambda b: b["template"]["strings"]["fr"] == french),
+            ],
+        )
+    )
+    run(Case("admin strings stale", "PUT", strings, 412, headers={**as_json, "If-Match": '"r1"'}, body=body(french), extra=[problem_type("precondition-failed"), etag('"r2"')]))
+    run(Case("admin strings no If-Match", "PUT", strings, 428, headers=as_json, body=body(french), extra=[problem_type("precondition-required")]))
+    run(Case("admin strings not JSON type", "PUT", strings, 415, headers={**auth, "Content-Type": "text/plain", "If-Match": '"r2"'}, body=body(french), extra=[problem_type("unsupported-media-type")]))
+    run(Case("admin strings malformed JSON", "PUT", strings, 400, headers={**as_json, "If-Match": '"r2"'}, body=b'{"title": ', extra=[problem_type("invalid-json")]))
+    run(Case("admin strings not an object", "PUT", strings, 400, headers={**as_json, "If-Match": '"r2"'}, body=b'["title"]', extra=[problem_type("invalid-json")]))
+    run(
+        Case(
+            "admin strings pseudo-locale",
+            "PUT",
+            f"{one}/strings/en-XA",
+            400,
+            headers={**as_json, "If-Match": '"r2"'},
+            body=body(french),
+            extra=[problem_type("invalid-parameter"), first_error_parameter("locale")],
+        )
+    )
+    run(Case("admin strings non-string value", "PUT", strings, 422, headers={**as_json, "If-Match": '"r2"'}, body=body({**french, "title": 3}), extra=[problem_type("validation-failed"), problem_pointers("/title")]))
+    missing_label = {key: value for key, value in french.items() if key != "actions.help"}
+    run(Case("admin strings breaks a rule", "PUT", strings, 422, headers={**as_json, "If-Match": '"r2"'}, body=body(missing_label), extra=[problem_type("validation-failed"), problem_pointers("/actions.help")]))
+
+    # Replace the whole document, and what stops it.
+    broken = copy.deepcopy(replaced)
+    broken["category"] = "bogus"
+    broken["actions"] += [{"id": "a", "role": "secondary", "type": "dismiss"}, {"id": "b", "role": "secondary", "type": "dismiss"}]
+    run(Case("admin replace invalid", "PUT", one, 422, headers={**as_json, "If-Match": '"r2"'}, body=body(broken), extra=[problem_type("validation-failed"), problem_pointers("/category", "/actions")]))
+    run(Case("admin replace id mismatch", "PUT", one, 422, headers={**as_json, "If-Match": '"r2"'}, body=body({**replaced, "id": tid + "X"}), extra=[problem_pointers("/id")]))
+    run(Case("admin replace If-Match not an ETag", "PUT", one, 412, headers={**as_json, "If-Match": "*"}, body=body(replaced), extra=[problem_type("precondition-failed")]))
+    run(Case("admin replace If-None-Match not *", "PUT", one, 400, headers={**as_json, "If-None-Match": '"r2"'}, body=body(replaced), extra=[problem_type("invalid-header")]))
+    run(Case("admin replace no precondition", "PUT", one, 428, headers=as_json, body=body(replaced), extra=[problem_type("precondition-required")]))
+    run(Case("admin replace not JSON type", "PUT", one, 415, headers={**auth, "Content-Type": "application/x-www-form-urlencoded", "If-Match": '"r2"'}, body=b"id=x", extra=[problem_type("unsupported-media-type")]))
+    run(Case("admin replace unknown template", "PUT", "/v1/admin/templates/noSuchTemplateHere", 404, headers={**as_json, "If-Match": '"r1"'}, body=body({**replaced, "id": "noSuchTemplateHere", "aliases": []}), extra=[problem_type("unknown-template")]))
+    run(Case("admin replace", "PUT", one, 200, headers={**as_json, "If-Match": '"r2"'}, body=body(replaced), extra=[etag('"r3"'), body_field("style is subtle", lambda b: b["template"]["style"] == "subtle")]))
+
+    # History.
+    revisions = f"{one}/revisions"
+    run(
+        Case(
+            "admin revisions",
+            "GET",
+            revisions,
+            200,
+            headers=auth,
+            extra=[
+                body_field("3 revisions, newest first", lambda b: [i["revision"] for i in b["items"]] == [3, 2, 1] and b["total"] == 3),
+                body_field("actions replace, strings, create", lambda b: [i["action"] for i in b["items"]] == ["replace", "strings", "create"]),
+                body_field("strings revision names the changed fields", lambda b: "/strings/fr/title" in b["items"][1]["changedFields"]),
+            ],
+        )
+    )
+    run(Case("admin revisions paging", "GET", f"{revisions}?page=2&pageSize=1", 200, headers=auth, extra=[body_field("item is revision 2", lambda b: [i["revision"] for i in b["items"]] == [2])]))
+    run(Case("admin revisions", "HEAD", revisions, 200, headers=auth))
+    run(Case("admin revisions unknown template", "GET", "/v1/admin/templates/noSuchTemplateHere/revisions", 404, headers=auth, extra=[problem_type("unknown-template")]))
+    run(Case("admin revisions bad paging", "GET", f"{revisions}?pageSize=abc", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("pageSize")]))
+    run(Case("admin revision", "GET", f"{revisions}/1", 200, headers=auth, extra=[body_field("revision 1 is the created document", lambda b: b["action"] == "create" and b["template"] == document)]))
+    run(Case("admin revision", "HEAD", f"{revisions}/1", 200, headers=auth))
+    run(Case("admin revision unknown", "GET", f"{revisions}/99", 404, headers=auth, extra=[problem_type("unknown-revision")]))
+    run(Case("admin revision not a number", "GET", f"{revisions}/abc", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("revision")]))
+    run(Case("admin revision zero", "GET", f"{revisions}/0", 400, headers=auth, extra=[problem_type("invalid-parameter")]))
+    run(Case("admin revision unknown template", "GET", "/v1/admin/templates/noSuchTemplateHere/revisions/1", 404, headers=auth, extra=[problem_type("unknown-template")]))
+
+    # Audit.
+    run(Case("admin audit", "GET", f"/v1/admin/audit?templateId={tid}", 200, headers=auth, extra=[body_field("3 changes of the scratch template", lambda b: b["total"] == 3 and {i["templateId"] for i in b["items"]} == {tid})]))
+    run(Case("admin audit paging", "GET", "/v1/admin/audit?page=1&pageSize=2", 200, headers=auth, extra=[body_field("2 items", lambda b: len(b["items"]) == 2 and b["pageSize"] == 2)]))
+    run(Case("admin audit unknown template", "GET", "/v1/admin/audit?templateId=noSuchTemplateHere", 200, headers=auth, extra=[body_field("empty", lambda b: b["items"] == [] and b["total"] == 0)]))
+    run(Case("admin audit bad paging", "GET", "/v1/admin/audit?pageSize=0", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("pageSize")]))
+    run(Case("admin audit", "HEAD", "/v1/admin/audit", 200, headers=auth))
+
+    # Locales.
+    run(Case("admin locales", "GET", "/v1/admin/locales", 200, headers=auth, extra=[body_field("lists en and fr", lambda b: {"en", "fr"} <= {entry["locale"] for entry in b["locales"]})]))
+    run(Case("admin locales", "HEAD", "/v1/admin/locales", 200, headers=auth))
+
+    # Listing and paging.
+    run(Case("admin list", "GET", "/v1/admin/templates", 200, headers=auth, extra=[body_field("lists the scratch template", lambda b: tid in {i["id"] for i in b["items"]} or b["total"] > b["pageSize"])]))
+    run(Case("admin list paging", "GET", "/v1/admin/templates?page=2&pageSize=1", 200, headers=auth, extra=[body_field("one item, page 2", lambda b: len(b["items"]) == 1 and b["page"] == 2 and b["pageSize"] == 1)]))
+    run(Case("admin list past the end", "GET", "/v1/admin/templates?page=100000&pageSize=200", 200, headers=auth, extra=[body_field("no items", lambda b: b["items"] == [])]))
+    run(Case("admin list bad page", "GET", "/v1/admin/templates?page=0", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("page")]))
+    run(Case("admin list page size too big", "GET", "/v1/admin/templates?pageSize=201", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("pageSize")]))
+    run(Case("admin list", "HEAD", "/v1/admin/templates?pageSize=1", 200, headers=auth))
+
+    # Methods, paths, sizes.
+    run(Case("admin method not allowed", "POST", one, 405, headers=as_json, body=b"{}", extra=[problem_type("method-not-allowed"), allow_is("GET", "HEAD", "PUT", "DELETE")]))
+    run(Case("admin method not allowed", "GET", strings, 405, headers=auth, extra=[problem_type("method-not-allowed"), allow_is("PUT")]))
+    run(Case("admin method not allowed", "GET", f"{one}/rollback", 405, headers=auth, extra=[allow_is("POST")]))
+    run(Case("admin method not allowed", "DELETE", "/v1/admin/locales", 405, headers=auth, extra=[allow_is("GET", "HEAD")]))
+    run(Case("admin method not allowed", "PUT", "/v1/admin/templates", 405, headers=as_json, body=b"{}", extra=[allow_is("GET", "HEAD")]))
+    run(Case("admin unknown path", "GET", "/v1/admin/nothing-here", 404, headers=auth, extra=[problem_type("not-found")]))
+    if body_limit > 0:
+        run(Case("admin body over the limit", "PUT", one, 413, oversized=body_limit + 1, extra=[problem_type("payload-too-large")]))
+
+    # Delete.
+    run(Case("admin delete no If-Match", "DELETE", one, 428, headers=auth, extra=[problem_type("precondition-required")]))
+    run(Case("admin delete stale", "DELETE", one, 412, headers={**auth, "If-Match": '"r1"'}, extra=[problem_type("precondition-failed"), etag('"r3"')]))
+    run(Case("admin delete unknown", "DELETE", "/v1/admin/templates/noSuchTemplateHere", 404, headers={**auth, "If-Match": '"r1"'}, extra=[problem_type("unknown-template")]))
+    run(Case("admin delete", "DELETE", one, 204, headers={**auth, "If-Match": '"r3"'}, extra=[etag('"r4"')]))
+    run(Case("admin deleted", "GET", one, 404, headers=auth, extra=[problem_type("template-deleted"), etag('"r4"')]))
+    run(Case("admin deleted for clients", "GET", f"/v1/templates/{tid}", 404, extra=[problem_type("unknown-template")]))
+    run(Case("admin delete deleted", "DELETE", one, 404, headers={**auth, "If-Match": '"r4"'}, extra=[problem_type("template-deleted"), etag('"r4"')]))
+    run(Case("admin strings deleted", "PUT", strings, 404, headers={**as_json, "If-Match": '"r4"'}, body=body(french), extra=[problem_type("template-deleted")]))
+    run(Case("admin revision of a deletion", "GET", f"{revisions}/4", 200, headers=auth, extra=[body_field("a delete without a document", lambda b: b["action"] == "delete" and "template" not in b)]))
+
+    # Rollback restores it.
+    rollback = f"{one}/rollback"
+    run(Case("admin rollback not JSON type", "POST", rollback, 415, headers={**auth, "Content-Type": "text/plain"}, body=b'{"revision": 3}', extra=[problem_type("unsupported-media-type")]))
+    run(Case("admin rollback malformed JSON", "POST", rollback, 400, headers=as_json, body=b"{revision: 3}", extra=[problem_type("invalid-json")]))
+    run(Case("admin rollback bad revision", "POST", rollback, 422, headers=as_json, body=body({"revision": 0}), extra=[problem_type("validation-failed"), problem_pointers("/revision")]))
+    run(Case("admin rollback to a deletion", "POST", rollback, 422, headers=as_json, body=body({"revision": 4}), extra=[problem_type("validation-failed")]))
+    run(Case("admin rollback unknown revision", "POST", rollback, 404, headers=as_json, body=body({"revision": 99}), extra=[problem_type("unknown-revision")]))
+    run(Case("admin rollback unknown template", "POST", "/v1/admin/templates/noSuchTemplateHere/rollback", 404, headers=as_json, body=body({"revision": 1}), extra=[problem_type("unknown-template")]))
+    run(Case("admin rollback stale", "POST", rollback, 412, headers={**as_json, "If-Match": '"r1"'}, body=body({"revision": 3}), extra=[problem_type("precondition-failed"), etag('"r4"')]))
+    run(
+        Case(
+            "admin rollback restores",
+            "POST",
+            rollback,
+            200,
+            headers={**as_json, "If-Match": '"r4"'},
+            body=body({"revision": 3}),
+            extra=[etag('"r5"'), body_field("template is revision 3's", lambda b: b["revision"] == 5 and b["template"] == replaced)],
+        )
+    )
+    run(Case("admin restored", "GET", one, 200, headers=auth, extra=[etag('"r5"')]))
+    run(Case("admin restored for clients", "GET", f"/v1/templates/{tid}?locale=fr", 200, extra=[body_field("French title of revision 3", lambda b: b["title"] == french["title"])]))
+
+    # Clean up: delete again.
+    run(Case("admin clean up", "DELETE", one, 204, headers={**auth, "If-Match": '"r5"'}, extra=[etag('"r6"')]))
+    current = checker.client.send("GET", one, auth)
+    if current.status == 200 and current.header("ETag"):
+        # An earlier step went wrong and left the template live: delete whatever revision it is at.
+        checker.client.send("DELETE", one, {**auth, "If-Match": current.header("ETag") or ""})
+        current = checker.client.send("GET", one, auth)
+    check(f"admin clean up: {tid} is deleted", current.status == 404, f"GET {one} answers {current.status}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True, help="the running server, e.g. http://127.0.0.1:8080")
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC, help=f"the OpenAPI document (default {DEFAULT_SPEC})")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
     parser.add_argument("--body-limit", type=int, default=1 << 20, help="the server's request body limit in bytes; 0 skips the 413 check (default 1048576)")
+    admin = parser.add_mutually_exclusive_group()
+    admin.add_argument("--admin-token", metavar="TOKEN", help="an editor token: also exercise the admin API (/v1/admin) on a scratch template, deleted at the end")
+    admin.add_argument("--admin-token-file", metavar="PATH", type=Path, help="read the editor token from this file (e.g. <data-dir>/admin-token); as --admin-token")
     args = parser.parse_args(argv)
+    token = args.admin_token
+    if args.admin_token_file is not None:
+        try:
+            token = args.admin_token_file.read_text(encoding="utf-8").strip()
+        except OSError as error:
+            parser.error(f"cannot read --admin-token-file: {error}")
+        if not token:
+            parser.error(f"--admin-token-file {args.admin_token_file} is empty")
 
     spec = Spec(args.spec)
     report = Report()
     checker = Checker(spec, Client(args.base_url, args.timeout), report)
     checker.check_examples()
     run_all(checker, args.body_limit)
+    if token:
+        run_admin(checker, token, args.body_limit)
     print(f"{report.passed} passed, {report.failed} failed")
     return 1 if report.failed else 0
 

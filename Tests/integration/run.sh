@@ -3,7 +3,8 @@
 #   bash Tests/integration/run.sh .build/debug/empty-state-server
 # Starts the server on a free port with a scratch data directory, runs every test_*.sh in this
 # folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
-# behaviour. Prints "N passed, M failed" and exits 1 on any failure.
+# behaviour, then admin roles and durability on a second server (admin_roles.sh). Prints
+# "N passed, M failed" and exits 1 on any failure.
 set -uo pipefail
 
 BIN=${1:?usage: run.sh path/to/empty-state-server}
@@ -20,12 +21,13 @@ trap cleanup EXIT
 # shellcheck source=Tests/integration/lib.sh
 source "$HERE/lib.sh"
 
-# start_server LOGFILE [extra flags…]: starts the binary on port 0; sets SERVER_PID and BASE_URL.
+# start_server LOGFILE [extra flags…]: starts the binary on port 0 with the data directory
+# $DATA_DIR (default "$WORK/data"); sets SERVER_PID and BASE_URL.
 start_server() {
     local log=$1
     shift
     "$BIN" --host 127.0.0.1 --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
-        --data-dir "$WORK/data" --log-level info "$@" 2>"$log" &
+        --data-dir "${DATA_DIR:-$WORK/data}" --log-level info "$@" 2>"$log" &
     SERVER_PID=$!
     local port=""
     for _ in $(seq 1 100); do
@@ -54,7 +56,7 @@ for test in "$HERE"/test_*.sh; do
 done
 
 echo "== openapi_check.py (live responses against openapi.yaml)"
-if python3 "$HERE/openapi_check.py" --base-url "$BASE_URL" --spec "$ROOT/openapi.yaml" --body-limit 65536 >"$WORK/contract.log" 2>&1; then
+if python3 "$HERE/openapi_check.py" --base-url "$BASE_URL" --spec "$ROOT/openapi.yaml" --body-limit 65536 --admin-token-file "$WORK/data/admin-token" >"$WORK/contract.log" 2>&1; then
     pass "live responses match openapi.yaml ($(tail -n 1 "$WORK/contract.log"))"
 else
     grep -E '^FAIL' "$WORK/contract.log" | head -n 20
@@ -78,6 +80,8 @@ expect_match "shutdown is logged" "shutting down" "$(cat "$SERVER_LOG")"
 
 # shellcheck source=Tests/integration/startup.sh
 source "$HERE/startup.sh"
+# shellcheck source=Tests/integration/admin_roles.sh
+source "$HERE/admin_roles.sh"
 
 echo
 echo "$PASSED passed, $FAILED failed"
