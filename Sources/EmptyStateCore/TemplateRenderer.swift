@@ -124,20 +124,7 @@ package enum TemplateRenderer {
         platform: Platform,
         parameters: [String: String] = [:]
     ) -> [UInt8] {
-        var writer = JSONWriter(capacity: 16 * 1024)
-        let tag = LocaleTag(locale)
-        writer.beginObject()
-        writer.member("locale", locale)
-        writer.member(
-            "direction",
-            (PseudoLocale.isPseudo(locale) ? locale == PseudoLocale.bidi : tag?.isRightToLeft ?? false) ? "rtl" : "ltr"
-        )
-        writer.member("platform", platform.rawValue)
-        writer.key("templates")
-        writer.beginArray()
-        for template in catalogue.templates {
-            let set = localeSet(of: template)
-            let resolved = tag.flatMap { set.resolve($0) } ?? set.fallback
+        writeBundle(catalogue, locale: locale, platform: platform) { template, resolved, writer in
             write(
                 template,
                 copy: copy(of: template, in: resolved),
@@ -145,6 +132,30 @@ package enum TemplateRenderer {
                 parameters: parameters,
                 into: &writer
             )
+        }
+    }
+
+    /// Writes the bundle envelope (locale, direction, platform, aliases) around the templates;
+    /// `writeTemplate` writes each one, given the locale it resolves to. The snapshot uses it to
+    /// join pre-rendered bytes instead of rendering again.
+    package static func writeBundle(
+        _ catalogue: Catalogue,
+        locale: String,
+        platform: Platform,
+        writeTemplate: (Template, _ resolvedLocale: String, inout JSONWriter) -> Void
+    ) -> [UInt8] {
+        var writer = JSONWriter(capacity: 16 * 1024)
+        let tag = LocaleTag(locale)
+        let rightToLeft = PseudoLocale.isPseudo(locale) ? locale == PseudoLocale.bidi : tag?.isRightToLeft ?? false
+        writer.beginObject()
+        writer.member("locale", locale)
+        writer.member("direction", rightToLeft ? "rtl" : "ltr")
+        writer.member("platform", platform.rawValue)
+        writer.key("templates")
+        writer.beginArray()
+        for template in catalogue.templates {
+            let set = localeSet(of: template)
+            writeTemplate(template, tag.flatMap { set.resolve($0) } ?? set.fallback, &writer)
         }
         writer.endArray()
         writer.key("aliases")

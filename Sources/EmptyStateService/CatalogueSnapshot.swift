@@ -97,7 +97,6 @@ package final class CatalogueSnapshot: Sendable {
         self.catalogue = catalogue
         self.revisions = revisions
         var entries: [String: Entry] = [:]
-        var ordered: [Entry] = []
         for template in catalogue.templates {
             let entry: Entry
             if let reused = previous?.entry(named: template.id), reused.template == template {
@@ -116,7 +115,6 @@ package final class CatalogueSnapshot: Sendable {
                 }
                 entry = Entry(template: template, locales: locales, representations: representations)
             }
-            ordered.append(entry)
             entries[template.id] = entry
             for alias in template.aliases { entries[alias] = entry }
         }
@@ -128,7 +126,7 @@ package final class CatalogueSnapshot: Sendable {
         for locale in bundleLocales.tags {
             bundles[locale] = Platform.allCases.map { platform in
                 Representation(
-                    bytes: Self.assembleBundle(catalogue, entries: ordered, locale: locale, platform: platform),
+                    bytes: Self.assembleBundle(catalogue, entries: entries, locale: locale, platform: platform),
                     contentLanguage: locale
                 )
             }
@@ -141,32 +139,15 @@ package final class CatalogueSnapshot: Sendable {
     /// pre-rendered representations instead of rendering them again.
     private static func assembleBundle(
         _ catalogue: Catalogue,
-        entries: [Entry],
+        entries: [String: Entry],
         locale: String,
         platform: Platform
     ) -> [UInt8] {
-        var writer = JSONWriter(capacity: 16 * 1024)
-        let tag = LocaleTag(locale)
-        let rightToLeft = PseudoLocale.isPseudo(locale) ? locale == PseudoLocale.bidi : tag?.isRightToLeft ?? false
-        writer.beginObject()
-        writer.member("locale", locale)
-        writer.member("direction", rightToLeft ? "rtl" : "ltr")
-        writer.member("platform", platform.rawValue)
-        writer.key("templates")
-        writer.beginArray()
-        for entry in entries {
-            let resolved = tag.flatMap { entry.locales.resolve($0) } ?? entry.locales.fallback
-            if let representation = entry.representation(locale: resolved, platform: platform) {
+        TemplateRenderer.writeBundle(catalogue, locale: locale, platform: platform) { template, resolved, writer in
+            if let representation = entries[template.id]?.representation(locale: resolved, platform: platform) {
                 writer.raw(representation.identity.body.array)
             }
         }
-        writer.endArray()
-        writer.key("aliases")
-        writer.beginObject()
-        for alias in catalogue.aliases.keys.sorted() { writer.member(alias, catalogue.aliases[alias]!) }
-        writer.endObject()
-        writer.endObject()
-        return writer.bytes
     }
 
     /// The template with this id or alias.
