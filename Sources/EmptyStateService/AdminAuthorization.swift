@@ -70,6 +70,22 @@ struct AdminAuthorization: Sendable {
         return .success(match)
     }
 
+    /// Runs `handler` with the caller's token when it allows `role`; otherwise answers 401 (with
+    /// `WWW-Authenticate`) or 403.
+    func guarded(
+        _ request: HTTPRequest,
+        _ role: AdminToken.Role,
+        _ handler: (AdminToken) -> HTTPResponse
+    ) -> HTTPResponse {
+        switch authorize(request, needs: role) {
+        case .success(let token): return handler(token)
+        case .failure(let problem):
+            let challenge: [(name: String, value: String)] =
+                problem.status == 401 ? [("WWW-Authenticate", #"Bearer realm="empty-state-admin""#)] : []
+            return problem.response(requestID: request.id, extraHeaders: challenge)
+        }
+    }
+
     /// Equal bytes, in time that depends only on the lengths.
     static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)

@@ -18,6 +18,9 @@ package final class EmptyStateApplication: Sendable {
     /// What clients are served; replaced as ops publish changes.
     package let state: CatalogueState
     package let store: TemplateStore
+    /// Analytics events (a database of its own: its write rate has nothing to do with the catalogue's).
+    package let events: EventStore
+    private let retention: RetentionPruner
     private let server: HTTPServer
     private let logger: Logger
     private let readiness = Readiness()
@@ -132,12 +135,30 @@ package final class EmptyStateApplication: Sendable {
             )
         }
         AdminAPI(store: store, state: state, authorization: authorization, logger: logger).register(on: &router)
+
+        do {
+            events = try EventStore(path: configuration.eventStorePath, logger: logger)
+        } catch {
+            throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
+        }
+        retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
+        let ingest = EventIngest(
+            state: state,
+            store: events,
+            retentionMilliseconds: Int64(configuration.eventRetentionDays) * 86_400_000,
+            logger: logger,
+            onOutcome: nil
+        )
+        router.add(.post, "/v1/events", blocking: true) { ingest.post($0) }
+        AnalyticsAPI(store: events, authorization: authorization, logger: logger).register(on: &router)
         server = HTTPServer(configuration: configuration.http, router: router, logger: logger)
     }
 
     /// Binds and starts serving.
     /// - Returns: the bound port.
     package func start() throws -> Int {
+        events.start()
+        retention.start()
         let port = try server.start()
         readiness.isReady = true
         logger.notice(
@@ -159,6 +180,9 @@ package final class EmptyStateApplication: Sendable {
             metadata: ["http.drain_timeout_s": "\(configuration.http.drainTimeout)"]
         )
         server.shutdown()
+        // After the HTTP drain: requests still waiting for a group commit have been answered.
+        retention.stop()
+        events.stop()
         logger.notice("stopped")
     }
 

@@ -20,6 +20,14 @@ package struct ServiceConfiguration: Sendable {
 
     package init() {}
 
+    /// Days analytics events are kept; older ones are pruned in the background.
+    package var eventRetentionDays = 90
+
+    /// The SQLite database of analytics events.
+    package var eventStorePath: String {
+        dataDirectory.hasSuffix("/") ? dataDirectory + "events.sqlite" : dataDirectory + "/events.sqlite"
+    }
+
     /// The SQLite database of the localization store.
     package var storePath: String {
         dataDirectory.hasSuffix("/") ? dataDirectory + "store.sqlite" : dataDirectory + "/store.sqlite"

@@ -75,6 +75,11 @@ struct EmptyStateServer: ParsableCommand {
     var cacheMaxAge: Int?
 
     @Option(
+        help: "Days analytics events are kept before they are pruned. [EMPTY_STATE_EVENT_RETENTION_DAYS, default 90]"
+    )
+    var eventRetentionDays: Int?
+
+    @Option(
         name: .customLong("admin-token"),
         help: ArgumentHelp(
             "An admin API token as name:role:secret (role editor or viewer, secret ≥ 16 characters); repeatable. Without any, an editor token is generated into <data-dir>/admin-token. [EMPTY_STATE_ADMIN_TOKENS, comma-separated]",
@@ -192,6 +197,13 @@ struct EmptyStateServer: ParsableCommand {
             }
             configuration.http.drainTimeout = value
         }
+        configuration.eventRetentionDays = try integer(
+            eventRetentionDays,
+            "EMPTY_STATE_EVENT_RETENTION_DAYS",
+            "--event-retention-days",
+            default: 90,
+            range: 1...3650
+        )
         let tokenSpecifications =
             adminTokens.isEmpty
             ? (environment("EMPTY_STATE_ADMIN_TOKENS")?.split(separator: ",").map(String.init) ?? []) : adminTokens

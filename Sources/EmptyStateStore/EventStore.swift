@@ -1,0 +1,314 @@
+import Dispatch
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// Durable storage of analytics events, with group commit.
+///
+/// `append` returns only once the events are committed (`synchronous=FULL`), so an event
+/// acknowledged to the app survives `kill -9` or power loss. Concurrent `append` calls share one
+/// transaction: a writer thread takes everything queued since its last commit and commits it at
+/// once, so durability costs one fsync per group rather than per request.
+package final class EventStore: Sendable {
+    package let path: String
+    private let pool: DatabasePool
+    private let logger: Logger
+    private let pending = Mutex<[Submission]>([])
+    private let wake = DispatchSemaphore(value: 0)
+    private let running = Atomic<Bool>(false)
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Called with the duration of each group commit, in seconds (for metrics).
+    private let onCommit: (@Sendable (Double) -> Void)?
+
+    /// One request's events waiting for the next group commit.
+    private final class Submission: @unchecked Sendable {
+        // Written by the writer thread before `done` is signalled, read by the submitter after.
+        let events: [AnalyticsEvent]
+        let quarantined: [QuarantinedEvent]
+        var result: Result<[Bool], StoreError> = .failure(.database("not committed"))
+        let done = DispatchSemaphore(value: 0)
+
+        init(events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) {
+            self.events = events
+            self.quarantined = quarantined
+        }
+    }
+
+    /// Opens (creating and migrating when needed) the event database at `path`.
+    package init(path: String, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) throws(StoreError) {
+        self.path = path
+        self.logger = logger
+        self.onCommit = onCommit
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("v1: events, quarantine") { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE event (
+                            seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- export cursor
+                            id TEXT NOT NULL UNIQUE,                 -- client UUID: duplicates are dropped
+                            type TEXT NOT NULL,
+                            template_id TEXT NOT NULL,
+                            revision INTEGER,
+                            etag TEXT,
+                            locale TEXT NOT NULL,
+                            platform TEXT NOT NULL,
+                            app_version TEXT NOT NULL,
+                            action_id TEXT,
+                            session_id TEXT,
+                            occurred_at INTEGER NOT NULL,            -- ms since the epoch, skew-corrected
+                            received_at INTEGER NOT NULL,
+                            clock_skew_ms INTEGER NOT NULL,
+                            request_id TEXT NOT NULL
+                        );
+                        CREATE INDEX event_by_time ON event(occurred_at);
+                        CREATE TABLE quarantine (
+                            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                            received_at INTEGER NOT NULL,
+                            reason TEXT NOT NULL,
+                            payload TEXT NOT NULL,
+                            request_id TEXT NOT NULL
+                        );
+                        CREATE INDEX quarantine_by_time ON quarantine(received_at);
+                        """
+                )
+            }
+            try migrator.migrate(pool)
+        } catch {
+            throw .database("cannot open \(path): \(error)")
+        }
+    }
+
+    /// Starts the group-commit writer thread. Call once; `stop()` ends it.
+    package func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let thread = Thread { [self] in writerLoop() }
+        thread.name = "event-writer"
+        thread.start()
+    }
+
+    /// Commits what is queued, then ends the writer thread.
+    package func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        wake.signal()
+        stopped.wait()
+    }
+
+    /// Stores `events` (dropping ids already stored) and `quarantined`, durably, in the next group
+    /// commit; blocks until that commit is done.
+    /// - Returns: for each event, whether it was new (`false`: a duplicate of a stored id).
+    package func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool] {
+        guard !events.isEmpty || !quarantined.isEmpty else { return [] }
+        guard running.load(ordering: .acquiring) else { throw .database("the event writer is not running") }
+        let submission = Submission(events: events, quarantined: quarantined)
+        pending.withLock { $0.append(submission) }
+        wake.signal()
+        submission.done.wait()
+        return try submission.result.get()
+    }
+
+    private func writerLoop() {
+        while true {
+            wake.wait()
+            let group = pending.withLock { queued -> [Submission] in
+                defer { queued.removeAll(keepingCapacity: true) }
+                return queued
+            }
+            if !group.isEmpty { commit(group) }
+            if !running.load(ordering: .acquiring) {
+                let rest = pending.withLock { queued -> [Submission] in
+                    defer { queued.removeAll() }
+                    return queued
+                }
+                if !rest.isEmpty { commit(rest) }
+                stopped.signal()
+                return
+            }
+        }
+    }
+
+    private func commit(_ group: [Submission]) {
+        let started = ContinuousClock.now
+        do {
+            let outcomes = try pool.write { db -> [[Bool]] in
+                let insertEvent = try db.cachedStatement(
+                    sql: """
+                        INSERT OR IGNORE INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
+                            action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """
+                )
+                let insertQuarantine = try db.cachedStatement(
+                    sql: "INSERT INTO quarantine (received_at, reason, payload, request_id) VALUES (?, ?, ?, ?)"
+                )
+                var outcomes: [[Bool]] = []
+                for submission in group {
+                    var inserted: [Bool] = []
+                    inserted.reserveCapacity(submission.events.count)
+                    for event in submission.events {
+                        try insertEvent.execute(arguments: [
+                            event.id, event.kind.rawValue, event.templateID, event.revision, event.etag, event.locale,
+                            event.platform, event.appVersion, event.actionID, event.sessionID, event.occurredAt,
+                            event.receivedAt, event.clockSkewMilliseconds, event.requestID,
+                        ])
+                        inserted.append(db.changesCount > 0)
+                    }
+                    for item in submission.quarantined {
+                        try insertQuarantine.execute(arguments: [
+                            item.receivedAt, item.reason, item.payload, item.requestID,
+                        ])
+                    }
+                    outcomes.append(inserted)
+                }
+                return outcomes
+            }
+            for (submission, inserted) in zip(group, outcomes) { submission.result = .success(inserted) }
+        } catch {
+            logger.error("event commit failed", metadata: ["error": "\(error)", "store.path": "\(path)"])
+            for submission in group { submission.result = .failure(.database("\(error)")) }
+        }
+        let elapsed = ContinuousClock.now - started
+        onCommit?(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        for submission in group { submission.done.signal() }
+    }
+
+    // MARK: - Reading
+
+    /// Displays and taps between `from` (inclusive) and `to` (exclusive), in total and per group.
+    package func summary(
+        from: Int64,
+        to: Int64,
+        templateID: String?,
+        groupBy: SummaryGrouping?
+    ) throws(StoreError)
+        -> (totals: SummaryRow, groups: [SummaryRow])
+    {
+        do {
+            return try pool.read { db in
+                var filter = "occurred_at >= ? AND occurred_at < ?"
+                var arguments: StatementArguments = [from, to]
+                if let templateID {
+                    filter += " AND template_id = ?"
+                    arguments += [templateID]
+                }
+                func rows(_ key: String?) throws -> [SummaryRow] {
+                    let keyExpression = key ?? "NULL"
+                    var result: [String: SummaryRow] = [:]
+                    var order: [String] = []
+                    for row in try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT \(keyExpression) AS k, SUM(type = 'displayed') AS displays,
+                                SUM(type = 'actionTapped') AS taps
+                            FROM event WHERE \(filter) GROUP BY k ORDER BY k
+                            """,
+                        arguments: arguments
+                    ) {
+                        let name: String? = row["k"]
+                        let slot = name ?? "\u{0}"
+                        order.append(slot)
+                        result[slot] = SummaryRow(
+                            key: name,
+                            displays: row["displays"] ?? 0,
+                            taps: row["taps"] ?? 0,
+                            tapsByAction: [:]
+                        )
+                    }
+                    for row in try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT \(keyExpression) AS k, action_id, COUNT(*) AS n FROM event
+                            WHERE \(filter) AND type = 'actionTapped' GROUP BY k, action_id
+                            """,
+                        arguments: arguments
+                    ) {
+                        let slot = (row["k"] as String?) ?? "\u{0}"
+                        if let action = row["action_id"] as String? { result[slot]?.tapsByAction[action] = row["n"] }
+                    }
+                    return order.compactMap { result[$0] }
+                }
+                let totals = try rows(nil).first ?? SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:])
+                return (totals, try groupBy.map { try rows($0.column) } ?? [])
+            }
+        } catch {
+            throw .database("\(error)")
+        }
+    }
+
+    /// Events after the cursor `after` (the `seq` of the last one read), oldest first.
+    package func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)] {
+        do {
+            return try pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT seq, id, type, template_id, revision, etag, locale, platform, app_version, action_id,
+                            session_id, occurred_at, received_at, clock_skew_ms, request_id
+                        FROM event WHERE seq > ? ORDER BY seq LIMIT ?
+                        """,
+                    arguments: [after, limit]
+                ).map { row in
+                    (
+                        row["seq"],
+                        AnalyticsEvent(
+                            id: row["id"],
+                            kind: AnalyticsEvent.Kind(rawValue: row["type"]) ?? .displayed,
+                            templateID: row["template_id"],
+                            revision: row["revision"],
+                            etag: row["etag"],
+                            locale: row["locale"],
+                            platform: row["platform"],
+                            appVersion: row["app_version"],
+                            actionID: row["action_id"],
+                            sessionID: row["session_id"],
+                            occurredAt: row["occurred_at"],
+                            receivedAt: row["received_at"],
+                            clockSkewMilliseconds: row["clock_skew_ms"],
+                            requestID: row["request_id"]
+                        )
+                    )
+                }
+            }
+        } catch {
+            throw .database("\(error)")
+        }
+    }
+
+    /// How many events and quarantined events are stored (for tests and logs).
+    package func counts() throws(StoreError) -> (events: Int, quarantined: Int) {
+        do {
+            return try pool.read { db in
+                (
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event") ?? 0,
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM quarantine") ?? 0
+                )
+            }
+        } catch {
+            throw .database("\(error)")
+        }
+    }
+
+    /// Deletes events that happened before `cutoff` and quarantined ones received before it.
+    /// - Returns: how many rows were deleted.
+    @discardableResult
+    package func prune(before cutoff: Int64) throws(StoreError) -> Int {
+        do {
+            return try pool.write { db in
+                try db.execute(sql: "DELETE FROM event WHERE occurred_at < ?", arguments: [cutoff])
+                var deleted = db.changesCount
+                try db.execute(sql: "DELETE FROM quarantine WHERE received_at < ?", arguments: [cutoff])
+                deleted += db.changesCount
+                return deleted
+            }
+        } catch {
+            throw .database("\(error)")
+        }
+    }
+}
