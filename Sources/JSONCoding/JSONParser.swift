@@ -86,7 +86,15 @@ package struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let keyOffset = index
             let key = try parseString()
-            guard seen.insert(key).inserted else {
+            // A scan beats hashing for the small objects events and templates are.
+            let repeated: Bool
+            if members.count < 16 {
+                repeated = members.contains { $0.key == key }
+            } else {
+                if seen.isEmpty { seen = Set(members.map(\.key)) }
+                repeated = !seen.insert(key).inserted
+            }
+            guard !repeated else {
                 throw JSONParseError(offset: keyOffset, reason: "duplicate member \"\(key)\"")
             }
             skipWhitespace()
@@ -166,44 +174,53 @@ package struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flushRun(_ end: Int) throws(JSONParseError) {
-            guard runStart < end else { return }
-            guard let text = String(validating: bytes[runStart..<end], as: UTF8.self) else {
-                throw JSONParseError(offset: runStart, reason: "invalid UTF-8 in a string")
+        let start = index
+        // Fast path: no escapes, so the string is the bytes between the quotes, validated once.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let end = index
+                index += 1
+                return try decodeUTF8(start, end)
             }
-            scalars.append(contentsOf: text.unicodeScalars)
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error("control character in a string (escape it)") }
+            index += 1
         }
+        // Escapes: copy runs and decoded escapes into a byte buffer, then validate it once.
+        var buffer = Array(bytes[start..<index])
         while true {
             guard index < bytes.count else { throw error("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                try flushRun(index)
                 index += 1
-                return String(scalars)
+                guard let text = String(validating: buffer, as: UTF8.self) else {
+                    throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string")
+                }
+                return text
             }
             if byte < 0x20 { throw error("control character in a string (escape it)") }
             if byte != UInt8(ascii: "\\") {
+                buffer.append(byte)
                 index += 1
                 continue
             }
-            try flushRun(index)
             index += 1
             guard index < bytes.count else { throw error("unterminated escape") }
             let escape = bytes[index]
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "/"): buffer.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "b"): buffer.append(0x08)
+            case UInt8(ascii: "f"): buffer.append(0x0C)
+            case UInt8(ascii: "n"): buffer.append(0x0A)
+            case UInt8(ascii: "r"): buffer.append(0x0D)
+            case UInt8(ascii: "t"): buffer.append(0x09)
             case UInt8(ascii: "u"):
                 let first = try parseHex4()
+                let scalar: Unicode.Scalar
                 if (0xD800...0xDBFF).contains(first) {
                     guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
                         bytes[index + 1] == UInt8(ascii: "u")
@@ -213,18 +230,26 @@ package struct JSONParser {
                     index += 2
                     let second = try parseHex4()
                     guard (0xDC00...0xDFFF).contains(second) else { throw error("unpaired surrogate") }
-                    let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-                    scalars.append(Unicode.Scalar(combined)!)
+                    scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
                 } else if (0xDC00...0xDFFF).contains(first) {
                     throw error("unpaired surrogate")
                 } else {
-                    scalars.append(Unicode.Scalar(first)!)
+                    scalar = Unicode.Scalar(first)!
                 }
+                buffer.append(contentsOf: UTF8.encode(scalar)!)
             default:
                 throw error("invalid escape")
             }
-            runStart = index
         }
+    }
+
+    /// The UTF-8 text of `bytes[start..<end]`, validated.
+    private func decodeUTF8(_ start: Int, _ end: Int) throws(JSONParseError) -> String {
+        let text = bytes.withUnsafeBufferPointer { buffer in
+            String(validating: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+        }
+        guard let text else { throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string") }
+        return text
     }
 
     private mutating func parseHex4() throws(JSONParseError) -> UInt32 {

@@ -203,3 +203,23 @@ struct JSONCodingTests {
         #expect(JSONValue.number(1) != .string("1"))
     }
 }
+
+@Suite("JSONParser fast paths")
+struct JSONParserFastPathTests {
+    @Test("a duplicate key is found in large objects too (past the linear scan)", arguments: [3, 15, 16, 17, 40])
+    func duplicateInLargeObject(size: Int) {
+        let members = (0..<size).map { "\"k\($0)\": \($0)" } + ["\"k\(size - 1)\": 0"]
+        let text = "{" + members.joined(separator: ",") + "}"
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(Array(text.utf8)) }
+        let unique = "{" + (0..<size).map { "\"k\($0)\": \($0)" }.joined(separator: ",") + "}"
+        #expect(throws: Never.self) { try JSONParser.parse(Array(unique.utf8)) }
+    }
+
+    @Test("strings with and without escapes decode to the same text")
+    func escapesAndPlain() throws {
+        let plain = try JSONParser.parse(Array(#""Vérifiez — 確認 🙂""#.utf8))
+        let escaped = try JSONParser.parse(Array(#""V\u00e9rifiez \u2014 \u78ba\u8a8d \ud83d\ude42""#.utf8))
+        #expect(plain == escaped)
+        #expect(try JSONParser.parse(Array(#""a\"b\\c\/d\n""#.utf8)) == .string("a\"b\\c/d\n"))
+    }
+}
