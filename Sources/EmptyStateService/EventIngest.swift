@@ -75,7 +75,8 @@ struct EventIngest: Sendable {
             for (index, item) in items.enumerated() where Self.encodedSize(item) > Self.maximumEventBytes {
                 return tooLarge(
                     "Event \(index) is over the limit of \(Self.maximumEventBytes) bytes per event.",
-                    request
+                    request,
+                    pointer: batched ? "/events/\(index)" : ""
                 )
             }
         }
@@ -89,9 +90,8 @@ struct EventIngest: Sendable {
             case .success(let event): valid.append((index, event))
             case .failure(let reason):
                 let pointer = batched ? "/events/\(index)" : ""
-                rejected.append(
-                    (index, reason.pointer.isEmpty ? reason.message : "\(pointer)\(reason.pointer): \(reason.message)")
-                )
+                let location = pointer + reason.pointer
+                rejected.append((index, location.isEmpty ? reason.message : "\(location): \(reason.message)"))
                 quarantined.append(
                     QuarantinedEvent(
                         payload: Self.text(item),
@@ -285,14 +285,14 @@ struct EventIngest: Sendable {
         }
     }
 
-    private func tooLarge(_ detail: String, _ request: HTTPRequest) -> HTTPResponse {
+    private func tooLarge(_ detail: String, _ request: HTTPRequest, pointer: String = "") -> HTTPResponse {
         ProblemDetails(
             status: 413,
             slug: "payload-too-large",
             title: "Content Too Large",
             detail: detail
                 + " Limits: \(Self.maximumEvents) events, \(Self.maximumBodyBytes) bytes per request, \(Self.maximumEventBytes) bytes per event.",
-            errors: [.init(.pointer(""), detail)]
+            errors: [.init(.pointer(pointer), detail)]
         ).response(requestID: request.id)
     }
 

@@ -14,7 +14,9 @@ package final class EventStore: Sendable {
     package let path: String
     private let pool: DatabasePool
     private let logger: Logger
-    private let pending = Mutex<[Submission]>([])
+    /// Submissions waiting for the writer, and whether it accepts more: one lock for both, so a
+    /// submission can never slip in after the writer's final drain.
+    private let queue = Mutex<(submissions: [Submission], open: Bool)>(([], false))
     private let wake = DispatchSemaphore(value: 0)
     private let running = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
@@ -42,9 +44,6 @@ package final class EventStore: Sendable {
         self.onCommit = onCommit
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             var migrator = DatabaseMigrator()
@@ -81,6 +80,9 @@ package final class EventStore: Sendable {
                 )
             }
             try migrator.migrate(pool)
+            // GRDB's pool sets synchronous=NORMAL on its writer when it enables WAL, after
+            // prepareDatabase: set FULL again so each commit is fsync'd before it returns.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw .database("cannot open \(path): \(error)")
         }
@@ -89,6 +91,7 @@ package final class EventStore: Sendable {
     /// Starts the group-commit writer thread. Call once; `stop()` ends it.
     package func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.withLock { $0.open = true }
         let thread = Thread { [self] in writerLoop() }
         thread.name = "event-writer"
         thread.start()
@@ -97,6 +100,7 @@ package final class EventStore: Sendable {
     /// Commits what is queued, then ends the writer thread.
     package func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        queue.withLock { $0.open = false }
         wake.signal()
         stopped.wait()
     }
@@ -106,9 +110,13 @@ package final class EventStore: Sendable {
     /// - Returns: for each event, whether it was new (`false`: a duplicate of a stored id).
     package func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool] {
         guard !events.isEmpty || !quarantined.isEmpty else { return [] }
-        guard running.load(ordering: .acquiring) else { throw .database("the event writer is not running") }
         let submission = Submission(events: events, quarantined: quarantined)
-        pending.withLock { $0.append(submission) }
+        let accepted = queue.withLock { state -> Bool in
+            guard state.open else { return false }
+            state.submissions.append(submission)
+            return true
+        }
+        guard accepted else { throw .database("the event writer is not running") }
         wake.signal()
         submission.done.wait()
         return try submission.result.get()
@@ -117,15 +125,16 @@ package final class EventStore: Sendable {
     private func writerLoop() {
         while true {
             wake.wait()
-            let group = pending.withLock { queued -> [Submission] in
-                defer { queued.removeAll(keepingCapacity: true) }
-                return queued
+            let group = queue.withLock { state -> [Submission] in
+                defer { state.submissions.removeAll(keepingCapacity: true) }
+                return state.submissions
             }
             if !group.isEmpty { commit(group) }
             if !running.load(ordering: .acquiring) {
-                let rest = pending.withLock { queued -> [Submission] in
-                    defer { queued.removeAll() }
-                    return queued
+                // `open` is false by now: nothing can be added after this drain.
+                let rest = queue.withLock { state -> [Submission] in
+                    defer { state.submissions.removeAll() }
+                    return state.submissions
                 }
                 if !rest.isEmpty { commit(rest) }
                 stopped.signal()
@@ -295,20 +304,35 @@ package final class EventStore: Sendable {
         }
     }
 
-    /// Deletes events that happened before `cutoff` and quarantined ones received before it.
+    /// Deletes events that happened before `cutoff` and quarantined ones received before it, in
+    /// chunks of `chunk` rows per transaction so group commits are never held up for long.
     /// - Returns: how many rows were deleted.
     @discardableResult
-    package func prune(before cutoff: Int64) throws(StoreError) -> Int {
+    package func prune(before cutoff: Int64, chunk: Int = 5000) throws(StoreError) -> Int {
+        var total = 0
         do {
-            return try pool.write { db in
-                try db.execute(sql: "DELETE FROM event WHERE occurred_at < ?", arguments: [cutoff])
-                var deleted = db.changesCount
-                try db.execute(sql: "DELETE FROM quarantine WHERE received_at < ?", arguments: [cutoff])
-                deleted += db.changesCount
-                return deleted
+            for table in [("event", "occurred_at"), ("quarantine", "received_at")] {
+                while true {
+                    let deleted = try pool.write { db in
+                        try db.execute(
+                            sql:
+                                "DELETE FROM \(table.0) WHERE seq IN (SELECT seq FROM \(table.0) WHERE \(table.1) < ? LIMIT ?)",
+                            arguments: [cutoff, chunk]
+                        )
+                        return db.changesCount
+                    }
+                    total += deleted
+                    if deleted < chunk { break }
+                }
             }
         } catch {
             throw .database("\(error)")
         }
+        return total
+    }
+
+    /// The writer connection's `PRAGMA synchronous` (2 = FULL: every commit is fsync'd).
+    package func synchronousMode() throws -> Int {
+        try pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 }

@@ -15,22 +15,26 @@ package final class TemplateStore: Sendable {
     private let pool: DatabasePool
     private let logger: Logger
     package let path: String
+    /// Called with the duration of each write transaction in seconds, whatever its outcome (for metrics).
+    private let onCommit: (@Sendable (Double) -> Void)?
 
     /// Opens (creating and migrating when needed) the database at `path`.
     /// - Throws: `StoreError.database` when the file cannot be opened or migrated.
-    package init(path: String, logger: Logger) throws(StoreError) {
+    package init(path: String, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) throws(StoreError) {
         self.path = path
         self.logger = logger
+        self.onCommit = onCommit
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            // FULL: a commit is on stable storage before it returns, not only in the OS cache.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
+            // GRDB's pool sets synchronous=NORMAL on its writer when it enables WAL, after
+            // prepareDatabase: set FULL again so each commit is fsync'd before it returns.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw .database("cannot open \(path): \(error)")
         }
@@ -194,7 +198,7 @@ package final class TemplateStore: Sendable {
         build: (Template) throws(Failure) -> Template
     ) throws -> StoredTemplate {
         do {
-            return try pool.write { db in
+            return try timedWrite { db in
                 let current = try self.live(db, id: id)
                 if current.revision != expectedRevision { throw StoreError.stale(id: id, current: current.revision) }
                 let template = try build(current.template)
@@ -420,13 +424,24 @@ package final class TemplateStore: Sendable {
 
     private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try pool.write(body)
+            return try timedWrite(body)
         } catch let error as StoreError {
             throw error
         } catch {
             logger.error("store write failed", metadata: ["error": "\(error)", "store.path": "\(path)"])
             throw .database("\(error)")
         }
+    }
+
+    /// One write transaction, its duration reported to `onCommit`.
+    private func timedWrite<T>(_ body: (Database) throws -> T) throws -> T {
+        guard let onCommit else { return try pool.write(body) }
+        let started = ContinuousClock.now
+        defer {
+            let elapsed = ContinuousClock.now - started
+            onCommit(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        return try pool.write(body)
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
@@ -604,5 +619,10 @@ package final class TemplateStore: Sendable {
         case .failure(let failure):
             throw StoreError.database("a stored document no longer validates: \(failure.issues.map(\.description))")
         }
+    }
+
+    /// The writer connection's `PRAGMA synchronous` (2 = FULL: every commit is fsync'd).
+    package func synchronousMode() throws -> Int {
+        try pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 }

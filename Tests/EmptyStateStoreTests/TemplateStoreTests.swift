@@ -198,3 +198,19 @@ struct HistoryTests {
         #expect(try TemplateParser.parse(document).get() == template)
     }
 }
+
+@Suite("Durability settings")
+struct DurabilitySettingsTests {
+    /// GRDB's pool sets synchronous=NORMAL on its writer when it enables WAL; both stores must
+    /// set FULL back, or an acknowledged write could be lost on power failure.
+    @Test("both stores fsync every commit (synchronous = FULL on the writer)")
+    func synchronousFull() throws {
+        let (store, path) = try makeStore()
+        #expect(try store.synchronousMode() == 2)
+        let events = try EventStore(
+            path: path.replacingOccurrences(of: "store.sqlite", with: "events.sqlite"),
+            logger: Logger(label: "test")
+        )
+        #expect(try events.synchronousMode() == 2)
+    }
+}
