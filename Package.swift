@@ -98,7 +98,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EmptyStateServiceTests",
-            dependencies: ["EmptyStateService", "HTTPServer", "EmptyStateCore", "JSONCoding", "CZlib"],
+            dependencies: [
+                "EmptyStateService", "HTTPServer", "EmptyStateCore", "JSONCoding", "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

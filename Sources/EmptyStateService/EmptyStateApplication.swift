@@ -21,6 +21,8 @@ package final class EmptyStateApplication: Sendable {
     /// Analytics events (a database of its own: its write rate has nothing to do with the catalogue's).
     package let events: EventStore
     private let retention: RetentionPruner
+    /// Served at `GET /metrics`.
+    package let metrics: ServiceMetrics
     private let server: HTTPServer
     private let logger: Logger
     private let readiness = Readiness()
@@ -32,6 +34,8 @@ package final class EmptyStateApplication: Sendable {
     package init(configuration: ServiceConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
+        let metrics = ServiceMetrics()
+        self.metrics = metrics
         let started = ContinuousClock.now
         let catalogue: Catalogue
         do {
@@ -58,7 +62,11 @@ package final class EmptyStateApplication: Sendable {
             )
         }
         do {
-            store = try TemplateStore(path: configuration.storePath, logger: logger)
+            store = try TemplateStore(
+                path: configuration.storePath,
+                logger: logger,
+                onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
+            )
             let imported = try store.importBuiltins(catalogue.templates)
             logger.info(
                 "store opened",
@@ -134,10 +142,16 @@ package final class EmptyStateApplication: Sendable {
                 body: .shared(openAPIBody)
             )
         }
+        // For the scrape network only: no authentication (see the README's "Metrics").
+        router.get("/metrics") { [state] _ in metrics.scrape(catalogue: state.snapshot) }
         AdminAPI(store: store, state: state, authorization: authorization, logger: logger).register(on: &router)
 
         do {
-            events = try EventStore(path: configuration.eventStorePath, logger: logger)
+            events = try EventStore(
+                path: configuration.eventStorePath,
+                logger: logger,
+                onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
+            )
         } catch {
             throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
         }
@@ -147,11 +161,17 @@ package final class EmptyStateApplication: Sendable {
             store: events,
             retentionMilliseconds: Int64(configuration.eventRetentionDays) * 86_400_000,
             logger: logger,
-            onOutcome: nil
+            onOutcome: { metrics.recordEvents(accepted: $0, duplicates: $1, rejected: $2) }
         )
         router.add(.post, "/v1/events", blocking: true) { ingest.post($0) }
         AnalyticsAPI(store: events, authorization: authorization, logger: logger).register(on: &router)
-        server = HTTPServer(configuration: configuration.http, router: router, logger: logger)
+        server = HTTPServer(
+            configuration: configuration.http,
+            router: router,
+            logger: logger,
+            observer: { metrics.record($0) }
+        )
+        metrics.countOpenConnections { [weak server] in server?.openConnections ?? 0 }
     }
 
     /// Binds and starts serving.

@@ -17,6 +17,10 @@ private final class UploadState: @unchecked Sendable {
     /// The response a blocking handler produced, waiting to be queued after the resume.
     var pending: HTTPResponse?
     var requestID = ""
+    /// What the observer is told about the response a blocking handler produces.
+    var route = HTTPExchange.unmatchedRoute
+    var method = HTTPMethod.get
+    var started: Int64 = 0
 }
 
 /// A connection handed to a worker thread; only used to resume it.
@@ -56,7 +60,8 @@ extension HTTPServer {
                         on: connection,
                         method: method,
                         url: url,
-                        requestID: requestID
+                        requestID: requestID,
+                        started: server.startTime()
                     )
                 }
                 if length > server.configuration.maxBodySize {
@@ -65,7 +70,8 @@ extension HTTPServer {
                         on: connection,
                         method: method,
                         url: url,
-                        requestID: requestID
+                        requestID: requestID,
+                        started: server.startTime()
                     )
                 }
                 if length > 0 {
@@ -102,8 +108,19 @@ extension HTTPServer {
         if let upload, let pending = upload.pending {
             // Called again after a blocking handler resumed the connection.
             upload.pending = nil
-            return server.queue(pending, on: connection, method: method, url: url, requestID: upload.requestID)
+            return server.queue(
+                pending,
+                on: connection,
+                method: method,
+                url: url,
+                requestID: upload.requestID,
+                route: upload.route,
+                requestMethod: upload.method,
+                started: upload.started
+            )
         }
+        // The last call for this request: the clock starts here (the body, if any, is read).
+        let started = server.startTime()
         let requestID = server.requestID(connection)
         if let upload, upload.tooLarge {
             return server.queue(
@@ -111,7 +128,8 @@ extension HTTPServer {
                 on: connection,
                 method: method,
                 url: url,
-                requestID: requestID
+                requestID: requestID,
+                started: started
             )
         }
         let request: HTTPRequest
@@ -129,12 +147,23 @@ extension HTTPServer {
                 on: connection,
                 method: method,
                 url: url,
-                requestID: requestID
+                requestID: requestID,
+                started: started
             )
         }
-        switch server.dispatch(request) {
+        let (dispatch, route) = server.dispatch(request)
+        switch dispatch {
         case .respond(let response):
-            return server.queue(response, on: connection, method: method, url: url, requestID: requestID)
+            return server.queue(
+                response,
+                on: connection,
+                method: method,
+                url: url,
+                requestID: requestID,
+                route: route,
+                requestMethod: request.method,
+                started: started
+            )
         case .offload(let handler, let routed):
             let holder: UploadState
             if let upload {
@@ -144,6 +173,9 @@ extension HTTPServer {
                 state.pointee = Unmanaged.passRetained(holder).toOpaque()
             }
             holder.requestID = requestID
+            holder.route = route
+            holder.method = request.method
+            holder.started = started
             holder.body = []
             let suspended = SuspendedConnection(pointer: connection)
             MHD_suspend_connection(connection)
@@ -173,6 +205,19 @@ extension HTTPServer {
     private static func lookupHeader(_ connection: OpaquePointer, _ name: String) -> String? {
         guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) else { return nil }
         return String(cString: value)
+    }
+
+    /// When the observer's clock starts for a request; 0 without an observer, to skip the clock.
+    private func startTime() -> Int64 {
+        observer == nil ? 0 : MonotonicClock.nanoseconds()
+    }
+
+    /// The route of a request answered before it was routed (400, 413), from its raw URL.
+    private func route(rawURL url: UnsafePointer<CChar>) -> String {
+        guard case .success(let path) = PercentDecoding.decode(String(cString: url)[...], plusIsSpace: false) else {
+            return HTTPExchange.unmatchedRoute
+        }
+        return router.pattern(for: path) ?? HTTPExchange.unmatchedRoute
     }
 
     private func requestID(_ connection: OpaquePointer) -> String {
@@ -263,13 +308,21 @@ extension HTTPServer {
         )
     }
 
-    /// Hands a response to MHD with `X-Request-ID` and logs the request.
+    /// Hands a response to MHD with `X-Request-ID`, logs the request and tells the observer.
+    /// - Parameters:
+    ///   - route: the pattern of the route; `nil` for a request answered before it was routed,
+    ///     whose route is then looked up from `url` (only when there is an observer).
+    ///   - requestMethod: the parsed method; `nil` to parse it from `method`.
+    ///   - started: what `startTime()` gave when the request's last call began.
     private func queue(
         _ response: HTTPResponse,
         on connection: OpaquePointer,
         method: UnsafePointer<CChar>,
         url: UnsafePointer<CChar>,
-        requestID: String
+        requestID: String,
+        route: String? = nil,
+        requestMethod: HTTPMethod? = nil,
+        started: Int64
     ) -> MHD_Result {
         let mhdResponse: OpaquePointer?
         switch response.body {
@@ -307,6 +360,16 @@ extension HTTPServer {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
         let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        if let observer, result == .YES {
+            observer(
+                HTTPExchange(
+                    route: route ?? self.route(rawURL: url),
+                    method: requestMethod ?? HTTPMethod(String(cString: method)),
+                    status: response.status,
+                    nanoseconds: MonotonicClock.nanoseconds() - started
+                )
+            )
+        }
         if logger.logLevel <= .info {
             logger.info(
                 "request",

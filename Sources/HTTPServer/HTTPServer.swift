@@ -18,6 +18,9 @@ package final class HTTPServer: Sendable {
         package let description: String
     }
 
+    /// Told about every response once it is queued, on the connection's thread: it must be quick.
+    package typealias Observer = @Sendable (HTTPExchange) -> Void
+
     package let configuration: HTTPServerConfiguration
     let router: Router
     let logger: Logger
@@ -26,11 +29,23 @@ package final class HTTPServer: Sendable {
     let isDraining = Atomic<Bool>(false)
     /// Where blocking handlers run while their connection is suspended.
     let blockingQueue = DispatchQueue(label: "http.blocking-handlers", attributes: .concurrent)
+    let observer: Observer?
 
-    package init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
+    /// - Parameter observer: called once per response, including the 400, 404, 405 and 413 the
+    ///   server answers itself; `nil` costs nothing per request.
+    package init(configuration: HTTPServerConfiguration, router: Router, logger: Logger, observer: Observer? = nil) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        self.observer = observer
+    }
+
+    /// Connections open now, as libmicrohttpd counts them (0 when not running).
+    ///
+    /// Asked under the daemon lock: MHD sums its workers' counts into one shared field, so two
+    /// callers must not overlap (and `shutdown()` takes the handle before stopping the daemon).
+    package var openConnections: Int {
+        daemon.withLock { handle in handle.map { Int(CMicroHTTPD_currentConnections($0.pointer)) } ?? 0 }
     }
 
     /// Binds and starts the worker threads.
@@ -119,8 +134,13 @@ package final class HTTPServer: Sendable {
 
     /// Routes a parsed request: answers 404/405 itself, runs a fast handler now, and hands a
     /// blocking one back to be run on `blockingQueue`.
-    func dispatch(_ request: HTTPRequest) -> Dispatch {
-        let (match, blocking) = router.resolve(method: request.method, path: request.path)
+    /// - Returns: that, and the pattern of the route (`HTTPExchange.unmatchedRoute` when none).
+    func dispatch(_ request: HTTPRequest) -> (dispatch: Dispatch, route: String) {
+        let (match, blocking, pattern) = router.resolve(method: request.method, path: request.path)
+        return (dispatch(request, match: match, blocking: blocking), pattern ?? HTTPExchange.unmatchedRoute)
+    }
+
+    private func dispatch(_ request: HTTPRequest, match: Router.Match, blocking: Bool) -> Dispatch {
         switch match {
         case .handler(let handler, let parameters):
             var routed = request

@@ -17,6 +17,8 @@ package struct Router: Sendable {
     }
 
     private struct Route: Sendable {
+        /// As registered: what metrics label requests with.
+        var pattern: String
         var segments: [Segment]
         var handlers: [(method: HTTPMethod, handler: Handler, blocking: Bool)]
     }
@@ -45,13 +47,15 @@ package struct Router: Sendable {
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
-            staticRoutes[pattern, default: Route(segments: segments, handlers: [])].handlers.append(
+            staticRoutes[pattern, default: Route(pattern: pattern, segments: segments, handlers: [])].handlers.append(
                 (method, handler, blocking)
             )
         } else if let index = parameterRoutes.firstIndex(where: { $0.segments == segments }) {
             parameterRoutes[index].handlers.append((method, handler, blocking))
         } else {
-            parameterRoutes.append(Route(segments: segments, handlers: [(method, handler, blocking)]))
+            parameterRoutes.append(
+                Route(pattern: pattern, segments: segments, handlers: [(method, handler, blocking)])
+            )
         }
     }
 
@@ -59,8 +63,15 @@ package struct Router: Sendable {
         resolve(method: method, path: path).match
     }
 
-    /// The match, and whether its handler is blocking.
-    func resolve(method: HTTPMethod, path: String) -> (match: Match, blocking: Bool) {
+    /// The pattern of the route `path` belongs to (`/v1/templates/{id}` for
+    /// `/v1/templates/abc`), whatever the method; `nil` when no route matches. Metrics label
+    /// requests with it rather than with the path, which would make a series per template id.
+    package func pattern(for path: String) -> String? {
+        resolve(method: .get, path: path).pattern
+    }
+
+    /// The match, whether its handler is blocking, and the pattern of the route (`nil` when none).
+    func resolve(method: HTTPMethod, path: String) -> (match: Match, blocking: Bool, pattern: String?) {
         if let route = staticRoutes[path] {
             return Self.select(route, method: method, parameters: [:])
         }
@@ -78,23 +89,23 @@ package struct Router: Sendable {
             }
             return Self.select(route, method: method, parameters: parameters)
         }
-        return (.notFound, false)
+        return (.notFound, false, nil)
     }
 
     private static func select(
         _ route: Route,
         method: HTTPMethod,
         parameters: [String: String]
-    ) -> (match: Match, blocking: Bool) {
+    ) -> (match: Match, blocking: Bool, pattern: String?) {
         let wanted = method == .head ? HTTPMethod.get : method
         if let entry = route.handlers.first(where: { $0.method == method || $0.method == wanted }) {
-            return (.handler(entry.handler, parameters: parameters), entry.blocking)
+            return (.handler(entry.handler, parameters: parameters), entry.blocking, route.pattern)
         }
         var allowed: [HTTPMethod] = []
         for entry in route.handlers {
             allowed.append(entry.method)
             if entry.method == .get { allowed.append(.head) }
         }
-        return (.methodNotAllowed(allowed: allowed), false)
+        return (.methodNotAllowed(allowed: allowed), false, route.pattern)
     }
 }

@@ -27,6 +27,14 @@ it (If-Match), provokes 400, 401, 404, 405, 412, 413, 415, 422 and 428, reads th
 revision, the audit log, the locales and pages of the listing, deletes it, restores it with a
 rollback and deletes it again; every response is judged against the document as above.
 
+It also posts analytics events (POST /v1/events, no token): a batch with good, duplicate and bad
+events (fresh random UUIDs, `occurredAt` now, a unique `appVersion`), the same batch again, single
+events (one with a device clock an hour ahead and `sentAt`), and provokes 400, 405, 413 and 415.
+With an admin token it then reads the analytics summary (every `groupBy`, a `from`/`to` window,
+bad parameters, 401) and pages through the NDJSON export with `after`/`limit` and X-Next-Cursor
+until this run's events are found; every NDJSON line is validated against the media type's
+`x-itemSchema` (the line schema).
+
 It also validates every example in the document against its schema. One line per check; the last
 line is `N passed, M failed`; the exit status is 1 when anything failed.
 
@@ -46,7 +54,9 @@ import select
 import socket
 import sys
 import urllib.parse
+import uuid
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,6 +66,18 @@ from openapi_schema_validator import OAS31Validator, validate
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+# Series GET /metrics has from the start (the README's "Metrics" lists them).
+METRIC_SERIES = (
+    "http_requests_total",
+    "http_open_connections",
+    "catalogue_revision",
+    "catalogue_templates",
+    "store_commit_duration_seconds",
+    "events_total",
+)
+# The schema of each line of a sequential media type such as application/x-ndjson (OpenAPI 3.2's
+# `itemSchema`, as an extension in 3.1).
+ITEM_SCHEMA = "x-itemSchema"
 ANNOTATIONS = {"description", "summary", "title", "default", "example", "examples", "deprecated", "$comment"}
 
 
@@ -235,6 +257,25 @@ def schema_error(instance: Any, schema: dict[str, Any]) -> str | None:
     return None
 
 
+def parse_lines(text: str, item_schema: dict[str, Any]) -> tuple[list[Any], list[str]]:
+    """The JSON values of an NDJSON text, and what is wrong with any line (not JSON, not the schema)."""
+    values: list[Any] = []
+    problems: list[str] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line == "":
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as error:
+            problems.append(f"line {number} is not JSON: {error}")
+            continue
+        values.append(value)
+        error = schema_error(value, item_schema)
+        if error:
+            problems.append(f"line {number} {error}")
+    return values, problems
+
+
 def parse_media_type(value: str) -> tuple[str, dict[str, str]]:
     essence, _, rest = value.partition(";")
     params: dict[str, str] = {}
@@ -360,6 +401,13 @@ class Checker:
         if schema is not None:
             error = schema_error(parsed, schema)
             check(f"{label}: body matches the {media} schema", error is None, error or "")
+        item_schema = content[media].get(ITEM_SCHEMA)
+        if item_schema is not None and isinstance(parsed, str):
+            # A sequential media type (NDJSON): every line is one JSON value of the line schema.
+            lines, problems = parse_lines(parsed, item_schema)
+            check(f"{label}: every line ends with a newline", parsed == "" or parsed.endswith("\n"), f"{parsed[-40:]!r}")
+            check(f"{label}: all {len(lines)} lines match the {ITEM_SCHEMA}", not problems, "; ".join(problems[:3]))
+            return lines
         if is_json(media) and isinstance(parsed, dict) and parse_media_type(media)[0] == "application/problem+json":
             check(f"{label}: problem status equals the HTTP status", parsed.get("status") == response.status, f"{parsed.get('status')!r}")
             check(
@@ -401,6 +449,13 @@ class Checker:
                     for name, value in examples.items():
                         error = schema_error(value, schema)
                         self.report.check(f"example {where}/{name} matches its schema", error is None, error or "")
+                        if isinstance(node.get(ITEM_SCHEMA), dict) and isinstance(value, str):
+                            lines, problems = parse_lines(value, self.spec.resolve(node[ITEM_SCHEMA]))
+                            self.report.check(
+                                f"example {where}/{name}: its {len(lines)} lines match the {ITEM_SCHEMA}",
+                                bool(lines) and not problems,
+                                "; ".join(problems[:3]) or "no lines",
+                            )
                 for key, value in node.items():
                     visit(value, f"{where}/{key}")
             elif isinstance(node, list):
@@ -461,6 +516,24 @@ def run_all(checker: Checker, body_limit: int) -> None:
     run(Case("liveness", "HEAD", "/healthz", 200))
     run(Case("readiness", "GET", "/readyz", 200))
     run(Case("readiness", "HEAD", "/readyz", 200))
+    run(
+        Case(
+            "metrics",
+            "GET",
+            "/metrics",
+            200,
+            extra=[
+                header_is("Cache-Control", "no-store"),
+                body_field(
+                    "counts requests by route pattern",
+                    lambda text: 'http_requests_total{route="/healthz",method="GET",status="200"} ' in text,
+                ),
+                body_field("has every fixed series", lambda text: all(f"# TYPE {name} " in text for name in METRIC_SERIES)),
+            ],
+        )
+    )
+    run(Case("metrics", "HEAD", "/metrics", 200))
+    run(Case("method not allowed", "POST", "/metrics", 405, headers={"Content-Type": "text/plain"}, body=b"x", extra=[problem_type("method-not-allowed")]))
 
     served, text = run(Case("document", "GET", "/openapi.yaml", 200))
     if served.status == 200 and isinstance(text, str):
@@ -647,7 +720,8 @@ def run_all(checker: Checker, body_limit: int) -> None:
 def problem_pointers(*pointers: str):
     def expectation(_: Response, parsed: Any) -> tuple[str, bool, str]:
         found = {error.get("pointer") for error in (parsed or {}).get("errors", [])} if isinstance(parsed, dict) else set()
-        return f"errors point at {', '.join(pointers)}", set(pointers) <= found, f"pointers {sorted(p for p in found if p is not None)}"
+        named = ", ".join(pointer or '""' for pointer in pointers)
+        return f"errors point at {named}", set(pointers) <= found, f"pointers {sorted(p for p in found if p is not None)}"
 
     return expectation
 
@@ -931,6 +1005,244 @@ def run_admin(checker: Checker, token: str, body_limit: int) -> None:
     check(f"admin clean up: {tid} is deleted", current.status == 404, f"GET {one} answers {current.status}")
 
 
+# ---------------------------------------------------------------------------------------------
+# Analytics events: POST /v1/events (no token), and with a token the admin summary and export
+
+
+EVENT_TEMPLATE = "connectionRefused"  # a built-in template…
+EVENT_ACTION = "retry"  # …and one of its actions
+
+
+def rfc3339(moment: datetime) -> str:
+    """RFC 3339 in UTC with milliseconds, as apps send it."""
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_rfc3339(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@dataclass
+class EventRun:
+    """What run_events stored, for run_analytics to find again."""
+
+    app_version: str
+    stored: dict[str, dict[str, Any]]  # id → the event as sent
+    skewed_id: str
+    not_stored: list[str]
+    sent_at: datetime
+
+
+def run_events(checker: Checker, body_limit: int) -> EventRun:
+    """POST /v1/events: a batch with good, duplicate and bad events, a single event, and what is refused."""
+    run = checker.run
+    as_json = {"Content-Type": "application/json"}
+
+    def body(value: Any) -> bytes:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+    # The copy the "app" shows, and its ETag: the events say which copy was shown.
+    shown = checker.client.send("GET", f"/v1/templates/{EVENT_TEMPLATE}?locale=fr&platform=ios")
+    etag = shown.header("ETag") if shown.status == 200 else None
+    app_version = f"openapi-check-{secrets.token_hex(4)}"
+    session = secrets.token_hex(8)
+    started = datetime.now(timezone.utc)
+    now = rfc3339(started)
+    print(f"events: appVersion {app_version}")
+
+    def event(kind: str = "displayed", **members: Any) -> dict[str, Any]:
+        value: dict[str, Any] = {
+            "id": str(uuid.uuid4()),
+            "type": kind,
+            "templateId": EVENT_TEMPLATE,
+            "revision": 1,
+            "locale": "fr",
+            "platform": "ios",
+            "appVersion": app_version,
+            "sessionId": session,
+            "occurredAt": now,
+        }
+        if etag:
+            value["etag"] = etag
+        if kind == "actionTapped":
+            value["actionId"] = EVENT_ACTION
+        value.update(members)
+        return {key: member for key, member in value.items() if member is not None}
+
+    def counts(accepted: int, duplicates: int, rejected: list[int]):
+        return body_field(
+            f"accepted {accepted}, duplicates {duplicates}, rejected {rejected}",
+            lambda b: b["accepted"] == accepted and b["duplicates"] == duplicates and [r["index"] for r in b["rejected"]] == rejected,
+        )
+
+    def reason_starts(index: int, prefix: str):
+        return body_field(
+            f"rejected[{index}] reason starts with {prefix}",
+            lambda b: next((r for r in b["rejected"] if r["index"] == index), {}).get("reason", "").startswith(prefix),
+        )
+
+    displayed = event()
+    tapped = event("actionTapped")
+    bad = event("actionTapped", actionId="noSuchAction")
+    batch = {"events": [displayed, tapped, dict(displayed), bad]}
+    run(Case("events batch", "POST", "/v1/events", 202, headers=as_json, body=body(batch), extra=[counts(2, 1, [3]), reason_starts(3, "/events/3/actionId"), header_is("Cache-Control", "no-store")]))
+    run(Case("events batch retried", "POST", "/v1/events", 202, headers=as_json, body=body(batch), extra=[counts(0, 3, [3])]))
+
+    single = event(sentAt=now)
+    run(Case("events single", "POST", "/v1/events", 202, headers={**as_json, "X-Request-ID": "openapi-check-events"}, body=body(single), extra=[counts(1, 0, []), header_is("X-Request-ID", "openapi-check-events")]))
+    # A device whose clock is an hour ahead: sentAt corrects occurredAt to the server's time.
+    ahead = rfc3339(started + timedelta(hours=1))
+    skewed = event(occurredAt=ahead, sentAt=ahead)
+    run(Case("events clock skew", "POST", "/v1/events", 202, headers={**as_json, "Content-Type": "application/json; charset=utf-8"}, body=body(skewed), extra=[counts(1, 0, [])]))
+    future = event(occurredAt=ahead)
+    run(Case("events in the future", "POST", "/v1/events", 202, headers=as_json, body=body(future), extra=[counts(0, 0, [0]), reason_starts(0, "/occurredAt")]))
+    unshown = event(revision=None, etag=None)
+    run(Case("events no revision or etag", "POST", "/v1/events", 202, headers=as_json, body=body(unshown), extra=[counts(0, 0, [0]), reason_starts(0, "/revision")]))
+
+    # Refused requests store nothing.
+    refused = event()
+    run(Case("events not JSON type", "POST", "/v1/events", 415, headers={"Content-Type": "text/plain"}, body=body(refused), extra=[problem_type("unsupported-media-type")]))
+    run(Case("events malformed JSON", "POST", "/v1/events", 400, headers=as_json, body=b'{"events": [', extra=[problem_type("invalid-json")]))
+    run(Case("events not an event shape", "POST", "/v1/events", 400, headers=as_json, body=body([refused]), extra=[problem_type("invalid-body"), problem_pointers("")]))
+    run(Case("events not an array", "POST", "/v1/events", 400, headers=as_json, body=body({"events": refused}), extra=[problem_type("invalid-body"), problem_pointers("/events")]))
+    run(Case("events over 500", "POST", "/v1/events", 413, headers=as_json, body=body({"events": [{}] * 501}), extra=[problem_type("payload-too-large"), problem_pointers("")]))
+    if body_limit > 0:
+        run(Case("events body over the server limit", "POST", "/v1/events", 413, oversized=body_limit + 1, extra=[problem_type("payload-too-large")]))
+    run(Case("events method not allowed", "GET", "/v1/events", 405, extra=[problem_type("method-not-allowed"), allow_is("POST")]))
+    run(Case("events method not allowed", "HEAD", "/v1/events", 405, extra=[allow_is("POST")]))
+
+    stored = {e["id"]: e for e in (displayed, tapped, single, skewed)}
+    not_stored = [bad["id"], future["id"], unshown["id"], refused["id"]]
+    return EventRun(app_version, stored, skewed["id"], not_stored, started)
+
+
+def run_analytics(checker: Checker, token: str, events: EventRun) -> None:
+    """The admin summary (every groupBy, a window, bad parameters) and the NDJSON export, paged."""
+    run = checker.run
+    check = checker.report.check
+    auth = {"Authorization": f"Bearer {token}"}
+    summary = "/v1/admin/analytics/summary"
+    export = "/v1/admin/analytics/events"
+    challenge = header_is("WWW-Authenticate", 'Bearer realm="empty-state-admin"')
+    mine = events.app_version
+
+    run(Case("analytics no token", "GET", summary, 401, extra=[problem_type("unauthorized"), challenge]))
+    run(Case("analytics no token", "HEAD", summary, 401, extra=[challenge]))
+    run(Case("analytics no token", "GET", export, 401, extra=[problem_type("unauthorized"), challenge]))
+    run(Case("analytics wrong token", "GET", export, 401, headers={"Authorization": "Bearer " + "0" * 64}, extra=[problem_type("unauthorized")]))
+
+    def group(body: Any, key: str) -> dict[str, Any]:
+        return next((g for g in body["groups"] if g["key"] == key), {})
+
+    run(
+        Case(
+            "analytics summary",
+            "GET",
+            summary,
+            200,
+            headers=auth,
+            extra=[
+                header_is("Cache-Control", "no-store"),
+                body_field("no groupBy, no groups", lambda b: b["groupBy"] is None and b["groups"] == [] and b["templateId"] is None),
+                body_field("totals count this run", lambda b: b["totals"]["displays"] >= 3 and b["totals"]["tapsByAction"].get(EVENT_ACTION, 0) >= 1),
+                body_field("the window is 7 days", lambda b: parse_rfc3339(b["to"]) - parse_rfc3339(b["from"]) == timedelta(days=7)),
+            ],
+        )
+    )
+    run(Case("analytics summary", "HEAD", summary, 200, headers=auth))
+    groupings = checker.spec.doc["components"]["schemas"]["AnalyticsGrouping"]["enum"]
+    today = events.sent_at.strftime("%Y-%m-%d")
+    expected_key = {"template": EVENT_TEMPLATE, "action": EVENT_ACTION, "locale": "fr", "platform": "ios", "appVersion": mine, "day": today}
+    for grouping in groupings:
+        extra = [body_field(f"groupBy is {grouping}", lambda b, g=grouping: b["groupBy"] == g)]
+        if grouping in expected_key:
+            key = expected_key[grouping]
+            extra.append(body_field(f"a group {key!r}", lambda b, k=key: any(g["key"] == k for g in b["groups"])))
+        if grouping == "appVersion":
+            extra.append(
+                body_field(
+                    "this run: 3 displays, 1 tap on retry, rate 0.3333",
+                    lambda b: (lambda g: (g["displays"], g["taps"], g["tapsByAction"], g["tapThroughRate"]) == (3, 1, {EVENT_ACTION: 1}, 0.3333))(group(b, mine)),
+                )
+            )
+        if grouping == "action":
+            extra.append(body_field("displays count in totals only", lambda b: all(g["displays"] == 0 for g in b["groups"]) and b["totals"]["displays"] > 0))
+        run(Case(f"analytics summary by {grouping}", "GET", f"{summary}?groupBy={grouping}", 200, headers=auth, extra=extra))
+
+    start = rfc3339(events.sent_at - timedelta(minutes=10))
+    end = rfc3339(datetime.now(timezone.utc) + timedelta(minutes=10))
+    window = f"{summary}?from={start}&to={end}&templateId={EVENT_TEMPLATE}&groupBy=appVersion"
+    run(
+        Case(
+            "analytics summary window",
+            "GET",
+            window,
+            200,
+            headers=auth,
+            extra=[
+                body_field("echoes from, to and templateId", lambda b: (b["from"], b["to"], b["templateId"]) == (start, end, EVENT_TEMPLATE)),
+                body_field("this run: 3 displays, 1 tap", lambda b: (group(b, mine)["displays"], group(b, mine)["taps"]) == (3, 1)),
+            ],
+        )
+    )
+    run(
+        Case(
+            "analytics summary empty window",
+            "GET",
+            f"{summary}?from=2001-01-01T00:00:00Z&to=2001-01-02T00:00:00%2B01:00&groupBy=locale",
+            200,
+            headers=auth,
+            extra=[body_field("nothing counted", lambda b: b["totals"] == {"displays": 0, "taps": 0, "tapThroughRate": 0, "tapsByAction": {}} and b["groups"] == [])],
+        )
+    )
+    run(Case("analytics summary bad groupBy", "GET", f"{summary}?groupBy=weekday", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("groupBy")]))
+    run(Case("analytics summary bad groupBy", "HEAD", f"{summary}?groupBy=weekday", 400, headers=auth))
+    run(Case("analytics summary bad from", "GET", f"{summary}?from=yesterday", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("from")]))
+    run(Case("analytics summary from after to", "GET", f"{summary}?from={end}&to={start}", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("from")]))
+    run(Case("analytics method not allowed", "POST", summary, 405, headers={**auth, "Content-Type": "application/json"}, body=b"{}", extra=[allow_is("GET", "HEAD")]))
+
+    # The export: one line, then page on from its cursor until this run's events are all seen.
+    def cursor_follows(after: int, limit: int):
+        def expectation(response: Response, lines: Any) -> tuple[str, bool, str]:
+            cursors = [line["cursor"] for line in lines or []]
+            ok = cursors == sorted(set(cursors)) and all(c > after for c in cursors) and len(cursors) <= limit
+            ok = ok and response.header("X-Next-Cursor") == str(cursors[-1] if cursors else after)
+            return f"cursors after {after}, increasing, at most {limit}; X-Next-Cursor is the last", ok, f"cursors {cursors[:5]}… X-Next-Cursor {response.header('X-Next-Cursor')!r}"
+
+        return expectation
+
+    first, lines = run(Case("analytics export", "GET", f"{export}?limit=1", 200, headers=auth, extra=[cursor_follows(0, 1), body_field("one line", lambda b: len(b) == 1)]))
+    run(Case("analytics export", "HEAD", f"{export}?limit=1", 200, headers=auth, extra=[header_is("X-Next-Cursor", first.header("X-Next-Cursor"), "equals the GET's")]))
+    seen: dict[str, dict[str, Any]] = {line["id"]: line for line in lines} if isinstance(lines, list) else {}
+    after = int(first.header("X-Next-Cursor") or 0)
+    for _ in range(100):
+        if set(events.stored) <= set(seen):
+            break
+        response, page = run(Case("analytics export page", "GET", f"{export}?after={after}&limit=1000", 200, headers=auth, extra=[cursor_follows(after, 1000)]))
+        if not isinstance(page, list) or not page:
+            break
+        seen.update((line["id"], line) for line in page)
+        after = int(response.header("X-Next-Cursor") or after)
+    check("analytics export: this run's stored events are exported", set(events.stored) <= set(seen), f"missing {sorted(set(events.stored) - set(seen))}")
+    check("analytics export: rejected and refused events are not", not set(events.not_stored) & set(seen), f"exported {sorted(set(events.not_stored) & set(seen))}")
+    if set(events.stored) <= set(seen):
+        for event_id, sent in events.stored.items():
+            line = seen[event_id]
+            same = all(line.get(name) == sent.get(name) for name in ("type", "templateId", "revision", "etag", "locale", "platform", "appVersion", "actionId", "sessionId"))
+            check(f"analytics export: {sent['type']} {event_id} is exported as sent", same, json.dumps(line)[:300])
+        skewed = seen[events.skewed_id]
+        corrected = abs(parse_rfc3339(skewed["occurredAt"]) - parse_rfc3339(skewed["receivedAt"])) < timedelta(minutes=1)
+        check("analytics export: sentAt corrected the clock skew", corrected and -3_660_000 < skewed["clockSkewMs"] < -3_540_000, json.dumps(skewed))
+    far = 9_000_000_000_000_000_000
+    run(Case("analytics export past the end", "GET", f"{export}?after={far}", 200, headers=auth, extra=[body_field("no lines", lambda b: b == []), header_is("X-Next-Cursor", str(far))]))
+    run(Case("analytics export bad limit", "GET", f"{export}?limit=0", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("limit")]))
+    run(Case("analytics export limit too big", "GET", f"{export}?limit=10001", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("limit")]))
+    run(Case("analytics export bad after", "GET", f"{export}?after=-1", 400, headers=auth, extra=[problem_type("invalid-parameter"), first_error_parameter("after")]))
+    run(Case("analytics export bad after", "HEAD", f"{export}?after=x", 400, headers=auth))
+    run(Case("analytics method not allowed", "DELETE", export, 405, headers=auth, extra=[allow_is("GET", "HEAD")]))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True, help="the running server, e.g. http://127.0.0.1:8080")
@@ -955,8 +1267,10 @@ def main(argv: list[str] | None = None) -> int:
     checker = Checker(spec, Client(args.base_url, args.timeout), report)
     checker.check_examples()
     run_all(checker, args.body_limit)
+    events = run_events(checker, args.body_limit)
     if token:
         run_admin(checker, token, args.body_limit)
+        run_analytics(checker, token, events)
     print(f"{report.passed} passed, {report.failed} failed")
     return 1 if report.failed else 0
 

@@ -82,6 +82,7 @@ expect_match "shutdown is logged" "shutting down" "$(cat "$SERVER_LOG")"
 source "$HERE/startup.sh"
 # shellcheck source=Tests/integration/admin_roles.sh
 source "$HERE/admin_roles.sh"
+source "$HERE/events_durability.sh"
 
 echo
 echo "$PASSED passed, $FAILED failed"

@@ -1,0 +1,151 @@
+import HTTPServer
+import Metrics
+import Synchronization
+
+import class Prometheus.PrometheusCollectorRegistry
+import struct Prometheus.PrometheusMetricsFactory
+
+/// The service's Prometheus metrics, kept through the swift-metrics API and served at
+/// `GET /metrics`.
+///
+/// Every handle is made by a `PrometheusMetricsFactory` bound to `registry`, which this instance
+/// owns: nothing goes through `MetricsSystem.bootstrap`, so several applications in one process
+/// (tests) each count their own. The series are listed in the README's "Metrics" section.
+package final class ServiceMetrics: Sendable {
+    /// Request latency buckets: a pre-rendered template is answered in tens of microseconds, an
+    /// admin write waits for an fsync.
+    static let requestBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5),
+    ]
+    /// Store commit buckets: an fsync on an SSD takes from a fraction of a millisecond, a busy disk seconds.
+    static let commitBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+    ]
+    /// The `store` label values whose commit histograms exist from the start.
+    static let stores = ["templates", "events"]
+
+    /// Holds every series; `GET /metrics` emits it.
+    package let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+
+    /// One series of `http_requests_total`, and its route's latency histogram.
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+    private struct RequestSeries: Sendable {
+        let requests: Counter
+        let duration: Timer
+    }
+    /// Made on a key's first request, then only looked up: a request creates no metric objects.
+    private let requestSeries = Mutex<[RequestKey: RequestSeries]>([:])
+
+    private let openConnections: Gauge
+    private let catalogueRevision: Gauge
+    private let catalogueTemplates: Gauge
+    private let eventsAccepted: Counter
+    private let eventsDuplicate: Counter
+    private let eventsRejected: Counter
+    private let commitDurations: [String: Timer]
+    /// Read at each scrape for `http_open_connections`; set once the server exists.
+    private let connectionCount = Mutex<(@Sendable () -> Int)?>(nil)
+
+    /// Registers every series that exists before its first event, so each is scraped (at 0) from
+    /// the start.
+    package init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets = [
+            "http_request_duration_seconds": Self.requestBuckets,
+            "store_commit_duration_seconds": Self.commitBuckets,
+        ]
+        self.factory = factory
+        openConnections = Gauge(label: "http_open_connections", factory: factory)
+        catalogueRevision = Gauge(label: "catalogue_revision", factory: factory)
+        catalogueTemplates = Gauge(label: "catalogue_templates", factory: factory)
+        eventsAccepted = Counter(label: "events_total", dimensions: [("outcome", "accepted")], factory: factory)
+        eventsDuplicate = Counter(label: "events_total", dimensions: [("outcome", "duplicate")], factory: factory)
+        eventsRejected = Counter(label: "events_total", dimensions: [("outcome", "rejected")], factory: factory)
+        var commitDurations: [String: Timer] = [:]
+        for store in Self.stores {
+            commitDurations[store] = Timer(
+                label: "store_commit_duration_seconds",
+                dimensions: [("store", store)],
+                factory: factory
+            )
+        }
+        self.commitDurations = commitDurations
+    }
+
+    /// Counts and times one response; `HTTPServer`'s observer. Runs on every request: one
+    /// dictionary lookup under a lock, an atomic increment and a histogram update.
+    package func record(_ exchange: HTTPExchange) {
+        let key = RequestKey(route: exchange.route, method: Self.label(exchange.method), status: exchange.status)
+        let series = requestSeries.withLock { cache in
+            if let known = cache[key] { return known }
+            let made = RequestSeries(
+                requests: Counter(
+                    label: "http_requests_total",
+                    dimensions: [("route", key.route), ("method", key.method), ("status", String(key.status))],
+                    factory: factory
+                ),
+                duration: Timer(
+                    label: "http_request_duration_seconds",
+                    dimensions: [("route", key.route)],
+                    factory: factory
+                )
+            )
+            cache[key] = made
+            return made
+        }
+        series.requests.increment()
+        series.duration.recordNanoseconds(exchange.nanoseconds)
+    }
+
+    /// Counts the outcome of one batch of analytics events.
+    package func recordEvents(accepted: Int, duplicates: Int, rejected: Int) {
+        if accepted > 0 { eventsAccepted.increment(by: accepted) }
+        if duplicates > 0 { eventsDuplicate.increment(by: duplicates) }
+        if rejected > 0 { eventsRejected.increment(by: rejected) }
+    }
+
+    /// Records the duration of one write transaction of `store` (`templates` or `events`).
+    package func recordCommit(store: String, seconds: Double) {
+        let timer =
+            commitDurations[store]
+            ?? Timer(label: "store_commit_duration_seconds", dimensions: [("store", store)], factory: factory)
+        timer.recordSeconds(seconds)
+    }
+
+    /// Sets where `http_open_connections` is read from at each scrape.
+    package func countOpenConnections(with source: @escaping @Sendable () -> Int) {
+        connectionCount.withLock { $0 = source }
+    }
+
+    /// `GET /metrics`: samples the gauges, then emits every series in the Prometheus text format.
+    /// - Parameter catalogue: the snapshot being served, for `catalogue_revision` and `catalogue_templates`.
+    func scrape(catalogue: CatalogueSnapshot) -> HTTPResponse {
+        if let count = connectionCount.withLock({ $0 }) { openConnections.record(count()) }
+        catalogueRevision.record(catalogue.revisions.values.reduce(0, +))
+        catalogueTemplates.record(catalogue.catalogue.templates.count)
+        var text: [UInt8] = []
+        text.reserveCapacity(32 * 1024)
+        registry.emit(into: &text)
+        return HTTPResponse(
+            status: 200,
+            headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: .bytes(text)
+        )
+    }
+
+    /// The `method` label: methods the router does not know are one value, so a client cannot
+    /// create series by inventing methods.
+    private static func label(_ method: HTTPMethod) -> String {
+        if case .other = method { return "other" }
+        return method.description
+    }
+}
