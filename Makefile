@@ -51,6 +51,7 @@ format:
 bench: deps
 	bash Benchmarks/run.sh
 	python3 Benchmarks/publish.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/events.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 
 clean:
 	rm -rf .build
