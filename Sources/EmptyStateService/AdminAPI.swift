@@ -16,32 +16,36 @@ struct AdminAPI: Sendable {
     static let defaultPageSize = 50
 
     func register(on router: inout Router) {
-        router.get("/v1/admin/templates", blocking: true) { request in guarded(request, .viewer) { _ in list(request) }
+        router.get("/v1/admin/templates", blocking: true) { request in
+            authorization.guarded(request, .viewer) { _ in list(request) }
         }
         router.get("/v1/admin/templates/{id}", blocking: true) { request in
-            guarded(request, .viewer) { _ in get(request) }
+            authorization.guarded(request, .viewer) { _ in get(request) }
         }
         router.add(.put, "/v1/admin/templates/{id}", blocking: true) { request in
-            guarded(request, .editor) { put(request, actor: $0) }
+            authorization.guarded(request, .editor) { put(request, actor: $0) }
         }
         router.add(.delete, "/v1/admin/templates/{id}", blocking: true) { request in
-            guarded(request, .editor) { delete(request, actor: $0) }
+            authorization.guarded(request, .editor) { delete(request, actor: $0) }
         }
         router.add(.put, "/v1/admin/templates/{id}/strings/{locale}", blocking: true) { request in
-            guarded(request, .editor) { putStrings(request, actor: $0) }
+            authorization.guarded(request, .editor) { putStrings(request, actor: $0) }
         }
         router.get("/v1/admin/templates/{id}/revisions", blocking: true) { request in
-            guarded(request, .viewer) { _ in revisions(request) }
+            authorization.guarded(request, .viewer) { _ in revisions(request) }
         }
         router.get("/v1/admin/templates/{id}/revisions/{revision}", blocking: true) { request in
-            guarded(request, .viewer) { _ in revision(request) }
+            authorization.guarded(request, .viewer) { _ in revision(request) }
         }
         router.add(.post, "/v1/admin/templates/{id}/rollback", blocking: true) { request in
-            guarded(request, .editor) { rollback(request, actor: $0) }
+            authorization.guarded(request, .editor) { rollback(request, actor: $0) }
         }
-        router.get("/v1/admin/locales", blocking: true) { request in guarded(request, .viewer) { _ in locales(request) }
+        router.get("/v1/admin/locales", blocking: true) { request in
+            authorization.guarded(request, .viewer) { _ in locales(request) }
         }
-        router.get("/v1/admin/audit", blocking: true) { request in guarded(request, .viewer) { _ in audit(request) } }
+        router.get("/v1/admin/audit", blocking: true) { request in
+            authorization.guarded(request, .viewer) { _ in audit(request) }
+        }
     }
 
     // MARK: - Handlers
@@ -308,21 +312,6 @@ struct AdminAPI: Sendable {
     }
 
     // MARK: - Shared pieces
-
-    /// Runs `handler` when the token allows `role`; otherwise answers 401/403.
-    private func guarded(
-        _ request: HTTPRequest,
-        _ role: AdminToken.Role,
-        _ handler: (AdminToken) -> HTTPResponse
-    ) -> HTTPResponse {
-        switch authorization.authorize(request, needs: role) {
-        case .success(let token): return handler(token)
-        case .failure(let problem):
-            let extra: [(name: String, value: String)] =
-                problem.status == 401 ? [("WWW-Authenticate", #"Bearer realm="empty-state-admin""#)] : []
-            return problem.response(requestID: request.id, extraHeaders: extra)
-        }
-    }
 
     /// Maps every error of the admin API to its response, in one place.
     private func respond(_ request: HTTPRequest, _ body: () throws -> HTTPResponse) -> HTTPResponse {

@@ -189,15 +189,5 @@ fetch -X PUT -H "$ROLES_EDITOR" -H 'Content-Type: application/json' -H "If-Match
     -d "$(roles_fr "Après le redémarrage")" "$ROLES_API/templates/$ROLES_ID/strings/fr"
 expect_eq "restart: the store takes writes again" "200 \"r$((roles_current + 1))\"" "$STATUS $(header ETag)"
 
-kill -TERM "$SERVER_PID"
-status=""
-for _ in $(seq 1 150); do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-        wait "$SERVER_PID"
-        status=$?
-        break
-    fi
-    sleep 0.1
-done
-SERVER_PID=""
-expect_eq "roles server: SIGTERM exits 0" "0" "${status:-still running after 15 s}"
+stop_server
+expect_eq "roles server: SIGTERM exits 0" "0" "${STOP_STATUS:-still running after 15 s}"

@@ -159,15 +159,5 @@ fetch -X POST -H 'Content-Type: application/json' \
     -d "$(for _ in $(seq 1 3); do cat /proc/sys/kernel/random/uuid; done | evd_events)" "$BASE_URL/v1/events"
 expect_eq "events restart: new events are accepted" '202 {"accepted":3,"duplicates":0,"rejected":[]}' "$STATUS $(cat "$BODY")"
 
-kill -TERM "$SERVER_PID"
-status=""
-for _ in $(seq 1 150); do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-        wait "$SERVER_PID"
-        status=$?
-        break
-    fi
-    sleep 0.1
-done
-SERVER_PID=""
-expect_eq "events server: SIGTERM exits 0" "0" "${status:-still running after 15 s}"
+stop_server
+expect_eq "events server: SIGTERM exits 0" "0" "${STOP_STATUS:-still running after 15 s}"

@@ -45,6 +45,22 @@ start_server() {
     BASE_URL="http://127.0.0.1:$port"
 }
 
+# stop_server: SIGTERM the server, wait up to 15 s; sets STOP_STATUS to its exit status (empty if
+# it is still running).
+stop_server() {
+    kill -TERM "$SERVER_PID"
+    STOP_STATUS=""
+    for _ in $(seq 1 150); do
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+            wait "$SERVER_PID"
+            STOP_STATUS=$?
+            break
+        fi
+        sleep 0.1
+    done
+    SERVER_PID=""
+}
+
 SERVER_LOG="$WORK/server.log"
 start_server "$SERVER_LOG" --max-body-size 65536
 echo "server at $BASE_URL (pid $SERVER_PID)"
@@ -64,18 +80,8 @@ else
 fi
 
 echo "== shutdown"
-kill -TERM "$SERVER_PID"
-status=""
-for _ in $(seq 1 150); do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-        wait "$SERVER_PID"
-        status=$?
-        break
-    fi
-    sleep 0.1
-done
-SERVER_PID=""
-expect_eq "SIGTERM drains and exits 0" "0" "${status:-still running after 15 s}"
+stop_server
+expect_eq "SIGTERM drains and exits 0" "0" "${STOP_STATUS:-still running after 15 s}"
 expect_match "shutdown is logged" "shutting down" "$(cat "$SERVER_LOG")"
 
 # shellcheck source=Tests/integration/startup.sh
