@@ -12,6 +12,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // Swift cannot call C variadic functions; these non-variadic wrappers stand in for
 // MHD_start_daemon, MHD_get_daemon_info and MHD_get_connection_info.
@@ -91,6 +94,11 @@ static inline int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, c
         return -1;
     }
     return inet_ntop(address->sa_family, raw, buffer, capacity) == NULL ? -1 : 0;
+}
+
+/// Raises the calling thread's nice value (Linux schedules threads individually); 0 on success.
+static inline int CMicroHTTPD_lowerThreadPriority(int niceness) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), niceness);
 }
 
 #endif

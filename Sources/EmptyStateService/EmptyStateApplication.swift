@@ -163,7 +163,8 @@ package final class EmptyStateApplication: Sendable {
             logger: logger,
             onOutcome: { metrics.recordEvents(accepted: $0, duplicates: $1, rejected: $2) }
         )
-        router.add(.post, "/v1/events", blocking: true) { ingest.post($0) }
+        // Background: under CPU contention, serving templates to users comes before analytics.
+        router.add(.post, "/v1/events", background: true) { ingest.post($0) }
         AnalyticsAPI(store: events, authorization: authorization, logger: logger).register(on: &router)
         server = HTTPServer(
             configuration: configuration.http,

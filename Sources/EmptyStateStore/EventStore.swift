@@ -4,6 +4,10 @@ import GRDB
 import Logging
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Durable storage of analytics events, with group commit.
 ///
 /// `append` returns only once the events are committed (`synchronous=FULL`), so an event
@@ -123,6 +127,9 @@ package final class EventStore: Sendable {
     }
 
     private func writerLoop() {
+        // Inserting is CPU work that serving templates to users should come before: on Linux the
+        // nice value is per thread, and who = 0 is the calling one.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         while true {
             wake.wait()
             let group = queue.withLock { state -> [Submission] in

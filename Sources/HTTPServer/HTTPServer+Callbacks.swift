@@ -164,7 +164,7 @@ extension HTTPServer {
                 requestMethod: request.method,
                 started: started
             )
-        case .offload(let handler, let routed):
+        case .offload(let handler, let routed, let background):
             let holder: UploadState
             if let upload {
                 holder = upload
@@ -179,9 +179,14 @@ extension HTTPServer {
             holder.body = []
             let suspended = SuspendedConnection(pointer: connection)
             MHD_suspend_connection(connection)
-            server.blockingQueue.async {
+            let work: @Sendable () -> Void = {
                 holder.pending = handler(routed)
                 MHD_resume_connection(suspended.pointer)
+            }
+            if background {
+                server.backgroundWorkers.submit(work)
+            } else {
+                server.blockingQueue.async(execute: work)
             }
             return .YES
         }

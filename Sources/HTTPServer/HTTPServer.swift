@@ -29,6 +29,9 @@ package final class HTTPServer: Sendable {
     let isDraining = Atomic<Bool>(false)
     /// Where blocking handlers run while their connection is suspended.
     let blockingQueue = DispatchQueue(label: "http.blocking-handlers", attributes: .concurrent)
+    /// Where background handlers run: threads of their own at nice 19 (libdispatch shares its
+    /// threads across queues, so lowering one of those would leak to other work).
+    let backgroundWorkers = LowPriorityWorkers(threads: 16, label: "http-background")
     let observer: Observer?
 
     /// - Parameter observer: called once per response, including the 400, 404, 405 and 413 the
@@ -129,23 +132,27 @@ package final class HTTPServer: Sendable {
     /// What routing a request gave: a response now, or a blocking handler to run off MHD's threads.
     enum Dispatch {
         case respond(HTTPResponse)
-        case offload(Router.Handler, HTTPRequest)
+        case offload(Router.Handler, HTTPRequest, background: Bool)
     }
 
     /// Routes a parsed request: answers 404/405 itself, runs a fast handler now, and hands a
     /// blocking one back to be run on `blockingQueue`.
     /// - Returns: that, and the pattern of the route (`HTTPExchange.unmatchedRoute` when none).
     func dispatch(_ request: HTTPRequest) -> (dispatch: Dispatch, route: String) {
-        let (match, blocking, pattern) = router.resolve(method: request.method, path: request.path)
-        return (dispatch(request, match: match, blocking: blocking), pattern ?? HTTPExchange.unmatchedRoute)
+        let (match, execution, pattern) = router.resolve(method: request.method, path: request.path)
+        return (dispatch(request, match: match, execution: execution), pattern ?? HTTPExchange.unmatchedRoute)
     }
 
-    private func dispatch(_ request: HTTPRequest, match: Router.Match, blocking: Bool) -> Dispatch {
+    private func dispatch(_ request: HTTPRequest, match: Router.Match, execution: Router.Execution) -> Dispatch {
         switch match {
         case .handler(let handler, let parameters):
             var routed = request
             routed.pathParameters = parameters
-            return blocking ? .offload(handler, routed) : .respond(handler(routed))
+            switch execution {
+            case .inline: return .respond(handler(routed))
+            case .blocking: return .offload(handler, routed, background: false)
+            case .background: return .offload(handler, routed, background: true)
+            }
         case .notFound:
             return .respond(
                 ProblemDetails(

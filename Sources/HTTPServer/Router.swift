@@ -20,7 +20,7 @@ package struct Router: Sendable {
         /// As registered: what metrics label requests with.
         var pattern: String
         var segments: [Segment]
-        var handlers: [(method: HTTPMethod, handler: Handler, blocking: Bool)]
+        var handlers: [(method: HTTPMethod, handler: Handler, execution: Execution)]
     }
 
     /// Routes without parameters, by exact path, for a lookup without splitting.
@@ -33,28 +33,43 @@ package struct Router: Sendable {
         add(.get, pattern, blocking: blocking, handler)
     }
 
+    /// Where a handler runs.
+    package enum Execution: Sendable {
+        /// On the MHD thread: fast handlers that never wait.
+        case inline
+        /// On a worker thread with the connection suspended: handlers that wait (disk, fsync).
+        case blocking
+        /// Like `blocking`, on low-priority threads: work that must not take CPU from `inline`
+        /// routes when the machine is saturated (analytics ingestion vs serving templates).
+        case background
+    }
+
     /// Registers `handler` for `method` on `pattern` (`/v1/templates/{id}`).
-    /// - Parameter blocking: the handler waits (disk, fsync): the server runs it on a worker
-    ///   thread with the connection suspended, so MHD's threads keep serving other requests.
+    /// - Parameters:
+    ///   - blocking: the handler waits (disk, fsync): the server runs it on a worker thread with
+    ///     the connection suspended, so MHD's threads keep serving other requests.
+    ///   - background: run it blocking, at low priority.
     package mutating func add(
         _ method: HTTPMethod,
         _ pattern: String,
         blocking: Bool = false,
+        background: Bool = false,
         _ handler: @escaping Handler
     ) {
+        let execution: Execution = background ? .background : blocking ? .blocking : .inline
         let segments: [Segment] = pattern.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             staticRoutes[pattern, default: Route(pattern: pattern, segments: segments, handlers: [])].handlers.append(
-                (method, handler, blocking)
+                (method, handler, execution)
             )
         } else if let index = parameterRoutes.firstIndex(where: { $0.segments == segments }) {
-            parameterRoutes[index].handlers.append((method, handler, blocking))
+            parameterRoutes[index].handlers.append((method, handler, execution))
         } else {
             parameterRoutes.append(
-                Route(pattern: pattern, segments: segments, handlers: [(method, handler, blocking)])
+                Route(pattern: pattern, segments: segments, handlers: [(method, handler, execution)])
             )
         }
     }
@@ -70,8 +85,8 @@ package struct Router: Sendable {
         resolve(method: .get, path: path).pattern
     }
 
-    /// The match, whether its handler is blocking, and the pattern of the route (`nil` when none).
-    func resolve(method: HTTPMethod, path: String) -> (match: Match, blocking: Bool, pattern: String?) {
+    /// The match, where its handler runs, and the pattern of the route (`nil` when none).
+    func resolve(method: HTTPMethod, path: String) -> (match: Match, execution: Execution, pattern: String?) {
         if let route = staticRoutes[path] {
             return Self.select(route, method: method, parameters: [:])
         }
@@ -89,23 +104,23 @@ package struct Router: Sendable {
             }
             return Self.select(route, method: method, parameters: parameters)
         }
-        return (.notFound, false, nil)
+        return (.notFound, .inline, nil)
     }
 
     private static func select(
         _ route: Route,
         method: HTTPMethod,
         parameters: [String: String]
-    ) -> (match: Match, blocking: Bool, pattern: String?) {
+    ) -> (match: Match, execution: Execution, pattern: String?) {
         let wanted = method == .head ? HTTPMethod.get : method
         if let entry = route.handlers.first(where: { $0.method == method || $0.method == wanted }) {
-            return (.handler(entry.handler, parameters: parameters), entry.blocking, route.pattern)
+            return (.handler(entry.handler, parameters: parameters), entry.execution, route.pattern)
         }
         var allowed: [HTTPMethod] = []
         for entry in route.handlers {
             allowed.append(entry.method)
             if entry.method == .get { allowed.append(.head) }
         }
-        return (.methodNotAllowed(allowed: allowed), false, route.pattern)
+        return (.methodNotAllowed(allowed: allowed), .inline, route.pattern)
     }
 }
