@@ -46,50 +46,44 @@ package final class EventStore: Sendable {
         self.path = path
         self.logger = logger
         self.onCommit = onCommit
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            var migrator = DatabaseMigrator()
-            migrator.registerMigration("v1: events, quarantine") { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE event (
-                            seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- export cursor
-                            id TEXT NOT NULL UNIQUE,                 -- client UUID: duplicates are dropped
-                            type TEXT NOT NULL,
-                            template_id TEXT NOT NULL,
-                            revision INTEGER,
-                            etag TEXT,
-                            locale TEXT NOT NULL,
-                            platform TEXT NOT NULL,
-                            app_version TEXT NOT NULL,
-                            action_id TEXT,
-                            session_id TEXT,
-                            occurred_at INTEGER NOT NULL,            -- ms since the epoch, skew-corrected
-                            received_at INTEGER NOT NULL,
-                            clock_skew_ms INTEGER NOT NULL,
-                            request_id TEXT NOT NULL
-                        );
-                        CREATE INDEX event_by_time ON event(occurred_at);
-                        CREATE TABLE quarantine (
-                            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                            received_at INTEGER NOT NULL,
-                            reason TEXT NOT NULL,
-                            payload TEXT NOT NULL,
-                            request_id TEXT NOT NULL
-                        );
-                        CREATE INDEX quarantine_by_time ON quarantine(received_at);
-                        """
-                )
-            }
-            try migrator.migrate(pool)
-            // GRDB's pool sets synchronous=NORMAL on its writer when it enables WAL, after
-            // prepareDatabase: set FULL again so each commit is fsync'd before it returns.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        } catch {
-            throw .database("cannot open \(path): \(error)")
+        pool = try DurablePool.open(path: path, migrator: Self.migrator, foreignKeys: false)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: events, quarantine") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE event (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- export cursor
+                        id TEXT NOT NULL UNIQUE,                 -- client UUID: duplicates are dropped
+                        type TEXT NOT NULL,
+                        template_id TEXT NOT NULL,
+                        revision INTEGER,
+                        etag TEXT,
+                        locale TEXT NOT NULL,
+                        platform TEXT NOT NULL,
+                        app_version TEXT NOT NULL,
+                        action_id TEXT,
+                        session_id TEXT,
+                        occurred_at INTEGER NOT NULL,            -- ms since the epoch, skew-corrected
+                        received_at INTEGER NOT NULL,
+                        clock_skew_ms INTEGER NOT NULL,
+                        request_id TEXT NOT NULL
+                    );
+                    CREATE INDEX event_by_time ON event(occurred_at);
+                    CREATE TABLE quarantine (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        received_at INTEGER NOT NULL,
+                        reason TEXT NOT NULL,
+                        payload TEXT NOT NULL,
+                        request_id TEXT NOT NULL
+                    );
+                    CREATE INDEX quarantine_by_time ON quarantine(received_at);
+                    """
+            )
         }
+        return migrator
     }
 
     /// Starts the group-commit writer thread. Call once; `stop()` ends it.

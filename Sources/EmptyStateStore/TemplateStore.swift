@@ -24,20 +24,7 @@ package final class TemplateStore: Sendable {
         self.path = path
         self.logger = logger
         self.onCommit = onCommit
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA foreign_keys = ON")
-        }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
-            // GRDB's pool sets synchronous=NORMAL on its writer when it enables WAL, after
-            // prepareDatabase: set FULL again so each commit is fsync'd before it returns.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        } catch {
-            throw .database("cannot open \(path): \(error)")
-        }
+        pool = try DurablePool.open(path: path, migrator: Self.migrator, foreignKeys: true)
     }
 
     private static var migrator: DatabaseMigrator {
