@@ -91,12 +91,9 @@ struct AdminAPI: Sendable {
             let template = try validate(document, id: id)
             let validateOnly = request.queryValue("validateOnly")
             guard validateOnly == nil || validateOnly == "true" || validateOnly == "false" else {
-                throw ProblemDetails(
-                    status: 400,
-                    slug: "invalid-parameter",
-                    title: "Bad Request",
-                    detail: "validateOnly is true or false.",
-                    errors: [.init(.parameter("validateOnly"), "must be true or false")]
+                throw ProblemDetails.invalidParameters(
+                    [.init(.parameter("validateOnly"), "must be true or false")],
+                    detail: "validateOnly is true or false."
                 )
             }
             if validateOnly == "true" {
@@ -124,17 +121,14 @@ struct AdminAPI: Sendable {
             let id = id(request)
             let localeText = request.pathParameters["locale"] ?? ""
             guard let tag = LocaleTag(localeText), !PseudoLocale.isPseudo(tag.description) else {
-                throw ProblemDetails(
-                    status: 400,
-                    slug: "invalid-parameter",
-                    title: "Bad Request",
-                    detail: "The locale in the path is not a BCP 47 tag that can be written.",
-                    errors: [
+                throw ProblemDetails.invalidParameters(
+                    [
                         .init(
                             .parameter("locale"),
                             "not a well-formed BCP 47 language tag (pseudo-locales are generated)"
                         )
-                    ]
+                    ],
+                    detail: "The locale in the path is not a BCP 47 tag that can be written."
                 )
             }
             let locale = tag.description
@@ -207,12 +201,9 @@ struct AdminAPI: Sendable {
     private func revision(_ request: HTTPRequest) -> HTTPResponse {
         respond(request) {
             guard let number = Int(request.pathParameters["revision"] ?? ""), number > 0 else {
-                throw ProblemDetails(
-                    status: 400,
-                    slug: "invalid-parameter",
-                    title: "Bad Request",
-                    detail: "A revision is a positive integer.",
-                    errors: [.init(.parameter("revision"), "not a positive integer")]
+                throw ProblemDetails.invalidParameters(
+                    [.init(.parameter("revision"), "not a positive integer")],
+                    detail: "A revision is a positive integer."
                 )
             }
             let record = try store.revision(id: id(request), number: number)
@@ -421,28 +412,7 @@ struct AdminAPI: Sendable {
     /// The request body as a JSON value.
     /// - Throws: 415 unless the body is `application/json`, 400 when it is not JSON.
     private func body(_ request: HTTPRequest) throws -> JSONValue {
-        let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
-            .lowercased()
-        guard let type, type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json")) else {
-            throw ProblemDetails(
-                status: 415,
-                slug: "unsupported-media-type",
-                title: "Unsupported Media Type",
-                detail: "Send the body as application/json.",
-                errors: [.init(.header("Content-Type"), "must be application/json")]
-            )
-        }
-        do {
-            return try JSONParser.parse(request.body)
-        } catch {
-            throw ProblemDetails(
-                status: 400,
-                slug: "invalid-json",
-                title: "Bad Request",
-                detail: "The body is not JSON: \(error.description).",
-                errors: [.init(.pointer(""), error.description)]
-            )
-        }
+        try request.jsonBody(acceptsJSONSuffix: true, mediaTypeDetail: "Send the body as application/json.")
     }
 
     private var notAnObject: ProblemDetails {
@@ -546,12 +516,9 @@ struct AdminAPI: Sendable {
             }
         }
         guard errors.isEmpty else {
-            throw ProblemDetails(
-                status: 400,
-                slug: "invalid-parameter",
-                title: "Bad Request",
-                detail: "Paging parameters are invalid.",
-                errors: errors
+            throw ProblemDetails.invalidParameters(
+                errors,
+                detail: "Paging parameters are invalid."
             )
         }
         return (page, size)

@@ -53,12 +53,9 @@ struct AnalyticsAPI: Sendable {
         }
         let templateID = request.queryValue("templateId")
         guard errors.isEmpty else {
-            return ProblemDetails(
-                status: 400,
-                slug: "invalid-parameter",
-                title: "Bad Request",
-                detail: "A query parameter is invalid.",
-                errors: errors
+            return ProblemDetails.invalidParameters(
+                errors,
+                detail: "A query parameter is invalid."
             ).response(requestID: request.id)
         }
         do {
@@ -133,12 +130,9 @@ struct AnalyticsAPI: Sendable {
             }
         }
         guard errors.isEmpty else {
-            return ProblemDetails(
-                status: 400,
-                slug: "invalid-parameter",
-                title: "Bad Request",
-                detail: "A query parameter is invalid.",
-                errors: errors
+            return ProblemDetails.invalidParameters(
+                errors,
+                detail: "A query parameter is invalid."
             ).response(requestID: request.id)
         }
         do {

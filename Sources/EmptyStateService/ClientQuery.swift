@@ -60,13 +60,10 @@ struct ClientQuery {
         }
         guard errors.isEmpty else {
             return .failure(
-                ProblemDetails(
-                    status: 400,
-                    slug: "invalid-parameter",
-                    title: "Bad Request",
+                ProblemDetails.invalidParameters(
+                    errors,
                     detail: errors.count == 1
-                        ? "A query parameter is invalid." : "\(errors.count) query parameters are invalid.",
-                    errors: errors
+                        ? "A query parameter is invalid." : "\(errors.count) query parameters are invalid."
                 )
             )
         }

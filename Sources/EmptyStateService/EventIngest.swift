@@ -29,28 +29,14 @@ struct EventIngest: Sendable {
                 request
             )
         }
-        let type = request.headers["content-type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
-            .lowercased()
-        guard type == "application/json" else {
-            return ProblemDetails(
-                status: 415,
-                slug: "unsupported-media-type",
-                title: "Unsupported Media Type",
-                detail: "Send events as application/json.",
-                errors: [.init(.header("Content-Type"), "must be application/json")]
-            ).response(requestID: request.id)
-        }
         let document: JSONValue
         do {
-            document = try JSONParser.parse(request.body)
+            document = try request.jsonBody(
+                acceptsJSONSuffix: false,
+                mediaTypeDetail: "Send events as application/json."
+            )
         } catch {
-            return ProblemDetails(
-                status: 400,
-                slug: "invalid-json",
-                title: "Bad Request",
-                detail: "The body is not JSON: \(error.description).",
-                errors: [.init(.pointer(""), error.description)]
-            ).response(requestID: request.id)
+            return error.response(requestID: request.id)
         }
         let items: [JSONValue]
         let batched: Bool

@@ -290,12 +290,9 @@ extension HTTPServer {
                 case .success(let value) = PercentDecoding.decode(rawValue[...], plusIsSpace: true)
             else {
                 return .failure(
-                    ProblemDetails(
-                        status: 400,
-                        slug: "invalid-parameter",
-                        title: "Bad Request",
-                        detail: "A query argument is not valid percent-encoded UTF-8.",
-                        errors: [.init(.parameter(rawName), "malformed percent-encoding")]
+                    ProblemDetails.invalidParameters(
+                        [.init(.parameter(rawName), "malformed percent-encoding")],
+                        detail: "A query argument is not valid percent-encoded UTF-8."
                     )
                 )
             }

@@ -38,6 +38,11 @@ package struct ProblemDetails: Error, Sendable {
         self.errors = errors
     }
 
+    /// 400 `invalid-parameter`: one or more query or path parameters are wrong, each with its reason.
+    package static func invalidParameters(_ errors: [FieldError], detail: String) -> ProblemDetails {
+        ProblemDetails(status: 400, slug: "invalid-parameter", title: "Bad Request", detail: detail, errors: errors)
+    }
+
     /// The problem as an `application/problem+json` response that must not be cached.
     package func response(requestID: String, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
         var writer = JSONWriter(capacity: 256)
