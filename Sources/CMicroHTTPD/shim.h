@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 #include <stdarg.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -94,6 +95,53 @@ static inline int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, c
         return -1;
     }
     return inet_ntop(address->sa_family, raw, buffer, capacity) == NULL ? -1 : 0;
+}
+
+struct CMicroHTTPD_HeaderScan {
+    const char *name;
+    const char *first;
+    unsigned int count;
+};
+
+static enum MHD_Result CMicroHTTPD_scanHeader(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    struct CMicroHTTPD_HeaderScan *scan = (struct CMicroHTTPD_HeaderScan *)cls;
+    if (key != NULL && strcasecmp(key, scan->name) == 0) {
+        if (scan->count++ == 0) {
+            scan->first = value == NULL ? "" : value;
+        }
+    }
+    return MHD_YES;
+}
+
+/// The first value of request header `name` (compared case-insensitively), or NULL when the
+/// request has none; `*count` is set to how many times the header occurs. One pass in C: most
+/// lookups find nothing, or one value, and need no Swift string work.
+static inline const char *CMicroHTTPD_headerValue(struct MHD_Connection *connection, const char *name, unsigned int *count) {
+    struct CMicroHTTPD_HeaderScan scan = { name, NULL, 0 };
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, CMicroHTTPD_scanHeader, &scan);
+    *count = scan.count;
+    return scan.first;
+}
+
+/// The number of CPUs this process may run on: its affinity mask (taskset, a container's
+/// cpuset), or the online CPUs when the mask cannot be read. A raw system call, so that the
+/// header needs no _GNU_SOURCE.
+static inline int CMicroHTTPD_usableCores(void) {
+    unsigned long mask[64];
+    memset(mask, 0, sizeof mask);
+    long written = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+    if (written > 0) {
+        int count = 0;
+        for (size_t i = 0; i < (size_t)written / sizeof mask[0]; i++) {
+            count += __builtin_popcountl(mask[i]);
+        }
+        if (count > 0) {
+            return count;
+        }
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
 }
 
 /// Raises the calling thread's nice value (Linux schedules threads individually); 0 on success.

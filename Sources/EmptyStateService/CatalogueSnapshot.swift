@@ -15,12 +15,13 @@ package final class CatalogueSnapshot: Sendable {
 
     /// One representation: identity bytes, and gzip bytes made on the first request that
     /// accepts them (publishing a change then costs no compression) and kept.
-    package struct Representation: Sendable {
+    package final class Representation: Sendable {
         package let identity: Variant
         package let contentLanguage: String
         /// Known without compressing, so a 304 never needs the gzip bytes.
         package let gzipETag: String
         private let compressed: CompressedBody
+        private let answers = PreparedAnswers()
 
         /// Renders nothing; wraps bytes already rendered.
         package init(bytes: [UInt8], contentLanguage: String) {
@@ -32,9 +33,33 @@ package final class CatalogueSnapshot: Sendable {
             self.contentLanguage = contentLanguage
         }
 
+        /// The prepared response in `slot` (one of `PreparedAnswers.slotCount` kinds of answer the
+        /// caller numbers), made by `make` the first time it is asked for and kept.
+        package func prepared(slot: Int, make: () -> PreparedResponse) -> PreparedResponse {
+            answers.prepared(slot: slot, make: make)
+        }
+
         /// The gzip variant, or `nil` when compressing does not make the body smaller.
         package var gzip: Variant? {
             compressed.bytes.map { Variant(body: $0, etag: gzipETag) }
+        }
+    }
+
+    /// The answers a representation gets (200 or 304, identity or gzip, which `Vary`), each made
+    /// on first use: most representations are never asked for in most of the ways.
+    package final class PreparedAnswers: Sendable {
+        package static let slotCount = 8
+        private let slots = Mutex<[PreparedResponse?]>(Array(repeating: nil, count: slotCount))
+
+        func prepared(slot: Int, make: () -> PreparedResponse) -> PreparedResponse {
+            if let known = slots.withLock({ $0[slot] }) { return known }
+            // Made outside the lock; when two threads race, the first one stored wins.
+            let made = make()
+            return slots.withLock { slots in
+                if let known = slots[slot] { return known }
+                slots[slot] = made
+                return made
+            }
         }
     }
 

@@ -32,22 +32,20 @@ struct ClientAPI: Sendable {
             ).response(requestID: request.id)
         }
         let locale = entry.locales.resolve(query.preferences)
-        let representation: CatalogueSnapshot.Representation
         if query.parameters.isEmpty, let rendered = entry.representation(locale: locale, platform: query.platform) {
-            representation = rendered
-        } else {
-            let copy = TemplateRenderer.copy(of: entry.template, in: locale)
-            representation = CatalogueSnapshot.Representation(
-                bytes: TemplateRenderer.render(
-                    entry.template,
-                    copy: copy,
-                    platform: query.platform,
-                    parameters: query.parameters
-                ),
-                contentLanguage: copy.locale
-            )
+            return respond(with: rendered, to: request, query: query)
         }
-        return respond(with: representation, to: request, query: query)
+        let copy = TemplateRenderer.copy(of: entry.template, in: locale)
+        let personalized = CatalogueSnapshot.Representation(
+            bytes: TemplateRenderer.render(
+                entry.template,
+                copy: copy,
+                platform: query.platform,
+                parameters: query.parameters
+            ),
+            contentLanguage: copy.locale
+        )
+        return respond(with: personalized, to: request, query: query, personalized: true)
     }
 
     /// `GET /v1/templates`
@@ -59,45 +57,69 @@ struct ClientAPI: Sendable {
         case .failure(let problem): return problem.response(requestID: request.id)
         }
         let locale = snapshot.bundleLocales.resolve(query.preferences)
-        let representation: CatalogueSnapshot.Representation
         if query.parameters.isEmpty, let rendered = snapshot.bundle(locale: locale, platform: query.platform) {
-            representation = rendered
-        } else {
-            representation = CatalogueSnapshot.Representation(
-                bytes: TemplateRenderer.renderBundle(
-                    snapshot.catalogue,
-                    locale: locale,
-                    platform: query.platform,
-                    parameters: query.parameters
-                ),
-                contentLanguage: locale
-            )
+            return respond(with: rendered, to: request, query: query)
         }
-        return respond(with: representation, to: request, query: query)
+        let personalized = CatalogueSnapshot.Representation(
+            bytes: TemplateRenderer.renderBundle(
+                snapshot.catalogue,
+                locale: locale,
+                platform: query.platform,
+                parameters: query.parameters
+            ),
+            contentLanguage: locale
+        )
+        return respond(with: personalized, to: request, query: query, personalized: true)
     }
 
     /// 200 with the representation (gzip when accepted), or 304 when the client's copy is current.
+    /// - Parameter personalized: the representation was rendered for this request (placeholder
+    ///   values): its answer is built once rather than prepared for reuse.
     private func respond(
         with representation: CatalogueSnapshot.Representation,
         to request: HTTPRequest,
-        query: ClientQuery
+        query: ClientQuery,
+        personalized: Bool = false
     ) -> HTTPResponse {
         let gzip = ConditionalRequests.acceptsGzip(request.headers["accept-encoding"]) ? representation.gzip : nil
+        var notModified = false
+        if let condition = request.headers["if-none-match"] {
+            let etags = [representation.identity.etag, representation.gzipETag]
+            notModified = ConditionalRequests.noneMatch(condition, matches: etags)
+        }
+        let varyOnLanguage = !query.localeFromQuery
+        let make = {
+            Self.answer(
+                representation,
+                gzip: gzip,
+                varyOnLanguage: varyOnLanguage,
+                notModified: notModified,
+                cacheControl: cacheControl
+            )
+        }
+        if personalized { return HTTPResponse(make()) }
+        let slot = (gzip != nil ? 4 : 0) + (varyOnLanguage ? 2 : 0) + (notModified ? 1 : 0)
+        return HTTPResponse(representation.prepared(slot: slot, make: make))
+    }
+
+    /// One way of answering with a representation, as a response to prepare.
+    private static func answer(
+        _ representation: CatalogueSnapshot.Representation,
+        gzip: CatalogueSnapshot.Variant?,
+        varyOnLanguage: Bool,
+        notModified: Bool,
+        cacheControl: String
+    ) -> PreparedResponse {
         let variant = gzip ?? representation.identity
         var headers: [(name: String, value: String)] = [
             ("ETag", variant.etag),
             ("Cache-Control", cacheControl),
             ("Content-Language", representation.contentLanguage),
-            ("Vary", query.localeFromQuery ? "Accept-Encoding" : "Accept-Language, Accept-Encoding"),
+            ("Vary", varyOnLanguage ? "Accept-Language, Accept-Encoding" : "Accept-Encoding"),
         ]
-        if let condition = request.headers["if-none-match"] {
-            let etags = [representation.identity.etag, representation.gzipETag]
-            if ConditionalRequests.noneMatch(condition, matches: etags) {
-                return HTTPResponse(status: 304, headers: headers)
-            }
-        }
+        if notModified { return PreparedResponse(status: 304, headers: headers, body: nil) }
         headers.append(("Content-Type", "application/json; charset=utf-8"))
         if gzip != nil { headers.append(("Content-Encoding", "gzip")) }
-        return HTTPResponse(status: 200, headers: headers, body: .shared(variant.body))
+        return PreparedResponse(status: 200, headers: headers, body: variant.body)
     }
 }

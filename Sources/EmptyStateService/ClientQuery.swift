@@ -14,6 +14,20 @@ struct ClientQuery {
     /// `param.<name>` values.
     var parameters: [String: String]
 
+    /// Whether a query argument is `param.<something>`; byte by byte, since this runs for every
+    /// argument of every request and `hasPrefix` compares by `Character`.
+    private static func isPlaceholderArgument(_ name: String) -> Bool {
+        let prefix: StaticString = "param."
+        let utf8 = name.utf8
+        guard utf8.count >= prefix.utf8CodeUnitCount else { return false }
+        var index = utf8.startIndex
+        for offset in 0..<prefix.utf8CodeUnitCount {
+            if utf8[index] != prefix.utf8Start[offset] { return false }
+            index = utf8.index(after: index)
+        }
+        return true
+    }
+
     /// Reads `locale`, `platform` and `param.*` from the query, and `Accept-Language` when there
     /// is no `locale`.
     /// - Returns: the query, or a 400 problem naming every bad parameter.
@@ -46,7 +60,7 @@ struct ClientQuery {
             preferences = LocaleNegotiation.parseAcceptLanguage(header)
         }
         var parameters: [String: String] = [:]
-        for (name, value) in request.query where name.hasPrefix("param.") {
+        for (name, value) in request.query where isPlaceholderArgument(name) {
             let placeholder = name.dropFirst("param.".count)
             if !CopyRules.isPlaceholderName(placeholder) {
                 errors.append(

@@ -37,6 +37,15 @@ package final class ServiceMetrics: Sendable {
         let route: String
         let method: String
         let status: Int
+
+        /// Hashes lengths rather than text: routes and methods are few, so equal hashes are
+        /// rare, and `==` on the router's own pattern strings returns at the identity check.
+        /// Hashing the route's text was a third of the cost of counting a request.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(route.utf8.count)
+            hasher.combine(method.utf8.count)
+            hasher.combine(status)
+        }
     }
     private struct RequestSeries: Sendable {
         let requests: Counter

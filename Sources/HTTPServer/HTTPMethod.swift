@@ -16,6 +16,17 @@ package enum HTTPMethod: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The method of a request as libmicrohttpd hands it over.
+    init(cString: UnsafePointer<CChar>) {
+        // GET is nearly every request: recognise it without making a String. Each byte is read
+        // only when the ones before it matched, so never past the terminating NUL.
+        if cString[0] == 0x47, cString[1] == 0x45, cString[2] == 0x54, cString[3] == 0 {
+            self = .get
+        } else {
+            self.init(String(cString: cString))
+        }
+    }
+
     package var description: String {
         switch self {
         case .get: return "GET"

@@ -10,7 +10,7 @@ package struct HTTPRequest: Sendable {
     /// The client's `X-Request-ID` when it was sane, otherwise one generated for this request.
     package var id: String
     /// Values of `{name}` segments of the matched route.
-    package var pathParameters: [String: String] = [:]
+    package var pathParameters = PathParameters()
 
     package init(
         method: HTTPMethod,

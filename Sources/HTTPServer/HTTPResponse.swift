@@ -15,14 +15,25 @@ package enum HTTPBody: Sendable {
 
 /// What a handler answers. The server adds `X-Request-ID` (and `Connection: close` while draining).
 package struct HTTPResponse: Sendable {
-    package var status: Int
-    package var headers: [(name: String, value: String)]
-    package var body: HTTPBody
+    // Changing a prepared response makes it an ordinary one, built for this answer.
+    package var status: Int { didSet { prepared = nil } }
+    package var headers: [(name: String, value: String)] { didSet { prepared = nil } }
+    package var body: HTTPBody { didSet { prepared = nil } }
+    /// Set when the response is a prepared one: the server then lends one of its response
+    /// objects instead of building one. `status`, `headers` and `body` say the same, for tests.
+    package private(set) var prepared: PreparedResponse?
 
     package init(status: Int, headers: [(name: String, value: String)] = [], body: HTTPBody = .empty) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    package init(_ prepared: PreparedResponse) {
+        status = prepared.status
+        headers = prepared.headers
+        body = prepared.body
+        self.prepared = prepared
     }
 
     /// The value of the response header `name` (case-insensitive), for tests and logs.

@@ -21,6 +21,23 @@ private final class UploadState: @unchecked Sendable {
     var route = HTTPExchange.unmatchedRoute
     var method = HTTPMethod.get
     var started: Int64 = 0
+    /// The prepared response's object lent for this request's answer, given back on completion.
+    var lease: ResponseLease?
+}
+
+/// Set in the `con_cls` of a bodiless request whose answer is a lent `ResponseLease`: the
+/// lease's (16-byte aligned) address with this bit set, so no state object is allocated for it.
+private let leaseTag = 2
+
+/// The header every answer carries.
+let requestIDHeader: StaticString = "X-Request-ID"
+
+extension StaticString {
+    /// The literal as a C string, without the copy a `String` argument gets when it is stored
+    /// inline (15 bytes or fewer), as header names are.
+    var cString: UnsafePointer<CChar> {
+        UnsafeRawPointer(utf8Start).assumingMemoryBound(to: CChar.self)
+    }
 }
 
 /// A connection handed to a worker thread; only used to resume it.
@@ -58,6 +75,7 @@ extension HTTPServer {
                             errors: [.init(.header("Content-Length"), "not a non-negative integer")]
                         ).response(requestID: requestID),
                         on: connection,
+                        state: state,
                         method: method,
                         url: url,
                         requestID: requestID,
@@ -68,6 +86,7 @@ extension HTTPServer {
                     return server.queue(
                         server.payloadTooLarge(requestID: requestID),
                         on: connection,
+                        state: state,
                         method: method,
                         url: url,
                         requestID: requestID,
@@ -111,6 +130,7 @@ extension HTTPServer {
             return server.queue(
                 pending,
                 on: connection,
+                state: state,
                 method: method,
                 url: url,
                 requestID: upload.requestID,
@@ -126,13 +146,14 @@ extension HTTPServer {
             return server.queue(
                 server.payloadTooLarge(requestID: requestID, declared: false),
                 on: connection,
+                state: state,
                 method: method,
                 url: url,
                 requestID: requestID,
                 started: started
             )
         }
-        let request: HTTPRequest
+        var request: HTTPRequest
         switch server.makeRequest(
             connection: connection,
             url: url,
@@ -145,18 +166,20 @@ extension HTTPServer {
             return server.queue(
                 problem.response(requestID: requestID),
                 on: connection,
+                state: state,
                 method: method,
                 url: url,
                 requestID: requestID,
                 started: started
             )
         }
-        let (dispatch, route) = server.dispatch(request)
+        let (dispatch, route) = server.dispatch(&request)
         switch dispatch {
         case .respond(let response):
             return server.queue(
                 response,
                 on: connection,
+                state: state,
                 method: method,
                 url: url,
                 requestID: requestID,
@@ -193,12 +216,34 @@ extension HTTPServer {
     }
 
     /// Frees the per-request state once MHD is done with the request.
+    /// MHD calls it before it lets go of the request's response, which is why a lent response
+    /// object can be given back here.
     static let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in
         guard let state, let pointer = state.pointee else { return }
-        if pointer != bodilessRequest {
-            Unmanaged<UploadState>.fromOpaque(pointer).release()
-        }
         state.pointee = nil
+        if pointer == bodilessRequest { return }
+        let bits = Int(bitPattern: pointer)
+        if bits & leaseTag != 0 {
+            let lease = Unmanaged<ResponseLease>.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~leaseTag)!)
+                .takeRetainedValue()
+            lease.owner?.giveBack(lease)
+        } else {
+            let upload = Unmanaged<UploadState>.fromOpaque(pointer).takeRetainedValue()
+            if let lease = upload.lease {
+                upload.lease = nil
+                lease.owner?.giveBack(lease)
+            }
+        }
+    }
+
+    /// Remembers the lease in the request's `con_cls`, for `completedHandler` to give it back.
+    private static func record(_ lease: ResponseLease, in state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        if let pointer = state.pointee, pointer != bodilessRequest {
+            Unmanaged<UploadState>.fromOpaque(pointer).takeUnretainedValue().lease = lease
+        } else {
+            let address = Int(bitPattern: Unmanaged.passRetained(lease).toOpaque())
+            state.pointee = UnsafeMutableRawPointer(bitPattern: address | leaseTag)
+        }
     }
 
     /// Releases the retain a queued shared body took, once MHD has destroyed the response.
@@ -207,8 +252,8 @@ extension HTTPServer {
         Unmanaged<SharedBytes>.fromOpaque(context).release()
     }
 
-    private static func lookupHeader(_ connection: OpaquePointer, _ name: String) -> String? {
-        guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) else { return nil }
+    private static func lookupHeader(_ connection: OpaquePointer, _ name: StaticString) -> String? {
+        guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name.cString) else { return nil }
         return String(cString: value)
     }
 
@@ -219,7 +264,7 @@ extension HTTPServer {
 
     /// The route of a request answered before it was routed (400, 413), from its raw URL.
     private func route(rawURL url: UnsafePointer<CChar>) -> String {
-        guard case .success(let path) = PercentDecoding.decode(String(cString: url)[...], plusIsSpace: false) else {
+        guard case .success(let path) = PercentDecoding.decode(cString: url, plusIsSpace: false) else {
             return HTTPExchange.unmatchedRoute
         }
         return router.pattern(for: path) ?? HTTPExchange.unmatchedRoute
@@ -245,26 +290,45 @@ extension HTTPServer {
         ).response(requestID: requestID)
     }
 
-    /// Collects one kind of key/value pair (headers or query arguments) in arrival order.
-    private static func values(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
-        var entries: [(name: String, value: String)] = []
-        withUnsafeMutablePointer(to: &entries) { pointer in
+    /// What collecting the query arguments gives: the decoded ones so far, or the raw name of
+    /// the first that is not valid percent-encoded UTF-8.
+    private struct QueryCollection {
+        var arguments: [(name: String, value: String)] = []
+        var malformed: String?
+    }
+
+    /// The query arguments of `connection` decoded, in arrival order; an argument without `=`
+    /// has an empty value.
+    private static func query(_ connection: OpaquePointer) -> QueryCollection {
+        var collection = QueryCollection()
+        collection.arguments.reserveCapacity(4)  // one allocation for the usual locale and platform
+        withUnsafeMutablePointer(to: &collection) { pointer in
             _ = MHD_get_connection_values(
                 connection,
-                kind,
+                .GET_ARGUMENT_KIND,
                 { context, _, key, value in
                     guard let context, let key else { return .YES }
-                    let entries = context.assumingMemoryBound(to: [(name: String, value: String)].self)
-                    entries.pointee.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+                    let collection = context.assumingMemoryBound(to: QueryCollection.self)
+                    guard case .success(let name) = PercentDecoding.decode(cString: key, plusIsSpace: true),
+                        case .success(let decoded) = value.map({
+                            PercentDecoding.decode(cString: $0, plusIsSpace: true)
+                        })
+                            ?? .success("")
+                    else {
+                        collection.pointee.malformed = String(cString: key)
+                        return .NO
+                    }
+                    collection.pointee.arguments.append((name, decoded))
                     return .YES
                 },
                 pointer
             )
         }
-        return entries
+        return collection
     }
 
-    /// Builds the request handlers see: strict percent-decoding of the path and the query.
+    /// Builds the request handlers see: strict percent-decoding of the path and the query; the
+    /// headers stay in the connection until read.
     private func makeRequest(
         connection: OpaquePointer,
         url: UnsafePointer<CChar>,
@@ -272,8 +336,7 @@ extension HTTPServer {
         id: String,
         body: [UInt8]
     ) -> Result<HTTPRequest, ProblemDetails> {
-        let rawPath = String(cString: url)
-        guard case .success(let path) = PercentDecoding.decode(rawPath[...], plusIsSpace: false), path.hasPrefix("/")
+        guard case .success(let path) = PercentDecoding.decode(cString: url, plusIsSpace: false), path.hasPrefix("/")
         else {
             return .failure(
                 ProblemDetails(
@@ -284,26 +347,21 @@ extension HTTPServer {
                 )
             )
         }
-        var query: [(name: String, value: String)] = []
-        for (rawName, rawValue) in Self.values(connection, kind: .GET_ARGUMENT_KIND) {
-            guard case .success(let name) = PercentDecoding.decode(rawName[...], plusIsSpace: true),
-                case .success(let value) = PercentDecoding.decode(rawValue[...], plusIsSpace: true)
-            else {
-                return .failure(
-                    ProblemDetails.invalidParameters(
-                        [.init(.parameter(rawName), "malformed percent-encoding")],
-                        detail: "A query argument is not valid percent-encoded UTF-8."
-                    )
+        let query = Self.query(connection)
+        if let malformed = query.malformed {
+            return .failure(
+                ProblemDetails.invalidParameters(
+                    [.init(.parameter(malformed), "malformed percent-encoding")],
+                    detail: "A query argument is not valid percent-encoded UTF-8."
                 )
-            }
-            query.append((name, value))
+            )
         }
         return .success(
             HTTPRequest(
-                method: HTTPMethod(String(cString: method)),
+                method: HTTPMethod(cString: method),
                 path: path,
-                query: query,
-                headers: HTTPHeaders(Self.values(connection, kind: .HEADER_KIND)),
+                query: query.arguments,
+                headers: HTTPHeaders(connection: connection),
                 body: body,
                 id: id
             )
@@ -319,6 +377,7 @@ extension HTTPServer {
     private func queue(
         _ response: HTTPResponse,
         on connection: OpaquePointer,
+        state: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
         method: UnsafePointer<CChar>,
         url: UnsafePointer<CChar>,
         requestID: String,
@@ -326,47 +385,20 @@ extension HTTPServer {
         requestMethod: HTTPMethod? = nil,
         started: Int64
     ) -> MHD_Result {
-        let mhdResponse: OpaquePointer?
-        switch response.body {
-        case .empty:
-            mhdResponse = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
-        case .bytes(let bytes):
-            mhdResponse = bytes.withUnsafeBytes { buffer in
-                MHD_create_response_from_buffer(
-                    buffer.count,
-                    UnsafeMutableRawPointer(mutating: buffer.baseAddress),
-                    .RESPMEM_MUST_COPY
-                )
-            }
-        case .shared(let shared):
-            let retained = Unmanaged.passRetained(shared).toOpaque()
-            mhdResponse = MHD_create_response_from_buffer_with_free_callback_cls(
-                shared.count,
-                shared.pointer,
-                Self.releaseSharedBytes,
-                retained
-            )
-            if mhdResponse == nil { Unmanaged<SharedBytes>.fromOpaque(retained).release() }
+        let result: MHD_Result
+        if let prepared = response.prepared, !isDraining.load(ordering: .relaxed),
+            let lease = prepared.lend(requestID: requestID)
+        {
+            result = MHD_queue_response(connection, UInt32(prepared.status), lease.response)
+            if result == .YES { Self.record(lease, in: state) } else { prepared.giveBack(lease) }
+        } else {
+            result = queueBuilt(response, on: connection, requestID: requestID)
         }
-        guard let mhdResponse else {
-            logger.error("cannot allocate a response", metadata: ["request.id": "\(requestID)"])
-            return .NO
-        }
-        defer { MHD_destroy_response(mhdResponse) }
-        let id = requestID
-        for header in response.headers {
-            _ = MHD_add_response_header(mhdResponse, header.name, header.value)
-        }
-        _ = MHD_add_response_header(mhdResponse, "X-Request-ID", id)
-        if isDraining.load(ordering: .relaxed) {
-            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
-        }
-        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         if let observer, result == .YES {
             observer(
                 HTTPExchange(
                     route: route ?? self.route(rawURL: url),
-                    method: requestMethod ?? HTTPMethod(String(cString: method)),
+                    method: requestMethod ?? HTTPMethod(cString: method),
                     status: response.status,
                     nanoseconds: MonotonicClock.nanoseconds() - started
                 )
@@ -376,7 +408,7 @@ extension HTTPServer {
             logger.info(
                 "request",
                 metadata: [
-                    "request.id": "\(id)",
+                    "request.id": "\(requestID)",
                     "http.method": "\(String(cString: method))",
                     "http.path": "\(String(cString: url))",
                     "http.status": "\(response.status)",
@@ -385,5 +417,49 @@ extension HTTPServer {
             )
         }
         return result
+    }
+
+    /// A response object with `body` and no headers; `nil` when MHD cannot allocate one. A shared
+    /// body is retained until MHD destroys the object.
+    static func makeResponse(_ body: HTTPBody) -> OpaquePointer? {
+        switch body {
+        case .empty:
+            return MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+        case .bytes(let bytes):
+            return bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(
+                    buffer.count,
+                    UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                    .RESPMEM_MUST_COPY
+                )
+            }
+        case .shared(let shared):
+            let retained = Unmanaged.passRetained(shared).toOpaque()
+            let made = MHD_create_response_from_buffer_with_free_callback_cls(
+                shared.count,
+                shared.pointer,
+                releaseSharedBytes,
+                retained
+            )
+            if made == nil { Unmanaged<SharedBytes>.fromOpaque(retained).release() }
+            return made
+        }
+    }
+
+    /// Queues a response object made for this answer alone.
+    private func queueBuilt(_ response: HTTPResponse, on connection: OpaquePointer, requestID: String) -> MHD_Result {
+        guard let mhdResponse = Self.makeResponse(response.body) else {
+            logger.error("cannot allocate a response", metadata: ["request.id": "\(requestID)"])
+            return .NO
+        }
+        defer { MHD_destroy_response(mhdResponse) }
+        for header in response.headers {
+            _ = MHD_add_response_header(mhdResponse, header.name, header.value)
+        }
+        _ = MHD_add_response_header(mhdResponse, requestIDHeader.cString, requestID)
+        if isDraining.load(ordering: .relaxed) {
+            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+        }
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     }
 }

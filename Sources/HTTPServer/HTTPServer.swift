@@ -62,12 +62,17 @@ package final class HTTPServer: Sendable {
             UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
             | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.resolvedThreads, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.headerMemoryLimit, ptr_value: nil),
             MHD_OptionItem(option: .LISTENING_ADDRESS_REUSE, value: 1, ptr_value: nil),
         ]
+        // One thread is MHD's internal thread itself: a pool of 1 only makes MHD log a warning.
+        if configuration.resolvedThreads > 1 {
+            options.append(
+                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.resolvedThreads, ptr_value: nil)
+            )
+        }
         if configuration.maxConnectionsPerIP > 0 {
             options.append(
                 MHD_OptionItem(
@@ -136,41 +141,44 @@ package final class HTTPServer: Sendable {
     }
 
     /// Routes a parsed request: answers 404/405 itself, runs a fast handler now, and hands a
-    /// blocking one back to be run on `blockingQueue`.
+    /// blocking one back to be run on `blockingQueue`. Sets the request's path parameters in
+    /// place (copying a request retains each of its fields).
     /// - Returns: that, and the pattern of the route (`HTTPExchange.unmatchedRoute` when none).
-    func dispatch(_ request: HTTPRequest) -> (dispatch: Dispatch, route: String) {
+    func dispatch(_ request: inout HTTPRequest) -> (dispatch: Dispatch, route: String) {
         let (match, execution, pattern) = router.resolve(method: request.method, path: request.path)
-        return (dispatch(request, match: match, execution: execution), pattern ?? HTTPExchange.unmatchedRoute)
-    }
-
-    private func dispatch(_ request: HTTPRequest, match: Router.Match, execution: Router.Execution) -> Dispatch {
+        let route = pattern ?? HTTPExchange.unmatchedRoute
         switch match {
         case .handler(let handler, let parameters):
-            var routed = request
-            routed.pathParameters = parameters
+            request.pathParameters = parameters
             switch execution {
-            case .inline: return .respond(handler(routed))
-            case .blocking: return .offload(handler, routed, background: false)
-            case .background: return .offload(handler, routed, background: true)
+            case .inline: return (.respond(handler(request)), route)
+            case .blocking, .background:
+                // The headers are read from the connection; the handler runs on another thread.
+                request.headers = request.headers.detached()
+                return (.offload(handler, request, background: execution == .background), route)
             }
         case .notFound:
-            return .respond(
-                ProblemDetails(
-                    status: 404,
-                    slug: "not-found",
-                    title: "Not Found",
-                    detail: "There is no resource at this path."
-                ).response(requestID: request.id)
+            return (
+                .respond(
+                    ProblemDetails(
+                        status: 404,
+                        slug: "not-found",
+                        title: "Not Found",
+                        detail: "There is no resource at this path."
+                    ).response(requestID: request.id)
+                ), route
             )
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.description).joined(separator: ", ")
-            return .respond(
-                ProblemDetails(
-                    status: 405,
-                    slug: "method-not-allowed",
-                    title: "Method Not Allowed",
-                    detail: "\(request.method) is not allowed here; use \(allow)."
-                ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
+            return (
+                .respond(
+                    ProblemDetails(
+                        status: 405,
+                        slug: "method-not-allowed",
+                        title: "Method Not Allowed",
+                        detail: "\(request.method) is not allowed here; use \(allow)."
+                    ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
+                ), route
             )
         }
     }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Strict percent-decoding (RFC 3986 §2.1) of a path or query component.
 package enum PercentDecoding {
     /// Why a component could not be decoded.
@@ -13,9 +17,40 @@ package enum PercentDecoding {
     /// Decodes `%XX` escapes; with `plusIsSpace` (query components) `+` becomes a space.
     package static func decode(_ text: Substring, plusIsSpace: Bool) -> Result<String, Failure> {
         let utf8 = text.utf8
-        if !utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 < 0x20 || $0 == 0x7F }) {
+        if !utf8.contains(where: needsDecoding) {
             return .success(String(text))
         }
+        return decode(bytes: utf8, plusIsSpace: plusIsSpace)
+    }
+
+    /// Decodes a component as libmicrohttpd hands it over; bytes that are not UTF-8 are a
+    /// failure, as they would be once decoded.
+    package static func decode(cString: UnsafePointer<CChar>, plusIsSpace: Bool) -> Result<String, Failure> {
+        let utf8 = UnsafeBufferPointer(
+            start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self),
+            count: strlen(cString)
+        )
+        var ascii = true
+        for byte in utf8 {
+            if needsDecoding(byte) { return decode(bytes: utf8, plusIsSpace: plusIsSpace) }
+            ascii = ascii && byte < 0x80
+        }
+        // ASCII needs no validating (the generic `String(validating:)` costs more than the rest
+        // of decoding a request's path and query together).
+        if ascii { return .success(String(decoding: utf8, as: UTF8.self)) }
+        guard let text = String(validating: utf8, as: UTF8.self) else { return .failure(.invalidUTF8) }
+        return .success(text)
+    }
+
+    /// `%` and `+`, or a byte that must be refused.
+    private static func needsDecoding(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte < 0x20 || byte == 0x7F
+    }
+
+    private static func decode<Bytes: Collection<UInt8>>(
+        bytes utf8: Bytes,
+        plusIsSpace: Bool
+    ) -> Result<String, Failure> {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var index = utf8.startIndex

@@ -36,7 +36,11 @@ struct RouterTests {
             var request = HTTPRequest(method: method, path: path)
             request.pathParameters = parameters
             let response = handler(request)
-            return .routed(response.header("x-route") ?? "?", parameters: parameters, id: response.header("X-ID"))
+            return .routed(
+                response.header("x-route") ?? "?",
+                parameters: parameters.dictionary,
+                id: response.header("X-ID")
+            )
         case .notFound:
             return .notFound
         case .methodNotAllowed(let allowed):
