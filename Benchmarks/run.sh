@@ -8,15 +8,18 @@
 #   BENCH_DURATION     wrk duration per measurement           (default 5s)
 #   BENCH_ROUNDS       service/baseline/floor rounds per scenario (default 3)
 #   BENCH_WARMUP       wrk warm-up per server per scenario     (default 1s, 0 = none)
-#   BENCH_THREADS      wrk threads                             (default 2)
+#   BENCH_THREADS      wrk threads                             (default: one per client CPU)
 #   BENCH_CONNECTIONS  wrk connections                         (default 64)
+#   BENCH_SERVER_CPUS  CPUs the servers are pinned to (taskset list; default: the first half)
+#   BENCH_CLIENT_CPUS  CPUs wrk is pinned to (default: the other half); set both to "" to pin
+#                      nothing (wrk then takes CPU from the server it measures)
 #   BENCH_SERVER_BIN   use this server binary instead of building one (e.g. a CI artifact)
 set -euo pipefail
 
 BENCH_DURATION=${BENCH_DURATION:-5s}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_WARMUP=${BENCH_WARMUP:-1s}
-BENCH_THREADS=${BENCH_THREADS:-2}
+BENCH_THREADS=${BENCH_THREADS:-}
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
 BENCH_SERVER_BIN=${BENCH_SERVER_BIN:-}
 
@@ -116,6 +119,62 @@ goal_verdict() {
   fi
 }
 
+# --- CPUs ---------------------------------------------------------------------------------------
+
+# Expands a taskset CPU list ("0-2,5") to one CPU number per line.
+expand_cpus() {
+  local part
+  local IFS=','
+  for part in $1; do
+    if [[ $part == *-* ]]; then
+      seq "${part%-*}" "${part#*-}"
+    elif [[ -n $part ]]; then
+      echo "$part"
+    fi
+  done
+}
+
+# Joins CPU numbers (one per line on stdin) into a taskset list.
+join_cpus() {
+  paste -sd, -
+}
+
+# Splits the CPUs this script may use between the servers and wrk, unless the caller chose:
+# servers on the first half, wrk on the rest. Measured on one shared set of cores, wrk and the
+# server take turns on them, and the p99 is the scheduler's time slice rather than the
+# server's work (the C baseline alone measured 5-8 ms that way on 2 cores). Sets server_cpus,
+# client_cpus and BENCH_THREADS.
+split_cpus() {
+  local allowed count half
+  if [[ -v BENCH_SERVER_CPUS && -v BENCH_CLIENT_CPUS ]]; then
+    server_cpus=$BENCH_SERVER_CPUS client_cpus=$BENCH_CLIENT_CPUS
+  else
+    allowed=$(taskset -cp $$ 2>/dev/null | awk -F': *' '{ print $2 }') || allowed=""
+    mapfile -t all < <(expand_cpus "$allowed")
+    count=${#all[@]}
+    if ((count < 2)); then
+      log "warning: fewer than 2 CPUs available ($count): servers and wrk share them"
+      server_cpus="" client_cpus=""
+    else
+      half=$((count / 2))
+      server_cpus=$(printf '%s\n' "${all[@]:0:half}" | join_cpus)
+      client_cpus=$(printf '%s\n' "${all[@]:half}" | join_cpus)
+    fi
+  fi
+  if [[ -z $BENCH_THREADS ]]; then
+    if [[ -n $client_cpus ]]; then
+      BENCH_THREADS=$(expand_cpus "$client_cpus" | wc -l)
+    else
+      BENCH_THREADS=2
+    fi
+  fi
+  [[ $BENCH_THREADS =~ ^[1-9][0-9]*$ ]] || die "BENCH_THREADS must be a positive integer"
+  server_pin=() client_pin=()
+  [[ -z $server_cpus ]] || server_pin=(taskset -c "$server_cpus")
+  [[ -z $client_cpus ]] || client_pin=(taskset -c "$client_cpus")
+  log "servers on CPUs ${server_cpus:-any}, wrk on CPUs ${client_cpus:-any} with $BENCH_THREADS threads"
+}
+
 # --- processes ---------------------------------------------------------------------------------
 
 # Stops one process we started: SIGTERM, then SIGKILL after 5 s.
@@ -176,6 +235,7 @@ install_missing() {
   command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
   pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
   command -v curl >/dev/null 2>&1 || need+=(curl)
+  command -v taskset >/dev/null 2>&1 || need+=(util-linux)
   command -v cc >/dev/null 2>&1 || need+=(gcc)
   ((${#need[@]} > 0)) || return 0
   [[ $(id -u) -eq 0 ]] || sudo=(sudo)
@@ -206,7 +266,8 @@ build() {
 start_service() {
   mkdir -p "$tmp/data"
   # The listening line (http.port=N) is logged at notice, so the level cannot be above notice.
-  (cd "$REPO_ROOT" && exec "$server_bin" --host 127.0.0.1 --port 0 --log-level notice \
+  # Pinned like the baselines; its default thread count is one per core it may use.
+  (cd "$REPO_ROOT" && exec "${server_pin[@]}" "$server_bin" --host 127.0.0.1 --port 0 --log-level notice \
     --config-dir config --data-dir "$tmp/data") >"$tmp/service.out" 2>"$tmp/service.log" &
   service_pid=$!
   pids+=("$service_pid")
@@ -279,7 +340,7 @@ start_baseline() {
   fi
   mapfile -t extra <"$dir/$headers"
   # Set either way, so a BASELINE_PER_REQUEST in the caller's environment changes nothing.
-  BASELINE_PER_REQUEST=$per_request "$tmp/baseline" 0 "$status" "$dir/body" \
+  BASELINE_PER_REQUEST=$per_request "${server_pin[@]}" "$tmp/baseline" 0 "$status" "$dir/body" \
     "$(cat "$dir/content-type")" "${extra[@]}" >"$dir/$kind.out" 2>"$dir/$kind.log" &
   started_pid=$!
   pids+=("$started_pid")
@@ -333,7 +394,7 @@ header_names() {
 run_wrk() {
   local out=$1 port=$2 path=$3 duration=$4
   shift 4
-  wrk -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"$duration" --latency "$@" \
+  "${client_pin[@]}" wrk -t"$BENCH_THREADS" -c"$BENCH_CONNECTIONS" -d"$duration" --latency "$@" \
     "http://127.0.0.1:$port$path" >"$out" 2>&1 &
   local pid=$! rc=0
   pids+=("$pid")
@@ -434,7 +495,8 @@ report() {
       "≤ $GOAL_P99_MS ms. p99 columns are the median of the rounds' p99."
     echo "Each figure: median of $BENCH_ROUNDS rounds of \`wrk -t$BENCH_THREADS -c$BENCH_CONNECTIONS" \
       "-d$BENCH_DURATION --latency\`, service, baseline and floor taking turns in each round" \
-      "of the same run."
+      "of the same run. Servers pinned to CPUs ${server_cpus:-(not pinned)}, wrk to CPUs" \
+      "${client_cpus:-(not pinned)}; each server runs one thread per CPU it is given."
     echo
     echo "Per round:"
     echo
@@ -458,6 +520,7 @@ main() {
   : >"$RESULTS_DIR/latest-wrk.log"
 
   install_missing
+  split_cpus
   build
   start_service
 

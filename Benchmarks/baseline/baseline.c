@@ -7,7 +7,7 @@
  * the given status, the bytes of <body-file> (which may be empty, e.g. for a 304), the given
  * Content-Type (left out when empty) and the given extra header lines, so the header block has
  * the same shape as the service's. The daemon is configured like the service (epoll internal
- * thread pool sized to the online cores, connection timeout 15 s) and answers on the second
+ * thread pool sized to the cores it may run on, connection timeout 15 s) and answers on the second
  * access-handler call: answering on the first makes MHD close the connection (no keep-alive).
  *
  * With BASELINE_PER_REQUEST=1 in the environment it instead builds a fresh response for every
@@ -19,6 +19,8 @@
  *
  * Build: cc -O2 -Wall -Wextra -o baseline baseline.c $(pkg-config --cflags --libs libmicrohttpd)
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
 #include <sys/types.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -249,9 +251,23 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
 
+    /* Like the service: one thread per core this process may run on (its affinity mask), so a
+     * server pinned with taskset gets as many threads as it has cores. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0) {
+        cores = CPU_COUNT(&allowed);
+    }
     if (cores < 1) {
         cores = 1;
+    }
+    /* One thread is MHD's internal thread itself: a pool of 1 only makes MHD log a warning. */
+    struct MHD_OptionItem pool[] = {
+        {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)cores, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (cores == 1) {
+        pool[0].option = MHD_OPTION_END;
     }
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
@@ -262,7 +278,7 @@ int main(int argc, char **argv)
     struct MHD_Daemon *daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, (uint16_t)port, NULL,
         NULL, &answer, &shared,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cores,
+        MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)15,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
         MHD_OPTION_END);

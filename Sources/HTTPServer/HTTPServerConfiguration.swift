@@ -4,7 +4,7 @@ package struct HTTPServerConfiguration: Sendable {
     package var host: String = "127.0.0.1"
     /// The TCP port; 0 lets the kernel pick a free one (the server reports which).
     package var port: Int = 8080
-    /// Worker threads in the epoll pool; 0 means one per core.
+    /// Worker threads in the epoll pool; 0 means one per core the process may use (its CPU affinity).
     package var threads: Int = 0
     /// Seconds an idle connection is kept open.
     package var connectionTimeout: Int = 15
@@ -21,8 +21,8 @@ package struct HTTPServerConfiguration: Sendable {
 
     package init() {}
 
-    /// The thread count to use, resolving 0 to the number of online cores.
+    /// The thread count to use, resolving 0 to the number of cores the process may use.
     package var resolvedThreads: Int {
-        threads > 0 ? threads : max(1, SystemInfo.onlineCores)
+        threads > 0 ? threads : max(1, SystemInfo.usableCores)
     }
 }

@@ -1,12 +1,10 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import CMicroHTTPD
 
 /// Facts about the machine the server runs on.
 package enum SystemInfo {
-    package static var onlineCores: Int {
-        Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    /// The cores this process may use: its CPU affinity (`taskset`, a container's cpuset), not
+    /// every core of the machine, so a pinned server does not start more threads than it has cores.
+    package static var usableCores: Int {
+        Int(CMicroHTTPD_usableCores())
     }
 }

@@ -41,7 +41,7 @@ struct EmptyStateServer: ParsableCommand {
     )
     var logLevel: String?
 
-    @Option(help: "HTTP worker threads; 0 means one per core. [EMPTY_STATE_THREADS, default 0]")
+    @Option(help: "HTTP worker threads; 0 means one per usable core (CPU affinity). [EMPTY_STATE_THREADS, default 0]")
     var threads: Int?
 
     @Option(help: "Seconds an idle connection stays open. [EMPTY_STATE_CONNECTION_TIMEOUT, default 15]")

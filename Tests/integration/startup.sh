@@ -27,3 +27,15 @@ expect_eq "bad --port: usage error (exit 64)" 64 "$?"
 expect_match "bad --port: says the range" '0 and 65535' "$(cat "$WORK/bad-port.log")"
 EMPTY_STATE_LOG_LEVEL=loud "$BIN" >"$WORK/bad-level.log" 2>&1
 expect_eq "bad EMPTY_STATE_LOG_LEVEL: usage error" 64 "$?"
+
+# --threads 0 (the default) is one thread per core the process may use, not per core of the
+# machine: pinned to one CPU, the server runs one thread.
+if command -v taskset >/dev/null 2>&1; then
+    taskset -c 0 "$BIN" --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
+        --data-dir "$WORK/pinned-data" >"$WORK/pinned.log" 2>&1 &
+    pinned=$!
+    for _ in $(seq 100); do grep -q 'http.port=' "$WORK/pinned.log" && break; sleep 0.1; done
+    expect_match "pinned to one CPU: one HTTP thread" 'http\.threads=1 ' "$(grep 'http.port=' "$WORK/pinned.log")"
+    kill -TERM "$pinned" && wait "$pinned"
+    expect_eq "pinned to one CPU: SIGTERM exits 0" 0 "$?"
+fi
