@@ -73,7 +73,7 @@ struct AdminAPI: Sendable {
             let stored = try store.template(id: id(request))
             let strings = try store.strings(id: stored.template.id)
             if let condition = request.headers["if-none-match"],
-                ConditionalRequests.noneMatch(condition, matches: [Self.etag(stored.revision)])
+                ConditionalRequests.noneMatch(condition, matches: Self.etag(stored.revision))
             {
                 return HTTPResponse(
                     status: 304,

@@ -84,8 +84,11 @@ struct ClientAPI: Sendable {
         let gzip = ConditionalRequests.acceptsGzip(request.headers["accept-encoding"]) ? representation.gzip : nil
         var notModified = false
         if let condition = request.headers["if-none-match"] {
-            let etags = [representation.identity.etag, representation.gzipETag]
-            notModified = ConditionalRequests.noneMatch(condition, matches: etags)
+            notModified = ConditionalRequests.noneMatch(
+                condition,
+                matches: representation.identity.etag,
+                or: representation.gzipETag
+            )
         }
         let varyOnLanguage = !query.localeFromQuery
         let make = {

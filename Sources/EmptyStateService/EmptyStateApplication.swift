@@ -129,7 +129,7 @@ package final class EmptyStateApplication: Sendable {
         }
         router.get("/openapi.yaml") { request in
             if let condition = request.headers["if-none-match"],
-                ConditionalRequests.noneMatch(condition, matches: [openAPIETag])
+                ConditionalRequests.noneMatch(condition, matches: openAPIETag)
             {
                 return HTTPResponse(status: 304, headers: [("ETag", openAPIETag)])
             }

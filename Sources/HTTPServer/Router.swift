@@ -25,6 +25,9 @@ package struct Router: Sendable {
         /// As registered: what metrics label requests with.
         var pattern: String
         var segments: [Segment]
+        /// The pattern's bytes up to its first `{` (all of them for a static route): a path
+        /// that does not start with them is rejected with one `memcmp`.
+        var prefix: [UInt8]
         var handlers: [(method: HTTPMethod, handler: Handler, execution: Execution)]
     }
 
@@ -83,7 +86,8 @@ package struct Router: Sendable {
         if let index = routes.firstIndex(where: { $0.segments == segments }) {
             routes[index].handlers.append(entry)
         } else {
-            routes.append(Route(pattern: pattern, segments: segments, handlers: [entry]))
+            let prefix = Array(pattern.utf8.prefix { $0 != UInt8(ascii: "{") })
+            routes.append(Route(pattern: pattern, segments: segments, prefix: prefix, handlers: [entry]))
         }
     }
 
@@ -104,26 +108,28 @@ package struct Router: Sendable {
         // was a quarter of a request's cost when it used them.
         var path = path
         return path.withUTF8 { bytes in
-            // Only routes with as many segments as the path are tried, by index: iterating the
-            // routes themselves would retain and release three references per route.
-            var segmentCount = 0
-            for byte in bytes where byte == UInt8(ascii: "/") { segmentCount += 1 }
-            for index in staticRoutes.indices where staticRoutes[index].segments.count == segmentCount {
-                if let parameters = Self.match(bytes, staticRoutes[index].segments) {
-                    return Self.select(staticRoutes[index], method: method, parameters: parameters)
-                }
+            // Routes are tried by index: iterating the routes themselves would retain and
+            // release three references per route.
+            for index in staticRoutes.indices where Self.equal(bytes, staticRoutes[index].prefix) {
+                return Self.select(staticRoutes[index], method: method, parameters: PathParameters())
             }
-            for index in parameterRoutes.indices where parameterRoutes[index].segments.count == segmentCount {
+            for index in parameterRoutes.indices where Self.hasPrefix(bytes, parameterRoutes[index].prefix) {
                 if let parameters = Self.match(bytes, parameterRoutes[index].segments) {
                     return Self.select(parameterRoutes[index], method: method, parameters: parameters)
                 }
             }
-            if segmentCount == 1, let root = staticRoutes.firstIndex(where: { $0.segments.isEmpty }),
-                let parameters = Self.match(bytes, staticRoutes[root].segments)
-            {
-                return Self.select(staticRoutes[root], method: method, parameters: parameters)
-            }
             return (.notFound, .inline, nil)
+        }
+    }
+
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
+        bytes.count == other.count && hasPrefix(bytes, other)
+    }
+
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
+        prefix.withUnsafeBufferPointer { prefix in
+            prefix.count <= bytes.count
+                && (prefix.isEmpty || memcmp(prefix.baseAddress!, bytes.baseAddress!, prefix.count) == 0)
         }
     }
 
@@ -132,9 +138,6 @@ package struct Router: Sendable {
     private static func match(_ path: UnsafeBufferPointer<UInt8>, _ segments: [Segment]) -> PathParameters? {
         let slash = UInt8(ascii: "/")
         var parameters = PathParameters()
-        if segments.isEmpty {  // the pattern "/"
-            return path.count == 1 && path[0] == slash ? parameters : nil
-        }
         var index = 0
         for segment in segments {
             guard index < path.count, path[index] == slash else { return nil }
