@@ -11,8 +11,9 @@
  * access-handler call: answering on the first makes MHD close the connection (no keep-alive).
  *
  * With BASELINE_PER_REQUEST=1 in the environment it instead builds a fresh response for every
- * request with the same body and headers plus a generated X-Request-ID: the least work an MHD
- * server can do when every response must carry a per-request header, as the service's must.
+ * request with the same body and headers plus a generated X-Request-ID: what a naive MHD server
+ * pays when every answer must carry a per-request header (the service reuses response objects
+ * instead and swaps that one header).
  *
  * Binds 127.0.0.1 only. Port 0 picks a free port. Once listening it prints one line
  * "baseline listening port=<N>" on stdout. SIGINT or SIGTERM stops it cleanly (exit 0).
