@@ -60,13 +60,33 @@ extension HTTPServer {
         state in
         guard let context, let connection, let url, let method, let uploadSize, let state else { return .NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        /// Queues `response` as this request's answer (see `queue`).
+        func answer(
+            _ response: HTTPResponse,
+            requestID: String,
+            route: String? = nil,
+            requestMethod: HTTPMethod? = nil,
+            started: Int64
+        ) -> MHD_Result {
+            server.queue(
+                response,
+                on: connection,
+                state: state,
+                method: method,
+                url: url,
+                requestID: requestID,
+                route: route,
+                requestMethod: requestMethod,
+                started: started
+            )
+        }
 
         if state.pointee == nil {
             // First call: headers only. Refuse an oversized body before reading it (no 100 Continue).
             if let lengthText = lookupHeader(connection, "Content-Length") {
                 let requestID = server.requestID(connection)
                 guard let length = Int(lengthText), length >= 0 else {
-                    return server.queue(
+                    return answer(
                         ProblemDetails(
                             status: 400,
                             slug: "invalid-header",
@@ -74,21 +94,13 @@ extension HTTPServer {
                             detail: "Content-Length must be a non-negative integer.",
                             errors: [.init(.header("Content-Length"), "not a non-negative integer")]
                         ).response(requestID: requestID),
-                        on: connection,
-                        state: state,
-                        method: method,
-                        url: url,
                         requestID: requestID,
                         started: server.startTime()
                     )
                 }
                 if length > server.configuration.maxBodySize {
-                    return server.queue(
+                    return answer(
                         server.payloadTooLarge(requestID: requestID),
-                        on: connection,
-                        state: state,
-                        method: method,
-                        url: url,
                         requestID: requestID,
                         started: server.startTime()
                     )
@@ -127,12 +139,8 @@ extension HTTPServer {
         if let upload, let pending = upload.pending {
             // Called again after a blocking handler resumed the connection.
             upload.pending = nil
-            return server.queue(
+            return answer(
                 pending,
-                on: connection,
-                state: state,
-                method: method,
-                url: url,
                 requestID: upload.requestID,
                 route: upload.route,
                 requestMethod: upload.method,
@@ -143,12 +151,8 @@ extension HTTPServer {
         let started = server.startTime()
         let requestID = server.requestID(connection)
         if let upload, upload.tooLarge {
-            return server.queue(
+            return answer(
                 server.payloadTooLarge(requestID: requestID, declared: false),
-                on: connection,
-                state: state,
-                method: method,
-                url: url,
                 requestID: requestID,
                 started: started
             )
@@ -163,12 +167,8 @@ extension HTTPServer {
         ) {
         case .success(let parsed): request = parsed
         case .failure(let problem):
-            return server.queue(
+            return answer(
                 problem.response(requestID: requestID),
-                on: connection,
-                state: state,
-                method: method,
-                url: url,
                 requestID: requestID,
                 started: started
             )
@@ -176,12 +176,8 @@ extension HTTPServer {
         let (dispatch, route) = server.dispatch(&request)
         switch dispatch {
         case .respond(let response):
-            return server.queue(
+            return answer(
                 response,
-                on: connection,
-                state: state,
-                method: method,
-                url: url,
                 requestID: requestID,
                 route: route,
                 requestMethod: request.method,

@@ -14,17 +14,9 @@ package enum PercentDecoding {
         case controlCharacter
     }
 
-    /// Decodes `%XX` escapes; with `plusIsSpace` (query components) `+` becomes a space.
-    package static func decode(_ text: Substring, plusIsSpace: Bool) -> Result<String, Failure> {
-        let utf8 = text.utf8
-        if !utf8.contains(where: needsDecoding) {
-            return .success(String(text))
-        }
-        return decode(bytes: utf8, plusIsSpace: plusIsSpace)
-    }
-
-    /// Decodes a component as libmicrohttpd hands it over; bytes that are not UTF-8 are a
-    /// failure, as they would be once decoded.
+    /// Decodes `%XX` escapes in a component as libmicrohttpd hands it over; with `plusIsSpace`
+    /// (query components) `+` becomes a space. Bytes that are not UTF-8 are a failure, escaped
+    /// or not.
     package static func decode(cString: UnsafePointer<CChar>, plusIsSpace: Bool) -> Result<String, Failure> {
         let utf8 = UnsafeBufferPointer(
             start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self),
@@ -47,10 +39,7 @@ package enum PercentDecoding {
         byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte < 0x20 || byte == 0x7F
     }
 
-    private static func decode<Bytes: Collection<UInt8>>(
-        bytes utf8: Bytes,
-        plusIsSpace: Bool
-    ) -> Result<String, Failure> {
+    private static func decode(bytes utf8: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> Result<String, Failure> {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count)
         var index = utf8.startIndex

@@ -4,7 +4,7 @@ import Testing
 @Suite("PercentDecoding")
 struct PercentDecodingTests {
     private func decode(_ text: String, plusIsSpace: Bool = false) -> Result<String, PercentDecoding.Failure> {
-        PercentDecoding.decode(text[...], plusIsSpace: plusIsSpace)
+        text.withCString { PercentDecoding.decode(cString: $0, plusIsSpace: plusIsSpace) }
     }
 
     @Test(
