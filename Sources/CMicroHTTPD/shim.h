@@ -124,6 +124,165 @@ static inline const char *CMicroHTTPD_headerValue(struct MHD_Connection *connect
     return scan.first;
 }
 
+/// What the first call for a request needs to know about its body.
+struct CMicroHTTPD_BodyHeaders {
+    /// The first `Content-Length` value, or NULL.
+    const char *contentLength;
+    /// Whether there is a `Transfer-Encoding` header.
+    int transferEncoding;
+};
+
+static enum MHD_Result CMicroHTTPD_scanBodyHeader(
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t keySize, const char *value, size_t valueSize
+) {
+    (void)kind;
+    (void)valueSize;
+    struct CMicroHTTPD_BodyHeaders *found = (struct CMicroHTTPD_BodyHeaders *)cls;
+    if (key == NULL) {
+        return MHD_YES;
+    }
+    if (keySize == 14 && found->contentLength == NULL && strncasecmp(key, "Content-Length", 14) == 0) {
+        found->contentLength = value == NULL ? "" : value;
+    } else if (keySize == 17 && strncasecmp(key, "Transfer-Encoding", 17) == 0) {
+        found->transferEncoding = 1;
+    }
+    return MHD_YES;
+}
+
+/// `Content-Length` and `Transfer-Encoding` of the request on `connection`, in one pass over its
+/// headers (most requests have neither).
+static inline struct CMicroHTTPD_BodyHeaders CMicroHTTPD_bodyHeaders(struct MHD_Connection *connection) {
+    struct CMicroHTTPD_BodyHeaders found = { NULL, 0 };
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, CMicroHTTPD_scanBodyHeader, &found);
+    return found;
+}
+
+/// Builds the key of a remembered answer (see ResponseMemo.swift): everything about a request
+/// that may change the answer, as fields of one tag byte, a 2-byte big-endian length and the
+/// bytes. Tags: 'M' method, 'U' URL, 'K' query argument name, 'V' its value ('N' when it has
+/// none), 0x80 + i a value of header `names[i]`. Tagged, length-prefixed fields make two requests
+/// have equal keys only when they agree on every field, in order. On the way it notes the first
+/// value of the header `capture` (the request id), which then needs no lookup of its own.
+struct CMicroHTTPD_KeyWriter {
+    uint8_t *buffer;
+    size_t capacity;
+    size_t length;
+    int overflow;
+    const char *const *names;
+    const size_t *nameLengths;
+    unsigned int nameCount;
+    const char *capture;
+    size_t captureLength;
+    const char *captured;
+    size_t capturedLength;
+};
+
+static inline void CMicroHTTPD_appendKeyField(struct CMicroHTTPD_KeyWriter *writer, uint8_t tag, const char *text, size_t count) {
+    if (writer->overflow || count > 0xFFFF || writer->capacity - writer->length < 3 + count) {
+        writer->overflow = 1;
+        return;
+    }
+    uint8_t *out = writer->buffer + writer->length;
+    out[0] = tag;
+    out[1] = (uint8_t)(count >> 8);
+    out[2] = (uint8_t)count;
+    if (count > 0) {
+        memcpy(out + 3, text, count);
+    }
+    writer->length += 3 + count;
+}
+
+static enum MHD_Result CMicroHTTPD_keyArgument(
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t keySize, const char *value, size_t valueSize
+) {
+    (void)kind;
+    struct CMicroHTTPD_KeyWriter *writer = (struct CMicroHTTPD_KeyWriter *)cls;
+    CMicroHTTPD_appendKeyField(writer, 'K', key, key == NULL ? 0 : keySize);
+    CMicroHTTPD_appendKeyField(writer, value == NULL ? 'N' : 'V', value, value == NULL ? 0 : valueSize);
+    return writer->overflow ? MHD_NO : MHD_YES;
+}
+
+static enum MHD_Result CMicroHTTPD_keyHeader(
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t keySize, const char *value, size_t valueSize
+) {
+    (void)kind;
+    struct CMicroHTTPD_KeyWriter *writer = (struct CMicroHTTPD_KeyWriter *)cls;
+    if (key == NULL) {
+        return MHD_YES;
+    }
+    if (value == NULL) {
+        value = "";
+        valueSize = 0;
+    }
+    for (unsigned int i = 0; i < writer->nameCount; i++) {
+        if (keySize == writer->nameLengths[i] && strncasecmp(key, writer->names[i], keySize) == 0) {
+            CMicroHTTPD_appendKeyField(writer, (uint8_t)(0x80 + i), value, valueSize);
+            return MHD_YES;
+        }
+    }
+    if (writer->captured == NULL && keySize == writer->captureLength && strncasecmp(key, writer->capture, keySize) == 0) {
+        writer->captured = value;
+        writer->capturedLength = valueSize;
+    }
+    return MHD_YES;
+}
+
+/// The key of a request, and the first value of the captured header.
+struct CMicroHTTPD_RequestKey {
+    /// The key's length in the buffer; 0 when it did not fit.
+    size_t length;
+    /// The captured header's first value (in the connection's memory), or NULL when absent.
+    const char *captured;
+    size_t capturedLength;
+};
+
+/// Writes the key of the request on `connection` into `buffer`: the method, the URL as it
+/// arrived, every query argument in order, and every value of the headers in `names` (at most
+/// 127, with their lengths in `nameLengths`) in arrival order. Also finds header `capture`.
+static inline struct CMicroHTTPD_RequestKey CMicroHTTPD_requestKey(
+    struct MHD_Connection *connection,
+    const char *method,
+    const char *url,
+    const char *const *names,
+    const size_t *nameLengths,
+    unsigned int nameCount,
+    const char *capture,
+    uint8_t *buffer,
+    size_t capacity
+) {
+    struct CMicroHTTPD_KeyWriter writer = {
+        buffer, capacity, 0, 0, names, nameLengths, nameCount > 127 ? 127 : nameCount, capture, strlen(capture), NULL, 0
+    };
+    CMicroHTTPD_appendKeyField(&writer, 'M', method, strlen(method));
+    CMicroHTTPD_appendKeyField(&writer, 'U', url, strlen(url));
+    if (!writer.overflow) {
+        MHD_get_connection_values_n(connection, MHD_GET_ARGUMENT_KIND, CMicroHTTPD_keyArgument, &writer);
+    }
+    // Headers are walked even past an overflow, for the captured one.
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, CMicroHTTPD_keyHeader, &writer);
+    struct CMicroHTTPD_RequestKey key = { writer.overflow ? 0 : writer.length, writer.captured, writer.capturedLength };
+    return key;
+}
+
+/// A 64-bit hash of `count` bytes, seeded per process. Only picks a key's slot: keys are
+/// compared whole, so a collision costs a probe, never a wrong answer.
+static inline uint64_t CMicroHTTPD_hashKey(const uint8_t *bytes, size_t count, uint64_t seed) {
+    uint64_t hash = seed ^ ((uint64_t)count * 0x9E3779B97F4A7C15ULL);
+    while (count >= 8) {
+        uint64_t word;
+        memcpy(&word, bytes, 8);
+        hash = (hash ^ word) * 0xBF58476D1CE4E5B9ULL;
+        hash ^= hash >> 31;
+        bytes += 8;
+        count -= 8;
+    }
+    uint64_t tail = 0;
+    memcpy(&tail, bytes, count);
+    hash = (hash ^ tail) * 0x94D049BB133111EBULL;
+    hash ^= hash >> 29;
+    return hash;
+}
+
 /// The number of CPUs this process may run on: its affinity mask (taskset, a container's
 /// cpuset), or the online CPUs when the mask cannot be read. A raw system call, so that the
 /// header needs no _GNU_SOURCE.

@@ -10,9 +10,14 @@ import Synchronization
 package final class CatalogueState: Sendable {
     private let current: Mutex<CatalogueSnapshot>
     private let publishing = Mutex<Void>(())
+    /// Called after each swap, before the publication returns.
+    private let onSwap: @Sendable () -> Void
 
-    package init(_ snapshot: CatalogueSnapshot) {
+    /// - Parameter onSwap: told after a new snapshot is swapped in (and before `publish` or
+    ///   `republish` returns): what remembers answers made from the old one forgets them there.
+    package init(_ snapshot: CatalogueSnapshot, onSwap: @escaping @Sendable () -> Void = {}) {
         current = Mutex(snapshot)
+        self.onSwap = onSwap
     }
 
     /// The snapshot to answer one request from.
@@ -51,6 +56,7 @@ package final class CatalogueState: Sendable {
                 next = try rebuild(from: store, reusing: base)
             }
             current.withLock { $0 = next }
+            onSwap()
         }
     }
 
@@ -61,6 +67,7 @@ package final class CatalogueState: Sendable {
         try publishing.withLock { _ in
             let next = try rebuild(from: store, reusing: snapshot)
             current.withLock { $0 = next }
+            onSwap()
         }
     }
 

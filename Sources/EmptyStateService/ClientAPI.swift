@@ -8,6 +8,11 @@ struct ClientAPI: Sendable {
     let state: CatalogueState
     let cacheControl: String
 
+    /// Every request header `template` and `bundle` read. Their prepared answers depend on these,
+    /// the URL and the catalogue snapshot only, which lets the server remember them (their routes
+    /// are `memoized`): a handler here that starts reading another header must add it here.
+    static let varyingHeaders = ["Accept-Language", "Accept-Encoding", "If-None-Match"]
+
     /// `GET /v1/templates/{id}`
     func template(_ request: HTTPRequest) -> HTTPResponse {
         let snapshot = state.snapshot

@@ -36,6 +36,10 @@ package final class EmptyStateApplication: Sendable {
         self.logger = logger
         let metrics = ServiceMetrics()
         self.metrics = metrics
+        // The client routes' answers, remembered by request; forgotten whenever the catalogue changes.
+        let memo =
+            configuration.http.memoEntries > 0
+            ? ResponseMemo(capacity: configuration.http.memoEntries, varyingOn: ClientAPI.varyingHeaders) : nil
         let started = ContinuousClock.now
         let catalogue: Catalogue
         do {
@@ -75,7 +79,9 @@ package final class EmptyStateApplication: Sendable {
                     "store.builtins_updated": "\(imported.updated)",
                 ]
             )
-            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: [])))
+            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) {
+                memo?.invalidate()
+            }
             try state.republish(from: store)
         } catch {
             throw StartupError(description: "cannot use the store \(configuration.storePath): \(error)")
@@ -101,8 +107,8 @@ package final class EmptyStateApplication: Sendable {
         let openAPIBody = SharedBytes(Array(openAPI))
         let openAPIETag = "\"\(ContentHash.hex(Array(openAPI)))\""
         var router = Router()
-        router.get("/v1/templates/{id}") { client.template($0) }
-        router.get("/v1/templates") { client.bundle($0) }
+        router.get("/v1/templates/{id}", memoized: true) { client.template($0) }
+        router.get("/v1/templates", memoized: true) { client.bundle($0) }
         router.get("/healthz") { _ in
             HTTPResponse(
                 status: 200,
@@ -170,9 +176,11 @@ package final class EmptyStateApplication: Sendable {
             configuration: configuration.http,
             router: router,
             logger: logger,
-            observer: { metrics.record($0) }
+            observer: { metrics.record($0) },
+            memo: memo
         )
         metrics.countOpenConnections { [weak server] in server?.openConnections ?? 0 }
+        if let memo { metrics.countMemoEntries { memo.count } }
     }
 
     /// Binds and starts serving.

@@ -55,6 +55,7 @@ package final class ServiceMetrics: Sendable {
     private let requestSeries = Mutex<[RequestKey: RequestSeries]>([:])
 
     private let openConnections: Gauge
+    private let memoEntries: Gauge
     private let catalogueRevision: Gauge
     private let catalogueTemplates: Gauge
     private let eventsAccepted: Counter
@@ -63,6 +64,8 @@ package final class ServiceMetrics: Sendable {
     private let commitDurations: [String: Timer]
     /// Read at each scrape for `http_open_connections`; set once the server exists.
     private let connectionCount = Mutex<(@Sendable () -> Int)?>(nil)
+    /// Read at each scrape for `http_memo_entries`; unset when no answers are remembered.
+    private let memoCount = Mutex<(@Sendable () -> Int)?>(nil)
 
     /// Registers every series that exists before its first event, so each is scraped (at 0) from
     /// the start.
@@ -74,6 +77,7 @@ package final class ServiceMetrics: Sendable {
         ]
         self.factory = factory
         openConnections = Gauge(label: "http_open_connections", factory: factory)
+        memoEntries = Gauge(label: "http_memo_entries", factory: factory)
         catalogueRevision = Gauge(label: "catalogue_revision", factory: factory)
         catalogueTemplates = Gauge(label: "catalogue_templates", factory: factory)
         eventsAccepted = Counter(label: "events_total", dimensions: [("outcome", "accepted")], factory: factory)
@@ -135,10 +139,16 @@ package final class ServiceMetrics: Sendable {
         connectionCount.withLock { $0 = source }
     }
 
+    /// Sets where `http_memo_entries` (answers the server remembers) is read from at each scrape.
+    package func countMemoEntries(with source: @escaping @Sendable () -> Int) {
+        memoCount.withLock { $0 = source }
+    }
+
     /// `GET /metrics`: samples the gauges, then emits every series in the Prometheus text format.
     /// - Parameter catalogue: the snapshot being served, for `catalogue_revision` and `catalogue_templates`.
     func scrape(catalogue: CatalogueSnapshot) -> HTTPResponse {
         if let count = connectionCount.withLock({ $0 }) { openConnections.record(count()) }
+        memoEntries.record(memoCount.withLock({ $0 })?() ?? 0)
         catalogueRevision.record(catalogue.revisions.values.reduce(0, +))
         catalogueTemplates.record(catalogue.catalogue.templates.count)
         var text: [UInt8] = []

@@ -83,7 +83,8 @@ extension HTTPServer {
 
         if state.pointee == nil {
             // First call: headers only. Refuse an oversized body before reading it (no 100 Continue).
-            if let lengthText = lookupHeader(connection, "Content-Length") {
+            let bodyHeaders = CMicroHTTPD_bodyHeaders(connection)
+            if let lengthText = bodyHeaders.contentLength.map({ String(cString: $0) }) {
                 let requestID = server.requestID(connection)
                 guard let length = Int(lengthText), length >= 0 else {
                     return answer(
@@ -109,7 +110,7 @@ extension HTTPServer {
                     state.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
                     return .YES
                 }
-            } else if lookupHeader(connection, "Transfer-Encoding") != nil {
+            } else if bodyHeaders.transferEncoding != 0 {
                 state.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
                 return .YES
             }
@@ -149,66 +150,110 @@ extension HTTPServer {
         }
         // The last call for this request: the clock starts here (the body, if any, is read).
         let started = server.startTime()
-        let requestID = server.requestID(connection)
         if let upload, upload.tooLarge {
+            let requestID = server.requestID(connection)
             return answer(
                 server.payloadTooLarge(requestID: requestID, declared: false),
                 requestID: requestID,
                 started: started
             )
         }
-        var request: HTTPRequest
-        switch server.makeRequest(
-            connection: connection,
-            url: url,
-            method: method,
-            id: requestID,
-            body: upload?.body ?? []
-        ) {
-        case .success(let parsed): request = parsed
-        case .failure(let problem):
-            return answer(
-                problem.response(requestID: requestID),
-                requestID: requestID,
-                started: started
-            )
+        /// Parses, routes and answers the request; `remembering` is its key in the memo and the
+        /// generation its lookup saw, when its answer may be remembered.
+        func route(remembering: (key: ResponseMemo.Key, generation: UInt64)?) -> MHD_Result {
+            let requestID = server.requestID(connection)
+            var request: HTTPRequest
+            switch server.makeRequest(
+                connection: connection,
+                url: url,
+                method: method,
+                id: requestID,
+                body: upload?.body ?? []
+            ) {
+            case .success(let parsed): request = parsed
+            case .failure(let problem):
+                return answer(
+                    problem.response(requestID: requestID),
+                    requestID: requestID,
+                    started: started
+                )
+            }
+            let (dispatch, route, memoized) = server.dispatch(&request)
+            switch dispatch {
+            case .respond(let response):
+                if memoized, let remembering, let prepared = response.prepared, let memo = server.memo {
+                    memo.remember(
+                        prepared,
+                        for: remembering.key,
+                        generation: remembering.generation,
+                        route: route,
+                        method: request.method
+                    )
+                }
+                return answer(
+                    response,
+                    requestID: requestID,
+                    route: route,
+                    requestMethod: request.method,
+                    started: started
+                )
+            case .offload(let handler, let routed, let background):
+                let holder: UploadState
+                if let upload {
+                    holder = upload
+                } else {
+                    holder = UploadState()
+                    state.pointee = Unmanaged.passRetained(holder).toOpaque()
+                }
+                holder.requestID = requestID
+                holder.route = route
+                holder.method = request.method
+                holder.started = started
+                holder.body = []
+                let suspended = SuspendedConnection(pointer: connection)
+                MHD_suspend_connection(connection)
+                let work: @Sendable () -> Void = {
+                    holder.pending = handler(routed)
+                    MHD_resume_connection(suspended.pointer)
+                }
+                if background {
+                    server.backgroundWorkers.submit(work)
+                } else {
+                    server.blockingQueue.async(execute: work)
+                }
+                return .YES
+            }
         }
-        let (dispatch, route) = server.dispatch(&request)
-        switch dispatch {
-        case .respond(let response):
-            return answer(
-                response,
-                requestID: requestID,
-                route: route,
-                requestMethod: request.method,
-                started: started
-            )
-        case .offload(let handler, let routed, let background):
-            let holder: UploadState
-            if let upload {
-                holder = upload
-            } else {
-                holder = UploadState()
-                state.pointee = Unmanaged.passRetained(holder).toOpaque()
+
+        // A bodiless GET or HEAD may have been answered before: answer it the same way again.
+        if upload == nil, let memo = server.memo, isGetOrHead(method) {
+            return memo.withKey(connection: connection, method: method, url: url) { request in
+                guard let key = request.key else { return route(remembering: nil) }
+                switch memo.lookUp(key) {
+                case .hit(let entry):
+                    return RequestID.withCString(offered: request.offeredID) { requestID in
+                        server.queue(
+                            remembered: entry,
+                            on: connection,
+                            state: state,
+                            method: method,
+                            url: url,
+                            requestID: requestID,
+                            started: started
+                        )
+                    }
+                case .miss(let generation):
+                    return route(remembering: (key, generation))
+                }
             }
-            holder.requestID = requestID
-            holder.route = route
-            holder.method = request.method
-            holder.started = started
-            holder.body = []
-            let suspended = SuspendedConnection(pointer: connection)
-            MHD_suspend_connection(connection)
-            let work: @Sendable () -> Void = {
-                holder.pending = handler(routed)
-                MHD_resume_connection(suspended.pointer)
-            }
-            if background {
-                server.backgroundWorkers.submit(work)
-            } else {
-                server.blockingQueue.async(execute: work)
-            }
-            return .YES
         }
+        return route(remembering: nil)
+    }
+
+    /// Whether `method` is exactly `GET` or `HEAD`, read byte by byte (never past the NUL).
+    private static func isGetOrHead(_ method: UnsafePointer<CChar>) -> Bool {
+        if method[0] == 0x47 { return method[1] == 0x45 && method[2] == 0x54 && method[3] == 0 }
+        return method[0] == 0x48 && method[1] == 0x45 && method[2] == 0x41 && method[3] == 0x44 && method[4] == 0
     }
 
     /// Frees the per-request state once MHD is done with the request.
@@ -383,36 +428,110 @@ extension HTTPServer {
     ) -> MHD_Result {
         let result: MHD_Result
         if let prepared = response.prepared, !isDraining.load(ordering: .relaxed),
-            let lease = prepared.lend(requestID: requestID)
+            let queued = requestID.withCString({ lendAndQueue(prepared, on: connection, state: state, requestID: $0) })
         {
-            result = MHD_queue_response(connection, UInt32(prepared.status), lease.response)
-            if result == .YES { Self.record(lease, in: state) } else { prepared.giveBack(lease) }
+            result = queued
         } else {
             result = queueBuilt(response, on: connection, requestID: requestID)
         }
-        if let observer, result == .YES {
+        if result == .YES {
+            report(
+                status: response.status,
+                bytes: response.body.count,
+                route: route,
+                requestMethod: requestMethod,
+                method: method,
+                url: url,
+                requestID: requestID,
+                started: started
+            )
+        }
+        return result
+    }
+
+    /// `queue` for an answer the memo remembered: no `HTTPResponse`, and the request id stays a
+    /// C string unless it is logged.
+    private func queue(
+        remembered entry: ResponseMemo.Entry,
+        on connection: OpaquePointer,
+        state: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+        method: UnsafePointer<CChar>,
+        url: UnsafePointer<CChar>,
+        requestID: UnsafePointer<CChar>,
+        started: Int64
+    ) -> MHD_Result {
+        let prepared = entry.answer
+        let result: MHD_Result
+        if !isDraining.load(ordering: .relaxed),
+            let queued = lendAndQueue(prepared, on: connection, state: state, requestID: requestID)
+        {
+            result = queued
+        } else {
+            result = queueBuilt(HTTPResponse(prepared), on: connection, requestID: String(cString: requestID))
+        }
+        if result == .YES {
+            report(
+                status: prepared.status,
+                bytes: prepared.body.count,
+                route: entry.route,
+                requestMethod: entry.method,
+                method: method,
+                url: url,
+                requestID: String(cString: requestID),
+                started: started
+            )
+        }
+        return result
+    }
+
+    /// Queues one of `prepared`'s response objects, lent for this answer; `nil` when none could
+    /// be lent (the caller then builds the response).
+    private func lendAndQueue(
+        _ prepared: PreparedResponse,
+        on connection: OpaquePointer,
+        state: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+        requestID: UnsafePointer<CChar>
+    ) -> MHD_Result? {
+        guard let lease = prepared.lend(requestID: requestID) else { return nil }
+        let result = MHD_queue_response(connection, UInt32(prepared.status), lease.response)
+        if result == .YES { Self.record(lease, in: state) } else { prepared.giveBack(lease) }
+        return result
+    }
+
+    /// Tells the observer about a queued answer and logs it (at `info`).
+    /// - Parameter requestID: only evaluated when the line is logged.
+    private func report(
+        status: Int,
+        bytes: Int,
+        route: String?,
+        requestMethod: HTTPMethod?,
+        method: UnsafePointer<CChar>,
+        url: UnsafePointer<CChar>,
+        requestID: @autoclosure () -> String,
+        started: Int64
+    ) {
+        if let observer {
             observer(
                 HTTPExchange(
                     route: route ?? self.route(rawURL: url),
                     method: requestMethod ?? HTTPMethod(cString: method),
-                    status: response.status,
+                    status: status,
                     nanoseconds: MonotonicClock.nanoseconds() - started
                 )
             )
         }
-        if logger.logLevel <= .info {
+        if logsRequests {
             logger.info(
                 "request",
                 metadata: [
-                    "request.id": "\(requestID)",
+                    "request.id": "\(requestID())",
                     "http.method": "\(String(cString: method))",
                     "http.path": "\(String(cString: url))",
-                    "http.status": "\(response.status)",
-                    "http.response_bytes": "\(response.body.count)",
+                    "http.status": "\(status)",
+                    "http.response_bytes": "\(bytes)",
                 ]
             )
         }
-        return result
     }
 
     /// A response object with `body` and no headers; `nil` when MHD cannot allocate one. A shared

@@ -24,6 +24,8 @@ package final class HTTPServer: Sendable {
     package let configuration: HTTPServerConfiguration
     let router: Router
     let logger: Logger
+    /// Whether each request gets a log line (`info`): read once, as `logger` never changes.
+    let logsRequests: Bool
     private let daemon = Mutex<DaemonHandle?>(nil)
     /// Set once shutdown begins: responses then carry `Connection: close`.
     let isDraining = Atomic<Bool>(false)
@@ -33,14 +35,27 @@ package final class HTTPServer: Sendable {
     /// threads across queues, so lowering one of those would leak to other work).
     let backgroundWorkers = LowPriorityWorkers(threads: 16, label: "http-background")
     let observer: Observer?
+    /// Where the prepared answers of memoized routes are remembered; `nil` remembers none.
+    let memo: ResponseMemo?
 
-    /// - Parameter observer: called once per response, including the 400, 404, 405 and 413 the
-    ///   server answers itself; `nil` costs nothing per request.
-    package init(configuration: HTTPServerConfiguration, router: Router, logger: Logger, observer: Observer? = nil) {
+    /// - Parameters:
+    ///   - observer: called once per response, including the 400, 404, 405 and 413 the server
+    ///     answers itself; `nil` costs nothing per request.
+    ///   - memo: remembers the answers of routes registered `memoized`; `nil` calls their
+    ///     handlers for every request.
+    package init(
+        configuration: HTTPServerConfiguration,
+        router: Router,
+        logger: Logger,
+        observer: Observer? = nil,
+        memo: ResponseMemo? = nil
+    ) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        logsRequests = logger.logLevel <= .info
         self.observer = observer
+        self.memo = memo
     }
 
     /// Connections open now, as libmicrohttpd counts them (0 when not running).
@@ -143,19 +158,21 @@ package final class HTTPServer: Sendable {
     /// Routes a parsed request: answers 404/405 itself, runs a fast handler now, and hands a
     /// blocking one back to be run on `blockingQueue`. Sets the request's path parameters in
     /// place (copying a request retains each of its fields).
-    /// - Returns: that, and the pattern of the route (`HTTPExchange.unmatchedRoute` when none).
-    func dispatch(_ request: inout HTTPRequest) -> (dispatch: Dispatch, route: String) {
+    /// - Returns: that, the pattern of the route (`HTTPExchange.unmatchedRoute` when none), and
+    ///   whether the route's answers may be remembered.
+    func dispatch(_ request: inout HTTPRequest) -> (dispatch: Dispatch, route: String, memoized: Bool) {
         let (match, execution, pattern) = router.resolve(method: request.method, path: request.path)
         let route = pattern ?? HTTPExchange.unmatchedRoute
         switch match {
         case .handler(let handler, let parameters):
             request.pathParameters = parameters
             switch execution {
-            case .inline: return (.respond(handler(request)), route)
+            case .inline: return (.respond(handler(request)), route, false)
+            case .memoized: return (.respond(handler(request)), route, true)
             case .blocking, .background:
                 // The headers are read from the connection; the handler runs on another thread.
                 request.headers = request.headers.detached()
-                return (.offload(handler, request, background: execution == .background), route)
+                return (.offload(handler, request, background: execution == .background), route, false)
             }
         case .notFound:
             return (
@@ -166,7 +183,7 @@ package final class HTTPServer: Sendable {
                         title: "Not Found",
                         detail: "There is no resource at this path."
                     ).response(requestID: request.id)
-                ), route
+                ), route, false
             )
         case .methodNotAllowed(let allowed):
             let allow = allowed.map(\.description).joined(separator: ", ")
@@ -178,7 +195,7 @@ package final class HTTPServer: Sendable {
                         title: "Method Not Allowed",
                         detail: "\(request.method) is not allowed here; use \(allow)."
                     ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
-                ), route
+                ), route, false
             )
         }
     }

@@ -16,6 +16,8 @@ package struct HTTPServerConfiguration: Sendable {
     package var headerMemoryLimit: Int = 32 * 1024
     /// Largest request body accepted; larger bodies get 413.
     package var maxBodySize: Int = 1024 * 1024
+    /// Answers of memoized routes remembered at most (see `ResponseMemo`); 0 remembers none.
+    package var memoEntries: Int = 4096
     /// Seconds to wait for open connections to finish on shutdown.
     package var drainTimeout: Double = 10
 

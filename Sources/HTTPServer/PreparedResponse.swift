@@ -1,6 +1,10 @@
 import CMicroHTTPD
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A response sent many times with the same status, headers and body (a pre-rendered
 /// representation), kept as libmicrohttpd response objects that are reused rather than rebuilt.
 ///
@@ -35,21 +39,23 @@ package final class PreparedResponse: Sendable {
         }
     }
 
-    /// A response object for one answer, carrying `requestID`; `nil` when MHD cannot allocate one.
-    func lend(requestID: String) -> ResponseLease? {
-        guard let lease = idle.withLock({ $0.popLast() }) ?? makeLease() else { return nil }
-        // Explicit `withCString`: passing a `String` where C wants a pointer copied it into a
-        // new array each time.
-        if let previous = lease.requestID {
-            _ = previous.withCString { MHD_del_response_header(lease.response, requestIDHeader.cString, $0) }
+    /// A response object for one answer, carrying `requestID` (at most
+    /// `RequestID.maximumLength` bytes); `nil` when MHD cannot allocate one.
+    func lend(requestID: UnsafePointer<CChar>) -> ResponseLease? {
+        let length = strlen(requestID)
+        guard length <= RequestID.maximumLength,
+            let lease = idle.withLock({ $0.popLast() }) ?? makeLease()
+        else { return nil }
+        if lease.carriesID {
+            _ = MHD_del_response_header(lease.response, requestIDHeader.cString, lease.requestID)
+            lease.carriesID = false
         }
-        let added = requestID.withCString { MHD_add_response_header(lease.response, requestIDHeader.cString, $0) }
-        guard added == .YES else {
-            lease.requestID = nil
+        guard MHD_add_response_header(lease.response, requestIDHeader.cString, requestID) == .YES else {
             giveBack(lease)
             return nil
         }
-        lease.requestID = requestID
+        memcpy(lease.requestID, requestID, length + 1)
+        lease.carriesID = true
         lease.owner = self
         return lease
     }
@@ -75,12 +81,17 @@ final class ResponseLease: @unchecked Sendable {
     // Unchecked: the fields change only on the thread of the connection that holds the lease,
     // and the hand-overs (`idle`'s lock, MHD's completion callback) order those changes.
     let response: OpaquePointer
-    /// The `X-Request-ID` the object carries now.
-    var requestID: String?
+    /// The `X-Request-ID` the object carries when `carriesID` (to delete it by), NUL-terminated.
+    let requestID = UnsafeMutablePointer<CChar>.allocate(capacity: RequestID.maximumLength + 1)
+    var carriesID = false
     /// Set while lent: keeps the prepared response, and with it the body, alive until MHD is done.
     var owner: PreparedResponse?
 
     init(response: OpaquePointer) {
         self.response = response
+    }
+
+    deinit {
+        requestID.deallocate()
     }
 }

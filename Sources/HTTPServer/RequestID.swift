@@ -8,7 +8,12 @@ package enum RequestID {
     /// Whether a client-supplied id can be echoed and logged as it is: 1–128 characters of
     /// letters, digits and `. _ : -` (nothing that could forge a log line or a header).
     package static func isSane(_ candidate: String) -> Bool {
-        let utf8 = candidate.utf8
+        var candidate = candidate
+        return candidate.withUTF8 { isSane($0) }
+    }
+
+    /// `isSane` for bytes as they arrived.
+    static func isSane(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !utf8.isEmpty, utf8.count <= maximumLength else { return false }
         return utf8.allSatisfy { byte in
             switch byte {
@@ -30,15 +35,38 @@ package enum RequestID {
     /// 16 hex digits: the next value of `sequence` mixed by SplitMix64, so consecutive ids share
     /// no visible pattern.
     package static func generate() -> String {
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            write(into: buffer.baseAddress!)
+            return 16
+        }
+    }
+
+    /// Calls `body` with the request's id as a C string: `offered` (the client's
+    /// `X-Request-ID`, NUL-terminated in MHD's memory) when sane, else a fresh one on the stack.
+    static func withCString<Result>(
+        offered: UnsafeBufferPointer<UInt8>?,
+        _ body: (UnsafePointer<CChar>) -> Result
+    ) -> Result {
+        if let offered, isSane(offered), let start = offered.baseAddress {
+            return body(UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self))
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { buffer in
+            write(into: buffer.baseAddress!)
+            buffer[16] = 0
+            return body(UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self))
+        }
+    }
+
+    /// Writes a fresh id's 16 hex digits at `out`.
+    private static func write(into out: UnsafeMutablePointer<UInt8>) {
         var value = sequence.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
         value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
         value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
         value ^= value >> 31
-        return String(unsafeUninitializedCapacity: 16) { buffer in
+        hexDigits.withUnsafeBufferPointer { digits in
             for index in 0..<16 {
-                buffer[index] = hexDigits[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
+                out[index] = digits[Int((value >> UInt64(60 - 4 * index)) & 0xF)]
             }
-            return 16
         }
     }
 }

@@ -37,14 +37,25 @@ package struct Router: Sendable {
 
     package init() {}
 
-    package mutating func get(_ pattern: String, blocking: Bool = false, _ handler: @escaping Handler) {
-        add(.get, pattern, blocking: blocking, handler)
+    /// Registers `handler` for `GET` (and `HEAD`) on `pattern`; see `add` for `blocking` and
+    /// `memoized`.
+    package mutating func get(
+        _ pattern: String,
+        blocking: Bool = false,
+        memoized: Bool = false,
+        _ handler: @escaping Handler
+    ) {
+        add(.get, pattern, blocking: blocking, memoized: memoized, handler)
     }
 
     /// Where a handler runs.
     package enum Execution: Sendable {
         /// On the MHD thread: fast handlers that never wait.
         case inline
+        /// Like `inline`, and the server may remember the handler's prepared answers and answer
+        /// the same request again without calling it (see `ResponseMemo` for the promise this
+        /// makes).
+        case memoized
         /// On a worker thread with the connection suspended: handlers that wait (disk, fsync).
         case blocking
         /// Like `blocking`, on low-priority threads: work that must not take CPU from `inline`
@@ -57,14 +68,17 @@ package struct Router: Sendable {
     ///   - blocking: the handler waits (disk, fsync): the server runs it on a worker thread with
     ///     the connection suspended, so MHD's threads keep serving other requests.
     ///   - background: run it blocking, at low priority.
+    ///   - memoized: run it inline, and let the server remember its prepared answers.
     package mutating func add(
         _ method: HTTPMethod,
         _ pattern: String,
         blocking: Bool = false,
         background: Bool = false,
+        memoized: Bool = false,
         _ handler: @escaping Handler
     ) {
-        let execution: Execution = background ? .background : blocking ? .blocking : .inline
+        precondition(!(memoized && (blocking || background)), "a memoized handler runs inline")
+        let execution: Execution = background ? .background : blocking ? .blocking : memoized ? .memoized : .inline
         let segments: [Segment] = pattern.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))

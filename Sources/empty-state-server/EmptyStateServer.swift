@@ -65,6 +65,12 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "Largest request body in bytes (past it: 413). [EMPTY_STATE_MAX_BODY_SIZE, default 1048576]")
     var maxBodySize: Int?
 
+    @Option(
+        help:
+            "Client answers remembered by request, so a repeated request skips parsing and negotiation; forgotten on every publish; 0 turns this off. [EMPTY_STATE_MEMO_ENTRIES, default 4096]"
+    )
+    var memoEntries: Int?
+
     @Option(help: "Seconds to let open connections finish on shutdown. [EMPTY_STATE_DRAIN_TIMEOUT, default 10]")
     var drainTimeout: Double?
 
@@ -181,6 +187,13 @@ struct EmptyStateServer: ParsableCommand {
             "--max-body-size",
             default: 1024 * 1024,
             range: 0...(1 << 30)
+        )
+        configuration.http.memoEntries = try integer(
+            memoEntries,
+            "EMPTY_STATE_MEMO_ENTRIES",
+            "--memo-entries",
+            default: 4096,
+            range: 0...(1 << 20)
         )
         configuration.cacheMaxAge = try integer(
             cacheMaxAge,

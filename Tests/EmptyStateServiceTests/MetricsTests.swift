@@ -144,6 +144,7 @@ struct MetricsTests {
         #expect(before["catalogue_templates"] == Double(snapshot.catalogue.templates.count))
         #expect(before["catalogue_revision"] == Double(snapshot.revisions.values.reduce(0, +)))
         #expect((before["http_open_connections"] ?? 0) >= 1, "the scrape's own connection is open")
+        #expect(before["http_memo_entries"] == 0, "no client answer is remembered yet")
         for outcome in ["accepted", "duplicate", "rejected"] {
             #expect(before["events_total{outcome=\"\(outcome)\"}"] == 0)
         }
@@ -156,6 +157,7 @@ struct MetricsTests {
             try connection.send("GET", "/v1/templates/connectionRefused?locale=fr&platform=ios")
             #expect(try connection.readResponse().status == 200)
         }
+        #expect(try scrape()["http_memo_entries"] == 1, "the repeated request is one remembered answer")
         try connection.send("GET", "/v1/templates/noSuchTemplate")
         #expect(try connection.readResponse().status == 404)
         try connection.send("HEAD", "/healthz")
@@ -178,7 +180,7 @@ struct MetricsTests {
         #expect(after[#"http_requests_total{route="/healthz",method="HEAD",status="200"}"#] == 1)
         #expect(after[#"http_requests_total{route="/v1/admin/templates/{id}",method="GET",status="200"}"#] == 1)
         #expect(after[#"http_requests_total{route="/v1/admin/templates/{id}",method="DELETE",status="204"}"#] == 1)
-        #expect(after[#"http_requests_total{route="/metrics",method="GET",status="200"}"#] == 1)
+        #expect(after[#"http_requests_total{route="/metrics",method="GET",status="200"}"#] == 2)
         #expect(after.types["http_requests_total"] == "counter")
 
         #expect(after.types["http_request_duration_seconds"] == "histogram")
@@ -188,6 +190,7 @@ struct MetricsTests {
         #expect(after[#"http_request_duration_seconds_bucket{route="/v1/templates/{id}",le="5.0"}"#] == 3)
         #expect((after[#"http_request_duration_seconds_sum{route="/v1/templates/{id}"}"#] ?? 0) > 0)
 
+        #expect(after["http_memo_entries"] == 0, "the deletion forgot the remembered answers")
         #expect(after["catalogue_revision"] == before["catalogue_revision"].map { $0 + 1 })
         #expect(after["catalogue_templates"] == before["catalogue_templates"].map { $0 - 1 })
         #expect(after[#"store_commit_duration_seconds_count{store="templates"}"#] == commitsBefore + 1)

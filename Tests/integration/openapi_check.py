@@ -70,6 +70,7 @@ METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 METRIC_SERIES = (
     "http_requests_total",
     "http_open_connections",
+    "http_memo_entries",
     "catalogue_revision",
     "catalogue_templates",
     "store_commit_duration_seconds",

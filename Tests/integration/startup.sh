@@ -27,6 +27,26 @@ expect_eq "bad --port: usage error (exit 64)" 64 "$?"
 expect_match "bad --port: says the range" '0 and 65535' "$(cat "$WORK/bad-port.log")"
 EMPTY_STATE_LOG_LEVEL=loud "$BIN" >"$WORK/bad-level.log" 2>&1
 expect_eq "bad EMPTY_STATE_LOG_LEVEL: usage error" 64 "$?"
+"$BIN" --memo-entries -1 >"$WORK/bad-memo.log" 2>&1
+expect_eq "bad --memo-entries: usage error" 64 "$?"
+expect_match "--help documents --memo-entries" 'EMPTY_STATE_MEMO_ENTRIES' "$help"
+
+# --memo-entries 0: no answer is remembered; a repeated request is answered all the same.
+EMPTY_STATE_MEMO_ENTRIES=0 "$BIN" --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
+    --data-dir "$WORK/no-memo-data" >"$WORK/no-memo.log" 2>&1 &
+no_memo=$!
+no_memo_port=""
+for _ in $(seq 100); do
+    no_memo_port=$(grep -oE 'http\.port=[0-9]+' "$WORK/no-memo.log" | head -n 1 | cut -d= -f2)
+    [ -n "$no_memo_port" ] && break
+    sleep 0.1
+done
+for lang in de fr de; do
+    fetch -H "Accept-Language: $lang" "http://127.0.0.1:$no_memo_port/v1/templates/loading?platform=web"
+    expect_eq "memo off: Accept-Language $lang answered" "200 $lang" "$STATUS $(header Content-Language)"
+done
+kill -TERM "$no_memo" && wait "$no_memo"
+expect_eq "memo off: SIGTERM exits 0" 0 "$?"
 
 # --threads 0 (the default) is one thread per core the process may use, not per core of the
 # machine: pinned to one CPU, the server runs one thread.

@@ -110,3 +110,50 @@ expect_eq "reused responses: each answer carries its own request's id" "400 answ
 # Headers are read from the connection when a handler asks: a repeated field is still joined.
 fetch -H 'If-None-Match: "0000000000000000"' -H "If-None-Match: $etag" "$url"
 expect_eq "304: If-None-Match sent twice is one list" 304 "$STATUS"
+
+# Remembered answers (--memo-entries, on by default): a repeated request is answered from the
+# memo, keyed by method, URL and the negotiation headers. Alternating those headers on one URL
+# must never serve another request's answer.
+memo_url="$BASE_URL/v1/templates/connectionRefused?platform=ios"
+for round in 1 2; do
+    fetch -H 'Accept-Language: de' "$memo_url"
+    expect_eq "memo round $round: Accept-Language de" de "$(header Content-Language)"
+    fetch -H 'Accept-Language: fr' "$memo_url"
+    expect_eq "memo round $round: Accept-Language fr on the same URL" fr "$(header Content-Language)"
+    fetch -H 'Accept-Language: fr' -H 'Accept-Encoding: gzip' "$memo_url"
+    expect_eq "memo round $round: gzip when accepted" gzip "$(header Content-Encoding)"
+    memo_gzip_etag=$(header ETag)
+    fetch -H 'Accept-Language: fr' "$memo_url"
+    expect_eq "memo round $round: identity when not" "" "$(header Content-Encoding)"
+    fetch -H 'Accept-Language: fr' -H 'Accept-Encoding: gzip' -H "If-None-Match: $memo_gzip_etag" "$memo_url"
+    expect_eq "memo round $round: 304 for the current ETag" 304 "$STATUS"
+    fetch -H 'Accept-Language: fr' -H 'Accept-Encoding: gzip' -H 'If-None-Match: "0000000000000000"' "$memo_url"
+    expect_eq "memo round $round: 200 for a stale ETag" 200 "$STATUS"
+done
+fetch "$BASE_URL/v1/templates/connectionRefused?locale=ja&platform=android"
+memo_body=$(jq -c . "$BODY")
+fetch "$BASE_URL/v1/templates/connectionRefused?platform=android&locale=ja"
+expect_eq "memo: the query in another order is the same answer" "$memo_body" "$(jq -c . "$BODY")"
+fetch -H 'X-Request-ID: memo-check-1' "$BASE_URL/v1/templates/connectionRefused?locale=ja&platform=android"
+expect_eq "memo: a remembered answer carries the request's own X-Request-ID" memo-check-1 "$(header X-Request-ID)"
+fetch "$BASE_URL/v1/templates/connectionRefused?locale=ja&platform=android"
+memo_first_id=$(header X-Request-ID)
+fetch "$BASE_URL/v1/templates/connectionRefused?locale=ja&platform=android"
+if [ -n "$memo_first_id" ] && [ "$memo_first_id" != "$(header X-Request-ID)" ]; then
+    pass "memo: generated ids differ between remembered answers"
+else
+    fail "memo: generated ids differ between remembered answers" "$memo_first_id twice"
+fi
+fetch -I "$BASE_URL/v1/templates/connectionRefused?locale=ja&platform=android"
+expect_eq "memo: HEAD after GET on the same URL" 200 "$STATUS"
+for provider in BankID Itsme BankID; do
+    fetch "$BASE_URL/v1/templates/verifyIdentity?locale=en&param.provider=$provider"
+    expect_match "memo: param.provider=$provider is the one filled in" "$provider" "$(jq -c . "$BODY")"
+done
+
+# Remembered answers are still counted: five more requests, five more in http_requests_total.
+memo_series='http_requests_total{route="/v1/templates/{id}",method="GET",status="200"}'
+memo_before=$(curl -s "$BASE_URL/metrics" | grep -F "$memo_series" | awk '{ print $2 }')
+for _ in 1 2 3 4 5; do curl -s -o /dev/null "$BASE_URL/v1/templates/connectionRefused?locale=ja&platform=android"; done
+memo_after=$(curl -s "$BASE_URL/metrics" | grep -F "$memo_series" | awk '{ print $2 }')
+expect_eq "memo: remembered answers are counted in http_requests_total" 5 "$((${memo_after%.*} - ${memo_before%.*}))"

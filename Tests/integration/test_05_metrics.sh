@@ -20,6 +20,7 @@ expect_eq "metrics: 200" 200 "$STATUS"
 expect_eq "metrics: Prometheus text format" "text/plain; version=0.0.4; charset=utf-8" "$(header Content-Type)"
 expect_eq "metrics: not cached" no-store "$(header Cache-Control)"
 for met_series in http_requests_total:counter http_request_duration_seconds:histogram http_open_connections:gauge \
+    http_memo_entries:gauge \
     catalogue_revision:gauge catalogue_templates:gauge store_commit_duration_seconds:histogram events_total:counter; do
     expect_eq "metrics: ${met_series%%:*} is a ${met_series##*:}" 1 "$(grep -cx "# TYPE ${met_series%%:*} ${met_series##*:}" "$BODY")"
 done
@@ -29,6 +30,8 @@ for met_outcome in accepted duplicate rejected; do
 done
 expect_eq "metrics: event commits are exported" 1 "$(grep -c '^store_commit_duration_seconds_count{store="events"} ' "$BODY")"
 expect_match "metrics: the scrape's own connection is open" '^[1-9][0-9]*$' "$(as_int "$(metric http_open_connections)")"
+expect_match "metrics: earlier client requests left remembered answers" '^[1-9][0-9]*$' \
+    "$(as_int "$(metric http_memo_entries)")"
 met_ok=$(metric "$MET_OK")
 met_unknown_id=$(metric "$MET_UNKNOWN_ID")
 met_unmatched=$(metric "$MET_UNMATCHED")
