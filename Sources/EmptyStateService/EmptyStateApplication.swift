@@ -179,7 +179,10 @@ package final class EmptyStateApplication: Sendable {
             observer: { metrics.record($0) },
             memo: memo
         )
-        metrics.countOpenConnections { [weak server] in server?.openConnections ?? 0 }
+        // Unowned, not weak: a weak reference moves the server's reference count to a side
+        // table, and every request retains the server (two slow-path retains and releases
+        // each). The application owns both, and only the server's own `/metrics` route scrapes.
+        metrics.countOpenConnections { [unowned server] in server.openConnections }
         if let memo { metrics.countMemoEntries { memo.count } }
     }
 

@@ -32,27 +32,8 @@ package final class ServiceMetrics: Sendable {
     package let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
 
-    /// One series of `http_requests_total`, and its route's latency histogram.
-    private struct RequestKey: Hashable {
-        let route: String
-        let method: String
-        let status: Int
-
-        /// Hashes lengths rather than text: routes and methods are few, so equal hashes are
-        /// rare, and `==` on the router's own pattern strings returns at the identity check.
-        /// Hashing the route's text was a third of the cost of counting a request.
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(route.utf8.count)
-            hasher.combine(method.utf8.count)
-            hasher.combine(status)
-        }
-    }
-    private struct RequestSeries: Sendable {
-        let requests: Counter
-        let duration: Timer
-    }
-    /// Made on a key's first request, then only looked up: a request creates no metric objects.
-    private let requestSeries = Mutex<[RequestKey: RequestSeries]>([:])
+    /// `http_requests_total` and `http_request_duration_seconds`, which every request updates.
+    private let requests = RequestMetrics(buckets: requestBuckets)
 
     private let openConnections: Gauge
     private let memoEntries: Gauge
@@ -72,8 +53,7 @@ package final class ServiceMetrics: Sendable {
     package init() {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets = [
-            "http_request_duration_seconds": Self.requestBuckets,
-            "store_commit_duration_seconds": Self.commitBuckets,
+            "store_commit_duration_seconds": Self.commitBuckets
         ]
         self.factory = factory
         openConnections = Gauge(label: "http_open_connections", factory: factory)
@@ -94,29 +74,9 @@ package final class ServiceMetrics: Sendable {
         self.commitDurations = commitDurations
     }
 
-    /// Counts and times one response; `HTTPServer`'s observer. Runs on every request: one
-    /// dictionary lookup under a lock, an atomic increment and a histogram update.
+    /// Counts and times one response; `HTTPServer`'s observer, on every request.
     package func record(_ exchange: HTTPExchange) {
-        let key = RequestKey(route: exchange.route, method: Self.label(exchange.method), status: exchange.status)
-        let series = requestSeries.withLock { cache in
-            if let known = cache[key] { return known }
-            let made = RequestSeries(
-                requests: Counter(
-                    label: "http_requests_total",
-                    dimensions: [("route", key.route), ("method", key.method), ("status", String(key.status))],
-                    factory: factory
-                ),
-                duration: Timer(
-                    label: "http_request_duration_seconds",
-                    dimensions: [("route", key.route)],
-                    factory: factory
-                )
-            )
-            cache[key] = made
-            return made
-        }
-        series.requests.increment()
-        series.duration.recordNanoseconds(exchange.nanoseconds)
+        requests.record(exchange)
     }
 
     /// Counts the outcome of one batch of analytics events.
@@ -154,17 +114,11 @@ package final class ServiceMetrics: Sendable {
         var text: [UInt8] = []
         text.reserveCapacity(32 * 1024)
         registry.emit(into: &text)
+        requests.emit(into: &text)
         return HTTPResponse(
             status: 200,
             headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
             body: .bytes(text)
         )
-    }
-
-    /// The `method` label: methods the router does not know are one value, so a client cannot
-    /// create series by inventing methods.
-    private static func label(_ method: HTTPMethod) -> String {
-        if case .other = method { return "other" }
-        return method.description
     }
 }
