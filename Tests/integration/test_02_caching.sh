@@ -59,8 +59,11 @@ if printf '%s' "$reuse" | grep -qi '^< connection: close'; then fail "keep-alive
 
 # Reused response objects: each pre-rendered answer is one of a few libmicrohttpd responses lent
 # to one connection at a time and given back when it completes. 8 keep-alive connections × 50
-# pipelined requests at once, each with its own X-Request-ID, across 200/304/gzip answers: every
-# answer must carry the id of its own request, and the same ETag and body as a lone request.
+# pipelined requests at once, across 200/304/gzip answers: every answer must carry the id of its
+# own request, and the same ETag and body as a lone request. An id as long as the one a lent
+# object carries is written over it in place, another length replaces the header: clients 0-2
+# send ids of one length, 3-5 of varying lengths, and 6-7 none, whose generated ids must all be
+# distinct.
 lend_check=$(python3 - "${BASE_URL#http://}" "$etag" <<'PY'
 import socket, sys, threading
 host, port = sys.argv[1].split(":")
@@ -70,7 +73,7 @@ kinds = [
     ("/v1/templates/pageNotAvailable?locale=es", f"If-None-Match: {etag}\r\n"),
     ("/v1/templates?locale=fr&platform=web", "Accept-Encoding: gzip\r\n"),
 ]
-problems, answers = [], {}
+problems, answers, generated = [], {}, []
 lock = threading.Lock()
 
 def read_response(stream):
@@ -83,16 +86,24 @@ def read_response(stream):
     return status.split()[1].decode(), headers, body
 
 def client(number):
-    ids = [f"lend-{number}-{i}" for i in range(50)]
+    if number < 3:
+        ids = [f"lend-{number}-{i:02d}" for i in range(50)]
+    elif number < 6:
+        ids = [f"lend-{number}-{'x' * (i % 4)}{i}" for i in range(50)]
+    else:
+        ids = [None] * 50
     with socket.create_connection((host, int(port)), timeout=10) as s:
         s.sendall(b"".join(
-            f"GET {kinds[i % 3][0]} HTTP/1.1\r\nHost: t\r\nX-Request-ID: {rid}\r\n{kinds[i % 3][1]}\r\n".encode()
+            f"GET {kinds[i % 3][0]} HTTP/1.1\r\nHost: t\r\n"
+            f"{f'X-Request-ID: {rid}' + chr(13) + chr(10) if rid else ''}{kinds[i % 3][1]}\r\n".encode()
             for i, rid in enumerate(ids)))
         stream = s.makefile("rb")
         for i, rid in enumerate(ids):
             status, headers, body = read_response(stream)
             with lock:
-                if headers.get("x-request-id") != rid:
+                if rid is None:
+                    generated.append(headers.get("x-request-id"))
+                elif headers.get("x-request-id") != rid:
                     problems.append(f"{rid} answered with {headers.get('x-request-id')}")
                 seen = answers.setdefault(i % 3, (status, headers.get("etag"), body))
                 if seen != (status, headers.get("etag"), body):
@@ -101,6 +112,8 @@ def client(number):
 threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
 for t in threads: t.start()
 for t in threads: t.join()
+if len(set(generated)) != 100 or None in generated:
+    problems.append(f"{len(set(generated))} distinct generated ids in 100 answers")
 statuses = sorted(answers[k][0] for k in answers)
 print("; ".join(problems[:3]) if problems else f"400 answers, own ids, statuses {' '.join(statuses)}")
 PY
