@@ -192,21 +192,17 @@ static inline void CMicroHTTPD_appendKeyField(struct CMicroHTTPD_KeyWriter *writ
     writer->length += 3 + count;
 }
 
-static enum MHD_Result CMicroHTTPD_keyArgument(
+/// One query argument or header of the request, in arrival order: an argument goes into the key;
+/// a header goes in when it is one of `names`, and is noted when it is `capture`.
+static enum MHD_Result CMicroHTTPD_keyValue(
     void *cls, enum MHD_ValueKind kind, const char *key, size_t keySize, const char *value, size_t valueSize
 ) {
-    (void)kind;
     struct CMicroHTTPD_KeyWriter *writer = (struct CMicroHTTPD_KeyWriter *)cls;
-    CMicroHTTPD_appendKeyField(writer, 'K', key, key == NULL ? 0 : keySize);
-    CMicroHTTPD_appendKeyField(writer, value == NULL ? 'N' : 'V', value, value == NULL ? 0 : valueSize);
-    return writer->overflow ? MHD_NO : MHD_YES;
-}
-
-static enum MHD_Result CMicroHTTPD_keyHeader(
-    void *cls, enum MHD_ValueKind kind, const char *key, size_t keySize, const char *value, size_t valueSize
-) {
-    (void)kind;
-    struct CMicroHTTPD_KeyWriter *writer = (struct CMicroHTTPD_KeyWriter *)cls;
+    if (kind == MHD_GET_ARGUMENT_KIND) {
+        CMicroHTTPD_appendKeyField(writer, 'K', key, key == NULL ? 0 : keySize);
+        CMicroHTTPD_appendKeyField(writer, value == NULL ? 'N' : 'V', value, value == NULL ? 0 : valueSize);
+        return MHD_YES;
+    }
     if (key == NULL) {
         return MHD_YES;
     }
@@ -255,11 +251,11 @@ static inline struct CMicroHTTPD_RequestKey CMicroHTTPD_requestKey(
     };
     CMicroHTTPD_appendKeyField(&writer, 'M', method, strlen(method));
     CMicroHTTPD_appendKeyField(&writer, 'U', url, strlen(url));
-    if (!writer.overflow) {
-        MHD_get_connection_values_n(connection, MHD_GET_ARGUMENT_KIND, CMicroHTTPD_keyArgument, &writer);
-    }
-    // Headers are walked even past an overflow, for the captured one.
-    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, CMicroHTTPD_keyHeader, &writer);
+    // One walk over MHD's list of values for both kinds, in the order MHD stored them (the same
+    // for the same request). It goes on past an overflow, for the captured header.
+    MHD_get_connection_values_n(
+        connection, (enum MHD_ValueKind)(MHD_GET_ARGUMENT_KIND | MHD_HEADER_KIND), CMicroHTTPD_keyValue, &writer
+    );
     struct CMicroHTTPD_RequestKey key = { writer.overflow ? 0 : writer.length, writer.captured, writer.capturedLength };
     return key;
 }
