@@ -80,8 +80,10 @@ package final class HTTPServer: Sendable {
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.headerMemoryLimit, ptr_value: nil),
-            MHD_OptionItem(option: .LISTENING_ADDRESS_REUSE, value: 1, ptr_value: nil),
         ]
+        // No MHD_OPTION_LISTENING_ADDRESS_REUSE: its 1 is SO_REUSEPORT, with which a second
+        // instance binds the same port and silently takes a share of the connections. MHD's
+        // default, SO_REUSEADDR, already lets a restarted server bind past TIME_WAIT.
         // One thread is MHD's internal thread itself: a pool of 1 only makes MHD log a warning.
         if configuration.resolvedThreads > 1 {
             options.append(
@@ -115,7 +117,7 @@ package final class HTTPServer: Sendable {
             let reason = String(cString: strerror(errno))
             throw StartError(
                 description:
-                    "cannot listen on \(configuration.host):\(configuration.port) (\(reason); host must be an IP literal)"
+                    "cannot listen on \(configuration.host):\(configuration.port) (\(reason))"
             )
         }
         daemon.withLock { $0 = DaemonHandle(pointer: started) }
@@ -132,7 +134,11 @@ package final class HTTPServer: Sendable {
             })?.pointer
         else { return }
         isDraining.store(true, ordering: .releasing)
+        // Closed at once: MHD no longer accepts on it, and while it stays open the kernel still
+        // completes handshakes that nobody answers. Closed, a new connection is refused and a
+        // load balancer moves on.
         let listenSocket = MHD_quiesce_daemon(running)
+        if listenSocket >= 0 { close(listenSocket) }
         let deadline = ContinuousClock.now + .milliseconds(Int(configuration.drainTimeout * 1000))
         var open = CMicroHTTPD_currentConnections(running)
         while open > 0, ContinuousClock.now < deadline {
@@ -146,7 +152,6 @@ package final class HTTPServer: Sendable {
             )
         }
         MHD_stop_daemon(running)
-        if listenSocket >= 0 { close(listenSocket) }
     }
 
     /// What routing a request gave: a response now, or a blocking handler to run off MHD's threads.

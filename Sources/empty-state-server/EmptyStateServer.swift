@@ -17,6 +17,10 @@ struct EmptyStateServer: ParsableCommand {
             start (exit status 78) when one breaks a rule, naming the file, the field and the rule. \
             It logs `listening` with the bound port (useful with --port 0). SIGTERM or SIGINT stop \
             accepting, drain open connections for up to --drain-timeout seconds, and exit 0.
+
+            Exit status: 0 after a signal; 64 for a bad flag or environment value; 71 when the \
+            address cannot be bound (in use, or not an address of this machine); 78 for an invalid \
+            catalogue, or a store, data directory or OpenAPI document that cannot be used.
             """
     )
 
@@ -135,6 +139,11 @@ struct EmptyStateServer: ParsableCommand {
     private func resolvedConfiguration() throws -> ServiceConfiguration {
         var configuration = ServiceConfiguration()
         configuration.http.host = host ?? environment("EMPTY_STATE_HOST") ?? configuration.http.host
+        guard Self.isIPLiteral(configuration.http.host) else {
+            throw ValidationError(
+                "--host must be an IPv4 or IPv6 address such as 127.0.0.1, 0.0.0.0 or ::1; names are not resolved (got \"\(configuration.http.host)\")"
+            )
+        }
         configuration.http.port = try integer(
             port,
             "EMPTY_STATE_PORT",
@@ -256,6 +265,12 @@ struct EmptyStateServer: ParsableCommand {
             )
         }
         return resolved
+    }
+
+    private static func isIPLiteral(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
 
     private func environment(_ name: String) -> String? {

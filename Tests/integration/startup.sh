@@ -29,6 +29,9 @@ EMPTY_STATE_LOG_LEVEL=loud "$BIN" >"$WORK/bad-level.log" 2>&1
 expect_eq "bad EMPTY_STATE_LOG_LEVEL: usage error" 64 "$?"
 "$BIN" --memo-entries -1 >"$WORK/bad-memo.log" 2>&1
 expect_eq "bad --memo-entries: usage error" 64 "$?"
+"$BIN" --host localhost >"$WORK/bad-host.log" 2>&1
+expect_eq "--host localhost: usage error (names are not resolved)" 64 "$?"
+expect_match "--host localhost: says what it takes" 'IPv4 or IPv6 address' "$(cat "$WORK/bad-host.log")"
 expect_match "--help documents --memo-entries" 'EMPTY_STATE_MEMO_ENTRIES' "$help"
 
 # --memo-entries 0: no answer is remembered; a repeated request is answered all the same.
@@ -45,7 +48,50 @@ for lang in de fr de; do
     fetch -H "Accept-Language: $lang" "http://127.0.0.1:$no_memo_port/v1/templates/loading?platform=web"
     expect_eq "memo off: Accept-Language $lang answered" "200 $lang" "$STATUS $(header Content-Language)"
 done
-kill -TERM "$no_memo" && wait "$no_memo"
+
+# A second server on a port in use must not start (no SO_REUSEPORT: it would take a share of
+# the first one's connections).
+"$BIN" --port "$no_memo_port" --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
+    --data-dir "$WORK/second-data" >"$WORK/second.log" 2>&1 &
+second=$!
+for _ in $(seq 100); do kill -0 "$second" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$second" 2>/dev/null; then
+    kill -9 "$second"
+    fail "port in use: a second server refuses to start" "it is still running"
+else
+    wait "$second"
+    expect_eq "port in use: a second server refuses to start (exit 71)" 71 "$?"
+    expect_match "port in use: says why" 'in use' "$(cat "$WORK/second.log")"
+fi
+
+# Shutdown: once SIGTERM arrives, a new connection is refused at once (a load balancer moves on)
+# while an open keep-alive connection is still answered, with Connection: close.
+drain_check=$(python3 - "$no_memo_port" "$no_memo" <<'PY'
+import os, signal, socket, sys, time
+port, pid = int(sys.argv[1]), int(sys.argv[2])
+held = socket.create_connection(("127.0.0.1", port), timeout=5)
+request = b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+held.sendall(request)
+held.recv(65536)
+os.kill(pid, signal.SIGTERM)
+time.sleep(0.5)
+try:
+    socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    print("a new connection was accepted during the drain")
+    sys.exit()
+except ConnectionRefusedError:
+    pass
+except OSError as error:
+    print(f"a new connection failed with {error!r}, not refused")
+    sys.exit()
+held.sendall(request)
+answer = held.recv(65536).decode(errors="replace").lower()
+print("refused; held answered with close" if answer.startswith("http/1.1 200") and "connection: close" in answer
+      else f"held connection got {answer[:60]!r}")
+PY
+)
+expect_eq "shutdown: new connections refused, open ones answered" "refused; held answered with close" "$drain_check"
+wait "$no_memo"
 expect_eq "memo off: SIGTERM exits 0" 0 "$?"
 
 # --threads 0 (the default) is one thread per core the process may use, not per core of the
