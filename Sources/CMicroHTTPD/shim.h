@@ -125,35 +125,48 @@ static inline const char *CMicroHTTPD_headerValue(struct MHD_Connection *connect
 }
 
 /// What the first call for a request needs to know about its body.
-struct CMicroHTTPD_BodyHeaders {
+struct CMicroHTTPD_MessageHeaders {
     /// The first `Content-Length` value, or NULL.
     const char *contentLength;
+    /// Whether a later `Content-Length` has another value than the first (RFC 9112 §6.3: the
+    /// message's framing is unknowable, and a proxy that reads the other one can smuggle a
+    /// request past this server).
+    int conflictingContentLength;
     /// Whether there is a `Transfer-Encoding` header.
     int transferEncoding;
+    /// Whether there is a `Host` header.
+    int host;
 };
 
-static enum MHD_Result CMicroHTTPD_scanBodyHeader(
+static enum MHD_Result CMicroHTTPD_scanMessageHeader(
     void *cls, enum MHD_ValueKind kind, const char *key, size_t keySize, const char *value, size_t valueSize
 ) {
     (void)kind;
     (void)valueSize;
-    struct CMicroHTTPD_BodyHeaders *found = (struct CMicroHTTPD_BodyHeaders *)cls;
+    struct CMicroHTTPD_MessageHeaders *found = (struct CMicroHTTPD_MessageHeaders *)cls;
     if (key == NULL) {
         return MHD_YES;
     }
-    if (keySize == 14 && found->contentLength == NULL && strncasecmp(key, "Content-Length", 14) == 0) {
-        found->contentLength = value == NULL ? "" : value;
+    if (keySize == 4 && strncasecmp(key, "Host", 4) == 0) {
+        found->host = 1;
+    } else if (keySize == 14 && strncasecmp(key, "Content-Length", 14) == 0) {
+        const char *text = value == NULL ? "" : value;
+        if (found->contentLength == NULL) {
+            found->contentLength = text;
+        } else if (strcmp(found->contentLength, text) != 0) {
+            found->conflictingContentLength = 1;
+        }
     } else if (keySize == 17 && strncasecmp(key, "Transfer-Encoding", 17) == 0) {
         found->transferEncoding = 1;
     }
     return MHD_YES;
 }
 
-/// `Content-Length` and `Transfer-Encoding` of the request on `connection`, in one pass over its
-/// headers (most requests have neither).
-static inline struct CMicroHTTPD_BodyHeaders CMicroHTTPD_bodyHeaders(struct MHD_Connection *connection) {
-    struct CMicroHTTPD_BodyHeaders found = { NULL, 0 };
-    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, CMicroHTTPD_scanBodyHeader, &found);
+/// What framing and routing need from the headers of the request on `connection`
+/// (`Content-Length`, `Transfer-Encoding`, `Host`), in one pass over them.
+static inline struct CMicroHTTPD_MessageHeaders CMicroHTTPD_messageHeaders(struct MHD_Connection *connection) {
+    struct CMicroHTTPD_MessageHeaders found = { NULL, 0, 0, 0 };
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, CMicroHTTPD_scanMessageHeader, &found);
     return found;
 }
 

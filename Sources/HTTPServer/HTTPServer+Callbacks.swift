@@ -14,6 +14,8 @@ private var bodilessRequest: UnsafeMutableRawPointer { UnsafeMutableRawPointer(b
 private final class UploadState: @unchecked Sendable {
     var body: [UInt8] = []
     var tooLarge = false
+    /// Bytes of a too-large chunked body read and dropped so far.
+    var discarded = 0
     /// The response a blocking handler produced, waiting to be queued after the resume.
     var pending: HTTPResponse?
     var requestID = ""
@@ -54,7 +56,7 @@ extension HTTPServer {
         connection,
         url,
         method,
-        _,
+        version,
         uploadData,
         uploadSize,
         state in
@@ -82,9 +84,20 @@ extension HTTPServer {
         }
 
         if state.pointee == nil {
-            // First call: headers only. Refuse an oversized body before reading it (no 100 Continue).
-            let bodyHeaders = CMicroHTTPD_bodyHeaders(connection)
-            if let lengthText = bodyHeaders.contentLength.map({ String(cString: $0) }) {
+            // First call: headers only. Refuse a request whose framing or Host is wrong (and close
+            // the connection, so no byte of its body is read as a next request), and an oversized
+            // body before reading it (no 100 Continue; MHD closes a connection whose body it has
+            // not read).
+            let headers = CMicroHTTPD_messageHeaders(connection)
+            if let problem = HTTPServer.badMessage(headers, version: version) {
+                let requestID = server.requestID(connection)
+                return answer(
+                    problem.response(requestID: requestID, extraHeaders: [("Connection", "close")]),
+                    requestID: requestID,
+                    started: server.startTime()
+                )
+            }
+            if let lengthText = headers.contentLength.map({ String(cString: $0) }) {
                 let requestID = server.requestID(connection)
                 guard let length = Int(lengthText), length >= 0 else {
                     return answer(
@@ -110,7 +123,7 @@ extension HTTPServer {
                     state.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
                     return .YES
                 }
-            } else if bodyHeaders.transferEncoding != 0 {
+            } else if headers.transferEncoding != 0 {
                 state.pointee = Unmanaged.passRetained(UploadState()).toOpaque()
                 return .YES
             }
@@ -122,11 +135,32 @@ extension HTTPServer {
             state.pointee == bodilessRequest
             ? nil : Unmanaged<UploadState>.fromOpaque(state.pointee!).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            // A body chunk: keep it while under the limit, keep consuming either way.
-            if let upload, !upload.tooLarge, let uploadData {
-                if upload.body.count + uploadSize.pointee > server.configuration.maxBodySize {
+            // A body chunk: keep it while under the limit. Past it (only a chunked body gets
+            // there: a declared length was refused on the first call) the 413 can only be sent
+            // once the body ends, as libmicrohttpd queues no answer while a body is arriving; so
+            // the rest is read and dropped, up to `discardLimit`, then the connection is closed:
+            // a client that never stops sending cannot hold a thread's attention forever.
+            if let upload, let uploadData {
+                let limit = server.configuration.maxBodySize
+                if !upload.tooLarge, upload.body.count + uploadSize.pointee > limit {
                     upload.tooLarge = true
+                    upload.discarded = upload.body.count
                     upload.body = []
+                }
+                if upload.tooLarge {
+                    upload.discarded += uploadSize.pointee
+                    if upload.discarded > HTTPServer.discardLimit(maxBodySize: limit) {
+                        server.logger.warning(
+                            "closing a connection whose chunked body goes on past the limit",
+                            metadata: [
+                                "request.id": "\(server.requestID(connection))",
+                                "http.path": "\(String(cString: url))",
+                                "http.body_bytes_read": "\(upload.discarded)",
+                                "http.max_body_size": "\(limit)",
+                            ]
+                        )
+                        return .NO
+                    }
                 } else {
                     uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) { bytes in
                         upload.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: uploadSize.pointee))
@@ -248,6 +282,47 @@ extension HTTPServer {
             }
         }
         return route(remembering: nil)
+    }
+
+    /// How much of a chunked body past `maxBodySize` is read (and dropped) in the hope of
+    /// answering 413 when it ends: the limit again, and at least 1 MiB.
+    static func discardLimit(maxBodySize: Int) -> Int {
+        maxBodySize + max(maxBodySize, 1 << 20)
+    }
+
+    /// The 400 for a request whose headers break HTTP/1.1's message rules (RFC 9112), or `nil`.
+    private static func badMessage(
+        _ headers: CMicroHTTPD_MessageHeaders,
+        version: UnsafePointer<CChar>?
+    ) -> ProblemDetails? {
+        if headers.conflictingContentLength != 0 {
+            return ProblemDetails(
+                status: 400,
+                slug: "invalid-header",
+                title: "Bad Request",
+                detail: "Content-Length is sent more than once with different values (RFC 9112 §6.3).",
+                errors: [.init(.header("Content-Length"), "sent twice with different values")]
+            )
+        }
+        if headers.contentLength != nil, headers.transferEncoding != 0 {
+            return ProblemDetails(
+                status: 400,
+                slug: "invalid-header",
+                title: "Bad Request",
+                detail: "A request carries Content-Length or Transfer-Encoding, not both (RFC 9112 §6.1).",
+                errors: [.init(.header("Content-Length"), "not allowed with Transfer-Encoding")]
+            )
+        }
+        if headers.host == 0, let version, strcmp(version, "HTTP/1.1") == 0 {
+            return ProblemDetails(
+                status: 400,
+                slug: "invalid-header",
+                title: "Bad Request",
+                detail: "An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2).",
+                errors: [.init(.header("Host"), "required in HTTP/1.1")]
+            )
+        }
+        return nil
     }
 
     /// Whether `method` is exactly `GET` or `HEAD`, read byte by byte (never past the NUL).

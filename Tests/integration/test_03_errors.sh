@@ -59,3 +59,70 @@ expect_problem "413 for a chunked body past the limit" 413 payload-too-large
 rm -f "$big"
 fetch -X POST -d '{}' "$BASE_URL/v1/templates"
 expect_problem "a small body on a GET-only route" 405 method-not-allowed
+
+# Message rules (RFC 9112), checked before any route, on raw sockets: each is a 400
+# problem+json with the request's X-Request-ID, and the connection is closed after it, so no
+# byte of the request's body can be read as a next request.
+message_check=$(python3 - "${BASE_URL#http://}" <<'PY'
+import json, socket, sys
+host, port = sys.argv[1].split(":")
+
+def exchange(raw):
+    with socket.create_connection((host, int(port)), timeout=5) as s:
+        s.sendall(raw)
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:])}
+    return lines[0].split()[1], headers, body, data
+
+cases = {
+    "conflicting Content-Length": b"POST /v1/events HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n"
+        b"Content-Length: 6\r\nX-Request-ID: cl-twice\r\n\r\nabcdefGET /readyz HTTP/1.1\r\nHost: t\r\n\r\n",
+    "Content-Length with Transfer-Encoding": b"POST /v1/events HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n"
+        b"Transfer-Encoding: chunked\r\nX-Request-ID: cl-te\r\n\r\n0\r\n\r\nGET /readyz HTTP/1.1\r\nHost: t\r\n\r\n",
+    "HTTP/1.1 without Host": b"GET /healthz HTTP/1.1\r\nX-Request-ID: no-host\r\n\r\nGET /readyz HTTP/1.1\r\nHost: t\r\n\r\n",
+}
+problems = []
+for name, raw in cases.items():
+    status, headers, body, data = exchange(raw)
+    rid = raw.split(b"X-Request-ID: ")[1].split(b"\r\n")[0].decode()
+    problem = json.loads(body[: int(headers.get("content-length", "0"))])
+    if status != "400" or problem.get("type") != "urn:empty-state:problem:invalid-header":
+        problems.append(f"{name}: {status} {problem.get('type')}")
+    if headers.get("x-request-id") != rid or problem.get("requestId") != rid:
+        problems.append(f"{name}: id {headers.get('x-request-id')}")
+    if len(body) != int(headers.get("content-length", "-1")):
+        problems.append(f"{name}: {len(body)} bytes after the header block (another answer?)")
+status, _, _, _ = exchange(b"GET /healthz HTTP/1.0\r\n\r\n")
+if status != "200":
+    problems.append(f"HTTP/1.0 without Host: {status}")
+print("; ".join(problems) or "400 each, own id, connection closed; HTTP/1.0 without Host is fine")
+PY
+)
+expect_eq "message rules: conflicting Content-Length, Content-Length with chunked, no Host" \
+    "400 each, own id, connection closed; HTTP/1.0 without Host is fine" "$message_check"
+
+# A chunked body that goes on past the limit is read and dropped for a while, in case it ends
+# (then 413); past the limit again (at least 1 MiB more) the connection is closed.
+endless_check=$(python3 - "${BASE_URL#http://}" <<'PY'
+import socket, sys, time
+host, port = sys.argv[1].split(":")
+chunk = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
+sent = 0
+with socket.create_connection((host, int(port)), timeout=5) as s:
+    s.sendall(b"POST /v1/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+              b"Transfer-Encoding: chunked\r\n\r\n")
+    try:
+        while sent < 16 << 20:
+            s.sendall(chunk)
+            sent += len(chunk)
+        print(f"still accepted after {sent} bytes")
+    except (BrokenPipeError, ConnectionResetError):
+        print("closed" if sent < 4 << 20 else f"closed only after {sent} bytes")
+PY
+)
+expect_eq "a chunked body that never ends is cut off" closed "$endless_check"
+expect_match "the cut-off is logged" 'closing a connection whose chunked body goes on past the limit' "$(cat "$SERVER_LOG")"
