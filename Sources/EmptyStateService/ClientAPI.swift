@@ -79,7 +79,9 @@ struct ClientAPI: Sendable {
 
     /// 200 with the representation (gzip when accepted), or 304 when the client's copy is current.
     /// - Parameter personalized: the representation was rendered for this request (placeholder
-    ///   values): its answer is built once rather than prepared for reuse.
+    ///   values): its answer is an ordinary response, built for this request alone. Prepared, it
+    ///   would be lent and remembered by the server's memo, whose keys `param.*` values make
+    ///   as many as clients care to send (about 9 KB each).
     private func respond(
         with representation: CatalogueSnapshot.Representation,
         to request: HTTPRequest,
@@ -105,7 +107,10 @@ struct ClientAPI: Sendable {
                 cacheControl: cacheControl
             )
         }
-        if personalized { return HTTPResponse(make()) }
+        if personalized {
+            let answer = make()
+            return HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body)
+        }
         let slot = (gzip != nil ? 4 : 0) + (varyOnLanguage ? 2 : 0) + (notModified ? 1 : 0)
         return HTTPResponse(representation.prepared(slot: slot, make: make))
     }
