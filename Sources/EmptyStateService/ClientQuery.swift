@@ -11,7 +11,7 @@ struct ClientQuery {
     var preferences: [LanguagePreference]
     /// Whether `?locale=` chose the locale (then `Accept-Language` played no part).
     var localeFromQuery: Bool
-    /// `param.<name>` values.
+    /// `param.<name>` values, empty ones left out.
     var parameters: [String: String]
 
     /// Whether a query argument is `param.<something>`; byte by byte, since this runs for every
@@ -68,7 +68,9 @@ struct ClientQuery {
                 )
             } else if value.count > maximumParameterLength {
                 errors.append(.init(.parameter(name), "at most \(maximumParameterLength) characters"))
-            } else if parameters[String(placeholder)] == nil {
+            } else if !value.isEmpty, parameters[String(placeholder)] == nil {
+                // An empty value fills nothing ("with ." helps nobody): the placeholder stays
+                // visible and listed, as when the argument is absent.
                 parameters[String(placeholder)] = value
             }
         }

@@ -246,6 +246,10 @@ struct ClientAPITests {
         #expect(etag != unfilled.header("ETag"))
         #expect(template("verifyIdentity", query: [("param.provider", "Freja")]).header("ETag") != etag)
         #expect(template("verifyIdentity", query: [("param.provider", "BankID")]).header("ETag") == etag)
+        // An empty value fills nothing: the placeholder stays visible and listed.
+        let empty = template("verifyIdentity", query: [("param.provider", "")])
+        #expect(try empty.json() == unfilledJSON)
+        #expect(empty.header("ETag") == unfilled.header("ETag"))
     }
 
     @Test("a filled template revalidates against its own ETag")
