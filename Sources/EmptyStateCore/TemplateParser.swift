@@ -26,18 +26,36 @@ package struct TemplateParser {
         "id", "aliases", "category", "style", "defaultLocale", "visual", "actions", "strings",
     ]
 
+    /// Where a document comes from, which decides the rules it is held to.
+    package enum Origin: Sendable {
+        /// A built-in file or an admin write: every rule.
+        case new
+        /// A document the store accepted earlier. It was valid under the rules of its time, so
+        /// rules added since (the error rule, `errorRule`) are not applied: an upgrade must
+        /// never refuse to load the store it wrote. Such a template is held to them when it is
+        /// next written.
+        case stored
+    }
+
     private var issues: [ValidationIssue] = []
+    private let origin: Origin
+
+    private init(origin: Origin) {
+        self.origin = origin
+    }
 
     /// Parses and validates one template document.
     /// - Parameters:
     ///   - document: the parsed JSON.
     ///   - expectedID: when given (a file name, a URL), the `id` must equal it.
+    ///   - origin: `.stored` for a document read back from the store.
     /// - Returns: the template, or every rule it breaks.
     package static func parse(
         _ document: JSONValue,
-        expectedID: String? = nil
+        expectedID: String? = nil,
+        origin: Origin = .new
     ) -> Result<Template, TemplateValidationError> {
-        var parser = TemplateParser()
+        var parser = TemplateParser(origin: origin)
         let template = parser.parseTemplate(document, expectedID: expectedID)
         if let template, parser.issues.isEmpty { return .success(template) }
         return .failure(TemplateValidationError(issues: parser.issues))
@@ -134,6 +152,11 @@ package struct TemplateParser {
         let (actions, actionIDs) = parseActions(document["actions"])
         if category == .firstUse, let actions, actions.contains(where: { $0.role == .secondary }) {
             fail("/actions", "a first-use state offers one primary action only (a logical first step), no secondary")
+        }
+        if origin == .new, let category, Self.errorCategories.contains(category), let actions,
+            let rule = Self.errorRule(actions)
+        {
+            fail("/actions", rule)
         }
 
         var defaultLocale: String?
@@ -381,5 +404,32 @@ package struct TemplateParser {
         } else if key == "visual.label", columns > CopyRules.messageColumns {
             fail(pointer, "\(columns) columns; keep an accessibility label under \(CopyRules.messageColumns)")
         }
+    }
+}
+
+extension TemplateParser {
+    /// Categories held to Workday's error rule (seed 001, "Errors").
+    static let errorCategories: Set<Template.Category> = [.error, .offline, .access]
+
+    /// Action types that leave the state without fixing it.
+    static let wayOutKinds: Set<Template.Action.Kind> = [.navigateBack, .dismiss]
+
+    /// Why `actions` break the error rule, or `nil`: the primary action is a remedy and a
+    /// secondary one a way out; where there is no remedy, the way out is the primary.
+    static func errorRule(_ actions: [Template.Action]) -> String? {
+        if actions.isEmpty { return "an error state offers at least a way out (a navigateBack or dismiss action)" }
+        // Not exactly one primary: the rule on roles says so already.
+        let primaries = actions.filter { $0.role == .primary }
+        guard primaries.count == 1, let primary = primaries.first else { return nil }
+        let others = actions.filter { $0.role != .primary }
+        if wayOutKinds.contains(primary.kind) {
+            if others.contains(where: { !wayOutKinds.contains($0.kind) }) {
+                return
+                    "an error state's remedy is its primary action and the way out (\(primary.kind.rawValue)) its secondary"
+            }
+        } else if !others.contains(where: { wayOutKinds.contains($0.kind) }) {
+            return "an error state offers a way out (a navigateBack or dismiss action) beside its remedy"
+        }
+        return nil
     }
 }

@@ -601,7 +601,7 @@ package final class TemplateStore: Sendable {
     /// Parses a stored document; it was valid when written, so a failure means the file was damaged.
     static func parse(_ text: String) throws -> Template {
         let value = try JSONParser.parse(Array(text.utf8))
-        switch TemplateParser.parse(value) {
+        switch TemplateParser.parse(value, origin: .stored) {
         case .success(let template): return template
         case .failure(let failure):
             throw StoreError.database("a stored document no longer validates: \(failure.issues.map(\.description))")

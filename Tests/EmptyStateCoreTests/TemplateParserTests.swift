@@ -378,7 +378,9 @@ struct TemplateParserTests {
 
     @Test("openURL, openStore, navigate and custom keep their targets")
     func targets() throws {
+        // Not an error state: an open-URL remedy and an open-store secondary are no way out.
         let document = Documents.sample
+            .setting("/category", to: .string("noResults"))
             .setting("/actions/0/type", to: .string("openURL"))
             .setting("/actions/0/target", to: .string("https://example.com/help"))
             .setting("/actions/1/type", to: .string("openStore"))
@@ -475,6 +477,34 @@ struct TemplateParserTests {
             .setting("/strings/en/actions.back", to: nil)
             .setting("/strings/fr/actions.back", to: nil)
         #expect(self.issues(single).isEmpty)
+    }
+
+    /// config/templates/README.md, Copy rules (Workday's "Errors"): a remedy as the primary action
+    /// and a way out as the secondary; where there is no remedy, "Go back" is the primary.
+    @Test("an error state offers a way out, and its remedy is the primary action")
+    func errorRemedyAndWayOut() {
+        #expect(issues(Documents.sample).isEmpty, "retry (primary) and back (secondary)")
+        let backOnly = Documents.sample.setting("/actions/0", to: nil)
+            .setting("/actions/0/role", to: .string("primary"))
+            .setting("/strings/en/actions.retry", to: nil).setting("/strings/fr/actions.retry", to: nil)
+        #expect(issues(backOnly).isEmpty, "no remedy: go back is the primary")
+        let retryOnly = Documents.sample.setting("/actions/1", to: nil)
+            .setting("/strings/en/actions.back", to: nil).setting("/strings/fr/actions.back", to: nil)
+        #expect(issues(retryOnly).map(\.pointer) == ["/actions"], "a remedy without a way out")
+        #expect(issues(retryOnly).first?.rule.contains("way out") == true)
+        let inverted = Documents.sample.setting("/actions/0/role", to: .string("secondary"))
+            .setting("/actions/1/role", to: .string("primary"))
+        #expect(issues(inverted).map(\.pointer) == ["/actions"], "the way out as primary, the remedy secondary")
+        let none = Documents.sample.setting("/actions", to: .array([]))
+            .setting("/strings/en/actions.retry", to: nil).setting("/strings/fr/actions.retry", to: nil)
+            .setting("/strings/en/actions.back", to: nil).setting("/strings/fr/actions.back", to: nil)
+        #expect(issues(none).map(\.pointer) == ["/actions"], "no action at all")
+        let offline = retryOnly.setting("/category", to: .string("offline"))
+        #expect(issues(offline).map(\.pointer) == ["/actions"], "offline is an error state too")
+        let noResults = retryOnly.setting("/category", to: .string("noResults"))
+        #expect(issues(noResults).isEmpty, "other categories are not held to the rule")
+        // A document the store accepted before the rule existed still loads.
+        #expect((try? TemplateParser.parse(retryOnly, expectedID: "sample", origin: .stored).get()) != nil)
     }
 
     @Test("issue descriptions show the pointer, or / for the document")

@@ -761,6 +761,7 @@ def run_admin(checker: Checker, token: str, body_limit: int) -> None:
         "actions": [
             {"id": "retry", "role": "primary", "type": "retry"},
             {"id": "help", "role": "secondary", "type": "openURL", "target": "https://example.com/help"},
+            {"id": "back", "role": "secondary", "type": "navigateBack"},
         ],
         "strings": {
             "en": {
@@ -768,12 +769,14 @@ def run_admin(checker: Checker, token: str, body_limit: int) -> None:
                 "message": "Try again in a moment, {name}.",
                 "actions.retry": "Try again",
                 "actions.help": "Get help",
+                "actions.back": "Go back",
             },
             "fr": {
                 "title": "Un problème est survenu",
                 "message": "Réessayez dans un instant, {name}.",
                 "actions.retry": "Réessayer",
                 "actions.help": "Obtenir de l’aide",
+                "actions.back": "Retour",
             },
         },
     }
@@ -782,6 +785,7 @@ def run_admin(checker: Checker, token: str, body_limit: int) -> None:
         "message": "Réessayez dans un moment, {name}.",
         "actions.retry": "Réessayer",
         "actions.help": "Obtenir de l’aide",
+        "actions.back": "Retour",
     }
     updated = copy.deepcopy(document)
     updated["strings"]["fr"] = french
@@ -846,7 +850,7 @@ def run_admin(checker: Checker, token: str, body_limit: int) -> None:
                 etag('"r1"'),
                 header_is("Cache-Control", "no-store"),
                 body_field("template round-trips", lambda b: b["template"] == document),
-                body_field("a stringUpdate per string", lambda b: len(b["stringUpdates"]) == 8),
+                body_field("a stringUpdate per string", lambda b: len(b["stringUpdates"]) == 10),
             ],
         )
     )
