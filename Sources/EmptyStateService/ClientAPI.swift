@@ -91,11 +91,7 @@ struct ClientAPI: Sendable {
         let gzip = ConditionalRequests.acceptsGzip(request.headers["accept-encoding"]) ? representation.gzip : nil
         var notModified = false
         if let condition = request.headers["if-none-match"] {
-            notModified = ConditionalRequests.noneMatch(
-                condition,
-                matches: representation.identity.etag,
-                or: representation.gzipETag
-            )
+            notModified = ConditionalRequests.noneMatch(condition, matches: (gzip ?? representation.identity).etag)
         }
         let varyOnLanguage = !query.localeFromQuery
         let make = {

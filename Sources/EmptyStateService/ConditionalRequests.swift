@@ -7,9 +7,11 @@
 /// Both run on every client request, so they read the header's bytes in place: splitting it
 /// into `Substring`s and `Character`s cost more than the rest of answering a 304.
 enum ConditionalRequests {
-    /// Whether `If-None-Match` matches `etag` or `otherETag` (weak comparison, RFC 9110 §13.1.2).
-    /// Two at most, and no array: a representation has an identity and a gzip ETag.
-    static func noneMatch(_ header: String, matches etag: String, or otherETag: String? = nil) -> Bool {
+    /// Whether `If-None-Match` matches `etag`, the tag of the selected representation (weak
+    /// comparison, RFC 9110 §13.1.2). Only that one: a tag of the other content coding does not
+    /// match, since the 304 would carry a tag the client's stored response does not have, and
+    /// a cache may then update nothing (RFC 9111 §4.3.4).
+    static func noneMatch(_ header: String, matches etag: String) -> Bool {
         var header = header
         return header.withUTF8 { bytes in
             var found = false
@@ -21,7 +23,7 @@ enum ConditionalRequests {
                     if tag.count >= 2, tag[0] == UInt8(ascii: "W"), tag[1] == UInt8(ascii: "/") {
                         tag = UnsafeBufferPointer(rebasing: tag[2...])
                     }
-                    found = equal(tag, etag) || otherETag.map { equal(tag, $0) } == true
+                    found = equal(tag, etag)
                 }
                 return !found
             }

@@ -10,14 +10,14 @@ struct ConditionalRequestsTests {
     @Test(
         "If-None-Match matches by weak comparison",
         arguments: [
-            ("\"abc\"", true), ("W/\"abc\"", true), ("\"abc-gzip\"", true), (" \"x\" ,\t\"abc\" ", true),
+            ("\"abc\"", true), ("W/\"abc\"", true), ("\"abc-gzip\"", false), (" \"x\" ,\t\"abc\" ", true),
             ("*", true), ("\"x\", *", true), ("\"a,b\", \"abc\"", true), (",, \"abc\" ,", true),
             ("\"abd\"", false), ("abc", false), ("\"ABC\"", false), ("", false), ("w/\"abc\"", false),
             ("\"x,\"abc\"\"", false), ("\"abc", false),
         ]
     )
     func noneMatch(header: String, matches: Bool) {
-        #expect(ConditionalRequests.noneMatch(header, matches: "\"abc\"", or: "\"abc-gzip\"") == matches)
+        #expect(ConditionalRequests.noneMatch(header, matches: "\"abc\"") == matches)
     }
 
     @Test(
