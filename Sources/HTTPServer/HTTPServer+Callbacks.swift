@@ -380,9 +380,9 @@ extension HTTPServer {
 
     /// The route of a request answered before it was routed (400, 413), from its raw URL.
     private func route(rawURL url: UnsafePointer<CChar>) -> String {
-        guard case .success(let path) = PercentDecoding.decode(cString: url, plusIsSpace: false) else {
-            return HTTPExchange.unmatchedRoute
-        }
+        guard case .success(let target) = PercentDecoding.decode(cString: url, plusIsSpace: false),
+            let path = Self.path(ofTarget: target)
+        else { return HTTPExchange.unmatchedRoute }
         return router.pattern(for: path) ?? HTTPExchange.unmatchedRoute
     }
 
@@ -407,10 +407,10 @@ extension HTTPServer {
     }
 
     /// What collecting the query arguments gives: the decoded ones so far, or the raw name of
-    /// the first that is not valid percent-encoded UTF-8.
+    /// the first that is not valid percent-encoded UTF-8, and why.
     private struct QueryCollection {
         var arguments: [(name: String, value: String)] = []
-        var malformed: String?
+        var malformed: (name: String, failure: PercentDecoding.Failure)?
     }
 
     /// The query arguments of `connection` decoded, in arrival order; an argument without `=`
@@ -425,22 +425,34 @@ extension HTTPServer {
                 { context, _, key, value in
                     guard let context, let key else { return .YES }
                     let collection = context.assumingMemoryBound(to: QueryCollection.self)
-                    guard case .success(let name) = PercentDecoding.decode(cString: key, plusIsSpace: true),
-                        case .success(let decoded) = value.map({
-                            PercentDecoding.decode(cString: $0, plusIsSpace: true)
-                        })
-                            ?? .success("")
-                    else {
-                        collection.pointee.malformed = String(cString: key)
+                    let name = PercentDecoding.decode(cString: key, plusIsSpace: true)
+                    let decoded = value.map { PercentDecoding.decode(cString: $0, plusIsSpace: true) } ?? .success("")
+                    switch (name, decoded) {
+                    case (.success(let name), .success(let decoded)):
+                        collection.pointee.arguments.append((name, decoded))
+                        return .YES
+                    case (.failure(let failure), _), (_, .failure(let failure)):
+                        collection.pointee.malformed = (String(cString: key), failure)
                         return .NO
                     }
-                    collection.pointee.arguments.append((name, decoded))
-                    return .YES
                 },
                 pointer
             )
         }
         return collection
+    }
+
+    /// The path of a request target: the target itself in origin form (`/v1/templates`), the
+    /// part after the authority in absolute form (`http://host/v1/templates`, which a server
+    /// must accept: RFC 9112 §3.2.2); `nil` for anything else.
+    static func path(ofTarget target: String) -> String? {
+        if target.utf8.first == UInt8(ascii: "/") { return target }
+        let lowered = target.prefix(8).lowercased()
+        let scheme = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
+        guard scheme > 0 else { return nil }
+        let rest = target.utf8.dropFirst(scheme)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return rest.isEmpty ? nil : "/" }
+        return String(target[slash...])
     }
 
     /// Builds the request handlers see: strict percent-decoding of the path and the query; the
@@ -452,7 +464,8 @@ extension HTTPServer {
         id: String,
         body: [UInt8]
     ) -> Result<HTTPRequest, ProblemDetails> {
-        guard case .success(let path) = PercentDecoding.decode(cString: url, plusIsSpace: false), path.hasPrefix("/")
+        guard case .success(let target) = PercentDecoding.decode(cString: url, plusIsSpace: false),
+            let path = Self.path(ofTarget: target)
         else {
             return .failure(
                 ProblemDetails(
@@ -467,8 +480,8 @@ extension HTTPServer {
         if let malformed = query.malformed {
             return .failure(
                 ProblemDetails.invalidParameters(
-                    [.init(.parameter(malformed), "malformed percent-encoding")],
-                    detail: "A query argument is not valid percent-encoded UTF-8."
+                    [.init(.parameter(malformed.name), malformed.failure.reason)],
+                    detail: "A query argument is not valid percent-encoded UTF-8 text."
                 )
             )
         }

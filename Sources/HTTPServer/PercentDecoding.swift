@@ -12,6 +12,15 @@ package enum PercentDecoding {
         case invalidUTF8
         /// A decoded NUL or other control character.
         case controlCharacter
+
+        /// What a problem's field error says about it.
+        package var reason: String {
+            switch self {
+            case .malformedEscape: "malformed percent-encoding (% must be followed by two hex digits)"
+            case .invalidUTF8: "not UTF-8 once percent-decoded"
+            case .controlCharacter: "contains a control character once percent-decoded"
+            }
+        }
     }
 
     /// Decodes `%XX` escapes in a component as libmicrohttpd hands it over; with `plusIsSpace`

@@ -1,5 +1,6 @@
-import HTTPServer
 import Testing
+
+@testable import HTTPServer
 
 @Suite("PercentDecoding")
 struct PercentDecodingTests {
@@ -52,5 +53,20 @@ struct PercentDecodingTests {
     )
     func controlCharacters(text: String) {
         #expect(decode(text) == .failure(.controlCharacter))
+    }
+}
+
+@Suite("Request targets")
+struct RequestTargetTests {
+    @Test(
+        "origin form as is, absolute form by its path (RFC 9112 §3.2.2), anything else refused",
+        arguments: [
+            ("/v1/templates", "/v1/templates"), ("http://127.0.0.1/v1/templates", "/v1/templates"),
+            ("HTTPS://example.com:8443/a/b", "/a/b"), ("http://example.com", "/"), ("http://", nil),
+            ("*", nil), ("v1/templates", nil), ("ftp://example.com/a", nil), ("", nil),
+        ] as [(String, String?)]
+    )
+    func path(target: String, path: String?) {
+        #expect(HTTPServer.path(ofTarget: target) == path)
     }
 }

@@ -39,6 +39,14 @@ fetch "$BASE_URL/v1/templates/a%00b"
 expect_problem "NUL in the path" 400 malformed-path
 fetch "$BASE_URL/v1/templates/connectionRefused?locale=%zz"
 expect_problem "malformed escape in the query" 400 invalid-parameter
+expect_match "malformed escape in the query: the reason" '^malformed percent-encoding' "$(json '.errors[0].detail')"
+fetch "$BASE_URL/v1/templates/verifyIdentity?param.provider=a%0Ab"
+expect_problem "control character in the query" 400 invalid-parameter
+expect_eq "control character in the query: field and reason" \
+    "param.provider: contains a control character once percent-decoded" \
+    "$(json '.errors[0].parameter'): $(json '.errors[0].detail')"
+fetch "$BASE_URL/v1/templates/verifyIdentity?param.provider=%C3%28"
+expect_eq "invalid UTF-8 in the query: reason" "not UTF-8 once percent-decoded" "$(json '.errors[0].detail')"
 
 big=$(mktemp)
 head -c 200000 /dev/zero >"$big"
@@ -99,11 +107,14 @@ for name, raw in cases.items():
 status, _, _, _ = exchange(b"GET /healthz HTTP/1.0\r\n\r\n")
 if status != "200":
     problems.append(f"HTTP/1.0 without Host: {status}")
-print("; ".join(problems) or "400 each, own id, connection closed; HTTP/1.0 without Host is fine")
+status, _, _, _ = exchange(b"GET http://t/v1/templates/loading HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+if status != "200":
+    problems.append(f"absolute-form target: {status}")
+print("; ".join(problems) or "400 each, own id, connection closed; HTTP/1.0 without Host, absolute form fine")
 PY
 )
 expect_eq "message rules: conflicting Content-Length, Content-Length with chunked, no Host" \
-    "400 each, own id, connection closed; HTTP/1.0 without Host is fine" "$message_check"
+    "400 each, own id, connection closed; HTTP/1.0 without Host, absolute form fine" "$message_check"
 
 # A chunked body that goes on past the limit is read and dropped for a while, in case it ends
 # (then 413); past the limit again (at least 1 MiB more) the connection is closed.
