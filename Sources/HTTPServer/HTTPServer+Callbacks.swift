@@ -342,12 +342,12 @@ extension HTTPServer {
         if bits & leaseTag != 0 {
             let lease = Unmanaged<ResponseLease>.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~leaseTag)!)
                 .takeRetainedValue()
-            lease.owner?.giveBack(lease)
+            lease.giveBack()
         } else {
             let upload = Unmanaged<UploadState>.fromOpaque(pointer).takeRetainedValue()
             if let lease = upload.lease {
                 upload.lease = nil
-                lease.owner?.giveBack(lease)
+                lease.giveBack()
             }
         }
     }
@@ -582,7 +582,7 @@ extension HTTPServer {
     ) -> MHD_Result? {
         guard let lease = prepared.lend(requestID: requestID) else { return nil }
         let result = MHD_queue_response(connection, UInt32(prepared.status), lease.response)
-        if result == .YES { Self.record(lease, in: state) } else { prepared.giveBack(lease) }
+        if result == .YES { Self.record(lease, in: state) } else { lease.giveBack() }
         return result
     }
 

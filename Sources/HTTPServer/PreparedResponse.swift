@@ -55,18 +55,17 @@ package final class PreparedResponse: Sendable {
         if let carried = lease.requestID, lease.requestIDLength == length {
             memcpy(carried, requestID, length)
         } else if !lease.replaceRequestID(with: requestID, length: length) {
-            giveBack(lease)
+            putBack(lease)
             return nil
         }
         lease.owner = self
         return lease
     }
 
-    /// Takes back an object MHD no longer uses for any answer.
-    func giveBack(_ lease: ResponseLease) {
+    /// Puts an object no connection uses among the idle ones. From then on another thread may
+    /// lend it: the caller must not touch it again (see `ResponseLease.giveBack()`).
+    fileprivate func putBack(_ lease: ResponseLease) {
         idle.withLock { $0.append(lease) }
-        // May release the last reference to `self`, whose deinit then destroys the idle objects.
-        lease.owner = nil
     }
 
     private func makeLease() -> ResponseLease? {
@@ -96,6 +95,18 @@ final class ResponseLease: @unchecked Sendable {
 
     init(response: OpaquePointer) {
         self.response = response
+    }
+
+    /// Gives the object back to the prepared response it was lent from, once MHD no longer uses
+    /// it for any answer.
+    ///
+    /// `owner` is cleared before the object is idle, never after: once idle, another thread may
+    /// lend it at once and set `owner` itself, and two threads writing a strong reference at the
+    /// same time over-release what it held (a prepared response freed while still served).
+    func giveBack() {
+        guard let owner else { return }  // this local reference keeps the owner alive meanwhile
+        self.owner = nil
+        owner.putBack(self)
     }
 
     /// Replaces the object's `X-Request-ID` header with one of `id` (`length` bytes, NUL-terminated).
