@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from datetime import datetime, timedelta, timezone
@@ -98,6 +99,10 @@ def start_server(work_dir):
 
 
 def stop_server(process):
+    if process.poll() is not None:
+        # Gone before we stopped it: say how, or its failures look like the load's.
+        how = f"signal {-process.returncode}" if process.returncode < 0 else f"status {process.returncode}"
+        log(f"the server had already exited ({how})")
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
         try:
@@ -251,7 +256,7 @@ def run_clients(mode, port, revision, etag, seconds, during=None):
     try:
         try:
             barrier.wait()
-        except multiprocessing.BrokenBarrierError:
+        except threading.BrokenBarrierError:  # what a multiprocessing barrier raises too
             sys.exit(f"{mode}: the clients did not all start")
         started = time.monotonic()
         server_cpu_before = process_cpu_seconds(SERVER_PID)
