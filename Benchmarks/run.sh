@@ -15,6 +15,7 @@
 #   BENCH_CLIENT_CPUS  CPUs wrk is pinned to (default: the other half); set both to "" to pin
 #                      nothing (wrk then takes CPU from the server it measures)
 #   BENCH_SERVER_BIN   use this server binary instead of building one (e.g. a CI artifact)
+#   BENCH_SERVICE_ARGS extra service flags, split on spaces (e.g. "--memo-entries 0")
 set -euo pipefail
 
 BENCH_DURATION=${BENCH_DURATION:-5s}
@@ -23,6 +24,7 @@ BENCH_WARMUP=${BENCH_WARMUP:-1s}
 BENCH_THREADS=${BENCH_THREADS:-}
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
 BENCH_SERVER_BIN=${BENCH_SERVER_BIN:-}
+BENCH_SERVICE_ARGS=${BENCH_SERVICE_ARGS:-}
 
 # Goal: service throughput at least this fraction of the (shared-response) baseline's, and
 # service p99 at most this. The floor is reported beside it but is not part of the goal.
@@ -264,17 +266,24 @@ build() {
     $(pkg-config --cflags --libs libmicrohttpd)
 }
 
+# start_service NAME [flag...]: starts the service (with BENCH_SERVICE_ARGS, then the flags) and
+# a data directory of its own; sets service_pid and service_port.
 start_service() {
-  mkdir -p "$tmp/data"
+  local name=$1
+  shift
+  mkdir -p "$tmp/$name-data"
   # The listening line (http.port=N) is logged at notice, so the level cannot be above notice.
   # Pinned like the baselines; its default thread count is one per core it may use.
+  local extra=()
+  # shellcheck disable=SC2206 # the flags are meant to split on spaces
+  [[ -z $BENCH_SERVICE_ARGS ]] || extra=($BENCH_SERVICE_ARGS)
   (cd "$REPO_ROOT" && exec "${server_pin[@]}" "$server_bin" --host 127.0.0.1 --port 0 --log-level notice \
-    --config-dir config --data-dir "$tmp/data") >"$tmp/service.out" 2>"$tmp/service.log" &
+    --config-dir config --data-dir "$tmp/$name-data" "${extra[@]}" "$@") >"$tmp/$name.out" 2>"$tmp/$name.log" &
   service_pid=$!
   pids+=("$service_pid")
-  if ! service_port=$(wait_for_port "$tmp/service.log" 'http\.port="?[0-9]+' 10 "$service_pid"); then
+  if ! service_port=$(wait_for_port "$tmp/$name.log" 'http\.port="?[0-9]+' 10 "$service_pid"); then
     log "service log:"
-    cat "$tmp/service.log" >&2 || true
+    cat "$tmp/$name.log" >&2 || true
     if ! kill -0 "$service_pid" 2>/dev/null; then
       local rc=0
       wait "$service_pid" || rc=$?
@@ -283,7 +292,7 @@ start_service() {
     fi
     die "the service did not report http.port=<N> within 10 s"
   fi
-  log "service pid $service_pid on port $service_port"
+  log "$name pid $service_pid on port $service_port${*:+ ($*)}"
 }
 
 # capture DIR URL-PATH EXPECTED-STATUS [curl args...]: saves the service's exact answer in DIR
@@ -340,6 +349,9 @@ start_baseline() {
     headers=floor-headers
   fi
   mapfile -t extra <"$dir/$headers"
+  # Emptied here, not by the redirection below, which runs in the child: a scenario measured a
+  # second time (the memo-off one) must not read the port of the previous start.
+  : >"$dir/$kind.out"
   # Set either way, so a BASELINE_PER_REQUEST in the caller's environment changes nothing.
   BASELINE_PER_REQUEST=$per_request "${server_pin[@]}" "$tmp/baseline" 0 "$status" "$dir/body" \
     "$(cat "$dir/content-type")" "${extra[@]}" >"$dir/$kind.out" 2>"$dir/$kind.log" &
@@ -466,13 +478,22 @@ bench_scenario() {
   sp=$(median "${s_p99[@]}")
   bp=$(median "${b_p99[@]}")
   fp=$(median "${f_p99[@]}")
-  ratio=$(ratio_of "$sm" "$bm")
-  floor_ratio=$(ratio_of "$sm" "$fm")
+  # Ratios are paired: each round's service figure over the baseline's of the same round (run
+  # seconds apart), then the median of those. Drift of the shared machine over the minutes a
+  # scenario takes then falls on both sides of each ratio rather than on the medians apart.
+  local i b_ratios=() f_ratios=()
+  for ((i = 0; i < ${#s_rps[@]}; i++)); do
+    b_ratios+=("$(ratio_of "${s_rps[i]}" "${b_rps[i]}")")
+    f_ratios+=("$(ratio_of "${s_rps[i]}" "${f_rps[i]}")")
+  done
+  ratio=$(ratio_of "$(median "${b_ratios[@]}")" 1)
+  floor_ratio=$(ratio_of "$(median "${f_ratios[@]}")" 1)
   goal=$(goal_verdict "$ratio" "$sp" "$bp")
   [[ -z $errors ]] || goal="no (errors)"
   rows+=("$(printf '| %s | %.0f | %.0f | %s | %.0f | %s | %.2f ms | %.2f ms | %.2f ms | %s |' \
     "$name" "$sm" "$bm" "$ratio" "$fm" "$floor_ratio" "$sp" "$bp" "$fp" "$goal")")
   local detail="- $name — service req/s: ${s_rps[*]}; baseline req/s: ${b_rps[*]}; floor req/s: ${f_rps[*]}"
+  detail+="; ratio per round: ${b_ratios[*]}; vs floor: ${f_ratios[*]}"
   detail+="; service p99 ms: ${s_p99[*]}; baseline p99 ms: ${b_p99[*]}; floor p99 ms: ${f_p99[*]}"
   details+=("$detail${errors:+; ERRORS: $errors}")
 }
@@ -494,7 +515,8 @@ report() {
       "response objects and swaps that one header). Ratio vs floor = service ÷ floor; not part" \
       "of the goal."
     echo "Goal: ratio (vs the shared-response baseline) ≥ $GOAL_RATIO and service p99" \
-      "≤ $GOAL_P99_MS ms. p99 columns are the median of the rounds' p99."
+      "≤ $GOAL_P99_MS ms. Ratios are the median of the per-round ratios (service ÷ baseline of" \
+      "the same round); req/s and p99 columns are the median of the rounds."
     echo "Each figure: median of $BENCH_ROUNDS rounds of \`wrk -t$BENCH_THREADS -c$BENCH_CONNECTIONS" \
       "-d$BENCH_DURATION --latency\`, service, baseline and floor taking turns in each round" \
       "of the same run. Servers pinned to CPUs ${server_cpus:-(not pinned)}, wrk to CPUs" \
@@ -506,7 +528,7 @@ report() {
     echo
     echo "Machine: $(nproc) online cores${cpu:+ ($cpu)}, $(uname -sr); $wrk_version;" \
       "libmicrohttpd $(pkg-config --modversion libmicrohttpd); $(date -u '+%Y-%m-%d %H:%M:%S UTC')."
-    echo "Server: $server_bin"
+    echo "Server: $server_bin${BENCH_SERVICE_ARGS:+ $BENCH_SERVICE_ARGS}"
   } >"$RESULTS_DIR/latest.md"
   cat "$RESULTS_DIR/latest.md"
   log "table written to ${RESULTS_DIR#"$REPO_ROOT"/}/latest.md, raw wrk output in latest-wrk.log"
@@ -524,7 +546,7 @@ main() {
   install_missing
   split_cpus
   build
-  start_service
+  start_service service
 
   rows=()
   details=()
@@ -545,6 +567,13 @@ main() {
   bench_scenario "$tmp/scenario-1" "single template (fr, ios)" "$single" 200
   bench_scenario "$tmp/scenario-2" "304 revalidation" "$single" 304 "If-None-Match: $etag"
   bench_scenario "$tmp/scenario-3" "gzip bundle (de, android)" "$bundle" 200 'Accept-Encoding: gzip'
+
+  # The scenarios above repeat one request, which the service answers from its memo after the
+  # first time. The same single template with the memo off takes the whole path on every
+  # request: parsing, routing, negotiation, the lookup of the pre-rendered representation.
+  stop_pid "$service_pid"
+  start_service service-memo-off --memo-entries 0
+  bench_scenario "$tmp/scenario-1" "single template, memo off" "$single" 200
 
   report
 }
