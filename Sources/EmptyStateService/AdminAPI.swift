@@ -472,12 +472,10 @@ struct AdminAPI: Sendable {
         let ifNoneMatch = request.headers["if-none-match"]
         if allowCreate, let ifNoneMatch {
             guard ifNoneMatch.trimmingCharacters(in: .whitespaces) == "*", ifMatch == nil else {
-                throw ProblemDetails(
-                    status: 400,
-                    slug: "invalid-header",
-                    title: "Bad Request",
-                    detail: "To create, send If-None-Match: * and no If-Match.",
-                    errors: [.init(.header("If-None-Match"), "only * is supported")]
+                throw ProblemDetails.invalidHeader(
+                    "If-None-Match",
+                    "only * is supported",
+                    detail: "To create, send If-None-Match: * and no If-Match."
                 )
             }
             return .absent

@@ -101,12 +101,10 @@ extension HTTPServer {
                 let requestID = server.requestID(connection)
                 guard let length = Int(lengthText), length >= 0 else {
                     return answer(
-                        ProblemDetails(
-                            status: 400,
-                            slug: "invalid-header",
-                            title: "Bad Request",
-                            detail: "Content-Length must be a non-negative integer.",
-                            errors: [.init(.header("Content-Length"), "not a non-negative integer")]
+                        ProblemDetails.invalidHeader(
+                            "Content-Length",
+                            "not a non-negative integer",
+                            detail: "Content-Length must be a non-negative integer."
                         ).response(requestID: requestID),
                         requestID: requestID,
                         started: server.startTime()
@@ -296,30 +294,24 @@ extension HTTPServer {
         version: UnsafePointer<CChar>?
     ) -> ProblemDetails? {
         if headers.conflictingContentLength != 0 {
-            return ProblemDetails(
-                status: 400,
-                slug: "invalid-header",
-                title: "Bad Request",
-                detail: "Content-Length is sent more than once with different values (RFC 9112 §6.3).",
-                errors: [.init(.header("Content-Length"), "sent twice with different values")]
+            return ProblemDetails.invalidHeader(
+                "Content-Length",
+                "sent twice with different values",
+                detail: "Content-Length is sent more than once with different values (RFC 9112 §6.3)."
             )
         }
         if headers.contentLength != nil, headers.transferEncoding != 0 {
-            return ProblemDetails(
-                status: 400,
-                slug: "invalid-header",
-                title: "Bad Request",
-                detail: "A request carries Content-Length or Transfer-Encoding, not both (RFC 9112 §6.1).",
-                errors: [.init(.header("Content-Length"), "not allowed with Transfer-Encoding")]
+            return ProblemDetails.invalidHeader(
+                "Content-Length",
+                "not allowed with Transfer-Encoding",
+                detail: "A request carries Content-Length or Transfer-Encoding, not both (RFC 9112 §6.1)."
             )
         }
         if headers.host == 0, let version, strcmp(version, "HTTP/1.1") == 0 {
-            return ProblemDetails(
-                status: 400,
-                slug: "invalid-header",
-                title: "Bad Request",
-                detail: "An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2).",
-                errors: [.init(.header("Host"), "required in HTTP/1.1")]
+            return ProblemDetails.invalidHeader(
+                "Host",
+                "required in HTTP/1.1",
+                detail: "An HTTP/1.1 request must carry a Host header (RFC 9112 §3.2)."
             )
         }
         return nil

@@ -43,6 +43,17 @@ package struct ProblemDetails: Error, Sendable {
         ProblemDetails(status: 400, slug: "invalid-parameter", title: "Bad Request", detail: detail, errors: errors)
     }
 
+    /// 400 `invalid-header`: the request header `name` is wrong, for `reason`.
+    package static func invalidHeader(_ name: String, _ reason: String, detail: String) -> ProblemDetails {
+        ProblemDetails(
+            status: 400,
+            slug: "invalid-header",
+            title: "Bad Request",
+            detail: detail,
+            errors: [.init(.header(name), reason)]
+        )
+    }
+
     /// The problem as an `application/problem+json` response that must not be cached.
     package func response(requestID: String, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
         var writer = JSONWriter(capacity: 256)
