@@ -124,7 +124,7 @@ static inline const char *CMicroHTTPD_headerValue(struct MHD_Connection *connect
     return scan.first;
 }
 
-/// What the first call for a request needs to know about its body.
+/// What the first call for a request needs to know about its framing (body headers) and `Host`.
 struct CMicroHTTPD_MessageHeaders {
     /// The first `Content-Length` value, or NULL.
     const char *contentLength;

@@ -13,9 +13,10 @@ private var bodilessRequest: UnsafeMutableRawPointer { UnsafeMutableRawPointer(b
 /// hand-over, so the MHD thread that reads it afterwards sees the write.
 private final class UploadState: @unchecked Sendable {
     var body: [UInt8] = []
-    var tooLarge = false
     /// Bytes of a too-large chunked body read and dropped so far.
     var discarded = 0
+    /// Whether the body passed the limit (its bytes are dropped from then on).
+    var tooLarge: Bool { discarded > 0 }
     /// The response a blocking handler produced, waiting to be queued after the resume.
     var pending: HTTPResponse?
     var requestID = ""
@@ -140,13 +141,10 @@ extension HTTPServer {
             // a client that never stops sending cannot hold a thread's attention forever.
             if let upload, let uploadData {
                 let limit = server.configuration.maxBodySize
-                if !upload.tooLarge, upload.body.count + uploadSize.pointee > limit {
-                    upload.tooLarge = true
-                    upload.discarded = upload.body.count
+                if upload.tooLarge || upload.body.count + uploadSize.pointee > limit {
+                    // What was kept is dropped with this chunk; once dropped, the body stays empty.
+                    upload.discarded += upload.body.count + uploadSize.pointee
                     upload.body = []
-                }
-                if upload.tooLarge {
-                    upload.discarded += uploadSize.pointee
                     if upload.discarded > HTTPServer.discardLimit(maxBodySize: limit) {
                         server.logger.warning(
                             "closing a connection whose chunked body goes on past the limit",
