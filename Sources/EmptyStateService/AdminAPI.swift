@@ -383,6 +383,14 @@ struct AdminAPI: Sendable {
                 detail: "The change cannot be applied as it is; see errors.",
                 errors: conflicts.map { .init(.pointer($0.pointer), $0.rule) }
             ).response(requestID: request.id)
+        case .busy:
+            return ProblemDetails(
+                status: 503,
+                slug: "store-busy",
+                title: "Service Unavailable",
+                detail:
+                    "The store was busy with another write for too long; nothing was changed. Send the request again."
+            ).response(requestID: request.id, extraHeaders: [("Retry-After", "1")])
         case .database(let message):
             logger.error("store failure", metadata: ["request.id": "\(request.id)", "error": "\(message)"])
             return ProblemDetails(

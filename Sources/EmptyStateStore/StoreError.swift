@@ -1,3 +1,5 @@
+import GRDB
+
 /// Why a store operation did not happen. The admin API maps each case to one HTTP status.
 package enum StoreError: Error, Sendable, Equatable {
     /// No template ever had this id.
@@ -12,8 +14,22 @@ package enum StoreError: Error, Sendable, Equatable {
     case noSuchRevision(id: String, revision: Int)
     /// The document clashes with other templates (ids and aliases are unique across the catalogue).
     case conflicts([(pointer: String, rule: String)])
+    /// Another writer held the store past SQLite's busy timeout; nothing was changed, and the same
+    /// request may be sent again.
+    case busy
     /// SQLite failed; the message is for the log, never for clients.
     case database(String)
+
+    /// The store error for a failure of GRDB or SQLite: `busy` when the store was locked, a
+    /// `database` error with the message otherwise.
+    package static func from(_ error: any Error) -> StoreError {
+        if let database = error as? DatabaseError,
+            database.resultCode == .SQLITE_BUSY || database.resultCode == .SQLITE_LOCKED
+        {
+            return .busy
+        }
+        return .database("\(error)")
+    }
 
     package static func == (lhs: StoreError, rhs: StoreError) -> Bool {
         switch (lhs, rhs) {
@@ -25,6 +41,7 @@ package enum StoreError: Error, Sendable, Equatable {
         case (.conflicts(let a), .conflicts(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.pointer == $1.pointer && $0.rule == $1.rule }
         case (.database(let a), .database(let b)): return a == b
+        case (.busy, .busy): return true
         default: return false
         }
     }

@@ -206,7 +206,7 @@ package final class TemplateStore: Sendable {
             throw error  // the caller's validation failure: nothing was written
         } catch {
             logger.error("store write failed", metadata: ["error": "\(error)", "store.path": "\(path)"])
-            throw StoreError.database("\(error)")
+            throw StoreError.from(error)
         }
     }
 
@@ -416,7 +416,7 @@ package final class TemplateStore: Sendable {
             throw error
         } catch {
             logger.error("store write failed", metadata: ["error": "\(error)", "store.path": "\(path)"])
-            throw .database("\(error)")
+            throw .from(error)
         }
     }
 
@@ -438,7 +438,7 @@ package final class TemplateStore: Sendable {
             throw error
         } catch {
             logger.error("store read failed", metadata: ["error": "\(error)", "store.path": "\(path)"])
-            throw .database("\(error)")
+            throw .from(error)
         }
     }
 
