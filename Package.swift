@@ -21,10 +21,12 @@ let package = Package(
     ],
     targets: [
         // C libraries, each wrapped once.
-        .systemLibrary(
+        // libmicrohttpd's API and the C the HTTP layer needs beside it (shim.c; Linux only).
+        // `make deps` installs libmicrohttpd-dev, which puts microhttpd.h in /usr/include.
+        .target(
             name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
+            linkerSettings: [.linkedLibrary("microhttpd")]
         ),
         .systemLibrary(
             name: "CZlib",

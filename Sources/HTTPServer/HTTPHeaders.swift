@@ -10,7 +10,9 @@ import CMicroHTTPD
 /// only when asked for: a client sends a dozen headers and a handler reads two or three, so
 /// copying them all into Swift strings was a good part of the cost of a request. Such headers are
 /// valid only while the handler runs on the connection's thread; the server copies them
-/// (`detached()`) before a request leaves it.
+/// (`detached()`) before a request leaves it. Reading them anywhere else (another thread, or
+/// after the handler returned, when MHD may have freed the connection) stops the process, as
+/// `NIOLoopBound` does: it would read freed memory otherwise.
 package struct HTTPHeaders: Sendable {
     private enum Storage: @unchecked Sendable {
         // Unchecked: `connection` is only read on its own MHD thread during the access handler.
@@ -33,7 +35,7 @@ package struct HTTPHeaders: Sendable {
     package var entries: [(name: String, value: String)] {
         switch storage {
         case .entries(let entries): return entries
-        case .connection(let connection): return Self.copyAll(connection)
+        case .connection(let connection): return Self.copyAll(Self.owned(connection))
         }
     }
 
@@ -52,7 +54,7 @@ package struct HTTPHeaders: Sendable {
             }
             return result
         case .connection(let connection):
-            return Self.lookUp(name, in: connection)
+            return Self.lookUp(name, in: Self.owned(connection))
         }
     }
 
@@ -60,6 +62,15 @@ package struct HTTPHeaders: Sendable {
         var copied = entries
         copied.append((name, value))
         storage = .entries(copied)
+    }
+
+    /// `connection`, after checking that its access handler runs on this thread now.
+    private static func owned(_ connection: OpaquePointer) -> OpaquePointer {
+        precondition(
+            CMicroHTTPD_currentConnection() == connection,
+            "request headers read outside their connection's handler; detach them first (HTTPHeaders.detached())"
+        )
+        return connection
     }
 
     /// Compares without allocating lowercased copies (header names are ASCII tokens).

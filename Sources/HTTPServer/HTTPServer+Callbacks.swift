@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +12,7 @@ private var bodilessRequest: UnsafeMutableRawPointer { UnsafeMutableRawPointer(b
 /// Per-request state for requests that carry a body or run a blocking handler, kept in MHD's
 /// `con_cls`. A worker thread writes `pending` before resuming the connection; MHD's resume is the
 /// hand-over, so the MHD thread that reads it afterwards sees the write.
-private final class UploadState: @unchecked Sendable {
+final class UploadState: @unchecked Sendable {
     var body: [UInt8] = []
     /// Bytes of a too-large chunked body read and dropped so far.
     var discarded = 0
@@ -26,6 +27,8 @@ private final class UploadState: @unchecked Sendable {
     var started: Int64 = 0
     /// The prepared response's object lent for this request's answer, given back on completion.
     var lease: ResponseLease?
+    /// Who answers the request once it is offloaded (see `SuspendedRequests`).
+    let claim = Atomic<SuspendedRequests.Claim>(.queued)
 }
 
 /// Set in the `con_cls` of a bodiless request whose answer is a lent `ResponseLease`: the
@@ -43,11 +46,6 @@ extension StaticString {
     }
 }
 
-/// A connection handed to a worker thread; only used to resume it.
-private struct SuspendedConnection: @unchecked Sendable {
-    let pointer: OpaquePointer
-}
-
 extension HTTPServer {
     /// MHD's access handler. Called first with the headers, then once per body chunk, then a last
     /// time with no data; the response is queued on a later call than the first, or MHD would drop
@@ -63,6 +61,10 @@ extension HTTPServer {
         state in
         guard let context, let connection, let url, let method, let uploadSize, let state else { return .NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        // What lets `HTTPHeaders` check that it reads this connection on its own thread, while
+        // the connection is handled (see `HTTPHeaders.connectionHeaders`).
+        CMicroHTTPD_setCurrentConnection(connection)
+        defer { CMicroHTTPD_setCurrentConnection(nil) }
         /// Queues `response` as this request's answer (see `queue`).
         func answer(
             _ response: HTTPResponse,
@@ -84,11 +86,28 @@ extension HTTPServer {
             )
         }
 
-        if state.pointee == nil {
-            // First call: headers only. Refuse a request whose framing or Host is wrong (and close
-            // the connection, so no byte of its body is read as a next request), and an oversized
-            // body before reading it (no 100 Continue; MHD closes a connection whose body it has
-            // not read).
+        if state.pointee == nil || HTTPServer.isArgumentsMarker(state.pointee) {
+            // First call: headers only. The connection no longer waits for a request's head.
+            CMicroHTTPD_guardHeadReceived(connection)
+            // Refuse a request with more query arguments than fit (MHD parsed none of them), one
+            // whose framing or Host is wrong (and close the connection, so no byte of its body is
+            // read as a next request), and an oversized body before reading it (no 100 Continue;
+            // MHD closes a connection whose body it has not read).
+            if let marker = state.pointee {
+                state.pointee = nil
+                let requestID = server.requestID(connection)
+                let problem =
+                    marker == CMicroHTTPD_tooManyArgumentsMarker()
+                    ? HTTPServer.tooManyArguments : HTTPServer.argumentsTooLarge
+                return answer(
+                    problem.response(
+                        requestID: requestID,
+                        extraHeaders: [("Connection", "close")]
+                    ),
+                    requestID: requestID,
+                    started: server.startTime()
+                )
+            }
             let headers = CMicroHTTPD_messageHeaders(connection)
             if let problem = HTTPServer.badMessage(headers, version: version) {
                 let requestID = server.requestID(connection)
@@ -240,11 +259,26 @@ extension HTTPServer {
                 holder.method = request.method
                 holder.started = started
                 holder.body = []
-                let suspended = SuspendedConnection(pointer: connection)
                 MHD_suspend_connection(connection)
+                guard server.suspended.register(holder, connection: connection) else {
+                    // Shutdown has begun answering suspended requests: this one is not run either.
+                    holder.pending = server.shuttingDown(requestID: requestID)
+                    MHD_resume_connection(connection)
+                    return .YES
+                }
+                let suspended = SuspendedConnection(pointer: connection)
                 let work: @Sendable () -> Void = {
+                    // Shutdown may have answered the request while it waited for a thread.
+                    guard
+                        holder.claim.compareExchange(
+                            expected: .queued,
+                            desired: .running,
+                            ordering: .acquiringAndReleasing
+                        ).exchanged
+                    else { return }
                     holder.pending = handler(routed)
                     MHD_resume_connection(suspended.pointer)
+                    server.suspended.remove(holder)
                 }
                 if background {
                     server.backgroundWorkers.submit(work)
@@ -321,13 +355,14 @@ extension HTTPServer {
         return method[0] == 0x48 && method[1] == 0x45 && method[2] == 0x41 && method[3] == 0x44 && method[4] == 0
     }
 
-    /// Frees the per-request state once MHD is done with the request.
-    /// MHD calls it before it lets go of the request's response, which is why a lent response
-    /// object can be given back here.
-    static let completedHandler: MHD_RequestCompletedCallback = { _, _, state, _ in
+    /// Frees the per-request state once MHD is done with the request, and starts the connection's
+    /// wait for its next request. MHD calls it before it lets go of the request's response, which
+    /// is why a lent response object can be given back here.
+    static let completedHandler: MHD_RequestCompletedCallback = { _, connection, state, _ in
+        if let connection { CMicroHTTPD_guardRequestDone(connection) }
         guard let state, let pointer = state.pointee else { return }
         state.pointee = nil
-        if pointer == bodilessRequest { return }
+        if pointer == bodilessRequest || isArgumentsMarker(pointer) { return }
         let bits = Int(bitPattern: pointer)
         if bits & leaseTag != 0 {
             let lease = Unmanaged<ResponseLease>.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~leaseTag)!)
@@ -381,6 +416,35 @@ extension HTTPServer {
             return offered
         }
         return RequestID.generate()
+    }
+
+    /// The 400 for a query with more than `maxQueryArguments` arguments.
+    static let tooManyArguments = ProblemDetails.invalidParameters(
+        [.init(nil, "at most \(HTTPServerConfiguration.maxQueryArguments) query arguments")],
+        detail: "The query has more than \(HTTPServerConfiguration.maxQueryArguments) arguments."
+    )
+
+    /// The 400 for a query whose arguments do not fit in the connection's memory.
+    static let argumentsTooLarge = ProblemDetails.invalidParameters(
+        [.init(nil, "the query's arguments need more than the header memory limit leaves")],
+        detail: "The query's arguments are too long to parse beside the request's headers."
+    )
+
+    /// Whether `pointer` is one of the markers the URI callback leaves in `con_cls` for a query
+    /// that was not parsed.
+    static func isArgumentsMarker(_ pointer: UnsafeMutableRawPointer?) -> Bool {
+        pointer == CMicroHTTPD_tooManyArgumentsMarker() || pointer == CMicroHTTPD_argumentsTooLargeMarker()
+    }
+
+    /// The 503 for a request that shutdown answered before its handler ran: it was not carried
+    /// out, and may be sent again (to another instance, or to this one once it is back).
+    func shuttingDown(requestID: String) -> HTTPResponse {
+        ProblemDetails(
+            status: 503,
+            slug: "shutting-down",
+            title: "Service Unavailable",
+            detail: "The server is shutting down and did not carry out this request; send it again."
+        ).response(requestID: requestID, extraHeaders: [("Retry-After", "1")])
     }
 
     /// 413; `declared` when `Content-Length` announced the size, otherwise the chunked body passed it.

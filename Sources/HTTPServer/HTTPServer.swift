@@ -11,7 +11,8 @@ import Synchronization
 /// synchronously on the connection's own thread.
 ///
 /// Lifecycle: `start()` binds and returns the port; `shutdown()` stops accepting, lets open
-/// connections finish (bounded by `drainTimeout`) and stops the daemon.
+/// connections finish (bounded by `drainTimeout`), answers or finishes every request still
+/// waiting for a worker, and stops the daemon.
 package final class HTTPServer: Sendable {
     /// Why the server could not start.
     package struct StartError: Error, CustomStringConvertible {
@@ -37,6 +38,13 @@ package final class HTTPServer: Sendable {
     let observer: Observer?
     /// Where the prepared answers of memoized routes are remembered; `nil` remembers none.
     let memo: ResponseMemo?
+    /// Requests whose connection waits for a blocking or background handler.
+    let suspended = SuspendedRequests()
+    /// Cuts off slow request heads and sheds waiting connections near the limit; set while running.
+    private let connectionGuard = Mutex<ConnectionGuard?>(nil)
+    /// How long shutdown waits for handlers that already run (a store write waits up to its busy
+    /// timeout of 10 s for a lock) before it gives up on stopping libmicrohttpd cleanly.
+    static let runningHandlerGrace: Duration = .seconds(30)
 
     /// - Parameters:
     ///   - observer: called once per response, including the 400, 404, 405 and 413 the server
@@ -66,13 +74,39 @@ package final class HTTPServer: Sendable {
         daemon.withLock { handle in handle.map { Int(CMicroHTTPD_currentConnections($0.pointer)) } ?? 0 }
     }
 
+    /// Connections closed because a request's head was late (`headerTimeout`), and to make room
+    /// near `maxConnections`, since start.
+    package var guardClosedConnections: (headerTimeout: Int, shed: Int) {
+        connectionGuard.withLock { value in
+            value.map { ($0.timedOut.load(ordering: .relaxed), $0.shed.load(ordering: .relaxed)) } ?? (0, 0)
+        }
+    }
+
     /// Binds and starts the worker threads.
     /// - Returns: the bound port (the one the kernel picked when the configuration says 0).
-    /// - Throws: `StartError` when the host is not an IP literal or the port cannot be bound.
+    /// - Throws: `StartError` when the host is not an IP literal, the port cannot be bound, or
+    ///   libmicrohttpd is a version the server was not checked against.
     package func start() throws -> Int {
         guard (0...65535).contains(configuration.port) else {
             throw StartError(description: "port \(configuration.port) is outside 0–65535")
         }
+        var version: UnsafePointer<CChar>?
+        guard CMicroHTTPD_isVerifiedVersion(&version) != 0 else {
+            let found = version.map { String(cString: $0) } ?? "unknown"
+            throw StartError(
+                description:
+                    "libmicrohttpd \(found) is not a version this server was checked against (0.9.75): it relies on how that version keeps header values and parses query arguments (see Sources/CMicroHTTPD/shim.c)"
+            )
+        }
+        guard
+            let guardian = ConnectionGuard(
+                headerTimeout: configuration.headerTimeout,
+                maxConnections: configuration.maxConnections,
+                maxArguments: HTTPServerConfiguration.maxQueryArguments,
+                memoryLimit: configuration.headerMemoryLimit,
+                logger: logger
+            )
+        else { throw StartError(description: "cannot allocate the connection guard") }
         let flags =
             UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
             | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
@@ -110,6 +144,7 @@ package final class HTTPServer: Sendable {
                 HTTPServer.accessHandler,
                 context,
                 HTTPServer.completedHandler,
+                guardian.pointer,
                 buffer.baseAddress
             )
         }
@@ -121,11 +156,18 @@ package final class HTTPServer: Sendable {
             )
         }
         daemon.withLock { $0 = DaemonHandle(pointer: started) }
+        guardian.start()
+        connectionGuard.withLock { $0 = guardian }
         return Int(CMicroHTTPD_boundPort(started))
     }
 
     /// Stops accepting connections, waits up to `drainTimeout` for open ones to close
     /// (answering with `Connection: close` meanwhile), then stops the workers.
+    ///
+    /// libmicrohttpd aborts the process when it is stopped with a connection suspended, so before
+    /// it stops, every request waiting for a worker is answered: 503 when its handler has not
+    /// started (it is not run), its own answer when the handler runs (waited for, up to
+    /// `runningHandlerGrace`: the write may already be committed, and its client must hear so).
     package func shutdown() {
         guard
             let running = daemon.withLock({ value -> DaemonHandle? in
@@ -151,7 +193,52 @@ package final class HTTPServer: Sendable {
                 metadata: ["http.open_connections": "\(open)"]
             )
         }
+        let guardian = connectionGuard.withLock { value in
+            defer { value = nil }
+            return value
+        }
+        guardian?.stop()
+        guard finishSuspendedRequests(guardian: guardian) else {
+            // Stopping MHD now would abort the process; exiting without stopping it loses nothing
+            // more (the kernel closes the sockets), and lets the caller flush the event store.
+            logger.critical(
+                "handlers still running after the grace period; not stopping the HTTP workers",
+                metadata: ["http.grace_s": "\(Self.runningHandlerGrace.components.seconds)"]
+            )
+            // MHD's threads still tell the guard about connections: it must outlive them.
+            if let guardian { _ = Unmanaged.passRetained(guardian) }
+            return
+        }
         MHD_stop_daemon(running)
+    }
+
+    /// Answers the suspended requests whose handler has not started with 503, waits for the
+    /// running ones to finish, then gives the answers a moment to be sent.
+    /// - Returns: `false` when handlers still run after `runningHandlerGrace`.
+    private func finishSuspendedRequests(guardian: ConnectionGuard?) -> Bool {
+        let (cancelled, running) = suspended.cancelQueued { upload in
+            shuttingDown(requestID: upload.requestID)
+        }
+        if cancelled > 0 || running > 0 {
+            logger.notice(
+                "answering requests still waiting for a worker",
+                metadata: ["http.requests_refused": "\(cancelled)", "http.requests_running": "\(running)"]
+            )
+        }
+        let graceEnd = ContinuousClock.now + Self.runningHandlerGrace
+        while !suspended.isEmpty {
+            guard ContinuousClock.now < graceEnd else { return false }
+            usleep(5_000)
+        }
+        // The resumed requests are answered on MHD's threads; their answers carry
+        // `Connection: close`, so the connections close once they are sent.
+        if cancelled > 0 || running > 0, let guardian {
+            let sendEnd = ContinuousClock.now + .seconds(2)
+            while CMicroHTTPD_guardBusy(guardian.pointer) > 0, ContinuousClock.now < sendEnd {
+                usleep(5_000)
+            }
+        }
+        return true
     }
 
     /// What routing a request gave: a response now, or a blocking handler to run off MHD's threads.

@@ -6,8 +6,12 @@ package struct HTTPServerConfiguration: Sendable {
     package var port: Int = 8080
     /// Worker threads in the epoll pool; 0 means one per core the process may use (its CPU affinity).
     package var threads: Int = 0
-    /// Seconds an idle connection is kept open.
+    /// Seconds an idle connection is kept open (each byte received starts the count again).
     package var connectionTimeout: Int = 15
+    /// Seconds a request's line and headers may take to arrive, counted from when the connection
+    /// opened or its previous answer was sent (nginx's `client_header_timeout`). Unlike
+    /// `connectionTimeout`, bytes trickling in do not extend it.
+    package var headerTimeout: Int = 10
     /// Open connections accepted in total.
     package var maxConnections: Int = 1024
     /// Open connections accepted from one IP address; 0 means no per-IP limit.
@@ -20,6 +24,11 @@ package struct HTTPServerConfiguration: Sendable {
     package var memoEntries: Int = 4096
     /// Seconds to wait for open connections to finish on shutdown.
     package var drainTimeout: Double = 10
+
+    /// Query arguments a request may carry. libmicrohttpd keeps each parsed argument in the
+    /// connection's memory (`headerMemoryLimit`), which must leave room for the answer: a few
+    /// hundred short ones fit under the limit and leave none. A request with more gets 400.
+    package static let maxQueryArguments = 64
 
     package init() {}
 

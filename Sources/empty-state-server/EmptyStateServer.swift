@@ -51,7 +51,16 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "Seconds an idle connection stays open. [EMPTY_STATE_CONNECTION_TIMEOUT, default 15]")
     var connectionTimeout: Int?
 
-    @Option(help: "Open connections accepted in total. [EMPTY_STATE_MAX_CONNECTIONS, default 1024]")
+    @Option(
+        help:
+            "Seconds a request's line and headers may take to arrive, from the connection's start or its previous answer; bytes trickling in do not extend it (an idle keep-alive connection is closed after it too). [EMPTY_STATE_HEADER_TIMEOUT, default 10]"
+    )
+    var headerTimeout: Int?
+
+    @Option(
+        help:
+            "Open connections accepted in total; above 90 % of it, connections waiting longest for a request are closed to make room. [EMPTY_STATE_MAX_CONNECTIONS, default 1024]"
+    )
     var maxConnections: Int?
 
     @Option(
@@ -167,6 +176,13 @@ struct EmptyStateServer: ParsableCommand {
             "EMPTY_STATE_CONNECTION_TIMEOUT",
             "--connection-timeout",
             default: 15,
+            range: 1...3600
+        )
+        configuration.http.headerTimeout = try integer(
+            headerTimeout,
+            "EMPTY_STATE_HEADER_TIMEOUT",
+            "--header-timeout",
+            default: 10,
             range: 1...3600
         )
         configuration.http.maxConnections = try integer(

@@ -89,6 +89,8 @@ source "$HERE/startup.sh"
 # shellcheck source=Tests/integration/admin_roles.sh
 source "$HERE/admin_roles.sh"
 source "$HERE/events_durability.sh"
+# shellcheck source=Tests/integration/hostile.sh
+source "$HERE/hostile.sh"
 
 echo
 echo "$PASSED passed, $FAILED failed"
