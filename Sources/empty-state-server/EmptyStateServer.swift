@@ -114,8 +114,10 @@ struct EmptyStateServer: ParsableCommand {
 
     func run() throws {
         let level = try resolvedLogLevel()
+        // Every line goes through the escaping handler: request paths and template copy reach
+        // the log, and a control character in them must not split or recolour a line.
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = EscapingLogHandler(wrapping: StreamLogHandler.standardError(label: label))
             handler.logLevel = level
             return handler
         }

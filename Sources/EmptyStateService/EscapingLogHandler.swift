@@ -1,0 +1,154 @@
+import Logging
+
+/// A `LogHandler` that escapes control characters in everything it writes, so a log line is
+/// always one line and no client can forge a line, recolour a terminal or hide text in it.
+///
+/// Request paths, header values and template copy reach the log (the per-request `request`
+/// line, the analytics debug lines); swift-log's `StreamLogHandler` writes message, metadata
+/// keys and values as they are. Escaping here, once, covers every line of every module,
+/// including those of the HTTP layer, which has no knowledge of this handler.
+///
+/// The convention, that of a Swift string literal:
+/// - `\n`, `\r` and `\t` for line feed, carriage return and tab;
+/// - `\u{X}` (uppercase hex, no leading zeros) for every other C0 control (U+0000–U+001F),
+///   DEL (U+007F), the C1 controls (U+0080–U+009F), the line and paragraph separators
+///   (U+2028, U+2029, which some viewers break lines on) and U+FFFD, the replacement character
+///   Swift puts where a request held bytes that are not UTF-8 (so the log shows that it did);
+/// - `\\` for a backslash, so that text which already reads `\n` cannot pass for an escape.
+///
+/// Everything else, including non-ASCII letters, is written unchanged. A line with nothing to
+/// escape costs one scan of its UTF-8 bytes and no copy (the access log runs per request).
+package struct EscapingLogHandler: LogHandler {
+    private var inner: StreamLogHandler
+    /// Ours, not `inner`'s: `StreamLogHandler` would merge what it provides unescaped.
+    package var metadataProvider: Logger.MetadataProvider?
+
+    /// Wraps `inner`, taking over its metadata provider so that provided values are escaped too.
+    package init(wrapping inner: StreamLogHandler) {
+        var inner = inner
+        self.metadataProvider = inner.metadataProvider
+        inner.metadataProvider = nil
+        self.inner = inner
+    }
+
+    package var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+
+    /// Escaped on the way in, so a logger's own metadata costs nothing per line.
+    package var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = Self.escape(newValue) }
+    }
+
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: Self.escape(key)] }
+        set { inner[metadataKey: Self.escape(key)] = newValue.map(Self.escape) }
+    }
+
+    package func log(event: LogEvent) {
+        var metadata = event.metadata ?? [:]
+        if let provided = metadataProvider?.get(), !provided.isEmpty {
+            metadata.merge(provided) { explicit, _ in explicit }
+        }
+        // StreamLogHandler would add these from `event.error` unescaped.
+        if let error = event.error {
+            metadata["error.message"] = "\(error)"
+            metadata["error.type"] = "\(String(reflecting: type(of: error)))"
+        }
+        var escaped = event
+        escaped.error = nil
+        escaped.message = Logger.Message(stringLiteral: Self.escape(event.message.description))
+        escaped.metadata = metadata.isEmpty ? event.metadata : Self.escape(metadata)
+        inner.log(event: escaped)
+    }
+
+    /// `metadata` with its keys and values escaped, lists and dictionaries all the way down.
+    package static func escape(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        var result = Logger.Metadata(minimumCapacity: metadata.count)
+        for (key, value) in metadata { result[escape(key)] = escape(value) }
+        return result
+    }
+
+    /// `value` escaped; a `stringConvertible` becomes the string it prints as. A list or a
+    /// dictionary becomes the string swift-log would print for it (`[a, b]`, `[k: v]`, keys
+    /// sorted), each string in it quoted and escaped the same way, with `\"` for a quote: left
+    /// as a list, swift-log would quote its strings with `debugDescription`, doubling our escapes.
+    package static func escape(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
+        switch value {
+        case .string(let text): return .string(escape(text))
+        case .stringConvertible(let convertible): return .string(escape(convertible.description))
+        case .array, .dictionary: return .string(collection(value))
+        }
+    }
+
+    /// `text` with the characters listed in the type's documentation escaped; `text` itself
+    /// (no copy) when it has none.
+    package static func escape(_ text: String) -> String {
+        escape(text, quoting: false)
+    }
+
+    private static func escape(_ text: String, quoting: Bool) -> String {
+        var text = text
+        let clean = text.withUTF8 { bytes in firstEscape(in: bytes, quoting: quoting) == nil }
+        return clean ? text : slowEscape(text, quoting: quoting)
+    }
+
+    /// A list or dictionary in swift-log's layout, its strings quoted and escaped.
+    private static func collection(_ value: Logger.Metadata.Value) -> String {
+        switch value {
+        case .string(let text): return "\"" + escape(text, quoting: true) + "\""
+        case .stringConvertible(let convertible): return "\"" + escape(convertible.description, quoting: true) + "\""
+        case .array(let elements): return "[" + elements.map(collection).joined(separator: ", ") + "]"
+        case .dictionary(let members):
+            guard !members.isEmpty else { return "[:]" }
+            let entries = members.sorted { $0.key < $1.key }.map {
+                "\"" + escape($0.key, quoting: true) + "\": " + collection($0.value)
+            }
+            return "[" + entries.joined(separator: ", ") + "]"
+        }
+    }
+
+    /// Where the first byte of something to escape is, if anywhere.
+    private static func firstEscape(in bytes: UnsafeBufferPointer<UInt8>, quoting: Bool) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x7F || byte == 0x5C || (quoting && byte == 0x22) { return index }
+            if byte >= 0xC2 {
+                // The UTF-8 of U+0080–U+009F (C2 80–C2 9F), U+2028/U+2029 (E2 80 A8/A9) and
+                // U+FFFD (EF BF BD); a String's bytes are valid UTF-8, so lookahead is in range.
+                if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] <= 0x9F { return index }
+                if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80,
+                    bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9
+                {
+                    return index
+                }
+                if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] == 0xBD {
+                    return index
+                }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func slowEscape(_ text: String, quoting: Bool) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case 0x5C: result += "\\\\"
+            case 0x22 where quoting: result += "\\\""
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0xFFFD:
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

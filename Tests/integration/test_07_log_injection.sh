@@ -1,0 +1,35 @@
+# A request path holding raw control characters and bytes that are not UTF-8 must reach the
+# log escaped: one line per request, nothing a terminal would act on.
+
+# raw_request PATH_BYTES: sends `GET <bytes> HTTP/1.1` exactly as given (curl would refuse or
+# encode them), prints the status code.
+raw_request() {
+    python3 - "$BASE_URL" "$1" <<'EOF'
+import socket, sys, urllib.parse
+url = urllib.parse.urlsplit(sys.argv[1])
+target = sys.argv[2].encode("latin-1").decode("unicode_escape").encode("latin-1")
+with socket.create_connection((url.hostname, url.port), timeout=10) as s:
+    s.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    reply = b""
+    while chunk := s.recv(4096):
+        reply += chunk
+print(reply.split(b" ", 2)[1].decode())
+EOF
+}
+
+marker="loginjection$$"
+status=$(raw_request "/v1/templates/$marker\\x1b[31mred\\rforged\\x08\\x0bline\\x7f\\xc2\\x85\\xff?locale=fr")
+expect_eq "raw control characters in the path: refused" 400 "$status"
+sleep 0.2 # the access line is written after the response is queued
+lines=$(grep -a -c "$marker" "$SERVER_LOG")
+expect_eq "raw control characters in the path: one log line" 1 "$lines"
+line=$(grep -a "$marker" "$SERVER_LOG")
+# LC_ALL=C: grep by byte. ESC, CR, NUL, DEL, C1 (C2 80–9F) and U+FFFD (EF BF BD) must not be there.
+if LC_ALL=C grep -a -q -P '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf\xbd' <<<"$line"; then
+    fail "raw control characters in the path: logged escaped" "$(printf '%s' "$line" | cat -v)"
+else
+    pass "raw control characters in the path: logged escaped"
+fi
+expect_match "raw control characters in the path: escapes are readable" \
+    "$marker"'\\u\{1B\}\[31mred\\r' "$line"
+expect_match "invalid UTF-8 in the path: shown as an escaped replacement character" '\\u\{85\}\\u\{FFFD\}' "$line"
