@@ -18,6 +18,28 @@ package enum CopyRules {
         "موافق", "حسنا", "حسنًا", "نعم", "لا", "انقر هنا", "إرسال", "اذهب",
     ]
 
+    /// Why a string may not hold a control character, as a 422 says it.
+    package static let controlCharacterRule =
+        "no line breaks, tabs or other control characters (the app wraps and truncates the text itself)"
+
+    /// The first control character in `text`, as `U+000A`: a C0 control (line feed and tab
+    /// included), DEL, a C1 control, or the line and paragraph separators U+2028 and U+2029.
+    ///
+    /// None is allowed in copy. The truncation limits count columns of one run of text that the
+    /// app wraps (seed 002: heading 2 lines, description 3, at 280 pt); a line break would make
+    /// a message that fits 140 columns take more lines than that, and the design systems put
+    /// no break in any of their copy (Warp's "multiline" description is wrapped text). The
+    /// other controls have no rendering at all, and would reach logs and terminals.
+    package static func firstControlCharacter(in text: String) -> String? {
+        guard
+            let scalar = text.unicodeScalars.first(where: {
+                $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029
+            })
+        else { return nil }
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
     /// Whether `label` is one of the vague labels.
     package static func isVague(_ label: String) -> Bool {
         let trimmed = label.lowercased().unicodeScalars.drop { isPunctuationOrSpace($0) }

@@ -31,7 +31,8 @@ package struct TemplateParser {
         /// A built-in file or an admin write: every rule.
         case new
         /// A document the store accepted earlier. It was valid under the rules of its time, so
-        /// rules added since (the error rule, `errorRule`) are not applied: an upgrade must
+        /// rules added since (the error rule, `errorRule`; no control characters in strings)
+        /// are not applied: an upgrade must
         /// never refuse to load the store it wrote. Such a template is held to them when it is
         /// next written.
         case stored
@@ -83,7 +84,12 @@ package struct TemplateParser {
     private mutating func string(_ value: JSONValue?, at pointer: String, required: Bool = true) -> String? {
         switch value {
         case .string(let text)?:
-            if text.isEmpty { fail(pointer, "must not be empty") }
+            if text.isEmpty {
+                fail(pointer, "must not be empty")
+            } else if origin == .new, let control = CopyRules.firstControlCharacter(in: text) {
+                // Every string: copy, and the names and targets the app acts on.
+                fail(pointer, "contains the control character \(control); \(CopyRules.controlCharacterRule)")
+            }
             return text.isEmpty ? nil : text
         case nil:
             if required { fail(pointer, "is required") }

@@ -507,6 +507,36 @@ struct TemplateParserTests {
         #expect((try? TemplateParser.parse(retryOnly, expectedID: "sample", origin: .stored).get()) != nil)
     }
 
+    @Test(
+        "control characters are refused in copy and in every other string, at the string's pointer",
+        arguments: [
+            ("/strings/en/title", "You're\noffline", "U+000A"),
+            ("/strings/en/message", "Check\tyour connection to {provider}.", "U+0009"),
+            ("/strings/fr/actions.retry", "R\u{1B}[31méessayer", "U+001B"),
+            ("/strings/en/actions.back", "Go back\u{0}", "U+0000"),
+            ("/strings/en/title", "Offline\r", "U+000D"),
+            ("/strings/en/title", "Offline\u{7F}", "U+007F"),
+            ("/strings/en/title", "Offline\u{85}", "U+0085"),
+            ("/strings/en/title", "Off\u{2028}line", "U+2028"),
+            ("/visual/icon/web", "wifi-off\n", "U+000A"),
+        ]
+    )
+    func controlCharacters(pointer: String, text: String, control: String) {
+        let document = Documents.sample.setting(pointer, to: .string(text))
+        let issues = issues(document)
+        #expect(issues.map(\.pointer) == [pointer], "\(issues)")
+        #expect(issues.first?.rule.contains("control character \(control)") == true, "\(issues)")
+        // A document the store accepted before the rule existed still loads.
+        #expect((try? TemplateParser.parse(document, expectedID: "sample", origin: .stored).get()) != nil)
+    }
+
+    @Test("text around the control range is copy like any other")
+    func nearControlCharacters() {
+        // U+00A0 (no-break space) and U+200F (right-to-left mark) are not controls.
+        let document = Documents.sample.setting("/strings/en/title", to: .string("You\u{A0}are\u{200F} offline"))
+        #expect(issues(document).isEmpty)
+    }
+
     @Test("issue descriptions show the pointer, or / for the document")
     func issueDescription() {
         #expect(ValidationIssue("/id", "is required").description == "/id: is required")
