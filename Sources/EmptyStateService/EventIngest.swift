@@ -159,6 +159,14 @@ struct EventIngest: Sendable {
                 if value.isEmpty || value.count > maximum {
                     return .failure(Rejection(pointer: "/" + key, message: "must be 1 to \(maximum) characters"))
                 }
+                // SQLite takes text as a C string: a NUL would store (and export) the value cut
+                // short. Refused, never altered, with the other controls (which no id, version
+                // or session holds).
+                if let control = CopyRules.firstControlCharacter(in: value) {
+                    return .failure(
+                        Rejection(pointer: "/" + key, message: "must not contain control characters (found \(control))")
+                    )
+                }
                 return .success(value)
             case let other?:
                 return .failure(Rejection(pointer: "/" + key, message: "expected a string, found \(other.kindName)"))

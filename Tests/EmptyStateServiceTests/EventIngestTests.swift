@@ -199,6 +199,42 @@ struct InvalidEvent: Sendable, CustomTestStringConvertible {
 
     static let minute: Int64 = 60_000
     static let all: [InvalidEvent] = [
+        InvalidEvent(
+            "NUL in sessionId",
+            ["sessionId": "abc\u{0}def"],
+            "/sessionId",
+            "must not contain control characters (found U+0000)"
+        ),
+        InvalidEvent(
+            "NUL in appVersion",
+            ["appVersion": "5.2.0\u{0}-beta"],
+            "/appVersion",
+            "must not contain control characters (found U+0000)"
+        ),
+        InvalidEvent(
+            "NUL in etag",
+            ["etag": "\"ae27\u{0}\""],
+            "/etag",
+            "must not contain control characters (found U+0000)"
+        ),
+        InvalidEvent(
+            "NUL in templateId",
+            ["templateId": "connectionRefused\u{0}x"],
+            "/templateId",
+            "must not contain control characters (found U+0000)"
+        ),
+        InvalidEvent(
+            "escape in sessionId",
+            ["sessionId": "a\u{1B}[2Jb"],
+            "/sessionId",
+            "must not contain control characters (found U+001B)"
+        ),
+        InvalidEvent(
+            "line feed in appVersion",
+            ["appVersion": "5.2.0\n"],
+            "/appVersion",
+            "must not contain control characters (found U+000A)"
+        ),
         InvalidEvent("unknown template", ["templateId": "nope"], "/templateId", #"unknown template "nope""#),
         InvalidEvent(
             "unknown action",

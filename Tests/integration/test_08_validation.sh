@@ -27,3 +27,31 @@ fetch -X PUT -H "$VAL_AUTH" -H 'Content-Type: application/json' -H 'If-Match: "r
 expect_eq "strings with a tab: 422, pointer relative to the body" "422 /title" "$STATUS $(json '.errors[0].pointer')"
 fetch -X DELETE -H "$VAL_AUTH" -H 'If-Match: "r1"' "$VAL_API/templates/valControl"
 expect_eq "scratch template deleted" 204 "$STATUS"
+
+# --- NUL and other control characters in events ------------------------------------------------
+
+val_event() { # SESSION_ID_JSON: one displayed event of connectionRefused with that sessionId
+    jq -cn --arg id "$(cat /proc/sys/kernel/random/uuid)" --arg now "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+        --argjson session "$1" '{id: $id, type: "displayed", templateId: "connectionRefused", revision: 1,
+          locale: "fr", platform: "ios", appVersion: "5.2.0", sessionId: $session, occurredAt: $now}'
+}
+VAL_NUL_EVENT=$(val_event '"abc\u0000def"')
+VAL_NUL_ID=$(jq -r .id <<<"$VAL_NUL_EVENT")
+fetch -X POST -H 'Content-Type: application/json' -d "$VAL_NUL_EVENT" "$BASE_URL/v1/events"
+expect_eq "NUL in sessionId: nothing accepted" "202 0" "$STATUS $(json .accepted)"
+expect_eq "NUL in sessionId: rejected with the pointer" \
+    "/sessionId: must not contain control characters (found U+0000)" "$(json '.rejected[0].reason')"
+VAL_WHOLE=$(val_event '"session-kept-whole"')
+fetch -X POST -H 'Content-Type: application/json' -d "{\"events\": [$VAL_WHOLE, $(val_event '"a\u001b[2Jb"')]}" \
+    "$BASE_URL/v1/events"
+expect_eq "batch with ESC in a sessionId: one accepted, /events/1 rejected" \
+    "1 /events/1/sessionId: must not contain control characters (found U+001B)" \
+    "$(json .accepted) $(json '.rejected[0].reason')"
+fetch -H "$VAL_AUTH" "$BASE_URL/v1/admin/analytics/events?limit=10000"
+if grep -q "$VAL_NUL_ID" "$BODY"; then
+    fail "NUL in sessionId: not exported"
+else
+    pass "NUL in sessionId: not exported"
+fi
+expect_eq "a sessionId is exported whole" "session-kept-whole" \
+    "$(jq -r --arg id "$(jq -r .id <<<"$VAL_WHOLE")" 'select(.id == $id) | .sessionId' "$BODY")"
