@@ -64,7 +64,10 @@ struct ClientQuery {
             let placeholder = name.dropFirst("param.".count)
             if !CopyRules.isPlaceholderName(placeholder) {
                 errors.append(
-                    .init(.parameter(name), "placeholder names are letters, digits and _ (e.g. param.provider)")
+                    .init(
+                        .parameter(name),
+                        "a placeholder name is letters, digits and _, starting with a letter or _, at most 32 characters (e.g. param.provider)"
+                    )
                 )
             } else if value.count > maximumParameterLength {
                 errors.append(.init(.parameter(name), "at most \(maximumParameterLength) characters"))

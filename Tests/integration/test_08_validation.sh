@@ -55,3 +55,14 @@ else
 fi
 expect_eq "a sessionId is exported whole" "session-kept-whole" \
     "$(jq -r --arg id "$(jq -r .id <<<"$VAL_WHOLE")" 'select(.id == $id) | .sessionId' "$BODY")"
+
+# --- The contract and the server accept the same values ------------------------------------------
+# param.<name> names, locale tags (query and the strings path) and the audit's templateId.
+
+if python3 "$HERE/contract_drift.py" --base-url "$BASE_URL" --spec "$ROOT/openapi.yaml" \
+    --admin-token-file "$WORK/data/admin-token" >"$WORK/contract_drift.log" 2>&1; then
+    pass "contract and server agree value by value ($(tail -n 1 "$WORK/contract_drift.log"))"
+else
+    grep -E '^FAIL' "$WORK/contract_drift.log" | head -n 20
+    fail "contract and server agree value by value" "$(tail -n 1 "$WORK/contract_drift.log")"
+fi
