@@ -22,14 +22,89 @@ package struct AdminToken: Sendable, Equatable {
         self.secret = secret
     }
 
-    /// Parses `name:role:secret` (the `--admin-token` and `EMPTY_STATE_ADMIN_TOKENS` format).
+    /// Parses `name:role:secret` (the `--admin-token`, `EMPTY_STATE_ADMIN_TOKENS` and tokens
+    /// file format). A control character in it is refused: the name is stored as the author of
+    /// changes and logged, and no header can carry one in the secret.
     package init?(specification: String) {
         let parts = specification.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, let role = Role(rawValue: String(parts[1])), parts[2].count >= 16
+        guard parts.count == 3, !parts[0].isEmpty, let role = Role(rawValue: String(parts[1])), parts[2].count >= 16,
+            !specification.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
         else {
             return nil
         }
         self.init(name: String(parts[0]), role: role, secret: String(parts[2]))
+    }
+
+    /// Why a tokens file cannot be used; the description names the file (and the line), never a
+    /// secret.
+    package struct FileError: Error, Sendable, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// Reads the tokens of an admin tokens file (`--admin-tokens-file`): one `name:role:secret`
+    /// a line; blank lines and lines starting with `#` are skipped, surrounding spaces and a
+    /// CRLF ending ignored.
+    ///
+    /// The file holds secrets, which is why it exists (a flag's value is readable by every local
+    /// user in `/proc/<pid>/cmdline`): it is refused unless only its owner may read or write it
+    /// (mode 0600 or stricter), as ssh does with a private key, rather than silently exposed.
+    /// - Throws: `FileError` when the file cannot be read, is not a regular file, has group or
+    ///   other permission bits, holds no token, or has a line that is not a token.
+    package static func load(file path: String) throws(FileError) -> [AdminToken] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw FileError(
+                description: "cannot open the admin tokens file \(path): \(String(cString: strerror(errno)))"
+            )
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw FileError(description: "the admin tokens file \(path) is not a regular file")
+        }
+        let mode = status.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            let octal = String(mode, radix: 8)
+            throw FileError(
+                description:
+                    "the admin tokens file \(path) has mode 0\(String(repeating: "0", count: max(0, 3 - octal.count)))\(octal): it holds secrets, so group and others must have no access (chmod 600 \(path))"
+            )
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else {
+                throw FileError(
+                    description: "cannot read the admin tokens file \(path): \(String(cString: strerror(errno)))"
+                )
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[0..<count])
+            guard bytes.count <= 1 << 20 else {
+                throw FileError(description: "the admin tokens file \(path) is over 1 MiB")
+            }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw FileError(description: "the admin tokens file \(path) is not UTF-8 text")
+        }
+        var tokens: [AdminToken] = []
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let token = AdminToken(specification: line) else {
+                throw FileError(
+                    description:
+                        "the admin tokens file \(path), line \(index + 1): not a token (name:role:secret, role editor or viewer, a secret of at least 16 characters, no control characters)"
+                )
+            }
+            tokens.append(token)
+        }
+        guard !tokens.isEmpty else {
+            throw FileError(description: "the admin tokens file \(path) holds no token")
+        }
+        return tokens
     }
 }
 

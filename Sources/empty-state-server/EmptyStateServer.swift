@@ -18,9 +18,14 @@ struct EmptyStateServer: ParsableCommand {
             It logs `listening` with the bound port (useful with --port 0). SIGTERM or SIGINT stop \
             accepting, drain open connections for up to --drain-timeout seconds, and exit 0.
 
+            Admin tokens: prefer --admin-tokens-file to --admin-token. A flag's value, secret \
+            included, is readable by every local user in /proc/<pid>/cmdline (and often in shell \
+            history and process listings); a file of mode 0600 is not.
+
             Exit status: 0 after a signal; 64 for a bad flag or environment value; 71 when the \
             address cannot be bound (in use, or not an address of this machine); 78 for an invalid \
-            catalogue, or a store, data directory or OpenAPI document that cannot be used.
+            catalogue, or a store, data directory, OpenAPI document or admin tokens file that \
+            cannot be used (a tokens file readable by group or others included).
             """
     )
 
@@ -107,9 +112,30 @@ struct EmptyStateServer: ParsableCommand {
     )
     var adminTokens: [String] = []
 
+    @Option(
+        name: .customLong("admin-tokens-file"),
+        help: ArgumentHelp(
+            "A file of admin tokens, one name:role:secret a line (blank lines and # comments allowed); it must have mode 0600 or stricter. Preferred over --admin-token, whose secret any local user can read in /proc/<pid>/cmdline; tokens from both are accepted. [EMPTY_STATE_ADMIN_TOKENS_FILE]",
+            valueName: "path"
+        )
+    )
+    var adminTokensFile: String?
+
     mutating func validate() throws {
         _ = try resolvedConfiguration()
         _ = try resolvedLogLevel()
+    }
+
+    /// The configuration, or exit 78 (EX_CONFIG) with the reason when the admin tokens file
+    /// cannot be used: the file is named in the flags, but it is a file that is wrong, like an
+    /// invalid catalogue, not a flag.
+    private func resolvedConfiguration() throws -> ServiceConfiguration {
+        do {
+            return try resolvedSettings()
+        } catch let error as AdminToken.FileError {
+            FileHandle.standardError.write(Data("empty-state-server: \(error.description)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
     }
 
     func run() throws {
@@ -147,7 +173,7 @@ struct EmptyStateServer: ParsableCommand {
         return level
     }
 
-    private func resolvedConfiguration() throws -> ServiceConfiguration {
+    private func resolvedSettings() throws -> ServiceConfiguration {
         var configuration = ServiceConfiguration()
         configuration.http.host = host ?? environment("EMPTY_STATE_HOST") ?? configuration.http.host
         guard Self.isIPLiteral(configuration.http.host) else {
@@ -254,6 +280,9 @@ struct EmptyStateServer: ParsableCommand {
                 )
             }
             return token
+        }
+        if let path = adminTokensFile ?? environment("EMPTY_STATE_ADMIN_TOKENS_FILE") {
+            configuration.adminTokens += try AdminToken.load(file: path)
         }
         guard (0...600).contains(configuration.http.drainTimeout) else {
             throw ValidationError("--drain-timeout must be between 0 and 600 seconds")
