@@ -64,8 +64,11 @@ package struct EscapingLogHandler: LogHandler {
         inner.log(event: escaped)
     }
 
-    /// `metadata` with its keys and values escaped, lists and dictionaries all the way down.
+    /// `metadata` with its keys and values escaped, lists and dictionaries all the way down;
+    /// `metadata` itself (no new dictionary) when only plain strings with nothing to escape are
+    /// in it, as on the access log's line.
     package static func escape(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        if metadata.allSatisfy({ isClean($0.key) && isClean($0.value) }) { return metadata }
         var result = Logger.Metadata(minimumCapacity: metadata.count)
         for (key, value) in metadata { result[escape(key)] = escape(value) }
         return result
@@ -81,6 +84,17 @@ package struct EscapingLogHandler: LogHandler {
         case .stringConvertible(let convertible): return .string(escape(convertible.description))
         case .array, .dictionary: return .string(collection(value))
         }
+    }
+
+    private static func isClean(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { firstEscape(in: $0, quoting: false) == nil }
+    }
+
+    /// Whether `value` is a string with nothing to escape (lists and the rest are rewritten).
+    private static func isClean(_ value: Logger.Metadata.Value) -> Bool {
+        if case .string(let text) = value { return isClean(text) }
+        return false
     }
 
     /// `text` with the characters listed in the type's documentation escaped; `text` itself
