@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(
             name: "EmptyStateServiceTests",
             dependencies: [
-                "EmptyStateService", "HTTPServer", "EmptyStateCore", "JSONCoding", "CZlib",
+                "EmptyStateService", "EmptyStateStore", "HTTPServer", "EmptyStateCore", "JSONCoding", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

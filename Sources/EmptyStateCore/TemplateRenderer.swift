@@ -144,7 +144,28 @@ package enum TemplateRenderer {
         platform: Platform,
         writeTemplate: (Template, _ resolvedLocale: String, inout JSONWriter) -> Void
     ) -> [UInt8] {
-        var writer = JSONWriter(capacity: 16 * 1024)
+        writeBundle(
+            catalogue.templates,
+            aliases: catalogue.aliases,
+            locale: locale,
+            platform: platform,
+            localeSet: localeSet(of:),
+            writeTemplate: writeTemplate
+        )
+    }
+
+    /// `writeBundle` over any templates in id order: `items` are whatever the caller keeps per
+    /// template, `localeSet` gives each one's locales (the snapshot has them computed already).
+    package static func writeBundle<Item>(
+        _ items: some Sequence<Item>,
+        aliases: [String: String],
+        locale: String,
+        platform: Platform,
+        capacity: Int = 16 * 1024,
+        localeSet: (Item) -> LocaleSet,
+        writeTemplate: (Item, _ resolvedLocale: String, inout JSONWriter) -> Void
+    ) -> [UInt8] {
+        var writer = JSONWriter(capacity: capacity)
         let tag = LocaleTag(locale)
         let rightToLeft = PseudoLocale.isPseudo(locale) ? locale == PseudoLocale.bidi : tag?.isRightToLeft ?? false
         writer.beginObject()
@@ -153,14 +174,14 @@ package enum TemplateRenderer {
         writer.member("platform", platform.rawValue)
         writer.key("templates")
         writer.beginArray()
-        for template in catalogue.templates {
-            let set = localeSet(of: template)
-            writeTemplate(template, tag.flatMap { set.resolve($0) } ?? set.fallback, &writer)
+        for item in items {
+            let set = localeSet(item)
+            writeTemplate(item, tag.flatMap { set.resolve($0) } ?? set.fallback, &writer)
         }
         writer.endArray()
         writer.key("aliases")
         writer.beginObject()
-        for alias in catalogue.aliases.keys.sorted() { writer.member(alias, catalogue.aliases[alias]!) }
+        for alias in aliases.keys.sorted() { writer.member(alias, aliases[alias]!) }
         writer.endObject()
         writer.endObject()
         return writer.bytes

@@ -11,11 +11,13 @@ package final class CatalogueState: Sendable {
     private let current: Mutex<CatalogueSnapshot>
     private let publishing = Mutex<Void>(())
     /// Called after each swap, before the publication returns.
-    private let onSwap: @Sendable () -> Void
+    private let onSwap: @Sendable (Set<String>?) -> Void
 
     /// - Parameter onSwap: told after a new snapshot is swapped in (and before `publish` or
-    ///   `republish` returns): what remembers answers made from the old one forgets them there.
-    package init(_ snapshot: CatalogueSnapshot, onSwap: @escaping @Sendable () -> Void = {}) {
+    ///   `republish` returns) which template names (ids and aliases) may answer differently now,
+    ///   or `nil` for all of them: what remembers answers made from the old snapshot forgets
+    ///   those there. Bundles change with every swap.
+    package init(_ snapshot: CatalogueSnapshot, onSwap: @escaping @Sendable (Set<String>?) -> Void = { _ in }) {
         current = Mutex(snapshot)
         self.onSwap = onSwap
     }
@@ -29,34 +31,40 @@ package final class CatalogueState: Sendable {
     package enum Change: Sendable {
         case upsert(StoredTemplate)
         case remove(id: String, revision: Int)
+
+        var id: String {
+            switch self {
+            case .upsert(let stored): return stored.template.id
+            case .remove(let id, _): return id
+            }
+        }
+
+        var revision: Int {
+            switch self {
+            case .upsert(let stored): return stored.revision
+            case .remove(_, let revision): return revision
+            }
+        }
     }
 
-    /// Applies a committed change to the served catalogue (re-rendering only that template and
-    /// the bundles) and swaps it in. A change older than what is served for that template is
-    /// skipped, so concurrent editors' publications cannot go back in time. When the change does
-    /// not fit the catalogue in memory (an alias moved between templates by writes published out
-    /// of order), the catalogue is rebuilt from the store.
+    /// Applies a committed change to the served catalogue and swaps it in; costs the changed
+    /// template, not the catalogue (see `CatalogueSnapshot.applying`). A change older than what
+    /// is served for that template is skipped, so concurrent editors' publications cannot go
+    /// back in time. When the change does not fit the catalogue in memory (an alias moved
+    /// between templates by writes published out of order), the catalogue is rebuilt from the
+    /// store.
     package func publish(_ change: Change, store: TemplateStore) throws {
         try publishing.withLock { _ in
             let base = snapshot
-            let (id, revision): (String, Int)
-            switch change {
-            case .upsert(let stored): (id, revision) = (stored.template.id, stored.revision)
-            case .remove(let removed, let at): (id, revision) = (removed, at)
-            }
-            if let served = base.revisions[id], served >= revision { return }
-            var templates = base.catalogue.templates.filter { $0.id != id }
-            if case .upsert(let stored) = change { templates.append(stored.template) }
-            var revisions = base.revisions
-            revisions[id] = revision
-            let next: CatalogueSnapshot
-            if let catalogue = try? Catalogue(templates: templates) {
-                next = CatalogueSnapshot(catalogue: catalogue, revisions: revisions, reusing: base)
+            if let served = base.revision(of: change.id), served >= change.revision { return }
+            if let (next, names) = base.applying(change) {
+                current.withLock { $0 = next }
+                onSwap(names)
             } else {
-                next = try rebuild(from: store, reusing: base)
+                let next = try rebuild(from: store, reusing: base)
+                current.withLock { $0 = next }
+                onSwap(nil)
             }
-            current.withLock { $0 = next }
-            onSwap()
         }
     }
 
@@ -67,7 +75,7 @@ package final class CatalogueState: Sendable {
         try publishing.withLock { _ in
             let next = try rebuild(from: store, reusing: snapshot)
             current.withLock { $0 = next }
-            onSwap()
+            onSwap(nil)
         }
     }
 

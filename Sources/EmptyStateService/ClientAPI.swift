@@ -38,7 +38,7 @@ struct ClientAPI: Sendable {
         }
         let locale = entry.locales.resolve(query.preferences)
         if query.parameters.isEmpty, let rendered = entry.representation(locale: locale, platform: query.platform) {
-            return respond(with: rendered, to: request, query: query)
+            return respond(with: rendered, to: request, query: query, memoName: name)
         }
         let copy = TemplateRenderer.copy(of: entry.template, in: locale)
         let personalized = CatalogueSnapshot.Representation(
@@ -63,35 +63,35 @@ struct ClientAPI: Sendable {
         }
         let locale = snapshot.bundleLocales.resolve(query.preferences)
         if query.parameters.isEmpty, let rendered = snapshot.bundle(locale: locale, platform: query.platform) {
-            return respond(with: rendered, to: request, query: query)
+            return respond(with: rendered, to: request, query: query, memoName: CatalogueSnapshot.bundleMemoName)
         }
         let personalized = CatalogueSnapshot.Representation(
-            bytes: TemplateRenderer.renderBundle(
-                snapshot.catalogue,
-                locale: locale,
-                platform: query.platform,
-                parameters: query.parameters
-            ),
+            bytes: snapshot.renderBundle(locale: locale, platform: query.platform, parameters: query.parameters),
             contentLanguage: locale
         )
         return respond(with: personalized, to: request, query: query, personalized: true)
     }
 
     /// 200 with the representation (gzip when accepted), or 304 when the client's copy is current.
-    /// - Parameter personalized: the representation was rendered for this request (placeholder
-    ///   values): its answer is an ordinary response, built for this request alone. Prepared, it
-    ///   would be lent and remembered by the server's memo, whose keys `param.*` values make
-    ///   as many as clients care to send (about 9 KB each).
+    /// - Parameters:
+    ///   - personalized: the representation was rendered for this request (placeholder
+    ///     values): its answer is an ordinary response, built for this request alone. Prepared,
+    ///     it would be lent and remembered by the server's memo, whose keys `param.*` values make
+    ///     as many as clients care to send (about 9 KB each).
+    ///   - memoName: the template name (or the bundles' name) the memo forgets the answer by
+    ///     when it changes.
     private func respond(
         with representation: CatalogueSnapshot.Representation,
         to request: HTTPRequest,
         query: ClientQuery,
-        personalized: Bool = false
+        personalized: Bool = false,
+        memoName: String? = nil
     ) -> HTTPResponse {
-        let gzip = ConditionalRequests.acceptsGzip(request.headers["accept-encoding"]) ? representation.gzip : nil
+        let acceptsGzip = ConditionalRequests.acceptsGzip(request.headers["accept-encoding"])
+        let gzip = acceptsGzip ? representation.gzip : nil
         var notModified = false
         if let condition = request.headers["if-none-match"] {
-            notModified = ConditionalRequests.noneMatch(condition, matches: (gzip ?? representation.identity).etag)
+            notModified = ConditionalRequests.noneMatch(condition, matches: gzip?.etag ?? representation.etag)
         }
         let varyOnLanguage = !query.localeFromQuery
         let make = {
@@ -108,7 +108,11 @@ struct ClientAPI: Sendable {
             return HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body)
         }
         let slot = (gzip != nil ? 4 : 0) + (varyOnLanguage ? 2 : 0) + (notModified ? 1 : 0)
-        return HTTPResponse(representation.prepared(slot: slot, make: make))
+        var response = HTTPResponse(representation.prepared(slot: slot, make: make))
+        // An identity answer given only because the gzip bytes are still being made in the
+        // background is not remembered: the same request asks again once they are ready.
+        response.memoName = acceptsGzip && gzip == nil && representation.gzipPending ? nil : memoName
+        return response
     }
 
     /// One way of answering with a representation, as a response to prepare.

@@ -71,16 +71,24 @@ package final class EmptyStateApplication: Sendable {
                 logger: logger,
                 onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
             )
+            let importStarted = ContinuousClock.now
             let imported = try store.importBuiltins(catalogue.templates)
             logger.info(
                 "store opened",
                 metadata: [
                     "store.path": "\(configuration.storePath)", "store.builtins_added": "\(imported.added)",
                     "store.builtins_updated": "\(imported.updated)",
+                    "catalogue.parse_ms": "\((importStarted - started).milliseconds)",
+                    "store.import_ms": "\((ContinuousClock.now - importStarted).milliseconds)",
                 ]
             )
-            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) {
-                memo?.invalidate()
+            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { names in
+                // Bundles are made of every template: their answers go with any change.
+                if let names {
+                    memo?.invalidate(names: names.union([CatalogueSnapshot.bundleMemoName]))
+                } else {
+                    memo?.invalidate()
+                }
             }
             try state.republish(from: store)
         } catch {
@@ -90,10 +98,9 @@ package final class EmptyStateApplication: Sendable {
         logger.info(
             "catalogue loaded",
             metadata: [
-                "catalogue.templates": "\(snapshot.catalogue.templates.count)",
-                "catalogue.aliases": "\(snapshot.catalogue.aliases.count)",
-                "catalogue.locales": "\(snapshot.catalogue.locales.joined(separator: ","))",
-                "catalogue.representations": "\(snapshot.representationCount)",
+                "catalogue.templates": "\(snapshot.templateCount)",
+                "catalogue.aliases": "\(snapshot.aliases.count)",
+                "catalogue.locales": "\(snapshot.locales.joined(separator: ","))",
                 "catalogue.load_ms": "\((ContinuousClock.now - started).milliseconds)",
             ]
         )
@@ -129,7 +136,7 @@ package final class EmptyStateApplication: Sendable {
                 status: 200,
                 headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
                 body: .bytes(
-                    Array(#"{"status":"ready","templates":\#(state.snapshot.catalogue.templates.count)}"#.utf8)
+                    Array(#"{"status":"ready","templates":\#(state.snapshot.templateCount)}"#.utf8)
                 )
             )
         }

@@ -109,8 +109,8 @@ package final class ServiceMetrics: Sendable {
     func scrape(catalogue: CatalogueSnapshot) -> HTTPResponse {
         if let count = connectionCount.withLock({ $0 }) { openConnections.record(count()) }
         memoEntries.record(memoCount.withLock({ $0 })?() ?? 0)
-        catalogueRevision.record(catalogue.revisions.values.reduce(0, +))
-        catalogueTemplates.record(catalogue.catalogue.templates.count)
+        catalogueRevision.record(catalogue.revisionSum)
+        catalogueTemplates.record(catalogue.templateCount)
         var text: [UInt8] = []
         text.reserveCapacity(32 * 1024)
         registry.emit(into: &text)

@@ -7,6 +7,13 @@ package struct StoredTemplate: Sendable, Equatable {
     package var revision: Int
     package var updatedAt: String
     package var updatedBy: String
+
+    package init(template: Template, revision: Int, updatedAt: String, updatedBy: String) {
+        self.template = template
+        self.revision = revision
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+    }
 }
 
 /// One immutable revision of a template: what changed, who, when, and (when asked for) the

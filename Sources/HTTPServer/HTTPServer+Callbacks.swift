@@ -230,13 +230,16 @@ extension HTTPServer {
             let (dispatch, route, memoized) = server.dispatch(&request)
             switch dispatch {
             case .respond(let response):
-                if memoized, let remembering, let prepared = response.prepared, let memo = server.memo {
+                if memoized, let remembering, let prepared = response.prepared, let name = response.memoName,
+                    let memo = server.memo
+                {
                     memo.remember(
                         prepared,
                         for: remembering.key,
                         generation: remembering.generation,
                         route: route,
-                        method: request.method
+                        method: request.method,
+                        name: name
                     )
                 }
                 return answer(

@@ -11,7 +11,8 @@ import Synchronization
 /// Only routes registered with `memoized: true` are remembered, and only when their handler
 /// answers with a `PreparedResponse`. Such a handler promises that its answer depends on nothing
 /// but the method, the URL with its query, the headers named in `varyingHeaders`, and state whose
-/// every change the application reports with `invalidate()`. The key is all of those, byte for
+/// every change the application reports with `invalidate()`, or with `invalidate(names:)` naming
+/// what changed (each answer is remembered under the name its handler gives, `memoName`). The key is all of those, byte for
 /// byte as they arrived (see `CMicroHTTPD_requestKey`), and keys are compared whole: a request
 /// that differs in any of them, even in how its query is spelled, is a different key. The
 /// `X-Request-ID` of each answer is still the request's own (the server lends the prepared
@@ -50,6 +51,15 @@ package final class ResponseMemo: Sendable {
         }
     }
 
+    /// Forgets the answers remembered under any of `names`: call it once what those answers
+    /// were made from has changed. Any answer being computed meanwhile is not remembered.
+    package func invalidate(names: Set<String>) {
+        table.withLock { table in
+            table.generation &+= 1
+            table.removeAll { names.contains($0.name) }
+        }
+    }
+
     /// How many answers are remembered now.
     package var count: Int {
         table.withLock { $0.count }
@@ -62,13 +72,16 @@ package final class ResponseMemo: Sendable {
         let answer: PreparedResponse
         let route: String
         let method: HTTPMethod
+        /// What the answer was made from (see `invalidate(names:)`).
+        let name: String
 
-        init(key: [UInt8], hash: UInt64, answer: PreparedResponse, route: String, method: HTTPMethod) {
+        init(key: [UInt8], hash: UInt64, answer: PreparedResponse, route: String, method: HTTPMethod, name: String) {
             self.key = key
             self.hash = hash
             self.answer = answer
             self.route = route
             self.method = method
+            self.name = name
         }
     }
 
@@ -137,16 +150,24 @@ package final class ResponseMemo: Sendable {
         }
     }
 
-    /// Remembers `answer` for `key`, unless `invalidate()` was called since the lookup that
-    /// gave `generation` (the answer may come from the state before it).
+    /// Remembers `answer` for `key` under `name`, unless the memo was invalidated since the
+    /// lookup that gave `generation` (the answer may come from the state before it).
     func remember(
         _ answer: PreparedResponse,
         for key: Key,
         generation: UInt64,
         route: String,
-        method: HTTPMethod
+        method: HTTPMethod,
+        name: String
     ) {
-        let entry = Entry(key: Array(key.bytes), hash: key.hash, answer: answer, route: route, method: method)
+        let entry = Entry(
+            key: Array(key.bytes),
+            hash: key.hash,
+            answer: answer,
+            route: route,
+            method: method,
+            name: name
+        )
         table.withLock { table in
             guard table.generation == generation else { return }
             table.insert(entry)
@@ -209,6 +230,19 @@ package final class ResponseMemo: Sendable {
             guard count > 0 else { return }
             for index in slots.indices { slots[index] = nil }
             count = 0
+        }
+
+        /// Removes the entries `shouldRemove` picks; the others are inserted again, as removing
+        /// one from a run of linear probing would hide those after it.
+        mutating func removeAll(where shouldRemove: (Entry) -> Bool) {
+            guard count > 0 else { return }
+            var kept: [Entry] = []
+            for index in slots.indices {
+                if let entry = slots[index], !shouldRemove(entry) { kept.append(entry) }
+                slots[index] = nil
+            }
+            count = 0
+            for entry in kept { insert(entry) }
         }
     }
 

@@ -24,6 +24,11 @@ enum ServiceFixture {
 
     static func snapshot() throws -> CatalogueSnapshot { try loaded.get() }
 
+    /// The built-in catalogue as loaded from config/templates.
+    static func catalogue() throws -> Catalogue {
+        try CatalogueLoader.load(directory: root.appendingPathComponent("config/templates").path)
+    }
+
     static func api() throws -> ClientAPI {
         ClientAPI(state: CatalogueState(try snapshot()), cacheControl: cacheControl)
     }

@@ -19,12 +19,38 @@ struct ResponseMemoTests {
     }
 
     /// Looks `text` up and remembers `answer` for it when it is missing, as the server does.
-    private func remember(_ text: String, in memo: ResponseMemo, answer: PreparedResponse? = nil) {
+    private func remember(
+        _ text: String,
+        in memo: ResponseMemo,
+        answer: PreparedResponse? = nil,
+        name: String = "t"
+    ) {
         Array(text.utf8).withUnsafeBytes { bytes in
             let key = memo.key(bytes)
             guard case .miss(let generation) = memo.lookUp(key) else { return }
-            memo.remember(answer ?? self.answer, for: key, generation: generation, route: "/r", method: .get)
+            memo.remember(
+                answer ?? self.answer,
+                for: key,
+                generation: generation,
+                route: "/r",
+                method: .get,
+                name: name
+            )
         }
+    }
+
+    @Test("invalidating names forgets the answers remembered under them, and keeps the others")
+    func invalidateNames() {
+        let memo = ResponseMemo(capacity: 64, varyingOn: [])
+        for index in 0..<40 { remember("a\(index)", in: memo, name: index.isMultiple(of: 2) ? "even" : "odd") }
+        remember("bundle", in: memo, name: "")
+        #expect(memo.count == 41)
+        memo.invalidate(names: ["even", ""])
+        #expect(memo.count == 20)
+        for index in 0..<40 {
+            #expect(isHit(lookUp("a\(index)", in: memo)) == !index.isMultiple(of: 2), "a\(index)")
+        }
+        #expect(!isHit(lookUp("bundle", in: memo)))
     }
 
     private func isHit(_ lookup: ResponseMemo.Lookup) -> Bool {
@@ -55,8 +81,8 @@ struct ResponseMemoTests {
         Array("GET /a".utf8).withUnsafeBytes { bytes in
             let key = memo.key(bytes)
             guard case .miss(let generation) = memo.lookUp(key) else { return }
-            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get)
-            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get)
+            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, name: "t")
+            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, name: "t")
         }
         #expect(memo.count == 1)
     }
@@ -83,7 +109,7 @@ struct ResponseMemoTests {
             }
             // The state changed while the handler ran on the old one.
             memo.invalidate()
-            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get)
+            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, name: "t")
         }
         #expect(memo.count == 0)
         #expect(!isHit(lookUp("GET /a", in: memo)))

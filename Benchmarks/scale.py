@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""The catalogue-size rows of `make bench`: what start-up, memory and publishing cost at 15 and at
+10,000 templates (the built-ins copied under new ids by catalogue.py), the server at its defaults.
+
+For each size, against a release build started here:
+  1. start on a fresh data directory (imports the catalogue), then restart on it: seconds until
+     the log says `listening`; RSS after start;
+  2. 200 publishes (PUT …/strings/fr, If-Match) back to back: p50 / p99 latency;
+  3. client reads (wrk on one template) idle, and while publishing 20 changes/s: the ratio;
+  4. 1,000 publishes back to back: RSS before and after (flat means ±10 %);
+  5. the first GET of a gzip bundle after a publish: latency.
+Prints a markdown table and appends it to Benchmarks/results/latest.md.
+
+Usage: scale.py SERVER_BINARY REPO_ROOT [SIZES]   (env: BENCH_DURATION=5s, SCALE_SIZES=15,10000)
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BIN, ROOT = sys.argv[1], sys.argv[2]
+SIZES = [int(n) for n in (sys.argv[3] if len(sys.argv) > 3 else os.environ.get("SCALE_SIZES", "15,10000")).split(",")]
+DURATION = os.environ.get("BENCH_DURATION", "5s")
+TOKEN = "bench-editor-secret-0123456789"
+TEMPLATE = "connectionRefused"
+
+
+def log(message):
+    print(f"[scale] {message}", file=sys.stderr, flush=True)
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1)) / 1024
+
+
+def start_server(config_dir, data_dir):
+    """Starts the server at its defaults; returns (process, port, seconds until `listening`)."""
+    log_path = os.path.join(data_dir, "server.log")
+    os.makedirs(data_dir, exist_ok=True)
+    log_file = open(log_path, "w")
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [BIN, "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir, "--config-dir", config_dir,
+         "--openapi-path", os.path.join(ROOT, "openapi.yaml"), "--admin-token", f"bench:editor:{TOKEN}"],
+        stderr=log_file)
+    while time.perf_counter() - started < 300:
+        with open(log_path, errors="replace") as f:
+            found = re.search(r"http\.port=(\d+)", f.read())
+        if found:
+            return process, int(found.group(1)), time.perf_counter() - started
+        if process.poll() is not None:
+            break
+        time.sleep(0.01)
+    sys.exit(f"the server did not start; see {log_path}")
+
+
+def stop(process):
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=60)
+
+
+class Editor:
+    """One keep-alive admin connection that rewrites the French title of one template."""
+
+    def __init__(self, port, template):
+        self.template = template
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        document = self.request("GET", f"/v1/admin/templates/{template}")
+        self.revision = document["revision"]
+        self.strings = document["template"]["strings"]["fr"]
+        self.counter = 0
+
+    def request(self, method, path, body=None, headers=None):
+        self.connection.request(method, path, body=body, headers={"Authorization": f"Bearer {TOKEN}", **(headers or {})})
+        response = self.connection.getresponse()
+        payload = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{method} {path} answered {response.status}: {payload[:300]!r}")
+        return json.loads(payload)
+
+    def publish(self):
+        self.counter += 1
+        body = json.dumps(dict(self.strings, title=f"Hors ligne #{self.counter}"))
+        started = time.perf_counter()
+        answer = self.request("PUT", f"/v1/admin/templates/{self.template}/strings/fr", body,
+                              {"Content-Type": "application/json", "If-Match": f'"r{self.revision}"'})
+        self.revision = answer["revision"]
+        return time.perf_counter() - started
+
+
+def wrk(port):
+    output = subprocess.run(
+        ["wrk", "-t2", "-c64", f"-d{DURATION}", f"http://127.0.0.1:{port}/v1/templates/{TEMPLATE}?locale=de&platform=ios"],
+        capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+
+
+def reads_while_publishing(port, editor, per_second=20):
+    stop_event = threading.Event()
+    count = [0]
+
+    def writer():
+        next_at = time.perf_counter()
+        while not stop_event.is_set():
+            editor.publish()
+            count[0] += 1
+            next_at += 1 / per_second
+            time.sleep(max(0, next_at - time.perf_counter()))
+
+    thread = threading.Thread(target=writer)
+    started = time.perf_counter()
+    thread.start()
+    rate = wrk(port)
+    stop_event.set()
+    thread.join()
+    return rate, count[0] / (time.perf_counter() - started)
+
+
+def first_bundle_after_publish(port, editor, samples=5):
+    client = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    times = []
+    for _ in range(samples):
+        editor.publish()
+        started = time.perf_counter()
+        client.request("GET", "/v1/templates?locale=fr&platform=ios", headers={"Accept-Encoding": "gzip"})
+        client.getresponse().read()
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def measure(size):
+    work = tempfile.mkdtemp(prefix=f"scale-{size}-")
+    try:
+        config = os.path.join(work, "config")
+        subprocess.run([sys.executable, os.path.join(ROOT, "Benchmarks", "catalogue.py"), str(size), config, ROOT],
+                       check=True, capture_output=True)
+        data = os.path.join(work, "data")
+        process, port, fresh = start_server(config, data)
+        stop(process)
+        process, port, restart = start_server(config, data)
+        row = {"size": size, "fresh": fresh, "restart": restart, "rss_start": rss_mb(process.pid)}
+        try:
+            editor = Editor(port, TEMPLATE)
+            latencies = [editor.publish() for _ in range(200)]
+            row["p50"], row["p99"] = statistics.median(latencies), percentile(latencies, 0.99)
+            wrk(port)  # warm-up
+            idle, busy, rates = [], [], []
+            for _ in range(3):
+                idle.append(wrk(port))
+                rate, writes = reads_while_publishing(port, editor)
+                busy.append(rate)
+                rates.append(writes)
+            row["idle"], row["busy"], row["writes"] = statistics.median(idle), statistics.median(busy), statistics.median(rates)
+            bundle = first_bundle_after_publish(port, editor)
+            row["bundle"] = statistics.median(bundle)
+            row["rss_before"] = rss_mb(process.pid)
+            for _ in range(1000):
+                editor.publish()
+            row["rss_after"] = rss_mb(process.pid)
+        finally:
+            stop(process)
+        log(f"{size} templates: {row}")
+        return row
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    rows = [measure(size) for size in SIZES]
+    ms = lambda seconds: f"{seconds * 1000:.1f} ms"
+    lines = [
+        "## Catalogue size (server at its defaults)",
+        "",
+        "| templates | start fresh / restart | RSS after start | PUT strings p50 / p99 | publishes/s at 20/s asked | reads while publishing ÷ idle | first gzip bundle after a publish | RSS before → after 1,000 publishes |",
+        "| ---: | --- | ---: | --- | ---: | --- | ---: | --- |",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['size']:,} | {row['fresh']:.2f} / {row['restart']:.2f} s | {row['rss_start']:.0f} MB "
+            f"| {ms(row['p50'])} / {ms(row['p99'])} | {row['writes']:.1f} | {row['busy'] / row['idle']:.2f} ({row['busy']:.0f} ÷ {row['idle']:.0f}) "
+            f"| {ms(row['bundle'])} | {row['rss_before']:.0f} → {row['rss_after']:.0f} MB ({(row['rss_after'] / row['rss_before'] - 1) * 100:+.0f} %) |"
+        )
+    lines += [
+        "",
+        "Goals at 10,000 (issue 14): start ≤ 5 s fresh, ≤ 2 s restart; RSS ≤ 300 MB and flat (±10 %) after 1,000 publishes; "
+        "publish p50 ≤ 10 ms, p99 ≤ 50 ms; reads while publishing 20/s ≥ 0.85× idle. "
+        f"Reads: `wrk -t2 -c64 -d{DURATION}` on one template, 3 rounds; catalogues from Benchmarks/catalogue.py.",
+    ]
+    print("\n".join(lines))
+    results = os.path.join(ROOT, "Benchmarks", "results")
+    os.makedirs(results, exist_ok=True)
+    with open(os.path.join(results, "latest.md"), "a") as f:
+        f.write("\n" + "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
