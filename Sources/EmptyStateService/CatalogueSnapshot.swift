@@ -306,11 +306,22 @@ package final class CatalogueSnapshot: Sendable {
             entries[template.id] = entry
             for alias in template.aliases { entries[alias] = entry }
         }
+        var digest = ContentDigest.zero
+        var revisionSum = 0
+        for template in catalogue.templates {
+            let entry = entries[template.id]!
+            digest = digest &+ entry.digest
+            revisionSum += entry.revision
+        }
+        let removed = previous?.removed ?? [:]
         self.init(
             entries: entries,
             ids: catalogue.templates.map(\.id),
             aliases: catalogue.aliases,
-            removed: previous?.removed ?? [:]
+            removed: removed,
+            digest: digest,
+            // Removed templates count with the revision of their removal: the sum only grows.
+            revisionSum: removed.values.reduce(revisionSum, +)
         )
     }
 
@@ -320,22 +331,16 @@ package final class CatalogueSnapshot: Sendable {
         ids: [String],
         aliases: [String: String],
         removed: [String: Int],
+        digest: ContentDigest,
+        revisionSum: Int,
         unchangedLocales previous: CatalogueSnapshot? = nil,
         localeCounts: [String: Int]? = nil
     ) {
         self.entries = entries
         contents = BundleContents(entries: entries, ids: ids, aliases: aliases)
         self.removed = removed
-        var digest = ContentDigest.zero
-        var revisionSum = 0
-        for id in ids {
-            let entry = entries[id]!
-            digest = digest &+ entry.digest
-            revisionSum += entry.revision
-        }
         self.digest = digest
-        // Removed templates count with the revision of their removal: the sum only grows.
-        self.revisionSum = removed.values.reduce(revisionSum, +)
+        self.revisionSum = revisionSum
         if let previous, let localeCounts {
             locales = previous.locales
             self.localeCounts = localeCounts
@@ -402,9 +407,13 @@ package final class CatalogueSnapshot: Sendable {
         var aliases = contents.aliases
         var removed = self.removed
         var counts = localeCounts
+        var digest = self.digest
+        var revisionSum = self.revisionSum - (removed[id] ?? 0)
         var names: Set<String> = [id]
         let old = entries[id].flatMap { $0.template.id == id ? $0 : nil }
         if let old {
+            digest = digest &- old.digest
+            revisionSum -= old.revision
             entries[id] = nil
             for alias in old.template.aliases {
                 entries[alias] = nil
@@ -423,6 +432,8 @@ package final class CatalogueSnapshot: Sendable {
             }
             let locales = sameLocales == true ? old!.locales : TemplateRenderer.localeSet(of: template)
             let entry = Entry(template: template, revision: stored.revision, locales: locales)
+            digest = digest &+ entry.digest
+            revisionSum += entry.revision
             entries[id] = entry
             for alias in template.aliases {
                 entries[alias] = entry
@@ -438,6 +449,7 @@ package final class CatalogueSnapshot: Sendable {
         case .remove(_, let revision):
             if old != nil, let position = ids.firstIndex(of: id) { ids.remove(at: position) }
             removed[id] = revision
+            revisionSum += revision
         }
         counts = counts.filter { $0.value > 0 }
         let sameLocales = Set(counts.keys) == Set(localeCounts.keys)
@@ -446,6 +458,8 @@ package final class CatalogueSnapshot: Sendable {
             ids: ids,
             aliases: aliases,
             removed: removed,
+            digest: digest,
+            revisionSum: revisionSum,
             unchangedLocales: sameLocales ? self : nil,
             localeCounts: sameLocales ? counts : nil
         )

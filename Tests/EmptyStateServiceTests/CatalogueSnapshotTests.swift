@@ -92,6 +92,8 @@ struct CatalogueSnapshotTests {
         let (removed, _) = try #require(added.applying(.remove(id: "loadingCopy", revision: 2)))
         #expect(removed.entry(named: "stillLoading") == nil)
         #expect(removed.revision(of: "loadingCopy") == 2)
+        #expect(added.revisionSum == base.revisionSum + 1)
+        #expect(removed.revisionSum == base.revisionSum + 2, "a removal counts with its revision")
         #expect(removed.bundle(locale: "en", platform: .web)?.etag == base.bundle(locale: "en", platform: .web)?.etag)
 
         var clash = copy
