@@ -107,7 +107,7 @@ struct AdminAPI: Sendable {
                     writer.endObject()
                 }
             }
-            let precondition = try writePrecondition(request, allowCreate: true)
+            let precondition = try writePrecondition(request, id: id, allowCreate: true)
             let (stored, created) = try store.put(template, precondition: precondition, actor: actor.name)
             try publish(stored, action: created ? "created" : "replaced", actor: actor, request: request)
             var response = templateResponse(stored, status: created ? 201 : 200, strings: nil)
@@ -145,7 +145,7 @@ struct AdminAPI: Sendable {
                 }
             }
             if !errors.isEmpty { throw unprocessable(errors) }
-            guard case .revision(let expected) = try writePrecondition(request, allowCreate: false) else {
+            guard case .revision(let expected) = try writePrecondition(request, id: id, allowCreate: false) else {
                 throw preconditionRequired
             }
             let stored = try store.updateStrings(id: id, expectedRevision: expected, actor: actor.name) {
@@ -171,10 +171,10 @@ struct AdminAPI: Sendable {
 
     private func delete(_ request: HTTPRequest, actor: AdminToken) -> HTTPResponse {
         respond(request) {
-            guard case .revision(let expected) = try writePrecondition(request, allowCreate: false) else {
+            let id = id(request)
+            guard case .revision(let expected) = try writePrecondition(request, id: id, allowCreate: false) else {
                 throw preconditionRequired
             }
-            let id = id(request)
             let revision = try store.delete(id: id, expectedRevision: expected, actor: actor.name)
             try state.publish(.remove(id: id, revision: revision), store: store)
             logger.notice(
@@ -222,7 +222,8 @@ struct AdminAPI: Sendable {
             }
             var expected: Int?
             if request.headers["if-match"] != nil {
-                guard case .revision(let revision) = try writePrecondition(request, allowCreate: false) else {
+                guard case .revision(let revision) = try writePrecondition(request, id: id(request), allowCreate: false)
+                else {
                     throw preconditionRequired
                 }
                 expected = revision
@@ -475,7 +476,12 @@ struct AdminAPI: Sendable {
     }
 
     /// `If-None-Match: *` → create; `If-Match: "r3"` → change revision 3; neither → 428.
-    private func writePrecondition(_ request: HTTPRequest, allowCreate: Bool) throws -> WritePrecondition {
+    ///
+    /// An `If-Match` that is not an ETag of this API can match no revision: 412, but only once `id`
+    /// is known to have been a template, so an unknown id answers 404 whatever `If-Match` holds,
+    /// as it does for a well-formed stale one (RFC 9110 §13.2.1: a request that would fail without
+    /// its preconditions ignores them).
+    private func writePrecondition(_ request: HTTPRequest, id: String, allowCreate: Bool) throws -> WritePrecondition {
         let ifMatch = request.headers["if-match"]
         let ifNoneMatch = request.headers["if-none-match"]
         if allowCreate, let ifNoneMatch {
@@ -491,6 +497,7 @@ struct AdminAPI: Sendable {
         guard let ifMatch else { throw preconditionRequired }
         let tag = ifMatch.trimmingCharacters(in: .whitespaces)
         guard tag.hasPrefix("\"r"), tag.hasSuffix("\""), let revision = Int(tag.dropFirst(2).dropLast()) else {
+            _ = try store.revisions(id: id, page: 1, pageSize: 1)  // StoreError.notFound when it never was
             throw ProblemDetails(
                 status: 412,
                 slug: "precondition-failed",

@@ -203,6 +203,19 @@ fetch -X DELETE -H "$ADM_AUTH" "$ADM_API/templates/$ADM_ID"
 expect_admin_problem "delete without If-Match" 428 precondition-required
 fetch -X DELETE -H "$ADM_AUTH" -H 'If-Match: "r2"' "$ADM_API/templates/$ADM_ID"
 expect_admin_problem "delete with a stale If-Match" 412 precondition-failed
+fetch -X DELETE -H "$ADM_AUTH" -H 'If-Match: W/"r3"' "$ADM_API/templates/$ADM_ID"
+expect_admin_problem "delete with an If-Match that is not an ETag of this API" 412 precondition-failed
+# An unknown id is 404 whatever If-Match holds (RFC 9110 §13.2.1), as for a well-formed one.
+for tag in '"r1"' 'W/"r1"' '*'; do
+    fetch -X DELETE -H "$ADM_AUTH" -H "If-Match: $tag" "$ADM_API/templates/noSuchTemplateEver"
+    expect_admin_problem "delete an unknown id, If-Match: $tag" 404 unknown-template
+done
+fetch -X PUT -H "$ADM_AUTH" -H 'Content-Type: application/json' -H 'If-Match: *' -d '{"title": "x"}' \
+    "$ADM_API/templates/noSuchTemplateEver/strings/fr"
+expect_admin_problem "strings of an unknown id, If-Match: *" 404 unknown-template
+fetch -X POST -H "$ADM_AUTH" -H 'Content-Type: application/json' -H 'If-Match: junk' -d '{"revision": 1}' \
+    "$ADM_API/templates/noSuchTemplateEver/rollback"
+expect_admin_problem "rollback of an unknown id, If-Match: junk" 404 unknown-template
 fetch "$BASE_URL/v1/templates/$ADM_ID?locale=fr"
 expect_eq "refused delete: clients still served" 200 "$STATUS"
 fetch -X DELETE -H "$ADM_AUTH" -H 'If-Match: "r3"' "$ADM_API/templates/$ADM_ID"
