@@ -3,7 +3,8 @@
 #   bash Tests/integration/run.sh .build/debug/empty-state-server
 # Starts the server on a free port with a scratch data directory, runs every test_*.sh in this
 # folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
-# behaviour, then admin roles and durability on a second server (admin_roles.sh). Prints
+# behaviour, then admin roles and durability on a second server (admin_roles.sh), the hostile
+# clients, and schemathesis's generated requests on a server of their own (schemathesis.sh). Prints
 # "N passed, M failed" and exits 1 on any failure.
 set -uo pipefail
 
@@ -91,6 +92,8 @@ source "$HERE/admin_roles.sh"
 source "$HERE/events_durability.sh"
 # shellcheck source=Tests/integration/hostile.sh
 source "$HERE/hostile.sh"
+# shellcheck source=Tests/integration/schemathesis.sh
+source "$HERE/schemathesis.sh"
 
 echo
 echo "$PASSED passed, $FAILED failed"
