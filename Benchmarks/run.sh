@@ -272,12 +272,14 @@ start_service() {
   local name=$1
   shift
   mkdir -p "$tmp/$name-data"
-  # The listening line (http.port=N) is logged at notice, so the level cannot be above notice.
+  # At its defaults, as it ships: log level info, so every request gets an access-log line
+  # (written to $tmp/NAME.log, like nginx's default access log to a file). The listening line
+  # (http.port=N) is logged at notice, so a flag given here cannot raise the level above notice.
   # Pinned like the baselines; its default thread count is one per core it may use.
   local extra=()
   # shellcheck disable=SC2206 # the flags are meant to split on spaces
   [[ -z $BENCH_SERVICE_ARGS ]] || extra=($BENCH_SERVICE_ARGS)
-  (cd "$REPO_ROOT" && exec "${server_pin[@]}" "$server_bin" --host 127.0.0.1 --port 0 --log-level notice \
+  (cd "$REPO_ROOT" && exec "${server_pin[@]}" "$server_bin" --host 127.0.0.1 --port 0 \
     --config-dir config --data-dir "$tmp/$name-data" "${extra[@]}" "$@") >"$tmp/$name.out" 2>"$tmp/$name.log" &
   service_pid=$!
   pids+=("$service_pid")
@@ -574,6 +576,12 @@ main() {
   stop_pid "$service_pid"
   start_service service-memo-off --memo-entries 0
   bench_scenario "$tmp/scenario-1" "single template, memo off" "$single" 200
+
+  # Beside the headline rows (at the defaults, access log on): the same single template with the
+  # access log off, to show what the log costs.
+  stop_pid "$service_pid"
+  start_service service-quiet --log-level notice
+  bench_scenario "$tmp/scenario-1" "single template, --log-level notice (no access log)" "$single" 200
 
   report
 }

@@ -224,6 +224,12 @@ struct MHD_Connection *CMicroHTTPD_currentConnection(void) {
     return currentConnection;
 }
 
+static _Thread_local struct CMicroHTTPD_ThreadSlot threadSlot;
+
+struct CMicroHTTPD_ThreadSlot *CMicroHTTPD_threadSlot(void) {
+    return &threadSlot;
+}
+
 // MARK: - Headers
 
 struct HeaderScan {

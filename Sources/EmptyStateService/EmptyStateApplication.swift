@@ -24,6 +24,8 @@ package final class EmptyStateApplication: Sendable {
     /// Served at `GET /metrics`.
     package let metrics: ServiceMetrics
     private let server: HTTPServer
+    /// One line per answered request, written in the background; `nil` above `info`.
+    private let accessLog: AccessLog?
     private let logger: Logger
     private let readiness = Readiness()
 
@@ -179,18 +181,23 @@ package final class EmptyStateApplication: Sendable {
         // Background: under CPU contention, serving templates to users comes before analytics.
         router.add(.post, "/v1/events", background: true) { ingest.post($0) }
         AnalyticsAPI(store: events, authorization: authorization, logger: logger).register(on: &router)
+        // The rule of the per-request line it replaces: on at `info` and below.
+        let accessLog = logger.logLevel <= .info ? AccessLog(format: configuration.logFormat) : nil
+        self.accessLog = accessLog
         server = HTTPServer(
             configuration: configuration.http,
             router: router,
             logger: logger,
             observer: { metrics.record($0) },
-            memo: memo
+            memo: memo,
+            accessLog: accessLog
         )
         // Unowned, not weak: a weak reference moves the server's reference count to a side
         // table, and every request retains the server (two slow-path retains and releases
         // each). The application owns both, and only the server's own `/metrics` route scrapes.
         metrics.countOpenConnections { [unowned server] in server.openConnections }
         if let memo { metrics.countMemoEntries { memo.count } }
+        if let accessLog { metrics.countDroppedAccessLogLines { accessLog.droppedLines } }
     }
 
     /// Binds and starts serving.
@@ -198,6 +205,7 @@ package final class EmptyStateApplication: Sendable {
     package func start() throws -> Int {
         events.start()
         retention.start()
+        accessLog?.start()
         let port = try server.start()
         readiness.isReady = true
         logger.notice(
@@ -222,6 +230,8 @@ package final class EmptyStateApplication: Sendable {
         // After the HTTP drain: requests still waiting for a group commit have been answered.
         retention.stop()
         events.stop()
+        // Last: every request has been answered, and its line is written before the process exits.
+        accessLog?.stop()
         logger.notice("stopped")
     }
 

@@ -1,5 +1,9 @@
 import HTTPServer
 
+/// How log lines are written (`--log-format`): the access log's formats, which swift-log's
+/// lines follow.
+package typealias LogFormat = AccessLogFormat
+
 /// Everything the service reads at start. Defaults suit `make run` from the repository root.
 package struct ServiceConfiguration: Sendable {
     package var http = HTTPServerConfiguration()
@@ -15,6 +19,9 @@ package struct ServiceConfiguration: Sendable {
     package var cacheMaxAge = 300
     package var staleWhileRevalidate = 86_400
     package var staleIfError = 604_800
+    /// How log lines are written: `text` (swift-log's layout, and `key=value` access lines) or
+    /// `json` (one object per line, the access log's and every other).
+    package var logFormat = LogFormat.text
     /// Bearer tokens of the admin API. Empty: an editor token is generated into the data directory.
     package var adminTokens: [AdminToken] = []
 

@@ -47,6 +47,8 @@ package final class ServiceMetrics: Sendable {
     private let connectionCount = Mutex<(@Sendable () -> Int)?>(nil)
     /// Read at each scrape for `http_memo_entries`; unset when no answers are remembered.
     private let memoCount = Mutex<(@Sendable () -> Int)?>(nil)
+    /// Read at each scrape for `access_log_dropped_lines_total`; unset when there is no access log.
+    private let droppedAccessLogLines = Mutex<(@Sendable () -> Int)?>(nil)
 
     /// Registers every series that exists before its first event, so each is scraped (at 0) from
     /// the start.
@@ -104,6 +106,12 @@ package final class ServiceMetrics: Sendable {
         memoCount.withLock { $0 = source }
     }
 
+    /// Sets where `access_log_dropped_lines_total` (access-log lines dropped because the writer was
+    /// behind) is read from at each scrape.
+    package func countDroppedAccessLogLines(with source: @escaping @Sendable () -> Int) {
+        droppedAccessLogLines.withLock { $0 = source }
+    }
+
     /// `GET /metrics`: samples the gauges, then emits every series in the Prometheus text format.
     /// - Parameter catalogue: the snapshot being served, for `catalogue_revision` and `catalogue_templates`.
     func scrape(catalogue: CatalogueSnapshot) -> HTTPResponse {
@@ -115,6 +123,17 @@ package final class ServiceMetrics: Sendable {
         text.reserveCapacity(32 * 1024)
         registry.emit(into: &text)
         requests.emit(into: &text)
+        // A counter kept by the access log itself: emitted here, as swift-metrics counters only
+        // increment.
+        let dropped = droppedAccessLogLines.withLock({ $0 })?() ?? 0
+        text.append(
+            contentsOf: """
+                # HELP access_log_dropped_lines_total Access-log lines dropped because the writer was behind.
+                # TYPE access_log_dropped_lines_total counter
+                access_log_dropped_lines_total \(dropped)
+
+                """.utf8
+        )
         return HTTPResponse(
             status: 200,
             headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],

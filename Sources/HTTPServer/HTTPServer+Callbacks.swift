@@ -401,9 +401,10 @@ extension HTTPServer {
         return String(cString: value)
     }
 
-    /// When the observer's clock starts for a request; 0 without an observer, to skip the clock.
+    /// When the clock of a request's duration starts; 0 without an observer or an access log,
+    /// to skip the clock.
     private func startTime() -> Int64 {
-        observer == nil ? 0 : MonotonicClock.nanoseconds()
+        observer == nil && accessLog == nil ? 0 : MonotonicClock.nanoseconds()
     }
 
     /// The route of a request answered before it was routed (400, 413), from its raw URL.
@@ -580,22 +581,25 @@ extension HTTPServer {
             result = queueBuilt(response, on: connection, requestID: requestID)
         }
         if result == .YES {
-            report(
-                status: response.status,
-                bytes: response.body.count,
-                route: route,
-                requestMethod: requestMethod,
-                method: method,
-                url: url,
-                requestID: requestID,
-                started: started
-            )
+            requestID.withCString { requestID in
+                report(
+                    status: response.status,
+                    bytes: response.body.count,
+                    route: route,
+                    requestMethod: requestMethod,
+                    connection: connection,
+                    method: method,
+                    url: url,
+                    requestID: requestID,
+                    started: started
+                )
+            }
         }
         return result
     }
 
     /// `queue` for an answer the memo remembered: no `HTTPResponse`, and the request id stays a
-    /// C string unless it is logged.
+    /// C string.
     private func queue(
         remembered entry: ResponseMemo.Entry,
         on connection: OpaquePointer,
@@ -620,9 +624,10 @@ extension HTTPServer {
                 bytes: prepared.body.count,
                 route: entry.route,
                 requestMethod: entry.method,
+                connection: connection,
                 method: method,
                 url: url,
-                requestID: String(cString: requestID),
+                requestID: requestID,
                 started: started
             )
         }
@@ -643,38 +648,39 @@ extension HTTPServer {
         return result
     }
 
-    /// Tells the observer about a queued answer and logs it (at `info`).
-    /// - Parameter requestID: only evaluated when the line is logged.
+    /// Tells the observer about a queued answer and writes its access-log line.
     private func report(
         status: Int,
         bytes: Int,
         route: String?,
         requestMethod: HTTPMethod?,
+        connection: OpaquePointer,
         method: UnsafePointer<CChar>,
         url: UnsafePointer<CChar>,
-        requestID: @autoclosure () -> String,
+        requestID: UnsafePointer<CChar>,
         started: Int64
     ) {
+        guard observer != nil || accessLog != nil else { return }
+        let nanoseconds = MonotonicClock.nanoseconds() - started
         if let observer {
             observer(
                 HTTPExchange(
                     route: route ?? self.route(rawURL: url),
                     method: requestMethod ?? HTTPMethod(cString: method),
                     status: status,
-                    nanoseconds: MonotonicClock.nanoseconds() - started
+                    nanoseconds: nanoseconds
                 )
             )
         }
-        if logsRequests {
-            logger.info(
-                "request",
-                metadata: [
-                    "request.id": "\(requestID())",
-                    "http.method": "\(String(cString: method))",
-                    "http.path": "\(String(cString: url))",
-                    "http.status": "\(status)",
-                    "http.response_bytes": "\(bytes)",
-                ]
+        if let accessLog {
+            accessLog.log(
+                connection: connection,
+                requestID: requestID,
+                method: method,
+                path: url,
+                status: status,
+                responseBytes: bytes,
+                nanoseconds: nanoseconds
             )
         }
     }

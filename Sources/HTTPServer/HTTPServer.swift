@@ -25,8 +25,8 @@ package final class HTTPServer: Sendable {
     package let configuration: HTTPServerConfiguration
     let router: Router
     let logger: Logger
-    /// Whether each request gets a log line (`info`): read once, as `logger` never changes.
-    let logsRequests: Bool
+    /// Where each answered request gets a line; `nil` logs none.
+    let accessLog: AccessLog?
     private let daemon = Mutex<DaemonHandle?>(nil)
     /// Set once shutdown begins: responses then carry `Connection: close`.
     let isDraining = Atomic<Bool>(false)
@@ -51,17 +51,20 @@ package final class HTTPServer: Sendable {
     ///     answers itself; `nil` costs nothing per request.
     ///   - memo: remembers the answers of routes registered `memoized`; `nil` calls their
     ///     handlers for every request.
+    ///   - accessLog: gets a line for every answer the observer is told about; started and
+    ///     stopped by its owner (stopped after `shutdown()`, so the last lines are written).
     package init(
         configuration: HTTPServerConfiguration,
         router: Router,
         logger: Logger,
         observer: Observer? = nil,
-        memo: ResponseMemo? = nil
+        memo: ResponseMemo? = nil,
+        accessLog: AccessLog? = nil
     ) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
-        logsRequests = logger.logLevel <= .info
+        self.accessLog = accessLog
         self.observer = observer
         self.memo = memo
     }

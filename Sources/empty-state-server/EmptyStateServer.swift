@@ -46,9 +46,15 @@ struct EmptyStateServer: ParsableCommand {
 
     @Option(
         help:
-            "trace, debug, info, notice, warning, error or critical; info logs one line per request. [EMPTY_STATE_LOG_LEVEL, default info]"
+            "trace, debug, info, notice, warning, error or critical; at info and below each answered request gets an access-log line (written in the background; lines are dropped, and counted in /metrics, rather than make a request wait); notice and above turn the access log off. [EMPTY_STATE_LOG_LEVEL, default info]"
     )
     var logLevel: String?
+
+    @Option(
+        help:
+            "text or json: json writes every log line, access log included, as one JSON object. [EMPTY_STATE_LOG_FORMAT, default text]"
+    )
+    var logFormat: String?
 
     @Option(help: "HTTP worker threads; 0 means one per usable core (CPU affinity). [EMPTY_STATE_THREADS, default 0]")
     var threads: Int?
@@ -124,6 +130,7 @@ struct EmptyStateServer: ParsableCommand {
     mutating func validate() throws {
         _ = try resolvedConfiguration()
         _ = try resolvedLogLevel()
+        _ = try resolvedLogFormat()
     }
 
     /// The configuration, or exit 78 (EX_CONFIG) with the reason when the admin tokens file
@@ -140,15 +147,24 @@ struct EmptyStateServer: ParsableCommand {
 
     func run() throws {
         let level = try resolvedLogLevel()
-        // Every line goes through the escaping handler: request paths and template copy reach
-        // the log, and a control character in them must not split or recolour a line.
+        let format = try resolvedLogFormat()
+        // Every line is escaped: request paths and template copy reach the log, and a control
+        // character in them must not split or recolour a line.
         LoggingSystem.bootstrap { label in
-            var handler = EscapingLogHandler(wrapping: StreamLogHandler.standardError(label: label))
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = EscapingLogHandler(wrapping: StreamLogHandler.standardError(label: label))
+                handler.logLevel = level
+                return handler
+            case .json:
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
         let logger = Logger(label: "empty-state-server")
-        let configuration = try resolvedConfiguration()
+        var configuration = try resolvedConfiguration()
+        configuration.logFormat = format
         do {
             let application = try EmptyStateApplication(configuration: configuration, logger: logger)
             try application.runUntilSignalled()
@@ -171,6 +187,14 @@ struct EmptyStateServer: ParsableCommand {
             )
         }
         return level
+    }
+
+    private func resolvedLogFormat() throws -> LogFormat {
+        let text = logFormat ?? environment("EMPTY_STATE_LOG_FORMAT") ?? "text"
+        guard let format = LogFormat(rawValue: text.lowercased()) else {
+            throw ValidationError("--log-format must be text or json (got \"\(text)\")")
+        }
+        return format
     }
 
     private func resolvedSettings() throws -> ServiceConfiguration {

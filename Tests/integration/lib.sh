@@ -17,6 +17,18 @@ expect_match() {
     if grep -Eq -- "$2" <<<"$3"; then pass "$1"; else fail "$1" "'$3' does not match /$2/"; fi
 }
 
+# wait_for_log FILE REGEX: waits (up to 3 s) for a line matching REGEX (grep -E, bytes) in FILE,
+# and prints the matching lines. The access log is written in the background, within about
+# 100 ms of the answer.
+wait_for_log() {
+    local _
+    for _ in $(seq 30); do
+        LC_ALL=C grep -a -E -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # fetch [curl args…] URL: runs curl; sets STATUS, HEADERS (file) and BODY (file).
 HEADERS=$(mktemp)
 BODY=$(mktemp)

@@ -93,6 +93,31 @@ PY
 expect_eq "shutdown: new connections refused, open ones answered" "refused; held answered with close" "$drain_check"
 wait "$no_memo"
 expect_eq "memo off: SIGTERM exits 0" 0 "$?"
+# Every answer, the one sent during the drain included, has its access-log line once the process is gone.
+expect_eq "shutdown: every answer is in the access log" "3 2" \
+    "$(grep -c 'access .*http\.path="/v1/templates/loading"' "$WORK/no-memo.log") $(grep -c 'access .*http\.path="/healthz"' "$WORK/no-memo.log")"
+
+# --log-format json: every line is one JSON object, the access log's included.
+EMPTY_STATE_LOG_FORMAT=json "$BIN" --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
+    --data-dir "$WORK/json-data" >"$WORK/json.log" 2>&1 &
+json_server=$!
+json_port=""
+for _ in $(seq 100); do
+    json_port=$(grep -oE '"http\.port":"[0-9]+"' "$WORK/json.log" | head -n 1 | tr -dc '0-9')
+    [ -n "$json_port" ] && break
+    sleep 0.1
+done
+curl -s -o /dev/null -H 'X-Request-ID: json-check' "http://127.0.0.1:$json_port/v1/templates/loading?locale=fr"
+kill -TERM "$json_server" && wait "$json_server"
+expect_eq "--log-format json: every line is a JSON object; the access line has its fields" \
+    "json-check GET /v1/templates/loading locale=fr 200" \
+    "$(python3 -c '
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1])]
+access = [line for line in lines if line.get("log") == "access"]
+assert all("message" in line for line in lines if line.get("log") != "access"), "a swift-log line without message"
+print(" ".join(str(access[0][key]) for key in ("request.id", "http.method", "http.path", "http.query", "http.status")))
+' "$WORK/json.log" 2>&1)"
 
 # --threads 0 (the default) is one thread per core the process may use, not per core of the
 # machine: pinned to one CPU, the server runs one thread.

@@ -76,7 +76,9 @@ expect_eq "bundle: aliases listed" connectionRefused "$(json .aliases.noNetwork)
 
 fetch -H 'X-Request-ID: trace-abc.123' "$BASE_URL/healthz"
 expect_eq "request id: a sane client id is echoed" trace-abc.123 "$(header X-Request-ID)"
-expect_match "request id: and logged with the request" 'request.id=trace-abc.123' "$(cat "$SERVER_LOG")"
+expect_match "request id: and on the request's access-log line" \
+    '^[0-9T:.-]+Z access request\.id=trace-abc\.123 http\.method=GET http\.path="/healthz" http\.query="" http\.status=200 http\.response_bytes=15 http\.duration_ms=[0-9]+\.[0-9]{3} client\.address=127\.0\.0\.1 http\.user_agent="curl/[^"]*"$' \
+    "$(wait_for_log "$SERVER_LOG" 'request\.id=trace-abc\.123 ')"
 fetch -H 'X-Request-ID: bad id with spaces' "$BASE_URL/healthz"
 expect_match "request id: an unsafe one is replaced" '^[0-9a-f]{16}$' "$(header X-Request-ID)"
 

@@ -20,7 +20,7 @@ expect_eq "metrics: 200" 200 "$STATUS"
 expect_eq "metrics: Prometheus text format" "text/plain; version=0.0.4; charset=utf-8" "$(header Content-Type)"
 expect_eq "metrics: not cached" no-store "$(header Cache-Control)"
 for met_series in http_requests_total:counter http_request_duration_seconds:histogram http_open_connections:gauge \
-    http_memo_entries:gauge \
+    http_memo_entries:gauge access_log_dropped_lines_total:counter \
     catalogue_revision:gauge catalogue_templates:gauge store_commit_duration_seconds:histogram events_total:counter; do
     expect_eq "metrics: ${met_series%%:*} is a ${met_series##*:}" 1 "$(grep -cx "# TYPE ${met_series%%:*} ${met_series##*:}" "$BODY")"
 done
@@ -28,6 +28,7 @@ for met_outcome in accepted duplicate rejected; do
     expect_eq "metrics: events_total{outcome=\"$met_outcome\"} is exported" 1 \
         "$(grep -c "^events_total{outcome=\"$met_outcome\"} [0-9]" "$BODY")"
 done
+expect_eq "metrics: no access-log line dropped" 0 "$(metric access_log_dropped_lines_total)"
 expect_eq "metrics: event commits are exported" 1 "$(grep -c '^store_commit_duration_seconds_count{store="events"} ' "$BODY")"
 expect_match "metrics: the scrape's own connection is open" '^[1-9][0-9]*$' "$(as_int "$(metric http_open_connections)")"
 expect_match "metrics: earlier client requests left remembered answers" '^[1-9][0-9]*$' \

@@ -20,7 +20,7 @@ EOF
 marker="loginjection$$"
 status=$(raw_request "/v1/templates/$marker\\x1b[31mred\\rforged\\x08\\x0bline\\x7f\\xc2\\x85\\xff?locale=fr")
 expect_eq "raw control characters in the path: refused" 400 "$status"
-sleep 0.2 # the access line is written after the response is queued
+wait_for_log "$SERVER_LOG" "$marker" >/dev/null # the access log is written in the background
 lines=$(grep -a -c "$marker" "$SERVER_LOG")
 expect_eq "raw control characters in the path: one log line" 1 "$lines"
 line=$(grep -a "$marker" "$SERVER_LOG")
@@ -31,5 +31,12 @@ else
     pass "raw control characters in the path: logged escaped"
 fi
 expect_match "raw control characters in the path: escapes are readable" \
-    "$marker"'\\u\{1B\}\[31mred\\r' "$line"
+    'http\.path="/v1/templates/'"$marker"'\\u\{1B\}\[31mred\\r' "$line"
 expect_match "invalid UTF-8 in the path: shown as an escaped replacement character" '\\u\{85\}\\u\{FFFD\}' "$line"
+
+# The query and the User-Agent are logged too, escaped the same way.
+ua_marker="uainjection$$"
+curl -s -o /dev/null -A "$ua_marker"$'\x1b[2J"quoted"\\' "$BASE_URL/healthz?$ua_marker=%0A"
+line=$(wait_for_log "$SERVER_LOG" "$ua_marker")
+expect_match "user agent: logged escaped, quotes and backslash included" \
+    'http\.query="'"$ua_marker"'=%0A".*http\.user_agent="'"$ua_marker"'\\u\{1B\}\[2J\\"quoted\\"\\\\"$' "$line"

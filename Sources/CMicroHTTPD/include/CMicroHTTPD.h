@@ -69,6 +69,17 @@ void CMicroHTTPD_setCurrentConnection(struct MHD_Connection *connection);
 /// The connection whose access handler runs on this thread, or NULL.
 struct MHD_Connection *CMicroHTTPD_currentConnection(void);
 
+/// A pointer per thread for the Swift side, tagged with the id of the object that set it, so a
+/// thread that served another owner before never takes that owner's pointer for its own. The
+/// access log keeps each MHD thread's buffer here (AccessLog.swift).
+struct CMicroHTTPD_ThreadSlot {
+    uint64_t owner;
+    void *value;
+};
+
+/// This thread's slot (zeroed when the thread starts).
+struct CMicroHTTPD_ThreadSlot *CMicroHTTPD_threadSlot(void);
+
 // MARK: - Headers
 
 /// The first value of request header `name` (compared case-insensitively), or NULL when the
