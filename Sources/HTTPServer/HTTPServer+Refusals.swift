@@ -1,0 +1,53 @@
+import CMicroHTTPD
+
+/// The answers the HTTP layer gives itself, before or instead of a handler: a query it could
+/// not parse, a body too large, a request shutdown did not carry out.
+extension HTTPServer {
+    /// How much of a chunked body past `maxBodySize` is read (and dropped) in the hope of
+    /// answering 413 when it ends: the limit again, and at least 1 MiB.
+    static func discardLimit(maxBodySize: Int) -> Int {
+        maxBodySize + max(maxBodySize, 1 << 20)
+    }
+
+    /// The 400 for a query with more than `maxQueryArguments` arguments.
+    static let tooManyArguments = ProblemDetails.invalidParameters(
+        [.init(nil, "at most \(HTTPServerConfiguration.maxQueryArguments) query arguments")],
+        detail: "The query has more than \(HTTPServerConfiguration.maxQueryArguments) arguments."
+    )
+
+    /// The 400 for a query whose arguments do not fit in the connection's memory.
+    static let argumentsTooLarge = ProblemDetails.invalidParameters(
+        [.init(nil, "the query's arguments need more than the header memory limit leaves")],
+        detail: "The query's arguments are too long to parse beside the request's headers."
+    )
+
+    /// Whether `pointer` is one of the markers the URI callback leaves in `con_cls` for a query
+    /// that was not parsed.
+    static func isArgumentsMarker(_ pointer: UnsafeMutableRawPointer?) -> Bool {
+        pointer == CMicroHTTPD_tooManyArgumentsMarker() || pointer == CMicroHTTPD_argumentsTooLargeMarker()
+    }
+
+    /// The 503 for a request that shutdown answered before its handler ran: it was not carried
+    /// out, and may be sent again (to another instance, or to this one once it is back).
+    func shuttingDown(requestID: String) -> HTTPResponse {
+        ProblemDetails(
+            status: 503,
+            slug: "shutting-down",
+            title: "Service Unavailable",
+            detail: "The server is shutting down and did not carry out this request; send it again."
+        ).response(requestID: requestID, extraHeaders: [("Retry-After", "1")])
+    }
+
+    /// 413; `declared` when `Content-Length` announced the size, otherwise the chunked body passed it.
+    func payloadTooLarge(requestID: String, declared: Bool = true) -> HTTPResponse {
+        ProblemDetails(
+            status: 413,
+            slug: "payload-too-large",
+            title: "Content Too Large",
+            detail: "The request body is larger than the limit of \(configuration.maxBodySize) bytes.",
+            errors: [
+                .init(declared ? .header("Content-Length") : .pointer(""), "at most \(configuration.maxBodySize) bytes")
+            ]
+        ).response(requestID: requestID)
+    }
+}
