@@ -110,6 +110,7 @@ struct AccessLogLineWriter {
         count += bytes.count
     }
 
+    @inline(__always)
     mutating func append(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
@@ -130,16 +131,16 @@ struct AccessLogLineWriter {
         }
     }
 
-    /// `value` with exactly `digits` digits, zeros in front.
-    mutating func append(padded value: Int, digits: Int) {
-        var divisor = 1
-        for _ in 1..<digits { divisor *= 10 }
-        var value = value
-        while divisor > 0 {
-            append(UInt8(truncatingIfNeeded: 0x30 + value / divisor % 10))
-            value %= divisor
-            divisor /= 10
+    /// `value` (0–999) as exactly 3 digits, zeros in front.
+    mutating func append(threeDigits value: Int) {
+        guard capacity - count >= 3 else {
+            overflow = true
+            return
         }
+        base[count] = UInt8(truncatingIfNeeded: 0x30 + value / 100 % 10)
+        base[count + 1] = UInt8(truncatingIfNeeded: 0x30 + value / 10 % 10)
+        base[count + 2] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+        count += 3
     }
 }
 
@@ -175,7 +176,7 @@ enum AccessLogFormatter {
         let json = format == .json
         if json { out.append(#"{"time":""#) }
         dates.append(seconds: entry.seconds, to: &out)
-        out.append(padded: entry.milliseconds, digits: 3)
+        out.append(threeDigits: entry.milliseconds)
         if json {
             out.append(#"Z","log":"access","request.id":""#)
             escape(entry.requestID, json: true, into: &out)
@@ -237,7 +238,7 @@ enum AccessLogFormatter {
         let microseconds = max(0, Int(nanoseconds / 1000))
         out.append(decimal: microseconds / 1000)
         out.append(UInt8(ascii: "."))
-        out.append(padded: microseconds % 1000, digits: 3)
+        out.append(threeDigits: microseconds % 1000)
     }
 
     /// The query, escaped: the bytes given, or MHD's parsed arguments joined again.
@@ -319,17 +320,12 @@ enum AccessLogFormatter {
                     continue
                 }
                 // A run of printable ASCII with nothing to escape (most of a line) is copied at once.
-                var run = index + 1
-                let runEnd = min(bytes.count, index + (end - out.count) - 8)
-                while run < runEnd {
-                    let next = bytes[run]
-                    guard next >= 0x20, next < 0x7F, next != UInt8(ascii: "\""), next != UInt8(ascii: "\\") else {
-                        break
-                    }
-                    run += 1
-                }
-                out.append(UnsafeBufferPointer(rebasing: bytes[index..<run]))
-                index = run
+                let run = CMicroHTTPD_plainRun(
+                    bytes.baseAddress! + index,
+                    min(bytes.count - index, end - out.count - 8)
+                )
+                out.append(UnsafeBufferPointer(start: bytes.baseAddress! + index, count: max(run, 1)))
+                index += max(run, 1)
                 continue
             }
             if byte < 0x80 {

@@ -49,7 +49,13 @@ uint16_t CMicroHTTPD_boundPort(struct MHD_Daemon *daemon);
 unsigned int CMicroHTTPD_currentConnections(struct MHD_Daemon *daemon);
 
 /// Writes the client's IP address as text into `buffer`; returns 0 on success, -1 when unknown.
+/// IPv4 is formatted by hand (it is on every access-log line; glibc's inet_ntop goes through
+/// sprintf), IPv6 by inet_ntop.
 int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *buffer, socklen_t capacity);
+
+/// The length of the leading run of `bytes` that the access log writes as they are: printable
+/// ASCII other than '"' and '\\' (one table lookup per byte).
+size_t CMicroHTTPD_plainRun(const uint8_t *bytes, size_t count);
 
 /// The value `con_cls` holds on the first access-handler call of a request whose query has more
 /// than the daemon's `maxArguments` arguments. Its arguments were not parsed (they would have
