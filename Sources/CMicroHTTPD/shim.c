@@ -195,6 +195,10 @@ unsigned int CMicroHTTPD_currentConnections(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->num_connections;
 }
 
+void CMicroHTTPD_nameThread(const char *name) {
+    pthread_setname_np(pthread_self(), name);
+}
+
 int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *buffer, socklen_t capacity) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (info == NULL || info->client_addr == NULL) {

@@ -66,9 +66,7 @@ package final class AccessLog: Sendable {
     /// Starts the writer thread. Lines logged before are kept, and written once it runs.
     package func start() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "access-log"
-        thread.start()
+        Thread { [self] in run() }.start()
     }
 
     /// Writes every line logged so far, then stops the writer; lines logged afterwards stay in
@@ -117,6 +115,8 @@ package final class AccessLog: Sendable {
     /// The writer: waits for a full buffer or the flush interval, writes what it takes, repeats;
     /// once stopping, goes on until a pass finds nothing to write.
     private func run() {
+        // Named for `top -H` and /proc (Foundation's `Thread.name` does not reach the kernel here).
+        CMicroHTTPD_nameThread("access-log")
         var lastFlush = ContinuousClock.now
         while true {
             let nanoseconds =

@@ -48,6 +48,9 @@ uint16_t CMicroHTTPD_boundPort(struct MHD_Daemon *daemon);
 /// The number of open connections, used to drain before stopping.
 unsigned int CMicroHTTPD_currentConnections(struct MHD_Daemon *daemon);
 
+/// Names the calling thread (at most 15 bytes are kept), as `top -H` and /proc show it.
+void CMicroHTTPD_nameThread(const char *name);
+
 /// Writes the client's IP address as text into `buffer`; returns 0 on success, -1 when unknown.
 /// IPv4 is formatted by hand (it is on every access-log line; glibc's inet_ntop goes through
 /// sprintf), IPv6 by inet_ntop.
