@@ -70,6 +70,8 @@ bench: deps
 	bash Benchmarks/run.sh
 	python3 Benchmarks/publish.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/events.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/nginx.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/scale.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 
 clean:
 	rm -rf .build

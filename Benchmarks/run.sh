@@ -235,6 +235,7 @@ wait_for_port() {
 install_missing() {
   local need=() sudo=()
   command -v wrk >/dev/null 2>&1 || need+=(wrk)
+  command -v nginx >/dev/null 2>&1 || need+=(nginx)  # the nginx row (Benchmarks/nginx.py)
   command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
   pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
   command -v curl >/dev/null 2>&1 || need+=(curl)
