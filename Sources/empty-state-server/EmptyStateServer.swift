@@ -91,7 +91,7 @@ struct EmptyStateServer: ParsableCommand {
 
     @Option(
         help:
-            "Client answers remembered by request, so a repeated request skips parsing and negotiation; forgotten on every publish; 0 turns this off. [EMPTY_STATE_MEMO_ENTRIES, default 4096]"
+            "Client answers remembered by request, so a repeated request skips parsing and negotiation; a publish forgets those made from the changed template and the bundles; 0 turns this off. [EMPTY_STATE_MEMO_ENTRIES, default 4096]"
     )
     var memoEntries: Int?
 
