@@ -95,7 +95,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EmptyStateStoreTests",
-            dependencies: ["EmptyStateStore", "EmptyStateCore", "JSONCoding"],
+            dependencies: [
+                "EmptyStateStore", "EmptyStateCore", "JSONCoding",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -71,6 +71,12 @@ package final class TemplateStore: Sendable {
                     """
             )
         }
+        // Other kinds of versioned documents (app policies) share the current-state and revision
+        // tables, so they get revisions, rollback and the audit trail as templates do. Existing
+        // rows are templates; template queries filter on the kind.
+        migrator.registerMigration("v2: document kinds") { db in
+            try db.execute(sql: "ALTER TABLE template ADD COLUMN kind TEXT NOT NULL DEFAULT 'template'")
+        }
         return migrator
     }
 
@@ -257,7 +263,7 @@ package final class TemplateStore: Sendable {
             guard
                 let row = try Row.fetchOne(
                     db,
-                    sql: "SELECT revision, deleted, document FROM template WHERE id = ?",
+                    sql: "SELECT revision, deleted, document FROM template WHERE id = ? AND kind = 'template'",
                     arguments: [id]
                 )
             else { throw StoreError.notFound(id: id) }
@@ -306,7 +312,10 @@ package final class TemplateStore: Sendable {
         return try read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT id, revision, document, updated_at, updated_by FROM template WHERE deleted = 0 ORDER BY id"
+                sql: """
+                    SELECT id, revision, document, updated_at, updated_by FROM template
+                    WHERE deleted = 0 AND kind = 'template' ORDER BY id
+                    """
             ).map { row in
                 if let builtin = known[row["id"] as String], builtin.document == row["document"] as String {
                     return StoredTemplate(
@@ -349,11 +358,12 @@ package final class TemplateStore: Sendable {
 
     package func list(page: Int, pageSize: Int) throws(StoreError) -> Page<TemplateSummary> {
         try read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM template WHERE deleted = 0") ?? 0
+            let total =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM template WHERE deleted = 0 AND kind = 'template'") ?? 0
             let items = try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT id, revision, updated_at, updated_by FROM template WHERE deleted = 0 ORDER BY id LIMIT ? OFFSET ?",
+                    "SELECT id, revision, updated_at, updated_by FROM template WHERE deleted = 0 AND kind = 'template' ORDER BY id LIMIT ? OFFSET ?",
                 arguments: [pageSize, (page - 1) * pageSize]
             ).map {
                 TemplateSummary(
@@ -370,9 +380,23 @@ package final class TemplateStore: Sendable {
     /// A template's revisions, newest first, without their documents.
     /// - Throws: `.notFound` when no template ever had the id.
     package func revisions(id: String, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
+        try revisions(documentID: id, kind: Self.templateKind, reportedAs: id, page: page, pageSize: pageSize)
+    }
+
+    /// `revisions(id:page:pageSize:)` of any kind of document; errors name it `reportedAs`.
+    func revisions(
+        documentID id: String,
+        kind: String,
+        reportedAs name: String,
+        page: Int,
+        pageSize: Int
+    ) throws(StoreError) -> Page<RevisionRecord> {
         try read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM template WHERE id = ?", arguments: [id]) != nil else {
-                throw StoreError.notFound(id: id)
+            guard
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM template WHERE id = ? AND kind = ?", arguments: [id, kind])
+                    != nil
+            else {
+                throw StoreError.notFound(id: name)
             }
             let total =
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM revision WHERE template_id = ?", arguments: [id]) ?? 0
@@ -390,21 +414,39 @@ package final class TemplateStore: Sendable {
 
     /// One revision with its document.
     package func revision(id: String, number: Int) throws(StoreError) -> RevisionRecord {
+        try revision(documentID: id, kind: Self.templateKind, reportedAs: id, number: number)
+    }
+
+    /// `revision(id:number:)` of any kind of document; errors name it `reportedAs`.
+    func revision(
+        documentID id: String,
+        kind: String,
+        reportedAs name: String,
+        number: Int
+    ) throws(StoreError)
+        -> RevisionRecord
+    {
         try read { db in
             guard
                 let row = try Row.fetchOne(
                     db,
                     sql: """
                         SELECT template_id, revision, action, document, changed_fields, created_at, created_by FROM revision
-                        WHERE template_id = ? AND revision = ?
+                        WHERE template_id = ? AND revision = ? AND template_id IN (SELECT id FROM template WHERE kind = ?)
                         """,
-                    arguments: [id, number]
+                    arguments: [id, number, kind]
                 )
             else {
-                if try Bool.fetchOne(db, sql: "SELECT 1 FROM template WHERE id = ?", arguments: [id]) == nil {
-                    throw StoreError.notFound(id: id)
+                if try Bool.fetchOne(
+                    db,
+                    sql: "SELECT 1 FROM template WHERE id = ? AND kind = ?",
+                    arguments: [id, kind]
+                )
+                    == nil
+                {
+                    throw StoreError.notFound(id: name)
                 }
-                throw StoreError.noSuchRevision(id: id, revision: number)
+                throw StoreError.noSuchRevision(id: name, revision: number)
             }
             return try Self.revisionRecord(row, withDocument: true)
         }
@@ -431,7 +473,10 @@ package final class TemplateStore: Sendable {
 
     // MARK: - Internals
 
-    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    /// The `kind` of template rows.
+    static let templateKind = "template"
+
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try timedWrite(body)
         } catch let error as StoreError {
@@ -453,7 +498,7 @@ package final class TemplateStore: Sendable {
         return try pool.write(body)
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try pool.read(body)
         } catch let error as StoreError {
@@ -468,7 +513,10 @@ package final class TemplateStore: Sendable {
         guard
             let row = try Row.fetchOne(
                 db,
-                sql: "SELECT id, revision, deleted, document, updated_at, updated_by FROM template WHERE id = ?",
+                sql: """
+                    SELECT id, revision, deleted, document, updated_at, updated_by FROM template
+                    WHERE id = ? AND kind = 'template'
+                    """,
                 arguments: [id]
             )
         else { throw StoreError.notFound(id: id) }
@@ -597,7 +645,7 @@ package final class TemplateStore: Sendable {
         )
     }
 
-    private static func revisionRecord(_ row: Row, withDocument: Bool) throws -> RevisionRecord {
+    static func revisionRecord(_ row: Row, withDocument: Bool) throws -> RevisionRecord {
         var changed: [String] = []
         if case .array(let values) = try JSONParser.parse(Array((row["changed_fields"] as String).utf8)) {
             changed = values.compactMap { if case .string(let text) = $0 { text } else { nil } }

@@ -1,0 +1,228 @@
+import EmptyStateCore
+import GRDB
+import JSONCoding
+
+/// A live app policy with its bookkeeping.
+package struct StoredAppPolicy: Sendable, Equatable {
+    package var policy: AppPolicy
+    package var revision: Int
+    package var updatedAt: String
+    package var updatedBy: String
+
+    package init(policy: AppPolicy, revision: Int, updatedAt: String, updatedBy: String) {
+        self.policy = policy
+        self.revision = revision
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+    }
+}
+
+/// App policies are versioned documents in the templates' tables (`kind = 'app-policy'`, id
+/// `app-policy:<platform>`, which no template id can be): every change is a revision, with the
+/// same rollback and audit trail. Errors name the platform (`ios`), not the row id.
+extension TemplateStore {
+    static let appPolicyKind = "app-policy"
+    private static let appPolicyPrefix = "app-policy:"
+
+    /// The store id of a platform's policy (in revisions and the audit trail).
+    package static func documentID(of platform: Platform) -> String { appPolicyPrefix + platform.rawValue }
+
+    /// The platform whose policy has this store id; `nil` for a template id.
+    package static func appPolicyPlatform(documentID: String) -> Platform? {
+        guard documentID.hasPrefix(appPolicyPrefix) else { return nil }
+        return Platform(rawValue: String(documentID.dropFirst(appPolicyPrefix.count)))
+    }
+
+    /// Every platform's policy, for the snapshot clients are served from.
+    package func livePolicies() throws(StoreError) -> [StoredAppPolicy] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, revision, document, updated_at, updated_by FROM template
+                    WHERE kind = 'app-policy' AND deleted = 0 ORDER BY id
+                    """
+            ).map { try Self.storedPolicy($0) }
+        }
+    }
+
+    /// The revision of each platform's policy: a cheap read to notice writes of other replicas.
+    package func policyRevisions() throws(StoreError) -> [Platform: Int] {
+        try read { db in
+            var revisions: [Platform: Int] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: "SELECT id, revision FROM template WHERE kind = 'app-policy' AND deleted = 0"
+            ) {
+                if let platform = Self.appPolicyPlatform(documentID: row["id"]) {
+                    revisions[platform] = row["revision"]
+                }
+            }
+            return revisions
+        }
+    }
+
+    /// The policy of `platform`.
+    /// - Throws: `.notFound` (named by the platform) when it has none.
+    package func policy(platform: Platform) throws(StoreError) -> StoredAppPolicy {
+        try read { db in
+            guard let row = try Self.policyRow(db, platform) else { throw StoreError.notFound(id: platform.rawValue) }
+            return try Self.storedPolicy(row)
+        }
+    }
+
+    /// Creates (`.absent`) or replaces (`.revision(n)`) a platform's policy.
+    /// - Returns: the stored policy and whether it was created.
+    package func putPolicy(
+        _ policy: AppPolicy,
+        precondition: WritePrecondition,
+        actor: String
+    ) throws(StoreError) -> (stored: StoredAppPolicy, created: Bool) {
+        try write { db in
+            let platform = policy.platform
+            let row = try Self.policyRow(db, platform)
+            let current = row.map { $0["revision"] as Int } ?? 0
+            switch precondition {
+            case .absent:
+                if row != nil { throw StoreError.alreadyExists(id: platform.rawValue, revision: current) }
+            case .revision(let expected):
+                guard row != nil else { throw StoreError.notFound(id: platform.rawValue) }
+                if expected != current { throw StoreError.stale(id: platform.rawValue, current: current) }
+            }
+            let previous = try row.map { try Self.parsePolicy($0["document"]) }
+            let stored = try self.applyPolicy(
+                db,
+                policy,
+                previous: previous,
+                revision: current + 1,
+                action: row == nil ? .create : .replace,
+                actor: actor
+            )
+            return (stored, row == nil)
+        }
+    }
+
+    /// Makes the content of revision `target` of a platform's policy its newest revision.
+    /// - Parameter expectedRevision: when given, the current revision must equal it.
+    package func rollbackPolicy(
+        platform: Platform,
+        to target: Int,
+        expectedRevision: Int?,
+        actor: String
+    ) throws(StoreError) -> StoredAppPolicy {
+        try write { db in
+            guard let row = try Self.policyRow(db, platform) else { throw StoreError.notFound(id: platform.rawValue) }
+            let current: Int = row["revision"]
+            if let expectedRevision, expectedRevision != current {
+                throw StoreError.stale(id: platform.rawValue, current: current)
+            }
+            guard
+                let text = try String.fetchOne(
+                    db,
+                    sql: "SELECT document FROM revision WHERE template_id = ? AND revision = ?",
+                    arguments: [Self.documentID(of: platform), target]
+                )
+            else { throw StoreError.noSuchRevision(id: platform.rawValue, revision: target) }
+            return try self.applyPolicy(
+                db,
+                try Self.parsePolicy(text),
+                previous: try Self.parsePolicy(row["document"]),
+                revision: current + 1,
+                action: .rollback,
+                actor: actor
+            )
+        }
+    }
+
+    /// A policy's revisions, newest first, without their documents.
+    package func policyRevisions(
+        platform: Platform,
+        page: Int,
+        pageSize: Int
+    ) throws(StoreError)
+        -> Page<RevisionRecord>
+    {
+        try revisions(
+            documentID: Self.documentID(of: platform),
+            kind: Self.appPolicyKind,
+            reportedAs: platform.rawValue,
+            page: page,
+            pageSize: pageSize
+        )
+    }
+
+    /// One revision of a policy with its document.
+    package func policyRevision(platform: Platform, number: Int) throws(StoreError) -> RevisionRecord {
+        try revision(
+            documentID: Self.documentID(of: platform),
+            kind: Self.appPolicyKind,
+            reportedAs: platform.rawValue,
+            number: number
+        )
+    }
+
+    // MARK: - Internals
+
+    private static func policyRow(_ db: Database, _ platform: Platform) throws -> Row? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT id, revision, document, updated_at, updated_by FROM template
+                WHERE id = ? AND kind = 'app-policy' AND deleted = 0
+                """,
+            arguments: [documentID(of: platform)]
+        )
+    }
+
+    /// Writes `policy` as the current state at `revision` and appends the revision.
+    private func applyPolicy(
+        _ db: Database,
+        _ policy: AppPolicy,
+        previous: AppPolicy?,
+        revision: Int,
+        action: RevisionRecord.Action,
+        actor: String
+    ) throws -> StoredAppPolicy {
+        let id = Self.documentID(of: policy.platform)
+        let document = Self.text(policy.document)
+        let now = Timestamp.now()
+        try db.execute(
+            sql: """
+                INSERT INTO template (id, revision, deleted, document, edited, updated_at, updated_by, kind)
+                VALUES (?, ?, 0, ?, 1, ?, ?, 'app-policy')
+                ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, document = excluded.document,
+                    updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                """,
+            arguments: [id, revision, document, now, actor]
+        )
+        let changed = AppPolicy.changedFields(from: previous, to: policy)
+        try db.execute(
+            sql: """
+                INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                id, revision, action.rawValue, document, Self.text(.array(changed.map(JSONValue.string))), now, actor,
+            ]
+        )
+        return StoredAppPolicy(policy: policy, revision: revision, updatedAt: now, updatedBy: actor)
+    }
+
+    private static func storedPolicy(_ row: Row) throws -> StoredAppPolicy {
+        StoredAppPolicy(
+            policy: try parsePolicy(row["document"]),
+            revision: row["revision"],
+            updatedAt: row["updated_at"],
+            updatedBy: row["updated_by"]
+        )
+    }
+
+    /// Parses a stored policy; it was valid when written, so a failure means the file was damaged.
+    static func parsePolicy(_ text: String) throws -> AppPolicy {
+        switch AppPolicy.parse(try JSONParser.parse(Array(text.utf8))) {
+        case .success(let policy): return policy
+        case .failure(let failure):
+            throw StoreError.database("a stored app policy no longer validates: \(failure.issues.map(\.description))")
+        }
+    }
+}
