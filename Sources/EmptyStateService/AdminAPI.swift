@@ -16,6 +16,7 @@ struct AdminAPI: Sendable {
     static let defaultPageSize = 50
 
     func register(on router: inout Router) {
+        registerAppPolicies(on: &router)
         router.get("/v1/admin/templates", blocking: true) { request in
             authorization.guarded(request, .viewer) { _ in list(request) }
         }
@@ -89,14 +90,7 @@ struct AdminAPI: Sendable {
             let id = id(request)
             let document = try body(request)
             let template = try validate(document, id: id)
-            let validateOnly = request.queryValue("validateOnly")
-            guard validateOnly == nil || validateOnly == "true" || validateOnly == "false" else {
-                throw ProblemDetails.invalidParameters(
-                    [.init(.parameter("validateOnly"), "must be true or false")],
-                    detail: "validateOnly is true or false."
-                )
-            }
-            if validateOnly == "true" {
+            if try validateOnly(request) {
                 try store.checkConflicts(template)
                 return json(200) { writer in
                     writer.beginObject()
@@ -296,7 +290,23 @@ struct AdminAPI: Sendable {
     private func audit(_ request: HTTPRequest) -> HTTPResponse {
         respond(request) {
             let (page, size) = try paging(request)
-            let result = try store.audit(page: page, pageSize: size, templateID: request.queryValue("templateId"))
+            var documentID = request.queryValue("templateId")
+            if let text = request.queryValue("appPolicy") {
+                guard let platform = Platform(rawValue: text), documentID == nil else {
+                    throw ProblemDetails.invalidParameters(
+                        [
+                            .init(
+                                .parameter("appPolicy"),
+                                documentID == nil
+                                    ? "must be one of ios, android, web" : "give templateId or appPolicy, not both"
+                            )
+                        ],
+                        detail: "A query parameter is invalid."
+                    )
+                }
+                documentID = TemplateStore.documentID(of: platform)
+            }
+            let result = try store.audit(page: page, pageSize: size, templateID: documentID)
             return json(200) { writer in
                 writePage(result, into: &writer) { record, writer in writeRevision(record, into: &writer) }
             }
@@ -305,14 +315,39 @@ struct AdminAPI: Sendable {
 
     // MARK: - Shared pieces
 
+    /// `?validateOnly=true`: check the document and write nothing.
+    /// - Throws: 400 for a value other than `true` or `false`.
+    func validateOnly(_ request: HTTPRequest) throws -> Bool {
+        let validateOnly = request.queryValue("validateOnly")
+        guard validateOnly == nil || validateOnly == "true" || validateOnly == "false" else {
+            throw ProblemDetails.invalidParameters(
+                [.init(.parameter("validateOnly"), "must be true or false")],
+                detail: "validateOnly is true or false."
+            )
+        }
+        return validateOnly == "true"
+    }
+
+    /// What a store error is about: the problem names it.
+    enum Subject {
+        case template, appPolicy
+
+        var noun: String { self == .template ? "template" : "app policy" }
+    }
+
     /// Maps every error of the admin API to its response, in one place.
-    private func respond(_ request: HTTPRequest, _ body: () throws -> HTTPResponse) -> HTTPResponse {
+    /// - Parameter subject: what the request's document is (named in store errors).
+    func respond(
+        _ request: HTTPRequest,
+        subject: Subject = .template,
+        _ body: () throws -> HTTPResponse
+    ) -> HTTPResponse {
         do {
             return try body()
         } catch let problem as ProblemDetails {
             return problem.response(requestID: request.id)
         } catch let error as StoreError {
-            return Self.problem(for: error, request: request, logger: logger)
+            return Self.problem(for: error, request: request, logger: logger, subject: subject)
         } catch {
             logger.error("admin request failed", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
             return ProblemDetails(
@@ -324,8 +359,21 @@ struct AdminAPI: Sendable {
         }
     }
 
-    static func problem(for error: StoreError, request: HTTPRequest, logger: Logger) -> HTTPResponse {
+    static func problem(
+        for error: StoreError,
+        request: HTTPRequest,
+        logger: Logger,
+        subject: Subject = .template
+    ) -> HTTPResponse {
         switch error {
+        case .notFound(let platform) where subject == .appPolicy:
+            return ProblemDetails(
+                status: 404,
+                slug: "unknown-app-policy",
+                title: "Unknown App Policy",
+                detail: "There is no app policy for \"\(platform)\"; PUT one with If-None-Match: * to create it.",
+                errors: [.init(.parameter("platform"), "no policy yet")]
+            ).response(requestID: request.id)
         case .notFound(let id):
             return ProblemDetails(
                 status: 404,
@@ -350,7 +398,7 @@ struct AdminAPI: Sendable {
                 title: "Precondition Failed",
                 detail:
                     "If-None-Match: * asks to create \"\(id)\", but it exists at revision \(revision); replace it with If-Match.",
-                errors: [.init(.header("If-None-Match"), "the template exists")]
+                errors: [.init(.header("If-None-Match"), "the \(subject.noun) exists")]
             ).response(requestID: request.id, extraHeaders: [("ETag", etag(revision))])
         case .stale(let id, let current):
             return ProblemDetails(
@@ -416,15 +464,15 @@ struct AdminAPI: Sendable {
         )
     }
 
-    private func id(_ request: HTTPRequest) -> String { request.pathParameters["id"] ?? "" }
+    func id(_ request: HTTPRequest) -> String { request.pathParameters["id"] ?? "" }
 
     /// The request body as a JSON value.
     /// - Throws: 415 unless the body is `application/json`, 400 when it is not JSON.
-    private func body(_ request: HTTPRequest) throws -> JSONValue {
+    func body(_ request: HTTPRequest) throws -> JSONValue {
         try request.jsonBody(acceptsJSONSuffix: true, mediaTypeDetail: "Send the body as application/json.")
     }
 
-    private var notAnObject: ProblemDetails {
+    var notAnObject: ProblemDetails {
         ProblemDetails(
             status: 400,
             slug: "invalid-json",
@@ -434,7 +482,7 @@ struct AdminAPI: Sendable {
         )
     }
 
-    private var preconditionRequired: ProblemDetails {
+    var preconditionRequired: ProblemDetails {
         ProblemDetails(
             status: 428,
             slug: "precondition-required",
@@ -444,12 +492,13 @@ struct AdminAPI: Sendable {
         )
     }
 
-    private func unprocessable(_ errors: [ProblemDetails.FieldError]) -> ProblemDetails {
+    func unprocessable(_ errors: [ProblemDetails.FieldError], subject: Subject = .template) -> ProblemDetails {
         ProblemDetails(
             status: 422,
             slug: "validation-failed",
             title: "Unprocessable Content",
-            detail: errors.count == 1 ? "The template breaks a rule." : "The template breaks \(errors.count) rules.",
+            detail: errors.count == 1
+                ? "The \(subject.noun) breaks a rule." : "The \(subject.noun) breaks \(errors.count) rules.",
             errors: errors
         )
     }
@@ -480,8 +529,8 @@ struct AdminAPI: Sendable {
     /// An `If-Match` that is not an ETag of this API can match no revision: 412, but only once `id`
     /// is known to have been a template, so an unknown id answers 404 whatever `If-Match` holds,
     /// as it does for a well-formed stale one (RFC 9110 §13.2.1: a request that would fail without
-    /// its preconditions ignores them).
-    private func writePrecondition(_ request: HTTPRequest, id: String, allowCreate: Bool) throws -> WritePrecondition {
+    /// its preconditions ignores them). `id` is `nil` for an app policy, which always exists.
+    func writePrecondition(_ request: HTTPRequest, id: String?, allowCreate: Bool) throws -> WritePrecondition {
         let ifMatch = request.headers["if-match"]
         let ifNoneMatch = request.headers["if-none-match"]
         if allowCreate, let ifNoneMatch {
@@ -497,7 +546,7 @@ struct AdminAPI: Sendable {
         guard let ifMatch else { throw preconditionRequired }
         let tag = ifMatch.trimmingCharacters(in: .whitespaces)
         guard tag.hasPrefix("\"r"), tag.hasSuffix("\""), let revision = Int(tag.dropFirst(2).dropLast()) else {
-            _ = try store.revisions(id: id, page: 1, pageSize: 1)  // StoreError.notFound when it never was
+            if let id { _ = try store.revisions(id: id, page: 1, pageSize: 1) }  // .notFound when it never was
             throw ProblemDetails(
                 status: 412,
                 slug: "precondition-failed",
@@ -509,7 +558,7 @@ struct AdminAPI: Sendable {
         return .revision(revision)
     }
 
-    private func paging(_ request: HTTPRequest) throws -> (page: Int, size: Int) {
+    func paging(_ request: HTTPRequest) throws -> (page: Int, size: Int) {
         var errors: [ProblemDetails.FieldError] = []
         var page = 1
         var size = Self.defaultPageSize
@@ -539,7 +588,7 @@ struct AdminAPI: Sendable {
 
     static func etag(_ revision: Int) -> String { "\"r\(revision)\"" }
 
-    private func json(
+    func json(
         _ status: Int,
         headers: [(name: String, value: String)] = [],
         _ write: (inout JSONWriter) -> Void
@@ -580,7 +629,7 @@ struct AdminAPI: Sendable {
         }
     }
 
-    private func writePage<Item>(
+    func writePage<Item>(
         _ page: Page<Item>,
         into writer: inout JSONWriter,
         item: (Item, inout JSONWriter) -> Void
@@ -599,9 +648,16 @@ struct AdminAPI: Sendable {
         writer.endObject()
     }
 
-    private func writeRevision(_ record: RevisionRecord, into writer: inout JSONWriter) {
+    /// One revision of a template, or of an app policy (`appPolicy` and `policy` instead of
+    /// `templateId` and `template`).
+    func writeRevision(_ record: RevisionRecord, into writer: inout JSONWriter) {
+        let platform = TemplateStore.appPolicyPlatform(documentID: record.templateID)
         writer.beginObject()
-        writer.member("templateId", record.templateID)
+        if let platform {
+            writer.member("appPolicy", platform.rawValue)
+        } else {
+            writer.member("templateId", record.templateID)
+        }
         writer.key("revision")
         writer.int(record.revision)
         writer.member("action", record.action.rawValue)
@@ -612,7 +668,7 @@ struct AdminAPI: Sendable {
         for field in record.changedFields { writer.string(field) }
         writer.endArray()
         if let document = record.document {
-            writer.key("template")
+            writer.key(platform == nil ? "template" : "policy")
             writer.value(document)
         }
         writer.endObject()

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateStore
 import HTTPServer
 import JSONCoding
 import Synchronization
@@ -280,16 +281,20 @@ package final class CatalogueSnapshot: Sendable {
     /// The sum of the templates' revisions, removed ones included with the revision that
     /// removed them (`catalogue_revision` in `/metrics`): it grows with every publication.
     package let revisionSum: Int
+    /// The app policies and the `GET /v1/app-status` answers made from them.
+    package let appStatus: AppStatusBook
 
     /// Builds the snapshot of `catalogue`.
     /// - Parameters:
     ///   - revisions: the store revision of each template, to order concurrent publications.
     ///   - previous: a snapshot whose entries (and what they rendered) are reused for templates
     ///     that did not change.
+    ///   - policies: the app policies; `nil` keeps those of `previous`.
     package convenience init(
         catalogue: Catalogue,
         revisions: [String: Int] = [:],
-        reusing previous: CatalogueSnapshot? = nil
+        reusing previous: CatalogueSnapshot? = nil,
+        policies: [StoredAppPolicy]? = nil
     ) {
         var entries: [String: Entry] = [:]
         var sets = LocaleSetCache()
@@ -321,8 +326,32 @@ package final class CatalogueSnapshot: Sendable {
             removed: removed,
             digest: digest,
             // Removed templates count with the revision of their removal: the sum only grows.
-            revisionSum: removed.values.reduce(revisionSum, +)
+            revisionSum: removed.values.reduce(revisionSum, +),
+            appStatus: AppStatusBook(policies: policies ?? previous?.appStatus.policies ?? []) {
+                Self.template($0, in: entries)
+            }
         )
+    }
+
+    /// The entry whose id (not alias) is `id`.
+    private static func template(_ id: String, in entries: [String: Entry]) -> Entry? {
+        entries[id].flatMap { $0.template.id == id ? $0 : nil }
+    }
+
+    /// A copy of `base` with other app policies: the templates, bundles and everything they
+    /// rendered are shared.
+    private init(_ base: CatalogueSnapshot, appStatus: AppStatusBook) {
+        entries = base.entries
+        contents = base.contents
+        locales = base.locales
+        localeCounts = base.localeCounts
+        bundleLocales = base.bundleLocales
+        bundles = base.bundles
+        knownLocaleTags = base.knownLocaleTags
+        digest = base.digest
+        removed = base.removed
+        revisionSum = base.revisionSum
+        self.appStatus = appStatus
     }
 
     /// Assembles a snapshot from its entries; everything else is derived here.
@@ -333,10 +362,12 @@ package final class CatalogueSnapshot: Sendable {
         removed: [String: Int],
         digest: ContentDigest,
         revisionSum: Int,
+        appStatus: AppStatusBook,
         unchangedLocales previous: CatalogueSnapshot? = nil,
         localeCounts: [String: Int]? = nil
     ) {
         self.entries = entries
+        self.appStatus = appStatus
         contents = BundleContents(entries: entries, ids: ids, aliases: aliases)
         self.removed = removed
         self.digest = digest
@@ -453,6 +484,12 @@ package final class CatalogueSnapshot: Sendable {
         }
         counts = counts.filter { $0.value > 0 }
         let sameLocales = Set(counts.keys) == Set(localeCounts.keys)
+        // App-status answers are made of the update templates: only their change remakes them.
+        var appStatus = self.appStatus
+        if !names.isDisjoint(with: AppStatusBook.templateIDs) {
+            appStatus = appStatus.reloadingTemplates { Self.template($0, in: entries) }
+            names.formUnion(AppStatusBook.allMemoNames)
+        }
         let next = CatalogueSnapshot(
             entries: entries,
             ids: ids,
@@ -460,10 +497,18 @@ package final class CatalogueSnapshot: Sendable {
             removed: removed,
             digest: digest,
             revisionSum: revisionSum,
+            appStatus: appStatus,
             unchangedLocales: sameLocales ? self : nil,
             localeCounts: sameLocales ? counts : nil
         )
         return (next, names)
+    }
+
+    /// The next snapshot with `stored` as its platform's app policy; costs that platform's answers.
+    /// - Returns: the snapshot, and the memo name of the answers that may have changed.
+    package func applying(policy stored: StoredAppPolicy) -> (snapshot: CatalogueSnapshot, names: Set<String>) {
+        let book = appStatus.replacing(stored) { Self.template($0, in: entries) }
+        return (CatalogueSnapshot(self, appStatus: book), [AppStatusBook.memoName(stored.policy.platform)])
     }
 
     /// The name under which the memo remembers bundle answers: never a template id or alias.

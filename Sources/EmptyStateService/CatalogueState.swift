@@ -79,10 +79,44 @@ package final class CatalogueState: Sendable {
         }
     }
 
+    /// Serves a committed app policy from the next request on; costs that platform's answers.
+    /// A policy older than the one served is skipped, as for templates.
+    package func publish(policy stored: StoredAppPolicy) {
+        publishing.withLock { _ in
+            let base = snapshot
+            if let served = base.appStatus.policy(for: stored.policy.platform), served.revision >= stored.revision {
+                return
+            }
+            let (next, names) = base.applying(policy: stored)
+            current.withLock { $0 = next }
+            onSwap(names)
+        }
+    }
+
+    /// Publishes the policies other processes sharing the store committed since they were last
+    /// read: one small read of each platform's revision, then the changed policies only.
+    /// - Returns: the platforms whose policy was published.
+    @discardableResult
+    package func refreshPolicies(from store: TemplateStore) throws -> [Platform] {
+        let book = snapshot.appStatus
+        var published: [Platform] = []
+        for (platform, revision) in try store.policyRevisions().sorted(by: { $0.key.rawValue < $1.key.rawValue })
+        where revision > (book.policy(for: platform)?.revision ?? 0) {
+            publish(policy: try store.policy(platform: platform))
+            published.append(platform)
+        }
+        return published
+    }
+
     private func rebuild(from store: TemplateStore, reusing base: CatalogueSnapshot) throws -> CatalogueSnapshot {
         let stored = try store.liveTemplates()
         let catalogue = try Catalogue(templates: stored.map(\.template))
         let revisions = Dictionary(uniqueKeysWithValues: stored.map { ($0.template.id, $0.revision) })
-        return CatalogueSnapshot(catalogue: catalogue, revisions: revisions, reusing: base)
+        return CatalogueSnapshot(
+            catalogue: catalogue,
+            revisions: revisions,
+            reusing: base,
+            policies: try store.livePolicies()
+        )
     }
 }

@@ -79,8 +79,8 @@ struct ClientAPI: Sendable {
     ///     it would be lent and remembered by the server's memo, whose keys `param.*` values make
     ///     as many as clients care to send (about 9 KB each).
     ///   - memoName: the template name (or the bundles' name) the memo forgets the answer by
-    ///     when it changes.
-    private func respond(
+    ///     when it changes; `nil`: the answer is not remembered.
+    func respond(
         with representation: CatalogueSnapshot.Representation,
         to request: HTTPRequest,
         query: ClientQuery,
@@ -127,9 +127,12 @@ struct ClientAPI: Sendable {
         var headers: [(name: String, value: String)] = [
             ("ETag", variant.etag),
             ("Cache-Control", cacheControl),
-            ("Content-Language", representation.contentLanguage),
-            ("Vary", varyOnLanguage ? "Accept-Language, Accept-Encoding" : "Accept-Encoding"),
         ]
+        // An app-status answer without a template has no language.
+        if !representation.contentLanguage.isEmpty {
+            headers.append(("Content-Language", representation.contentLanguage))
+        }
+        headers.append(("Vary", varyOnLanguage ? "Accept-Language, Accept-Encoding" : "Accept-Encoding"))
         if notModified { return PreparedResponse(status: 304, headers: headers, body: nil) }
         headers.append(("Content-Type", "application/json; charset=utf-8"))
         if gzip != nil { headers.append(("Content-Encoding", "gzip")) }

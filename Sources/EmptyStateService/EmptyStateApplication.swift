@@ -21,6 +21,8 @@ package final class EmptyStateApplication: Sendable {
     /// Analytics events (a database of its own: its write rate has nothing to do with the catalogue's).
     package let events: EventStore
     private let retention: RetentionPruner
+    /// Publishes app policies other replicas sharing the store wrote.
+    private let policyWatcher: PolicyWatcher
     /// Served at `GET /metrics`.
     package let metrics: ServiceMetrics
     private let server: HTTPServer
@@ -85,9 +87,11 @@ package final class EmptyStateApplication: Sendable {
                 ]
             )
             state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { names in
-                // Bundles are made of every template: their answers go with any change.
+                // Bundles are made of every template: their answers go with any template change
+                // (a policy change names only app-status answers).
                 if let names {
-                    memo?.invalidate(names: names.union([CatalogueSnapshot.bundleMemoName]))
+                    let templateChanged = names.contains { !AppStatusBook.isMemoName($0) }
+                    memo?.invalidate(names: templateChanged ? names.union([CatalogueSnapshot.bundleMemoName]) : names)
                 } else {
                     memo?.invalidate()
                 }
@@ -118,6 +122,7 @@ package final class EmptyStateApplication: Sendable {
         var router = Router()
         router.get("/v1/templates/{id}", memoized: true) { client.template($0) }
         router.get("/v1/templates", memoized: true) { client.bundle($0) }
+        router.get("/v1/app-status", memoized: true) { client.appStatus($0) }
         router.get("/healthz") { _ in
             HTTPResponse(
                 status: 200,
@@ -171,6 +176,7 @@ package final class EmptyStateApplication: Sendable {
             throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
         }
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
+        policyWatcher = PolicyWatcher(state: state, store: store, logger: logger)
         let ingest = EventIngest(
             state: state,
             store: events,
@@ -206,6 +212,7 @@ package final class EmptyStateApplication: Sendable {
         events.start()
         retention.start()
         accessLog?.start()
+        policyWatcher.start()
         let port = try server.start()
         readiness.isReady = true
         logger.notice(
@@ -228,6 +235,7 @@ package final class EmptyStateApplication: Sendable {
         )
         server.shutdown()
         // After the HTTP drain: requests still waiting for a group commit have been answered.
+        policyWatcher.stop()
         retention.stop()
         events.stop()
         // Last: every request has been answered, and its line is written before the process exits.
