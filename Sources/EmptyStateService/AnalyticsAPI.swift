@@ -52,6 +52,14 @@ struct AnalyticsAPI: Sendable {
             }
         }
         let templateID = request.queryValue("templateId")
+        var includeUpdateStates = false
+        if let text = request.queryValue("include") {
+            if text == "updateStates" {
+                includeUpdateStates = true
+            } else {
+                errors.append(.init(.parameter("include"), "updateStates (the only breakdown there is)"))
+            }
+        }
         guard errors.isEmpty else {
             return ProblemDetails.invalidParameters(
                 errors,
@@ -78,6 +86,10 @@ struct AnalyticsAPI: Sendable {
                 write(group, into: &writer, displaysForRate: grouping == .action ? totals.displays : group.displays)
             }
             writer.endArray()
+            if includeUpdateStates {
+                writer.key("updateStates")
+                try writeUpdateStates(from: from, to: to, templateID: templateID, into: &writer)
+            }
             writer.endObject()
             return HTTPResponse(
                 status: 200,
@@ -87,6 +99,42 @@ struct AnalyticsAPI: Sendable {
         } catch {
             return AdminAPI.problem(for: error, request: request, logger: logger)
         }
+    }
+
+    /// `[{"state", "templateId", "appVersion", "displays"}]`: the displays of each update state's
+    /// template per app version, states in `AppStatus` order, versions in version order (those
+    /// that are not versions last): how many users an update state still blocks.
+    private func writeUpdateStates(
+        from: Int64,
+        to: Int64,
+        templateID: String?,
+        into writer: inout JSONWriter
+    ) throws(StoreError) {
+        let states = AppStatus.allCases.filter { state in
+            state.templateID.map { templateID == nil || templateID == $0 } ?? false
+        }
+        let rows = try store.displaysByAppVersion(from: from, to: to, templateIDs: states.compactMap(\.templateID))
+        writer.beginArray()
+        for state in states {
+            let versions = rows.filter { $0.templateID == state.templateID }.sorted { a, b in
+                switch (AppVersion(a.appVersion), AppVersion(b.appVersion)) {
+                case (let x?, let y?): return x < y || (x == y && a.appVersion < b.appVersion)
+                case (.some, nil): return true
+                case (nil, .some): return false
+                case (nil, nil): return a.appVersion < b.appVersion
+                }
+            }
+            for row in versions {
+                writer.beginObject()
+                writer.member("state", state.rawValue)
+                writer.member("templateId", row.templateID)
+                writer.member("appVersion", row.appVersion)
+                writer.key("displays")
+                writer.int(row.displays)
+                writer.endObject()
+            }
+        }
+        writer.endArray()
     }
 
     private func write(_ row: SummaryRow, into writer: inout JSONWriter, displaysForRate: Int) {

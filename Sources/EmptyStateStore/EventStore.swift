@@ -252,6 +252,32 @@ package final class EventStore: Sendable {
         }
     }
 
+    /// How many `displayed` events each of `templateIDs` had per app version between `from`
+    /// (inclusive) and `to` (exclusive): how many users still see an update state.
+    package func displaysByAppVersion(
+        from: Int64,
+        to: Int64,
+        templateIDs: [String]
+    ) throws(StoreError) -> [(templateID: String, appVersion: String, displays: Int)] {
+        guard !templateIDs.isEmpty else { return [] }
+        do {
+            return try pool.read { db in
+                let marks = Array(repeating: "?", count: templateIDs.count).joined(separator: ", ")
+                return try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT template_id, app_version, COUNT(*) AS n FROM event
+                        WHERE occurred_at >= ? AND occurred_at < ? AND type = 'displayed' AND template_id IN (\(marks))
+                        GROUP BY template_id, app_version ORDER BY template_id, app_version
+                        """,
+                    arguments: StatementArguments([from, to] + templateIDs.map { $0 as any DatabaseValueConvertible })
+                ).map { (templateID: $0["template_id"], appVersion: $0["app_version"], displays: $0["n"]) }
+            }
+        } catch {
+            throw .database("\(error)")
+        }
+    }
+
     /// Events after the cursor `after` (the `seq` of the last one read), oldest first.
     package func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)] {
         do {
