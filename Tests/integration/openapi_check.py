@@ -35,6 +35,10 @@ bad parameters, 401) and pages through the NDJSON export with `after`/`limit` an
 until this run's events are found; every NDJSON line is validated against the media type's
 `x-itemSchema` (the line schema).
 
+With an admin token it also writes the web platform's app policy (creating or replacing it),
+asks GET /v1/app-status in each state (304s, HEAD, 400s, 405), reads the policy's revisions, rolls
+it back, filters the audit by it, and reads the summary with include=updateStates.
+
 It also validates every example in the document against its schema. One line per check; the last
 line is `N passed, M failed`; the exit status is 1 when anything failed.
 
@@ -1262,6 +1266,93 @@ def run_analytics(checker: Checker, token: str, events: EventRun) -> None:
     run(Case("analytics method not allowed", "DELETE", export, 405, headers=auth, extra=[allow_is("GET", "HEAD")]))
 
 
+def run_app_status(checker: Checker, token: str) -> None:
+    """App policies (the web platform's: created, or replaced when a policy exists) and every
+    answer of GET /v1/app-status, then the policy's revisions, a rollback and the audit filter."""
+    run = checker.run
+    auth = {"Authorization": f"Bearer {token}"}
+    as_json = {**auth, "Content-Type": "application/json"}
+    one = "/v1/admin/app-policies/web"
+    policy = {
+        "minimumVersion": "2.0",
+        "latestVersion": "2.3.0",
+        "minimumOSVersion": "10",
+        "blockedVersions": ["2.1.0"],
+        "storeUrl": "https://example.com/store/app",
+        "rolloutPercentage": 100,
+        "askAgainAfterSeconds": 3600,
+    }
+    data = json.dumps(policy).encode("utf-8")
+
+    def state_is(state: str):
+        return body_field(f"state is {state}", lambda body: body["state"] == state)
+
+    existing, _ = run(Case("app policy", "GET", one, (200, 404), headers=auth))
+    if existing.status == 404:
+        run(Case("app policy unknown", "GET", one, 404, headers=auth, extra=[problem_type("unknown-app-policy")]))
+        written, _ = run(Case("app policy create", "PUT", one, 201, headers={**as_json, "If-None-Match": "*"}, body=data, extra=[header_is("Location", one)]))
+    else:
+        written, _ = run(Case("app policy replace", "PUT", one, 200, headers={**as_json, "If-Match": existing.header("ETag") or ""}, body=data))
+    tag = written.header("ETag") or '"r1"'
+    revision = int(tag.strip('"r') or 1)
+    run(Case("app policy", "GET", one, 200, headers=auth, extra=[header_is("ETag", tag), body_field("policy as written", lambda body: body["policy"]["latestVersion"] == "2.3.0")]))
+    run(Case("app policy", "HEAD", one, 200, headers=auth))
+    run(Case("app policy revalidated", "GET", one, 304, headers={**auth, "If-None-Match": tag}))
+    run(Case("app policy validateOnly", "PUT", one + "?validateOnly=true", 200, headers=as_json, body=data, extra=[body_field("valid", lambda body: body["valid"] is True)]))
+    run(Case("app policy no precondition", "PUT", one, 428, headers=as_json, body=data, extra=[problem_type("precondition-required")]))
+    run(Case("app policy stale", "PUT", one, 412, headers={**as_json, "If-Match": '"r999999"'}, body=data, extra=[header_is("ETag", tag)]))
+    run(Case("app policy exists", "PUT", one, 412, headers={**as_json, "If-None-Match": "*"}, body=data))
+    bad = {**policy, "minimumVersion": "2.4", "storeUrl": "http://example.com", "blockedVersions": ["2.x"]}
+    run(
+        Case(
+            "app policy invalid",
+            "PUT",
+            one,
+            422,
+            headers={**as_json, "If-Match": tag},
+            body=json.dumps(bad).encode("utf-8"),
+            extra=[problem_pointers("/minimumVersion", "/blockedVersions/0", "/storeUrl")],
+        )
+    )
+    run(Case("app policy not JSON", "PUT", one, 400, headers={**as_json, "If-Match": tag}, body=b"{"))
+    run(Case("app policy not application/json", "PUT", one, 415, headers={**auth, "Content-Type": "text/plain", "If-Match": tag}, body=data))
+    run(Case("app policy unknown platform", "GET", "/v1/admin/app-policies/tvos", 404, headers=auth, extra=[problem_type("unknown-app-policy")]))
+    run(Case("app policy no token", "GET", one, 401))
+
+    # The client answers, each state, revalidation.
+    base = "/v1/app-status?platform=web"
+    required, _ = run(Case("app status required", "GET", base + "&appVersion=1.9&locale=fr", 200, extra=[state_is("updateRequired"), body_field("store URL in the update action", lambda body: body["template"]["actions"][0]["target"] == policy["storeUrl"]), header_is("Vary", "Accept-Encoding")]))
+    run(Case("app status revalidated", "GET", base + "&appVersion=1.9&locale=fr", 304, headers={"If-None-Match": required.header("ETag") or ""}))
+    run(Case("app status required", "HEAD", base + "&appVersion=1.9&locale=fr", 200))
+    run(Case("app status blocked", "GET", base + "&appVersion=2.1", 200, headers={"Accept-Language": "ja"}, extra=[state_is("updateRequired"), vary_lists("Accept-Language")]))
+    run(Case("app status available", "GET", base + "&appVersion=2.2.9&locale=de&instanceId=abc", 200, extra=[state_is("updateAvailable"), body_field("askAgainAfterSeconds", lambda body: body["askAgainAfterSeconds"] == 3600)]))
+    run(Case("app status os", "GET", base + "&appVersion=2.3&osVersion=9.3&locale=es", 200, extra=[state_is("osUpdateRequired")]))
+    current, _ = run(Case("app status ok", "GET", base + "&appVersion=2.10.0", 200, headers={"Accept-Encoding": "gzip"}, extra=[state_is("ok"), header_is("Content-Language", None)]))
+    run(Case("app status ok revalidated", "GET", base + "&appVersion=2.10.0", 304, headers={"Accept-Encoding": "gzip", "If-None-Match": current.header("ETag") or ""}))
+    run(Case("app status ok", "HEAD", base + "&appVersion=2.10.0", 200))
+    run(Case("app status bad version", "GET", base + "&appVersion=1.x", 400, extra=[problem_type("invalid-parameter"), first_error_parameter("appVersion")]))
+    run(Case("app status no platform", "GET", "/v1/app-status?appVersion=1", 400, extra=[first_error_parameter("platform")]))
+    run(Case("app status bad version", "HEAD", base + "&appVersion=01", 400))
+    run(Case("app status method", "POST", base + "&appVersion=1", 405, headers={"Content-Type": "text/plain"}, body=b"x"))
+
+    # History: revisions, one revision, rollback to what was written here, the audit filter.
+    revisions = one + "/revisions"
+    run(Case("app policy revisions", "GET", revisions + "?pageSize=5", 200, headers=auth, extra=[body_field("newest first", lambda body: body["items"][0]["appPolicy"] == "web")]))
+    run(Case("app policy revisions", "HEAD", revisions, 200, headers=auth))
+    run(Case("app policy revision", "GET", f"{revisions}/{revision}", 200, headers=auth, extra=[body_field("has the policy", lambda body: body["policy"]["storeUrl"] == policy["storeUrl"])]))
+    run(Case("app policy revision", "HEAD", f"{revisions}/{revision}", 200, headers=auth))
+    run(Case("app policy no such revision", "GET", f"{revisions}/999999", 404, headers=auth, extra=[problem_type("unknown-revision")]))
+    run(Case("app policy bad revision", "GET", f"{revisions}/x", 400, headers=auth))
+    rollback = json.dumps({"revision": revision}).encode("utf-8")
+    run(Case("app policy rollback", "POST", one + "/rollback", 200, headers=as_json, body=rollback, extra=[body_field("restored", lambda body: body["policy"]["latestVersion"] == "2.3.0")]))
+    run(Case("app policy rollback invalid", "POST", one + "/rollback", 422, headers=as_json, body=b'{"revision": 0}'))
+    run(Case("app policy rollback stale", "POST", one + "/rollback", 412, headers={**as_json, "If-Match": '"r999999"'}, body=rollback))
+    run(Case("audit of a policy", "GET", "/v1/admin/audit?appPolicy=web&pageSize=3", 200, headers=auth, extra=[body_field("policy entries", lambda body: all(item["appPolicy"] == "web" for item in body["items"]))]))
+    run(Case("audit of a policy", "GET", "/v1/admin/audit?appPolicy=tvos", 400, headers=auth, extra=[first_error_parameter("appPolicy")]))
+    run(Case("update states summary", "GET", "/v1/admin/analytics/summary?include=updateStates", 200, headers=auth, extra=[body_field("has updateStates", lambda body: isinstance(body["updateStates"], list))]))
+    run(Case("update states summary", "GET", "/v1/admin/analytics/summary?include=everything", 400, headers=auth, extra=[first_error_parameter("include")]))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True, help="the running server, e.g. http://127.0.0.1:8080")
@@ -1290,6 +1381,7 @@ def main(argv: list[str] | None = None) -> int:
     if token:
         run_admin(checker, token, args.body_limit)
         run_analytics(checker, token, events)
+        run_app_status(checker, token)
     print(f"{report.passed} passed, {report.failed} failed")
     return 1 if report.failed else 0
 
