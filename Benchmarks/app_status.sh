@@ -93,16 +93,17 @@ median() { printf '%s\n' $1 | sort -g | awk '{ a[NR] = $1 } END { printf "%.0f",
 reference=$(median "${figures[0]}")
 mkdir -p "$(dirname "$RESULTS")"
 {
-  echo "| request | req/s (median of $BENCH_ROUNDS) | × template | goal ≥ $GOAL_RATIO |"
-  echo "| --- | ---: | ---: | --- |"
+  echo "| request | req/s (median of $BENCH_ROUNDS) | × template | goal ≥ $GOAL_RATIO | rounds |"
+  echo "| --- | ---: | ---: | --- | --- |"
   for index in "${!scenarios[@]}"; do
     rps=$(median "${figures[$index]}")
-    ratio=$(awk -v a="$rps" -v b="$reference" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')
+    ratio=$(awk -v a="$rps" -v b="$reference" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
     goal=""
     if ((index == 1 || index == 2)); then
       goal=$(awk -v r="$ratio" -v g="$GOAL_RATIO" 'BEGIN { print (r + 0 >= g + 0) ? "yes" : "no" }')
     fi
-    echo "| ${scenarios[$index]%%|*} | $rps | $ratio | $goal |"
+    rounds=$(printf '%.0f ' ${figures[$index]})
+    echo "| ${scenarios[$index]%%|*} | $rps | $ratio | $goal | ${rounds% } |"
   done
   echo
   echo "\`wrk -t$BENCH_THREADS -c$BENCH_CONNECTIONS -d$BENCH_DURATION\`, one release server pinned to CPUs" \

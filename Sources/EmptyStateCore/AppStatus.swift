@@ -63,13 +63,24 @@ package enum RolloutBucket {
 
     /// The bucket (0–99) of `instanceID` for the release `latestVersion`.
     package static func of(instanceID: String, latestVersion: AppVersion) -> Int {
-        var hash = fnv1a(Array(instanceID.utf8))
-        hash = fnv1a([0x7C] + Array(latestVersion.precedenceText.utf8), from: hash)
-        return Int(hash % UInt64(count))
+        of(instanceID: instanceID, salt: salt(latestVersion))
+    }
+
+    /// The bucket (0–99) of `instanceID` with a release's `salt(_:)`, computed once per policy.
+    package static func of(instanceID: String, salt: [UInt8]) -> Int {
+        Int(fnv1a(salt, from: fnv1a(instanceID.utf8)) % UInt64(count))
+    }
+
+    /// What follows the instance id in the hashed bytes: `|` and the release without build metadata.
+    package static func salt(_ latestVersion: AppVersion) -> [UInt8] {
+        [0x7C] + Array(latestVersion.precedenceText.utf8)
     }
 
     /// FNV-1a, 64-bit.
-    package static func fnv1a(_ bytes: [UInt8], from start: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+    package static func fnv1a(
+        _ bytes: some Sequence<UInt8>,
+        from start: UInt64 = 0xcbf2_9ce4_8422_2325
+    ) -> UInt64 {
         var hash = start
         for byte in bytes {
             hash ^= UInt64(byte)

@@ -60,6 +60,11 @@ package struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertib
     /// Parses `text`; `nil` when it is not a version.
     package init?(_ text: String) {
         guard !text.isEmpty, text.utf8.count <= Self.maximumLength else { return nil }
+        // Most versions are one to three numbers: read them from the bytes, without splitting.
+        if let numbers = Self.releaseNumbers(text) {
+            self.init(major: numbers.0, minor: numbers.1, patch: numbers.2)
+            return
+        }
         var rest = Substring(text)
         var build: [String] = []
         if let plus = rest.firstIndex(of: "+") {
@@ -133,6 +138,43 @@ package struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// The numbers of a release version (`5`, `5.2`, `5.2.0`); `nil` for anything else,
+    /// including what `init?` refuses, which then takes the general path.
+    private static func releaseNumbers(_ text: String) -> (UInt64, UInt64, UInt64)? {
+        var numbers: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var part = 0
+        var value: UInt64 = 0
+        var digits = 0
+        var leadingZero = false
+        func store() -> Bool {
+            guard digits > 0, !(leadingZero && digits > 1), part < 3 else { return false }
+            switch part {
+            case 0: numbers.0 = value
+            case 1: numbers.1 = value
+            default: numbers.2 = value
+            }
+            part += 1
+            value = 0
+            digits = 0
+            return true
+        }
+        for byte in text.utf8 {
+            if isDigit(byte) {
+                if digits == 0 { leadingZero = byte == 0x30 }
+                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 0x30))
+                guard !overflow, !carry else { return nil }
+                value = sum
+                digits += 1
+            } else if byte == UInt8(ascii: ".") {
+                guard store() else { return nil }
+            } else {
+                return nil
+            }
+        }
+        return store() ? numbers : nil
+    }
 
     private static func isIdentifierText(_ text: Substring) -> Bool {
         text.utf8.allSatisfy { isDigit($0) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || $0 == UInt8(ascii: "-") }

@@ -19,6 +19,8 @@ package final class AppStatusBook: Sendable {
     private final class PlatformAnswers: Sendable {
         let platform: Platform
         let stored: StoredAppPolicy?
+        /// `RolloutBucket.salt` of the policy's latest version, made once.
+        let rolloutSalt: [UInt8]
         /// `ok` has no template: one answer for every locale.
         let ok: CatalogueSnapshot.Representation
         /// `updateAvailable`, `updateRequired`, `osUpdateRequired`, in `AppStatus.allCases` order.
@@ -27,6 +29,7 @@ package final class AppStatusBook: Sendable {
         init(platform: Platform, stored: StoredAppPolicy?, template: (String) -> CatalogueSnapshot.Entry?) {
             self.platform = platform
             self.stored = stored
+            rolloutSalt = stored.map { RolloutBucket.salt($0.policy.latestVersion) } ?? []
             ok = CatalogueSnapshot.Representation(
                 bytes: AppStatusBook.body(state: .ok, policy: stored?.policy, template: nil),
                 contentLanguage: ""
@@ -34,13 +37,6 @@ package final class AppStatusBook: Sendable {
             states = AppStatus.allCases.dropFirst().map { state in
                 StateAnswers(state: state, entry: state.templateID.flatMap(template))
             }
-        }
-
-        init(platform: Platform, stored: StoredAppPolicy?, keeping previous: PlatformAnswers) {
-            self.platform = platform
-            self.stored = stored
-            ok = previous.ok
-            states = previous.states
         }
     }
 
@@ -129,6 +125,11 @@ package final class AppStatusBook: Sendable {
 
     /// The policy served for `platform`, if any.
     package func policy(for platform: Platform) -> StoredAppPolicy? { platforms[platform.index].stored }
+
+    /// The rollout bucket of `instanceID` under `platform`'s policy (`RolloutBucket`).
+    package func bucket(of instanceID: String, platform: Platform) -> Int {
+        RolloutBucket.of(instanceID: instanceID, salt: platforms[platform.index].rolloutSalt)
+    }
 
     /// The answer in `state` for `platform` in the locale `preferences` negotiate.
     package func representation(

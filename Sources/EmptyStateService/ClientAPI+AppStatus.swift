@@ -59,9 +59,7 @@ extension ClientAPI {
         }
         let book = snapshot.appStatus
         let policy = book.policy(for: query.platform)?.policy
-        let bucket = policy.flatMap { policy in
-            instanceID.map { RolloutBucket.of(instanceID: $0, latestVersion: policy.latestVersion) }
-        }
+        let bucket = policy == nil ? nil : instanceID.map { book.bucket(of: $0, platform: query.platform) }
         let status = AppStatus.decide(policy: policy, appVersion: appVersion, osVersion: osVersion, bucket: bucket)
         if !query.parameters.isEmpty, status != .ok {
             let personalized = book.personalized(
