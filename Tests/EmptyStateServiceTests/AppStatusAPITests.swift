@@ -224,3 +224,24 @@ struct AppStatusAPITests {
         #expect((swaps.all.first ?? nil)?.isDisjoint(with: AppStatusBook.allMemoNames) == true)
     }
 }
+
+@Suite("Policies written by another replica")
+struct PolicyReplicaTests {
+    @Test("refreshPolicies publishes what another process committed, and only what is newer")
+    func refresh() throws {
+        let here = try scratchStore()
+        // Another replica: another connection pool on the same database file.
+        let there = try TemplateStore(path: here.path, logger: .init(label: "replica"))
+        let (client, state, swaps) = try api(policy: nil)
+        #expect(try state.refreshPolicies(from: here).isEmpty)
+
+        _ = try there.putPolicy(stored().policy, precondition: .absent, actor: "elsewhere")
+        let query = [("platform", "ios"), ("appVersion", "4.0")]
+        #expect(try client.appStatus(request(query)).json()["state"] == .string("ok"))
+        swaps.reset()
+        #expect(try state.refreshPolicies(from: here) == [.ios])
+        #expect(try client.appStatus(request(query)).json()["state"] == .string("updateRequired"))
+        #expect(swaps.all == [[AppStatusBook.memoName(.ios)]])
+        #expect(try state.refreshPolicies(from: here).isEmpty)
+    }
+}
