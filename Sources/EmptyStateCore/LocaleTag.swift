@@ -95,7 +95,8 @@ package struct LocaleTag: Sendable, Hashable, CustomStringConvertible {
         while !remaining.isEmpty {
             chain.append(remaining.joined(separator: "-"))
             remaining.removeLast()
-            if remaining.count >= 2, remaining.last!.count == 1 { remaining.removeLast() }
+            // A one-character private-use subtag (`x-a-b`) leaves another single character behind.
+            while remaining.count >= 2, remaining.last!.count == 1 { remaining.removeLast() }
         }
         return chain
     }

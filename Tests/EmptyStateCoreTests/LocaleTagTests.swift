@@ -97,6 +97,19 @@ struct LocaleTagTests {
         #expect(!ext.lookupChain.contains { $0.hasSuffix("-u") })
     }
 
+    @Test("lookup chain drops one-character private-use subtags and their singleton together (found by fuzz-locale)")
+    func lookupChainDropsSingleCharacterPrivateUse() throws {
+        let tag = try #require(LocaleTag("en-x-a-b"))
+        #expect(tag.lookupChain == ["en-x-a-b", "en"])
+        let found = try #require(LocaleTag("cfeadbgh-Latn-245c-x-1cdefgh-L-a-at"))
+        #expect(
+            found.lookupChain == [
+                "cfeadbgh-Latn-245c-x-1cdefgh-l-a-at", "cfeadbgh-Latn-245c-x-1cdefgh", "cfeadbgh-Latn-245c",
+                "cfeadbgh-Latn", "cfeadbgh",
+            ]
+        )
+    }
+
     @Test(
         "right to left for Arabic, Hebrew, Persian, Urdu and RTL scripts",
         arguments: [
