@@ -76,3 +76,22 @@ bench: deps
 
 clean:
 	rm -rf .build
+
+## --- fuzzing (see Fuzz/README.md) -------------------------------------------------------------
+## fuzz: build the libFuzzer targets (.build-fuzz/, never the main .build) and run each for
+## FUZZ_SECONDS from the committed corpus; prints runs, exec/s, cov, ft and corpus per target
+## fuzz-smoke: the same for FUZZ_SMOKE_SECONDS each; fails on a crash, leak or timeout
+## (the toolchain's clang runtime has libFuzzer and the sanitizers: no extra package)
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_TARGETS ?= json template locale percent events httpkey
+
+.PHONY: fuzz-build fuzz fuzz-smoke
+fuzz-build: deps
+	SWIFT=$(SWIFT) bash Fuzz/build.sh $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	bash Fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: fuzz-build
+	bash Fuzz/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets into .build-fuzz/bin/fuzz-<target>.
+#
+# The package's modules are compiled once by SwiftPM, in a scratch path of their own
+# (.build-fuzz/spm: the main .build is untouched), with coverage and AddressSanitizer
+# (`-sanitize=fuzzer,address`) and `-enable-testing`. Each harness in Fuzz/Targets is then
+# compiled with swiftc against those modules (as a member of the same package, so `package`
+# declarations are visible) and linked with their objects and libFuzzer's main.
+# The C harness (httpkey) is compiled with clang against Sources/CMicroHTTPD/shim.h.
+#
+# Usage: Fuzz/build.sh [target...]   (default: every target)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+SWIFTC=${SWIFTC:-swiftc}
+CLANG=${CLANG:-clang}
+SCRATCH=.build-fuzz/spm
+BIN=.build-fuzz/bin
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json template locale percent events httpkey)
+
+# Modules (in link order) each target needs.
+modules_for() {
+    case "$1" in
+        json) echo JSONCoding ;;
+        template | locale) echo EmptyStateCore JSONCoding ;;
+        percent) echo HTTPServer JSONCoding Logging ;;
+        events)
+            echo EmptyStateService EmptyStateStore EmptyStateCore JSONCoding HTTPServer GRDB Logging Metrics \
+                CoreMetrics Prometheus Atomics _AtomicsShims
+            ;;
+        *) echo "unknown target $1" >&2; exit 2 ;;
+    esac
+}
+
+needs_swift=0
+for target in "${TARGETS[@]}"; do [ "$target" = httpkey ] || needs_swift=1; done
+
+mkdir -p "$BIN"
+if [ "$needs_swift" = 1 ]; then
+    echo "== SwiftPM: the package's modules, instrumented ($SCRATCH)"
+    "$SWIFT" build --scratch-path "$SCRATCH" --target EmptyStateService \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing
+    DEBUG="$SCRATCH/debug"
+    # SwiftPM names the package after its folder (`-package-name`): read the name it used, so the
+    # harnesses may use `package` declarations whatever the checkout is called.
+    PACKAGE_NAME=$(grep -o '"-module-name","JSONCoding"[^]]*"-package-name","[^"]*"' "$SCRATCH/debug.yaml" \
+        | head -1 | sed 's/.*"-package-name","\([^"]*\)"/\1/')
+    [ -n "$PACKAGE_NAME" ] || { echo "cannot find the package name in $SCRATCH/debug.yaml" >&2; exit 1; }
+    CHECKOUTS="$SCRATCH/checkouts"
+fi
+
+for target in "${TARGETS[@]}"; do
+    echo "== fuzz-$target"
+    if [ "$target" = httpkey ]; then
+        # The header's MHD wrappers are unused here; libmicrohttpd only satisfies the link.
+        "$CLANG" -g -O1 -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+            -I Sources/CMicroHTTPD Fuzz/Targets/httpkey.c -lmicrohttpd -o "$BIN/fuzz-httpkey"
+        continue
+    fi
+    objects=()
+    for module in $(modules_for "$target"); do
+        while IFS= read -r -d '' object; do objects+=("$object"); done \
+            < <(find "$DEBUG/$module.build" -name '*.o' -print0)
+    done
+    # ld.gold warns about every ASan helper symbol; lld does not.
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -swift-version 6 -g -use-ld=lld \
+        -package-name "$PACKAGE_NAME" -enable-upcoming-feature ExistentialAny \
+        -I "$DEBUG/Modules" -I Sources/CZlib -I Sources/CMicroHTTPD \
+        -Xcc -fmodule-map-file="$CHECKOUTS/GRDB.swift/Sources/GRDBSQLite/module.modulemap" \
+        -Xcc -fmodule-map-file="$CHECKOUTS/swift-atomics/Sources/_AtomicsShims/include/module.modulemap" \
+        "Fuzz/Targets/$target.swift" "${objects[@]}" -lsqlite3 -lmicrohttpd -lz \
+        -o "$BIN/fuzz-$target"
+done
