@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets into .build-fuzz/bin/fuzz-<target>.
 #
 # The package's modules are compiled once by SwiftPM, in a scratch path of their own
-# (.build-fuzz/spm: the main .build is untouched), with coverage and AddressSanitizer
+# (.build-fuzz/spm: the main .build is untouched), optimized (FUZZ_CONFIGURATION=release, the
+# default: several times the executions per second of debug) with coverage and AddressSanitizer
 # (`-sanitize=fuzzer,address`) and `-enable-testing`. Each harness in Fuzz/Targets is then
 # compiled with swiftc against those modules (as a member of the same package, so `package`
 # declarations are visible) and linked with their objects and libFuzzer's main.
@@ -16,6 +17,12 @@ SWIFT=${SWIFT:-swift}
 SWIFTC=${SWIFTC:-swiftc}
 CLANG=${CLANG:-clang}
 SCRATCH=.build-fuzz/spm
+CONFIGURATION=${FUZZ_CONFIGURATION:-release}
+case "$CONFIGURATION" in
+    release) OPTIMIZE=-O ;;
+    debug) OPTIMIZE=-Onone ;;
+    *) echo "FUZZ_CONFIGURATION must be release or debug" >&2; exit 2 ;;
+esac
 BIN=.build-fuzz/bin
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json template locale percent events httpkey)
@@ -39,15 +46,15 @@ for target in "${TARGETS[@]}"; do [ "$target" = httpkey ] || needs_swift=1; done
 
 mkdir -p "$BIN"
 if [ "$needs_swift" = 1 ]; then
-    echo "== SwiftPM: the package's modules, instrumented ($SCRATCH)"
-    "$SWIFT" build --scratch-path "$SCRATCH" --target EmptyStateService \
+    echo "== SwiftPM: the package's modules, instrumented ($SCRATCH, $CONFIGURATION)"
+    "$SWIFT" build -c "$CONFIGURATION" --scratch-path "$SCRATCH" --target EmptyStateService \
         -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing
-    DEBUG="$SCRATCH/debug"
+    PRODUCTS="$SCRATCH/$CONFIGURATION"
     # SwiftPM names the package after its folder (`-package-name`): read the name it used, so the
     # harnesses may use `package` declarations whatever the checkout is called.
-    PACKAGE_NAME=$(grep -o '"-module-name","JSONCoding"[^]]*"-package-name","[^"]*"' "$SCRATCH/debug.yaml" \
+    PACKAGE_NAME=$(grep -o '"-module-name","JSONCoding"[^]]*"-package-name","[^"]*"' "$SCRATCH/$CONFIGURATION.yaml" \
         | head -1 | sed 's/.*"-package-name","\([^"]*\)"/\1/')
-    [ -n "$PACKAGE_NAME" ] || { echo "cannot find the package name in $SCRATCH/debug.yaml" >&2; exit 1; }
+    [ -n "$PACKAGE_NAME" ] || { echo "cannot find the package name in $SCRATCH/$CONFIGURATION.yaml" >&2; exit 1; }
     CHECKOUTS="$SCRATCH/checkouts"
 fi
 
@@ -62,12 +69,12 @@ for target in "${TARGETS[@]}"; do
     objects=()
     for module in $(modules_for "$target"); do
         while IFS= read -r -d '' object; do objects+=("$object"); done \
-            < <(find "$DEBUG/$module.build" -name '*.o' -print0)
+            < <(find "$PRODUCTS/$module.build" -name '*.o' -print0)
     done
     # ld.gold warns about every ASan helper symbol; lld does not.
-    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -swift-version 6 -g -use-ld=lld \
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -swift-version 6 "$OPTIMIZE" -g -use-ld=lld \
         -package-name "$PACKAGE_NAME" -enable-upcoming-feature ExistentialAny \
-        -I "$DEBUG/Modules" -I Sources/CZlib -I Sources/CMicroHTTPD \
+        -I "$PRODUCTS/Modules" -I Sources/CZlib -I Sources/CMicroHTTPD \
         -Xcc -fmodule-map-file="$CHECKOUTS/GRDB.swift/Sources/GRDBSQLite/module.modulemap" \
         -Xcc -fmodule-map-file="$CHECKOUTS/swift-atomics/Sources/_AtomicsShims/include/module.modulemap" \
         "Fuzz/Targets/$target.swift" "${objects[@]}" -lsqlite3 -lmicrohttpd -lz \
