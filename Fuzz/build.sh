@@ -7,7 +7,7 @@
 # (`-sanitize=fuzzer,address`) and `-enable-testing`. Each harness in Fuzz/Targets is then
 # compiled with swiftc against those modules (as a member of the same package, so `package`
 # declarations are visible) and linked with their objects and libFuzzer's main.
-# The C harness (httpkey) is compiled with clang against Sources/CMicroHTTPD/shim.h.
+# The C harness (httpkey) is compiled with clang together with Sources/CMicroHTTPD/shim.c.
 #
 # Usage: Fuzz/build.sh [target...]   (default: every target)
 set -euo pipefail
@@ -32,9 +32,9 @@ modules_for() {
     case "$1" in
         json) echo JSONCoding ;;
         template | locale) echo EmptyStateCore JSONCoding ;;
-        percent) echo HTTPServer JSONCoding Logging ;;
+        percent) echo HTTPServer CMicroHTTPD JSONCoding Logging ;;
         events)
-            echo EmptyStateService EmptyStateStore EmptyStateCore JSONCoding HTTPServer GRDB Logging Metrics \
+            echo EmptyStateService EmptyStateStore EmptyStateCore JSONCoding HTTPServer CMicroHTTPD GRDB Logging Metrics \
                 CoreMetrics Prometheus Atomics _AtomicsShims
             ;;
         *) echo "unknown target $1" >&2; exit 2 ;;
@@ -61,9 +61,11 @@ fi
 for target in "${TARGETS[@]}"; do
     echo "== fuzz-$target"
     if [ "$target" = httpkey ]; then
-        # The header's MHD wrappers are unused here; libmicrohttpd only satisfies the link.
+        # shim.c is compiled into the harness; its MHD calls are unused here, and libmicrohttpd
+        # only satisfies the link.
         "$CLANG" -g -O1 -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-            -I Sources/CMicroHTTPD Fuzz/Targets/httpkey.c -lmicrohttpd -o "$BIN/fuzz-httpkey"
+            -I Sources/CMicroHTTPD/include Fuzz/Targets/httpkey.c Sources/CMicroHTTPD/shim.c \
+            -lmicrohttpd -lpthread -o "$BIN/fuzz-httpkey"
         continue
     fi
     objects=()
@@ -74,7 +76,8 @@ for target in "${TARGETS[@]}"; do
     # ld.gold warns about every ASan helper symbol; lld does not.
     "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -swift-version 6 "$OPTIMIZE" -g -use-ld=lld \
         -package-name "$PACKAGE_NAME" -enable-upcoming-feature ExistentialAny \
-        -I "$PRODUCTS/Modules" -I Sources/CZlib -I Sources/CMicroHTTPD \
+        -I "$PRODUCTS/Modules" -I Sources/CZlib \
+        -Xcc -fmodule-map-file="$PRODUCTS/CMicroHTTPD.build/module.modulemap" \
         -Xcc -fmodule-map-file="$CHECKOUTS/GRDB.swift/Sources/GRDBSQLite/module.modulemap" \
         -Xcc -fmodule-map-file="$CHECKOUTS/swift-atomics/Sources/_AtomicsShims/include/module.modulemap" \
         "Fuzz/Targets/$target.swift" "${objects[@]}" -lsqlite3 -lmicrohttpd -lz \

@@ -1,4 +1,4 @@
-// libFuzzer target: the header scan and the memo key of Sources/CMicroHTTPD/shim.h, called the way
+// libFuzzer target: the header scan and the memo key of Sources/CMicroHTTPD/shim.c, called the way
 // MHD_get_connection_values_n calls them, with fuzzer-chosen (kind, key, keySize, value, valueSize)
 // sequences, and checked against a plain model.
 //
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "shim.h"
+#include "CMicroHTTPD.h"
 
 #define CHECK(condition)                                                                                                \
     do {                                                                                                               \

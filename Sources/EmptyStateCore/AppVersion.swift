@@ -32,7 +32,9 @@ package struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertib
         }
     }
 
-    /// The longest version string accepted.
+    /// The longest version string accepted, and the longest one written (`description`, where
+    /// the missing parts become zeros: `5+…` of 127 characters is refused, as `5.0.0+…` would be
+    /// 131).
     package static let maximumLength = 128
 
     package let major: UInt64
@@ -94,6 +96,8 @@ package struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertib
             guard part.utf8.allSatisfy(Self.isDigit), let number = Self.number(part) else { return nil }
             numbers.append(number)
         }
+        // The parts written out must still fit (see `maximumLength`).
+        guard text.utf8.count + 2 * (3 - numbers.count) <= Self.maximumLength else { return nil }
         while numbers.count < 3 { numbers.append(0) }
         self.init(major: numbers[0], minor: numbers[1], patch: numbers[2], preRelease: preRelease, build: build)
     }

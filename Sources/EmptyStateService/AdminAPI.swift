@@ -316,7 +316,8 @@ struct AdminAPI: Sendable {
     // MARK: - Shared pieces
 
     /// `?validateOnly=true`: check the document and write nothing.
-    /// - Throws: 400 for a value other than `true` or `false`.
+    /// - Throws: 400 for a value other than `true` or `false`; and, when validating only, for an
+    ///   `If-None-Match` other than `*`, which a write would refuse too (its revision is not read).
     func validateOnly(_ request: HTTPRequest) throws -> Bool {
         let validateOnly = request.queryValue("validateOnly")
         guard validateOnly == nil || validateOnly == "true" || validateOnly == "false" else {
@@ -325,8 +326,20 @@ struct AdminAPI: Sendable {
                 detail: "validateOnly is true or false."
             )
         }
+        if validateOnly == "true", let ifNoneMatch = request.headers["if-none-match"],
+            ifNoneMatch.trimmingCharacters(in: .whitespaces) != "*"
+        {
+            throw Self.unsupportedIfNoneMatch
+        }
         return validateOnly == "true"
     }
+
+    /// 400 for an `If-None-Match` other than `*` (or with `If-Match`) on a write.
+    static let unsupportedIfNoneMatch = ProblemDetails.invalidHeader(
+        "If-None-Match",
+        "only * is supported",
+        detail: "To create, send If-None-Match: * and no If-Match."
+    )
 
     /// What a store error is about: the problem names it.
     enum Subject {
@@ -535,11 +548,7 @@ struct AdminAPI: Sendable {
         let ifNoneMatch = request.headers["if-none-match"]
         if allowCreate, let ifNoneMatch {
             guard ifNoneMatch.trimmingCharacters(in: .whitespaces) == "*", ifMatch == nil else {
-                throw ProblemDetails.invalidHeader(
-                    "If-None-Match",
-                    "only * is supported",
-                    detail: "To create, send If-None-Match: * and no If-Match."
-                )
+                throw Self.unsupportedIfNoneMatch
             }
             return .absent
         }

@@ -80,6 +80,16 @@ struct AppVersionTests {
         #expect(b > a)
     }
 
+    @Test("a version must fit in 128 characters once its missing parts are written out")
+    func writtenLength() throws {
+        let build = String(repeating: "0", count: 121)
+        let full = try #require(AppVersion("5.0.0+" + build))  // 127 characters
+        #expect(full.description.utf8.count == 127)
+        #expect(AppVersion("5.0+" + build)?.description.utf8.count == 127, "5.0+… gains two: 127")
+        #expect(AppVersion("5+" + build + "00") == nil, "5+… of 125 would be written in 129")
+        #expect(AppVersion("5+" + build + "0")?.description.utf8.count == 128)
+    }
+
     @Test("the table has at least 40 comparison cases")
     func tableSize() {
         #expect(Self.ordered.count >= 40)
