@@ -33,8 +33,8 @@ build: deps
 run: build
 	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
 
-## test: build, Swift tests, curl integration suite, contract and lint checks
-test: build unit-test integration-test lint
+## test: build, Swift tests, curl integration suite, contract checks, fuzz targets for a few seconds each, lint
+test: build unit-test integration-test fuzz-smoke lint
 
 unit-test: build
 	$(SWIFT) test -Xswiftc -warnings-as-errors
