@@ -12,16 +12,7 @@ if out=$(python3 "$HERE/hostile.py" shutdown --base-url "$BASE_URL" --data-dir "
 else
     fail "every suspended request is answered during shutdown" "$out"
 fi
-STOP_STATUS=""
-for _ in $(seq 1 600); do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-        wait "$SERVER_PID"
-        STOP_STATUS=$?
-        break
-    fi
-    sleep 0.1
-done
-SERVER_PID=""
+wait_server_exit 60
 expect_eq "shutdown with suspended requests exits 0" "0" "${STOP_STATUS:-still running after 60 s}"
 expect_match "shutdown says what it did with them" "answering requests still waiting for a worker" \
     "$(cat "$WORK/hostile-shutdown.log")"

@@ -50,8 +50,14 @@ start_server() {
 # it is still running).
 stop_server() {
     kill -TERM "$SERVER_PID"
+    wait_server_exit 15
+}
+
+# wait_server_exit SECONDS: waits for the server to exit (someone else signalled it); sets
+# STOP_STATUS to its exit status (empty if it is still running).
+wait_server_exit() {
     STOP_STATUS=""
-    for _ in $(seq 1 150); do
+    for _ in $(seq 1 $(($1 * 10))); do
         if ! kill -0 "$SERVER_PID" 2>/dev/null; then
             wait "$SERVER_PID"
             STOP_STATUS=$?
