@@ -48,7 +48,7 @@ else
   server_bin="$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)/empty-state-server"
 fi
 
-(cd "$REPO_ROOT" && exec "${server_pin[@]}" "$server_bin" --host 127.0.0.1 --port 0 --log-level notice \
+(cd "$REPO_ROOT" && exec "${server_pin[@]}" "$server_bin" --host 127.0.0.1 --port 0 \
   --config-dir config --data-dir "$tmp/data") 2>"$tmp/server.log" &
 server_pid=$!
 port=""

@@ -39,7 +39,7 @@ def start_server(data_dir):
     log_path = os.path.join(data_dir, "server.log")
     log_file = open(log_path, "w")
     process = subprocess.Popen(
-        [BIN, "--host", "127.0.0.1", "--port", "0", "--log-level", "notice", "--data-dir", data_dir,
+        [BIN, "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir,
          "--config-dir", os.path.join(ROOT, "config"), "--openapi-path", os.path.join(ROOT, "openapi.yaml"),
          "--admin-token", f"bench:editor:{TOKEN}"],
         stderr=log_file)
