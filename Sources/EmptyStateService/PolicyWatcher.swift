@@ -5,35 +5,35 @@ import Logging
 /// Serves app policies that another replica sharing the store committed: every second, on a
 /// background queue, it reads each platform's policy revision (one small indexed query) and
 /// publishes the ones newer than what is served. This process's own writes are published before
-/// they are acknowledged and are skipped here. Unchecked: a dispatch source is thread-safe, and
-/// every other field is immutable.
-final class PolicyWatcher: @unchecked Sendable {
+/// they are acknowledged and are skipped here.
+final class PolicyWatcher: Sendable {
     /// How often the store is asked.
     static let interval = DispatchTimeInterval.seconds(1)
 
     private let state: CatalogueState
     private let store: TemplateStore
     private let logger: Logger
-    private let timer: any DispatchSourceTimer
+    private let task: PeriodicTask
 
     init(state: CatalogueState, store: TemplateStore, logger: Logger) {
         self.state = state
         self.store = store
         self.logger = logger
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "app-policy-watcher", qos: .utility))
+        task = PeriodicTask(
+            label: "app-policy-watcher",
+            firstAfter: Self.interval,
+            every: Self.interval,
+            leeway: .milliseconds(100)
+        ) { [state, store, logger] in
+            Self.refresh(state: state, store: store, logger: logger)
+        }
     }
 
-    func start() {
-        timer.setEventHandler { [self] in refresh() }
-        timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval, leeway: .milliseconds(100))
-        timer.resume()
-    }
+    func start() { task.start() }
 
-    func stop() {
-        timer.cancel()
-    }
+    func stop() { task.stop() }
 
-    private func refresh() {
+    private static func refresh(state: CatalogueState, store: TemplateStore, logger: Logger) {
         do {
             for platform in try state.refreshPolicies(from: store) {
                 logger.notice(

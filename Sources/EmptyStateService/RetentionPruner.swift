@@ -3,32 +3,26 @@ import EmptyStateStore
 import Logging
 
 /// Deletes analytics events older than the retention period: once at start, then hourly, on a
-/// background queue (never on a request). Unchecked: a dispatch source is thread-safe, and
-/// every other field is immutable.
-final class RetentionPruner: @unchecked Sendable {
-    private let store: EventStore
-    private let days: Int
-    private let logger: Logger
-    private let timer: any DispatchSourceTimer
+/// background queue (never on a request).
+final class RetentionPruner: Sendable {
+    private let task: PeriodicTask
 
     init(store: EventStore, days: Int, logger: Logger) {
-        self.store = store
-        self.days = days
-        self.logger = logger
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "event-retention", qos: .utility))
+        task = PeriodicTask(
+            label: "event-retention",
+            firstAfter: .seconds(1),
+            every: .seconds(3600),
+            leeway: .seconds(60)
+        ) {
+            Self.prune(store: store, days: days, logger: logger)
+        }
     }
 
-    func start() {
-        timer.setEventHandler { [self] in prune() }
-        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(3600), leeway: .seconds(60))
-        timer.resume()
-    }
+    func start() { task.start() }
 
-    func stop() {
-        timer.cancel()
-    }
+    func stop() { task.stop() }
 
-    private func prune() {
+    private static func prune(store: EventStore, days: Int, logger: Logger) {
         let cutoff = Timestamp.nowMilliseconds() - Int64(days) * 86_400_000
         do {
             let deleted = try store.prune(before: cutoff)
