@@ -7,7 +7,7 @@ import Logging
 /// `/v1/admin`: ops create, edit, translate, delete and roll back templates. Every change is a
 /// revision in the store and is published to clients before the response is sent.
 struct AdminAPI: Sendable {
-    let store: TemplateStore
+    let store: any TemplateStoring
     let state: CatalogueState
     let authorization: AdminAuthorization
     let logger: Logger
@@ -453,6 +453,15 @@ struct AdminAPI: Sendable {
                 detail:
                     "The store was busy with another write for too long; nothing was changed. Send the request again."
             ).response(requestID: request.id, extraHeaders: [("Retry-After", "1")])
+        case .unavailable(let message):
+            logger.error("store unreachable", metadata: ["request.id": "\(request.id)", "error": "\(message)"])
+            return ProblemDetails(
+                status: 503,
+                slug: "store-unavailable",
+                title: "Service Unavailable",
+                detail:
+                    "The database cannot be reached; nothing was changed. Clients are still served the last published catalogue. Send the request again later."
+            ).response(requestID: request.id, extraHeaders: [("Retry-After", "2")])
         case .database(let message):
             logger.error("store failure", metadata: ["request.id": "\(request.id)", "error": "\(message)"])
             return ProblemDetails(

@@ -11,7 +11,7 @@ struct AnalyticsAPI: Sendable {
     /// Without `from`, a summary covers this many days before `to`.
     static let defaultWindowDays: Int64 = 7
 
-    let store: EventStore
+    let store: any EventStoring
     let authorization: AdminAuthorization
     let logger: Logger
 

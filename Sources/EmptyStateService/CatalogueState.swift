@@ -53,7 +53,7 @@ package final class CatalogueState: Sendable {
     /// back in time. When the change does not fit the catalogue in memory (an alias moved
     /// between templates by writes published out of order), the catalogue is rebuilt from the
     /// store.
-    package func publish(_ change: Change, store: TemplateStore) throws {
+    package func publish(_ change: Change, store: any TemplateStoring) throws {
         try publishing.withLock { _ in
             let base = snapshot
             if let served = base.revision(of: change.id), served >= change.revision { return }
@@ -71,7 +71,7 @@ package final class CatalogueState: Sendable {
     /// Rebuilds the snapshot from the store's live templates (reusing what did not change) and
     /// swaps it in: at start, and when an in-memory change cannot apply. On failure the served
     /// catalogue stays as it was.
-    package func republish(from store: TemplateStore) throws {
+    package func republish(from store: any TemplateStoring) throws {
         try publishing.withLock { _ in
             let next = try rebuild(from: store, reusing: snapshot)
             current.withLock { $0 = next }
@@ -97,7 +97,7 @@ package final class CatalogueState: Sendable {
     /// read: one small read of each platform's revision, then the changed policies only.
     /// - Returns: the platforms whose policy was published.
     @discardableResult
-    package func refreshPolicies(from store: TemplateStore) throws -> [Platform] {
+    package func refreshPolicies(from store: any TemplateStoring) throws -> [Platform] {
         let book = snapshot.appStatus
         var published: [Platform] = []
         for (platform, revision) in try store.policyRevisions().sorted(by: { $0.key.rawValue < $1.key.rawValue })
@@ -108,7 +108,7 @@ package final class CatalogueState: Sendable {
         return published
     }
 
-    private func rebuild(from store: TemplateStore, reusing base: CatalogueSnapshot) throws -> CatalogueSnapshot {
+    private func rebuild(from store: any TemplateStoring, reusing base: CatalogueSnapshot) throws -> CatalogueSnapshot {
         let stored = try store.liveTemplates()
         let catalogue = try Catalogue(templates: stored.map(\.template))
         let revisions = Dictionary(uniqueKeysWithValues: stored.map { ($0.template.id, $0.revision) })

@@ -17,9 +17,9 @@ package final class EmptyStateApplication: Sendable {
     package let configuration: ServiceConfiguration
     /// What clients are served; replaced as ops publish changes.
     package let state: CatalogueState
-    package let store: TemplateStore
+    package let store: any TemplateStoring
     /// Analytics events (a database of its own: its write rate has nothing to do with the catalogue's).
-    package let events: EventStore
+    package let events: any EventStoring
     private let retention: RetentionPruner
     /// Publishes app policies other replicas sharing the store wrote.
     private let policyWatcher: PolicyWatcher

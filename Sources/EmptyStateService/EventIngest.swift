@@ -14,7 +14,7 @@ struct EventIngest: Sendable {
     static let futureToleranceMilliseconds: Int64 = 5 * 60 * 1000
 
     let state: CatalogueState
-    let store: EventStore
+    let store: any EventStoring
     /// Events older than this many milliseconds are refused: retention would prune them anyway.
     let retentionMilliseconds: Int64
     let logger: Logger

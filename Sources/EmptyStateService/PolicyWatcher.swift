@@ -11,11 +11,11 @@ final class PolicyWatcher: Sendable {
     static let interval = DispatchTimeInterval.seconds(1)
 
     private let state: CatalogueState
-    private let store: TemplateStore
+    private let store: any TemplateStoring
     private let logger: Logger
     private let task: PeriodicTask
 
-    init(state: CatalogueState, store: TemplateStore, logger: Logger) {
+    init(state: CatalogueState, store: any TemplateStoring, logger: Logger) {
         self.state = state
         self.store = store
         self.logger = logger
@@ -33,7 +33,7 @@ final class PolicyWatcher: Sendable {
 
     func stop() { task.stop() }
 
-    private static func refresh(state: CatalogueState, store: TemplateStore, logger: Logger) {
+    private static func refresh(state: CatalogueState, store: any TemplateStoring, logger: Logger) {
         do {
             for platform in try state.refreshPolicies(from: store) {
                 logger.notice(

@@ -7,7 +7,7 @@ import Logging
 final class RetentionPruner: Sendable {
     private let task: PeriodicTask
 
-    init(store: EventStore, days: Int, logger: Logger) {
+    init(store: any EventStoring, days: Int, logger: Logger) {
         task = PeriodicTask(
             label: "event-retention",
             firstAfter: .seconds(1),
@@ -22,7 +22,7 @@ final class RetentionPruner: Sendable {
 
     func stop() { task.stop() }
 
-    private static func prune(store: EventStore, days: Int, logger: Logger) {
+    private static func prune(store: any EventStoring, days: Int, logger: Logger) {
         let cutoff = Timestamp.nowMilliseconds() - Int64(days) * 86_400_000
         do {
             let deleted = try store.prune(before: cutoff)

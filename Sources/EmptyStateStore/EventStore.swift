@@ -335,7 +335,7 @@ package final class EventStore: Sendable {
     /// chunks of `chunk` rows per transaction so group commits are never held up for long.
     /// - Returns: how many rows were deleted.
     @discardableResult
-    package func prune(before cutoff: Int64, chunk: Int = 5000) throws(StoreError) -> Int {
+    package func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int {
         var total = 0
         do {
             for table in [("event", "occurred_at"), ("quarantine", "received_at")] {

@@ -17,6 +17,9 @@ package enum StoreError: Error, Sendable, Equatable {
     /// Another writer held the store past SQLite's busy timeout; nothing was changed, and the same
     /// request may be sent again.
     case busy
+    /// The database cannot be reached (PostgreSQL down, or its connections exhausted past the
+    /// wait bound); nothing was changed, and the same request may be sent again later.
+    case unavailable(String)
     /// SQLite failed; the message is for the log, never for clients.
     case database(String)
 
@@ -42,6 +45,7 @@ package enum StoreError: Error, Sendable, Equatable {
             return a.count == b.count && zip(a, b).allSatisfy { $0.pointer == $1.pointer && $0.rule == $1.rule }
         case (.database(let a), .database(let b)): return a == b
         case (.busy, .busy): return true
+        case (.unavailable(let a), .unavailable(let b)): return a == b
         default: return false
         }
     }

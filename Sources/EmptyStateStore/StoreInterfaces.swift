@@ -1,0 +1,181 @@
+import EmptyStateCore
+
+/// The localization store as the admin API, the snapshot and the importer use it: templates,
+/// their strings, aliases, revisions, the audit trail and app policies.
+///
+/// Two backends implement it: `TemplateStore` (SQLite in the data directory, the embedded
+/// default) and `PostgresTemplateStore` (replicas sharing one PostgreSQL). Callers do not know
+/// which. Every method is synchronous and is called from the HTTP server's worker threads or at
+/// start, never from Swift concurrency's cooperative pool.
+///
+/// Each write is one transaction that changes the current state and appends an immutable
+/// revision; it returns only once that transaction is durable.
+package protocol TemplateStoring: Sendable {
+    /// Where the store is, for logs (a path, or a URL without its password).
+    var location: String { get }
+
+    /// Imports the built-in templates: new ones are added; ones ops never edited are updated when
+    /// the release changed them; ones ops edited or deleted are kept as they are (and logged).
+    @discardableResult
+    func importBuiltins(_ templates: [Template]) throws(StoreError) -> (added: Int, updated: Int)
+
+    /// Creates or replaces a template.
+    /// - Returns: the stored template and whether it was created (or re-created after a delete).
+    /// - Throws: `.alreadyExists`, `.notFound`, `.deleted`, `.stale` when the precondition fails;
+    ///   `.conflicts` when an id or alias is taken by another template.
+    func put(
+        _ template: Template,
+        precondition: WritePrecondition,
+        actor: String
+    ) throws(StoreError)
+        -> (stored: StoredTemplate, created: Bool)
+
+    /// Replaces one locale's strings of a live template (a translator's unit of work).
+    /// - Parameter build: makes the new template from the current one, or throws its validation
+    ///   error (rethrown as it is; nothing is written).
+    func updateStrings<Failure: Error>(
+        id: String,
+        expectedRevision: Int,
+        actor: String,
+        build: (Template) throws(Failure) -> Template
+    ) throws -> StoredTemplate
+
+    /// Deletes a live template: clients get 404 from now on; its revisions stay.
+    /// - Returns: the revision that records the deletion.
+    func delete(id: String, expectedRevision: Int, actor: String) throws(StoreError) -> Int
+
+    /// Makes the content of revision `target` the newest revision; on a deleted template this
+    /// restores it.
+    func rollback(
+        id: String,
+        to target: Int,
+        expectedRevision: Int?,
+        actor: String
+    ) throws(StoreError)
+        -> StoredTemplate
+
+    /// Every live template, in id order: what clients are served.
+    func liveTemplates() throws(StoreError) -> [StoredTemplate]
+
+    /// The live template with this id.
+    /// - Throws: `.notFound` or `.deleted`.
+    func template(id: String) throws(StoreError) -> StoredTemplate
+
+    /// The strings of a live template with who changed each and when.
+    func strings(id: String) throws(StoreError) -> [StoredString]
+
+    /// Live templates in id order, one page.
+    func list(page: Int, pageSize: Int) throws(StoreError) -> Page<TemplateSummary>
+
+    /// A template's revisions, newest first, without their documents.
+    /// - Throws: `.notFound` when no template ever had the id.
+    func revisions(id: String, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord>
+
+    /// One revision with its document.
+    func revision(id: String, number: Int) throws(StoreError) -> RevisionRecord
+
+    /// Every change, newest first: who changed what, when, and which fields.
+    func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord>
+
+    /// Throws `.conflicts` when `template`'s id or aliases clash with other live templates;
+    /// writes nothing (for `?validateOnly=true`).
+    func checkConflicts(_ template: Template) throws(StoreError)
+
+    // MARK: App policies (versioned documents beside the templates)
+
+    /// Every platform's policy, for the snapshot clients are served from.
+    func livePolicies() throws(StoreError) -> [StoredAppPolicy]
+
+    /// The revision of each platform's policy.
+    func policyRevisions() throws(StoreError) -> [Platform: Int]
+
+    /// The policy of `platform`.
+    /// - Throws: `.notFound` (named by the platform) when it has none.
+    func policy(platform: Platform) throws(StoreError) -> StoredAppPolicy
+
+    /// Creates (`.absent`) or replaces (`.revision(n)`) a platform's policy.
+    func putPolicy(
+        _ policy: AppPolicy,
+        precondition: WritePrecondition,
+        actor: String
+    ) throws(StoreError)
+        -> (stored: StoredAppPolicy, created: Bool)
+
+    /// Makes the content of revision `target` of a platform's policy its newest revision.
+    func rollbackPolicy(
+        platform: Platform,
+        to target: Int,
+        expectedRevision: Int?,
+        actor: String
+    )
+        throws(StoreError) -> StoredAppPolicy
+
+    /// A policy's revisions, newest first, without their documents.
+    func policyRevisions(platform: Platform, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord>
+
+    /// One revision of a policy with its document.
+    func policyRevision(platform: Platform, number: Int) throws(StoreError) -> RevisionRecord
+}
+
+/// Durable storage of analytics events with group commit, as ingestion, the analytics API and
+/// the retention pruner use it. `EventStore` (SQLite) and `PostgresEventStore` implement it.
+package protocol EventStoring: Sendable {
+    /// Where the store is, for logs.
+    var location: String { get }
+
+    /// Starts the group-commit writer. Call once; `stop()` ends it.
+    func start()
+
+    /// Commits what is queued, then ends the writer.
+    func stop()
+
+    /// Stores `events` (dropping ids already stored) and `quarantined`, durably, in the next
+    /// group commit; blocks until that commit is done.
+    /// - Returns: for each event, whether it was new (`false`: a duplicate of a stored id).
+    func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool]
+
+    /// Displays and taps between `from` (inclusive) and `to` (exclusive), in total and per group.
+    func summary(
+        from: Int64,
+        to: Int64,
+        templateID: String?,
+        groupBy: SummaryGrouping?
+    ) throws(StoreError)
+        -> (totals: SummaryRow, groups: [SummaryRow])
+
+    /// How many `displayed` events each of `templateIDs` had per app version in `[from, to)`.
+    func displaysByAppVersion(
+        from: Int64,
+        to: Int64,
+        templateIDs: [String]
+    ) throws(StoreError)
+        -> [(templateID: String, appVersion: String, displays: Int)]
+
+    /// Events after the cursor `after`, oldest first.
+    func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)]
+
+    /// How many events and quarantined events are stored (for tests and logs).
+    func counts() throws(StoreError) -> (events: Int, quarantined: Int)
+
+    /// Deletes events that happened before `cutoff` and quarantined ones received before it,
+    /// in batches so group commits are never held up for long.
+    /// - Returns: how many rows were deleted.
+    @discardableResult
+    func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int
+}
+
+extension EventStoring {
+    /// `prune(before:chunk:)` with the default batch of 5,000 rows.
+    @discardableResult
+    package func prune(before cutoff: Int64) throws(StoreError) -> Int {
+        try prune(before: cutoff, chunk: 5000)
+    }
+}
+
+extension TemplateStore: TemplateStoring {
+    package var location: String { path }
+}
+
+extension EventStore: EventStoring {
+    package var location: String { path }
+}
