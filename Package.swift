@@ -18,6 +18,11 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The replicas' shared store, and the services' start and graceful shutdown.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // SHA-256 of admin tokens kept in PostgreSQL (postgres-nio depends on it already).
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
     ],
     targets: [
         // C libraries, each wrapped once.
@@ -63,6 +68,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The same store interface on PostgreSQL (postgres-nio), for replicas: migrations under
+        // an advisory lock, group-committed events, and the change feed replicas listen to.
+        .target(
+            name: "EmptyStatePostgres",
+            dependencies: [
+                "EmptyStateCore",
+                "EmptyStateStore",
+                "JSONCoding",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The application: configuration, pre-rendered snapshot, routes, start and shutdown.
         .target(
             name: "EmptyStateService",
@@ -70,6 +91,9 @@ let package = Package(
                 "HTTPServer",
                 "EmptyStateCore",
                 "EmptyStateStore",
+                "EmptyStatePostgres",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -81,6 +105,7 @@ let package = Package(
             name: "empty-state-server",
             dependencies: [
                 "EmptyStateService",
+                "EmptyStatePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

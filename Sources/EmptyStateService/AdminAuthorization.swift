@@ -1,3 +1,5 @@
+import EmptyStatePostgres
+import EmptyStateStore
 import Foundation
 import HTTPServer
 import Logging
@@ -111,6 +113,13 @@ package struct AdminToken: Sendable, Equatable {
 /// Checks bearer tokens in constant time and says who is asking.
 struct AdminAuthorization: Sendable {
     let tokens: [AdminToken]
+    /// Tokens kept in PostgreSQL, by the SHA-256 of their secret (valid on every replica).
+    var hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = []
+
+    init(tokens: [AdminToken], hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = []) {
+        self.tokens = tokens
+        self.hashed = hashed
+    }
 
     /// The token of the request when it is valid and its role allows `needed`; otherwise the
     /// 401 (missing or unknown token, with `WWW-Authenticate`) or 403 (role too weak) to send.
@@ -130,6 +139,12 @@ struct AdminAuthorization: Sendable {
         var match: AdminToken?
         for token in tokens where Self.constantTimeEquals(offered, Array(token.secret.utf8)) {
             match = token
+        }
+        if !hashed.isEmpty {
+            let digest = Array(PostgresAdminTokens.hash(String(decoding: offered, as: UTF8.self)).utf8)
+            for token in hashed where Self.constantTimeEquals(digest, token.sha256) {
+                match = AdminToken(name: token.name, role: token.role, secret: "")
+            }
         }
         guard let match else { return .failure(challenge) }
         if needed == .editor, match.role != .editor {
@@ -175,7 +190,15 @@ struct AdminAuthorization: Sendable {
     /// The configured tokens or, when there are none, the editor token kept in `admin-token` in
     /// the data directory (generated on first start, readable by the owner only). The token
     /// itself is never logged: only where to find it.
-    static func load(configured: [AdminToken], dataDirectory: String, logger: Logger) throws -> AdminAuthorization {
+    ///
+    /// With PostgreSQL and no configured token, the tokens are the database's (see
+    /// `loadShared`).
+    static func load(
+        configured: [AdminToken],
+        dataDirectory: String,
+        database: PostgresDatabase?,
+        logger: Logger
+    ) throws -> AdminAuthorization {
         if !configured.isEmpty {
             logger.info(
                 "admin tokens from configuration",
@@ -183,6 +206,7 @@ struct AdminAuthorization: Sendable {
             )
             return AdminAuthorization(tokens: configured)
         }
+        if let database { return try loadShared(database: database, dataDirectory: dataDirectory, logger: logger) }
         let path = (dataDirectory as NSString).appendingPathComponent("admin-token")
         if let data = FileManager.default.contents(atPath: path),
             let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
@@ -199,13 +223,68 @@ struct AdminAuthorization: Sendable {
             logger.notice("admin editor token read from file", metadata: ["admin.token_file": "\(path)"])
             return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)])
         }
+        let secret = Self.generateSecret()
+        try Self.writeSecretFile(path, secret)
+        logger.notice(
+            "generated an admin editor token (no --admin-token configured)",
+            metadata: ["admin.token_file": "\(path)"]
+        )
+        return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)])
+    }
+
+    /// The tokens kept in PostgreSQL. When it holds none, this replica tries to create the
+    /// first, an editor token named `admin`: exactly one of several replicas starting together
+    /// succeeds, and it alone writes the secret to `admin-token` in its data directory (mode
+    /// 0600). The database keeps only the secret's SHA-256.
+    private static func loadShared(
+        database: PostgresDatabase,
+        dataDirectory: String,
+        logger: Logger
+    ) throws -> AdminAuthorization {
+        do {
+            let secret = generateSecret()
+            if try PostgresAdminTokens.createFirstToken(database, name: "admin", secret: secret) {
+                let path = (dataDirectory as NSString).appendingPathComponent("admin-token")
+                unlink(path)  // a token of an earlier database in this directory is not valid here
+                try writeSecretFile(path, secret)
+                logger.notice(
+                    "generated the first admin editor token, valid on every replica (no --admin-token configured)",
+                    metadata: ["admin.token_file": "\(path)"]
+                )
+            }
+            let tokens = try PostgresAdminTokens.load(database).compactMap { token in
+                AdminToken.Role(rawValue: token.role).map { (token.name, $0, Array(token.secretSHA256.utf8)) }
+            }
+            logger.info(
+                "admin tokens from the database",
+                metadata: ["admin.tokens": "\(tokens.map { "\($0.0):\($0.1.rawValue)" })"]
+            )
+            return AdminAuthorization(tokens: [], hashed: tokens)
+        } catch StoreError.unavailable(let reason) {
+            throw EmptyStateApplication.StartupError(
+                description: "cannot reach the database to read admin tokens: \(reason)",
+                exitStatus: 69
+            )
+        } catch {
+            if let startup = error as? EmptyStateApplication.StartupError { throw startup }
+            throw EmptyStateApplication.StartupError(
+                description: "cannot read admin tokens from the database: \(error)"
+            )
+        }
+    }
+
+    /// 256 random bits as 64 hex digits.
+    private static func generateSecret() -> String {
         var generator = SystemRandomNumberGenerator()
-        let secret = (0..<4).map { _ in
+        return (0..<4).map { _ in
             let hex = String(generator.next() as UInt64, radix: 16)
             return String(repeating: "0", count: 16 - hex.count) + hex
         }.joined()
-        // Created with mode 0600 from the start (Foundation's createFile writes a 0644 temp file
-        // first), exclusively, and synced before the path is logged.
+    }
+
+    /// Creates `path` holding `secret`: mode 0600 from the start (Foundation's createFile
+    /// writes a 0644 temp file first), exclusively, and synced before the path is logged.
+    private static func writeSecretFile(_ path: String, _ secret: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
             throw EmptyStateApplication.StartupError(
@@ -220,10 +299,5 @@ struct AdminAuthorization: Sendable {
             unlink(path)
             throw EmptyStateApplication.StartupError(description: "cannot write the admin token file \(path)")
         }
-        logger.notice(
-            "generated an admin editor token (no --admin-token configured)",
-            metadata: ["admin.token_file": "\(path)"]
-        )
-        return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)])
     }
 }

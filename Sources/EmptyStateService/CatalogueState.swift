@@ -53,10 +53,12 @@ package final class CatalogueState: Sendable {
     /// back in time. When the change does not fit the catalogue in memory (an alias moved
     /// between templates by writes published out of order), the catalogue is rebuilt from the
     /// store.
-    package func publish(_ change: Change, store: any TemplateStoring) throws {
+    /// - Returns: whether the change was published (`false`: what is served is as new).
+    @discardableResult
+    package func publish(_ change: Change, store: any TemplateStoring) throws -> Bool {
         try publishing.withLock { _ in
             let base = snapshot
-            if let served = base.revision(of: change.id), served >= change.revision { return }
+            if let served = base.revision(of: change.id), served >= change.revision { return false }
             if let (next, names) = base.applying(change) {
                 current.withLock { $0 = next }
                 onSwap(names)
@@ -65,6 +67,7 @@ package final class CatalogueState: Sendable {
                 current.withLock { $0 = next }
                 onSwap(nil)
             }
+            return true
         }
     }
 
@@ -81,15 +84,18 @@ package final class CatalogueState: Sendable {
 
     /// Serves a committed app policy from the next request on; costs that platform's answers.
     /// A policy older than the one served is skipped, as for templates.
-    package func publish(policy stored: StoredAppPolicy) {
+    /// - Returns: whether the policy was published (`false`: what is served is as new).
+    @discardableResult
+    package func publish(policy stored: StoredAppPolicy) -> Bool {
         publishing.withLock { _ in
             let base = snapshot
             if let served = base.appStatus.policy(for: stored.policy.platform), served.revision >= stored.revision {
-                return
+                return false
             }
             let (next, names) = base.applying(policy: stored)
             current.withLock { $0 = next }
             onSwap(names)
+            return true
         }
     }
 

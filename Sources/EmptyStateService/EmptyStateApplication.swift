@@ -1,9 +1,11 @@
 import EmptyStateCore
+import EmptyStatePostgres
 import EmptyStateStore
 import Foundation
 import HTTPServer
 import JSONCoding
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// The whole service: the catalogue loaded and pre-rendered, the routes, and the HTTP server.
@@ -12,6 +14,9 @@ package final class EmptyStateApplication: Sendable {
     /// Why the service cannot start; the message says what to fix.
     package struct StartupError: Error, CustomStringConvertible {
         package let description: String
+        /// The process's exit status: 78 (EX_CONFIG) for something to fix in the configuration,
+        /// 69 (EX_UNAVAILABLE) when the database cannot be reached (a supervisor retries).
+        package var exitStatus: Int32 = 78
     }
 
     package let configuration: ServiceConfiguration
@@ -21,8 +26,11 @@ package final class EmptyStateApplication: Sendable {
     /// Analytics events (a database of its own: its write rate has nothing to do with the catalogue's).
     package let events: any EventStoring
     private let retention: RetentionPruner
-    /// Publishes app policies other replicas sharing the store wrote.
-    private let policyWatcher: PolicyWatcher
+    /// SQLite: publishes app policies other processes sharing the store file wrote.
+    private let policyWatcher: PolicyWatcher?
+    /// PostgreSQL: the shared database, and what publishes the changes other replicas commit.
+    private let database: PostgresDatabase?
+    private let listener: CatalogueChangeListener?
     /// Served at `GET /metrics`.
     package let metrics: ServiceMetrics
     private let server: HTTPServer
@@ -69,18 +77,28 @@ package final class EmptyStateApplication: Sendable {
                     "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)"
             )
         }
+        let backend: Backend
         do {
-            store = try TemplateStore(
-                path: configuration.storePath,
-                logger: logger,
-                onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
-            )
+            backend = try Self.openStores(configuration: configuration, metrics: metrics, logger: logger)
+        } catch let error as StartupError {
+            throw error
+        } catch {
+            throw StartupError(description: "cannot use the store \(configuration.storeLocation): \(error)")
+        }
+        store = backend.templates
+        events = backend.events
+        database = backend.database
+        // PostgreSQL: the change feed's number before the snapshot is loaded; the listener
+        // catches up from it, so a change committed meanwhile by another replica is not missed.
+        let feedStart: Int64
+        do {
             let importStarted = ContinuousClock.now
             let imported = try store.importBuiltins(catalogue.templates)
+            feedStart = try (store as? PostgresTemplateStore)?.latestChange() ?? 0
             logger.info(
                 "store opened",
                 metadata: [
-                    "store.path": "\(configuration.storePath)", "store.builtins_added": "\(imported.added)",
+                    "store.location": "\(store.location)", "store.builtins_added": "\(imported.added)",
                     "store.builtins_updated": "\(imported.updated)",
                     "catalogue.parse_ms": "\((importStarted - started).milliseconds)",
                     "store.import_ms": "\((ContinuousClock.now - importStarted).milliseconds)",
@@ -97,8 +115,13 @@ package final class EmptyStateApplication: Sendable {
                 }
             }
             try state.republish(from: store)
+        } catch .unavailable(let reason) as StoreError {
+            throw StartupError(
+                description: "cannot reach the database \(store.location): \(reason)",
+                exitStatus: 69
+            )
         } catch {
-            throw StartupError(description: "cannot use the store \(configuration.storePath): \(error)")
+            throw StartupError(description: "cannot use the store \(store.location): \(error)")
         }
         let snapshot = state.snapshot
         logger.info(
@@ -113,6 +136,7 @@ package final class EmptyStateApplication: Sendable {
         let authorization = try AdminAuthorization.load(
             configured: configuration.adminTokens,
             dataDirectory: configuration.dataDirectory,
+            database: database,
             logger: logger
         )
 
@@ -130,7 +154,11 @@ package final class EmptyStateApplication: Sendable {
                 body: .bytes(Array(#"{"status":"ok"}"#.utf8))
             )
         }
-        router.get("/readyz") { [readiness, state] request in
+        // Ready means "can serve reads": the snapshot is loaded and the server is not shutting
+        // down. A database outage does not make a replica unready: every replica shares the
+        // database, so taking them out of the load balancer would stop the reads they can
+        // still serve. The body says whether writes can be served now.
+        router.get("/readyz") { [readiness, state, database] request in
             guard readiness.isReady else {
                 return ProblemDetails(
                     status: 503,
@@ -143,7 +171,10 @@ package final class EmptyStateApplication: Sendable {
                 status: 200,
                 headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
                 body: .bytes(
-                    Array(#"{"status":"ready","templates":\#(state.snapshot.templateCount)}"#.utf8)
+                    Array(
+                        #"{"status":"ready","templates":\#(state.snapshot.templateCount),"store":"\#(database?.isReachable == false ? "unavailable" : "ok")"}"#
+                            .utf8
+                    )
                 )
             )
         }
@@ -166,17 +197,15 @@ package final class EmptyStateApplication: Sendable {
         router.get("/metrics") { [state] _ in metrics.scrape(catalogue: state.snapshot) }
         AdminAPI(store: store, state: state, authorization: authorization, logger: logger).register(on: &router)
 
-        do {
-            events = try EventStore(
-                path: configuration.eventStorePath,
-                logger: logger,
-                onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
-            )
-        } catch {
-            throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
-        }
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
-        policyWatcher = PolicyWatcher(state: state, store: store, logger: logger)
+        if let database, let shared = store as? PostgresTemplateStore {
+            let follower = CatalogueFollower(state: state, store: shared, after: feedStart, logger: logger)
+            listener = CatalogueChangeListener(database: database, logger: logger) { follower.catchUp() }
+            policyWatcher = nil
+        } else {
+            listener = nil
+            policyWatcher = PolicyWatcher(state: state, store: store, logger: logger)
+        }
         let ingest = EventIngest(
             state: state,
             store: events,
@@ -212,7 +241,7 @@ package final class EmptyStateApplication: Sendable {
         events.start()
         retention.start()
         accessLog?.start()
-        policyWatcher.start()
+        policyWatcher?.start()
         let port = try server.start()
         readiness.isReady = true
         logger.notice(
@@ -220,7 +249,7 @@ package final class EmptyStateApplication: Sendable {
             metadata: [
                 "http.host": "\(configuration.http.host)", "http.port": "\(port)",
                 "http.threads": "\(configuration.http.resolvedThreads)",
-                "data.dir": "\(configuration.dataDirectory)",
+                "data.dir": "\(configuration.dataDirectory)", "store.location": "\(store.location)",
             ]
         )
         return port
@@ -235,7 +264,7 @@ package final class EmptyStateApplication: Sendable {
         )
         server.shutdown()
         // After the HTTP drain: requests still waiting for a group commit have been answered.
-        policyWatcher.stop()
+        policyWatcher?.stop()
         retention.stop()
         events.stop()
         // Last: every request has been answered, and its line is written before the process exits.
@@ -243,22 +272,133 @@ package final class EmptyStateApplication: Sendable {
         logger.notice("stopped")
     }
 
-    /// Starts, then serves until SIGTERM or SIGINT, then shuts down gracefully.
+    /// Starts, then serves until SIGTERM or SIGINT, then shuts down gracefully; blocks the
+    /// calling thread (the main thread: never one of Swift concurrency's).
+    ///
+    /// The services run in one `ServiceGroup`: the database pool, the change listener and the
+    /// HTTP service, in that order. Shutdown goes in reverse: the HTTP service stops accepting,
+    /// answers what it accepted, flushes queued events and the access log; then the listener
+    /// stops; the pool closes last, after every write that needed it.
+    @available(*, noasync)
     package func runUntilSignalled() throws {
-        // Block the signals before MHD starts its threads (they inherit the mask), so that only
-        // `sigwait` below sees them.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGTERM)
-        sigaddset(&signals, SIGINT)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
         signal(SIGPIPE, SIG_IGN)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let database { services.append(.init(service: database)) }
+        if let listener { services.append(.init(service: listener)) }
+        services.append(
+            .init(
+                service: HTTPService(application: self),
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            )
+        )
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        Task {
+            do {
+                try await group.run()
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
 
-        _ = try start()
-        var received: Int32 = 0
-        sigwait(&signals, &received)
-        logger.notice("signal received", metadata: ["signal": "\(received == SIGTERM ? "SIGTERM" : "SIGINT")"])
-        shutdown()
+    /// The stores of the configured backend.
+    private struct Backend {
+        var templates: any TemplateStoring
+        var events: any EventStoring
+        var database: PostgresDatabase?
+    }
+
+    /// Opens SQLite in the data directory, or PostgreSQL at `--database-url` (migrating its
+    /// schema under the advisory lock first).
+    private static func openStores(
+        configuration: ServiceConfiguration,
+        metrics: ServiceMetrics,
+        logger: Logger
+    ) throws -> Backend {
+        guard let url = configuration.databaseURL else {
+            let templates = try TemplateStore(
+                path: configuration.storePath,
+                logger: logger,
+                onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
+            )
+            let events: EventStore
+            do {
+                events = try EventStore(
+                    path: configuration.eventStorePath,
+                    logger: logger,
+                    onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
+                )
+            } catch {
+                throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
+            }
+            return Backend(templates: templates, events: events)
+        }
+        let database = PostgresDatabase(url: url, logger: logger)
+        database.startPool()
+        let newer: Int?
+        do {
+            newer = try database.blocking(timeout: .seconds(20)) { client -> Int? in
+                do {
+                    let applied = try await PostgresSchema.migrate(client, logger: logger)
+                    logger.info(
+                        "database schema checked",
+                        metadata: [
+                            "schema.version": "\(PostgresSchema.currentVersion)", "schema.applied": "\(applied)",
+                        ]
+                    )
+                    return nil
+                } catch let tooNew as PostgresSchema.TooNew {
+                    return tooNew.found
+                }
+            }
+        } catch .unavailable(let reason) {
+            throw StartupError(description: "cannot reach the database \(url.redacted): \(reason)", exitStatus: 69)
+        } catch {
+            throw StartupError(description: "cannot migrate the database \(url.redacted): \(error)")
+        }
+        if let newer {
+            throw StartupError(
+                description: PostgresSchema.TooNew(found: newer, known: PostgresSchema.currentVersion).description
+            )
+        }
+        let templates = PostgresTemplateStore(
+            database: database,
+            logger: logger,
+            onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
+        )
+        let events = PostgresEventStore(
+            database: database,
+            logger: logger,
+            onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
+        )
+        return Backend(templates: templates, events: events, database: database)
+    }
+}
+
+/// The HTTP server as a service of the group: starts serving, waits for the group's graceful
+/// shutdown, then drains and stops (on a thread of its own: draining blocks for seconds).
+private struct HTTPService: Service {
+    let application: EmptyStateApplication
+
+    func run() async throws {
+        _ = try application.start()
+        try? await gracefulShutdown()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                application.shutdown()
+                continuation.resume()
+            }
+            thread.name = "shutdown"
+            thread.start()
+        }
     }
 }
 

@@ -95,4 +95,11 @@ package struct SummaryRow: Sendable, Equatable {
     package var displays: Int
     package var taps: Int
     package var tapsByAction: [String: Int]
+
+    package init(key: String?, displays: Int, taps: Int, tapsByAction: [String: Int]) {
+        self.key = key
+        self.displays = displays
+        self.taps = taps
+        self.tapsByAction = tapsByAction
+    }
 }

@@ -34,6 +34,24 @@ package struct RevisionRecord: Sendable, Equatable {
     package var changedFields: [String]
     /// The template document at this revision; `nil` in listings and for deletions.
     package var document: JSONValue?
+
+    package init(
+        templateID: String,
+        revision: Int,
+        action: Action,
+        createdAt: String,
+        createdBy: String,
+        changedFields: [String],
+        document: JSONValue?
+    ) {
+        self.templateID = templateID
+        self.revision = revision
+        self.action = action
+        self.createdAt = createdAt
+        self.createdBy = createdBy
+        self.changedFields = changedFields
+        self.document = document
+    }
 }
 
 /// A short line per template, for listings.
@@ -42,6 +60,13 @@ package struct TemplateSummary: Sendable, Equatable {
     package var revision: Int
     package var updatedAt: String
     package var updatedBy: String
+
+    package init(id: String, revision: Int, updatedAt: String, updatedBy: String) {
+        self.id = id
+        self.revision = revision
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+    }
 }
 
 /// One page of a listing.
@@ -52,6 +77,13 @@ package struct Page<Item: Sendable>: Sendable {
     package var total: Int
 
     package var hasMore: Bool { page * pageSize < total }
+
+    package init(items: [Item], page: Int, pageSize: Int, total: Int) {
+        self.items = items
+        self.page = page
+        self.pageSize = pageSize
+        self.total = total
+    }
 }
 
 /// One stored string with who last changed it.
@@ -61,4 +93,12 @@ package struct StoredString: Sendable, Equatable {
     package var value: String
     package var updatedAt: String
     package var updatedBy: String
+
+    package init(locale: String, key: String, value: String, updatedAt: String, updatedBy: String) {
+        self.locale = locale
+        self.key = key
+        self.value = value
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EmptyStatePostgres
 import EmptyStateService
 import Foundation
 import Logging
@@ -22,10 +23,16 @@ struct EmptyStateServer: ParsableCommand {
             included, is readable by every local user in /proc/<pid>/cmdline (and often in shell \
             history and process listings); a file of mode 0600 is not.
 
-            Exit status: 0 after a signal; 64 for a bad flag or environment value; 71 when the \
-            address cannot be bound (in use, or not an address of this machine); 78 for an invalid \
-            catalogue, or a store, data directory, OpenAPI document or admin tokens file that \
-            cannot be used (a tokens file readable by group or others included).
+            Replicas: with --database-url every replica shares one PostgreSQL. Reads are served \
+            from memory and keep working while the database is unreachable; writes and event \
+            posts then answer 503 with Retry-After, and resume when it returns. /readyz stays \
+            200 while the replica serves reads and says "store":"unavailable" in its body.
+
+            Exit status: 0 after a signal; 64 for a bad flag or environment value; 69 when the \
+            database cannot be reached at start; 71 when the address cannot be bound (in use, or \
+            not an address of this machine); 78 for an invalid catalogue, or a store, data \
+            directory, OpenAPI document or admin tokens file that cannot be used (a tokens file \
+            readable by group or others included), or a database schema newer than this binary.
             """
     )
 
@@ -127,6 +134,15 @@ struct EmptyStateServer: ParsableCommand {
     )
     var adminTokensFile: String?
 
+    @Option(
+        name: .customLong("database-url"),
+        help: ArgumentHelp(
+            "PostgreSQL shared by replicas, postgres://user:password@host:5432/database[?sslmode=disable|prefer|require]. Without it, state is kept in SQLite in --data-dir. With it, templates, revisions, audit, app policies, events and admin tokens live in PostgreSQL; the schema is migrated at start; a publish on one replica is served by all. Prefer the environment variable: a flag's value, password included, is readable in /proc/<pid>/cmdline. [EMPTY_STATE_DATABASE_URL]",
+            valueName: "url"
+        )
+    )
+    var databaseURL: String?
+
     mutating func validate() throws {
         _ = try resolvedConfiguration()
         _ = try resolvedLogLevel()
@@ -171,7 +187,7 @@ struct EmptyStateServer: ParsableCommand {
         } catch let error as EmptyStateApplication.StartupError {
             logger.critical("cannot start", metadata: ["error": "\(error.description)"])
             FileHandle.standardError.write(Data("empty-state-server: \(error.description)\n".utf8))
-            throw ExitCode(78)  // EX_CONFIG
+            throw ExitCode(error.exitStatus)  // 78 EX_CONFIG, or 69 EX_UNAVAILABLE (database unreachable)
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             FileHandle.standardError.write(Data("empty-state-server: \(error)\n".utf8))
@@ -307,6 +323,13 @@ struct EmptyStateServer: ParsableCommand {
         }
         if let path = adminTokensFile ?? environment("EMPTY_STATE_ADMIN_TOKENS_FILE") {
             configuration.adminTokens += try AdminToken.load(file: path)
+        }
+        if let text = databaseURL ?? environment("EMPTY_STATE_DATABASE_URL"), !text.isEmpty {
+            do {
+                configuration.databaseURL = try PostgresURL(text)
+            } catch {
+                throw ValidationError("--database-url: \(error.description)")
+            }
         }
         guard (0...600).contains(configuration.http.drainTimeout) else {
             throw ValidationError("--drain-timeout must be between 0 and 600 seconds")

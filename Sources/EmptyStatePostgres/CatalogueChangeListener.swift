@@ -1,0 +1,101 @@
+import Dispatch
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Keeps a replica's served catalogue in step with the database: `LISTEN`s on the catalogue
+/// channel and, for every notification, runs `catchUp`, which loads what changed after the last
+/// change it applied (the change feed) and publishes it.
+///
+/// Notifications are hints, never the data: `catchUp` also runs each time the listening
+/// connection is (re)established, because notifications sent while it was away are lost, and
+/// every `backstop` interval in case one was missed for any other reason. So no committed change
+/// is ever missed, only, at worst, delayed by the backstop.
+///
+/// The listening connection is also the replica's probe of the database: losing it marks the
+/// database unreachable (writes answer 503 at once instead of waiting), and getting it back
+/// marks it reachable.
+package final class CatalogueChangeListener: Service, Sendable {
+    private let database: PostgresDatabase
+    private let channel: String
+    private let backstop: Duration
+    private let logger: Logger
+    /// Runs the synchronous catch-up on a thread of its own (it blocks on store reads, which must
+    /// never happen on the cooperative pool), one at a time.
+    private let queue = DispatchQueue(label: "catalogue-change-listener")
+    private let catchUp: @Sendable () -> Void
+
+    /// - Parameter catchUp: loads and publishes the changes committed since the last one it
+    ///   applied; called on a serial queue; must keep what it could not apply for the next call.
+    package init(
+        database: PostgresDatabase,
+        channel: String = PostgresTemplateStore.catalogueChannel,
+        backstop: Duration = .seconds(30),
+        logger: Logger,
+        catchUp: @escaping @Sendable () -> Void
+    ) {
+        self.database = database
+        self.channel = channel
+        self.backstop = backstop
+        self.logger = logger
+        self.catchUp = catchUp
+    }
+
+    package func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await self.listen() }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: self.backstop)
+                        await self.runCatchUp()
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Listens until cancelled, reconnecting after a second whenever the connection is lost.
+    private func listen() async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await database.client.withConnection { connection in
+                    try await connection.listen(on: self.channel) { notifications in
+                        self.database.markReachable(true)
+                        if failures > 0 {
+                            self.logger.notice("listening for catalogue changes again; catching up")
+                        }
+                        failures = 0
+                        await self.runCatchUp()
+                        for try await _ in notifications {
+                            await self.runCatchUp()
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                failures += 1
+                database.markReachable(false, reason: String(reflecting: error))
+                if failures == 1 {
+                    logger.warning(
+                        "lost the catalogue change listener's connection; retrying every second",
+                        metadata: ["error": "\(String(reflecting: error))"]
+                    )
+                }
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func runCatchUp() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.catchUp()
+                continuation.resume()
+            }
+        }
+    }
+}

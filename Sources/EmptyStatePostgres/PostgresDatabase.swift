@@ -1,0 +1,184 @@
+import Dispatch
+import EmptyStateStore
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import _ConnectionPoolModule
+
+/// One PostgreSQL database shared by every replica: the connection pool, the bridge from the
+/// HTTP server's worker threads into it, and whether the database is reachable right now.
+///
+/// The stores' methods are synchronous (the HTTP layer runs handlers on its own worker threads),
+/// and postgres-nio is async: `blocking(_:)` runs the async work as a task and waits for it on
+/// the calling thread, which must never be a thread of Swift concurrency's cooperative pool (two
+/// blocked callers there starve it; see `../shared/notes/postgres.md`).
+///
+/// While the database is down, postgres-nio's pool does not fail queries: it retries the
+/// connection with backoff and the query waits. So every call is bounded by `wait` and fails
+/// with `StoreError.unavailable`, and once an outage is known (a failed call, or the change
+/// listener losing its connection) calls fail at once until a connection succeeds again.
+package final class PostgresDatabase: Service, Sendable {
+    package let client: PostgresClient
+    /// The URL without its password, for logs and errors.
+    package let location: String
+    /// The longest a store call waits for the database before answering `unavailable`.
+    package let wait: Duration
+    let logger: Logger
+    private let reachable = Atomic<Bool>(true)
+
+    /// - Parameters:
+    ///   - url: `postgres://user:password@host:port/database`, optionally `?sslmode=disable|prefer|require`.
+    ///   - maximumConnections: the pool's size (each replica's share of PostgreSQL's `max_connections`).
+    package init(url: PostgresURL, maximumConnections: Int = 10, wait: Duration = .seconds(5), logger: Logger) {
+        var configuration = PostgresClient.Configuration(
+            host: url.host,
+            port: url.port,
+            username: url.user,
+            password: url.password,
+            database: url.database,
+            tls: url.tls
+        )
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(3)
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        location = url.redacted
+        self.wait = wait
+        self.logger = logger
+    }
+
+    private let pool = Mutex<Task<Void, Never>?>(nil)
+
+    /// Starts the connection pool, so the stores can be used before the service group runs (to
+    /// migrate, import and load the catalogue at start). Call once.
+    package func startPool() {
+        let client = client
+        pool.withLock { $0 = Task { await client.run() } }
+    }
+
+    /// Keeps the pool until the service group shuts down, then closes it: it is the group's
+    /// first service, so it stops last, after the stores were flushed.
+    package func run() async throws {
+        try? await gracefulShutdown()
+        guard let task = pool.withLock({ $0 }) else { return }
+        task.cancel()
+        await task.value
+    }
+
+    /// Whether the last contact with the database succeeded.
+    package var isReachable: Bool { reachable.load(ordering: .relaxed) }
+
+    /// Records the outcome of a contact with the database; logs the transitions.
+    package func markReachable(_ value: Bool, reason: @autoclosure () -> String = "") {
+        let was = reachable.exchange(value, ordering: .relaxed)
+        if was && !value {
+            logger.error(
+                "database unreachable: writes and event posts answer 503, reads are served from memory",
+                metadata: ["store.url": "\(location)", "error": "\(reason())"]
+            )
+        } else if !was && value {
+            logger.notice("database reachable again", metadata: ["store.url": "\(location)"])
+        }
+    }
+
+    /// Runs `body` against the database from a synchronous worker thread and waits for it, at
+    /// most `wait` (or `timeout`).
+    /// - Throws: `StoreError` thrown by `body` as it is; `.unavailable` when the database is known
+    ///   to be down, cannot be reached, or does not answer in time; `.database` for other
+    ///   failures (a query error: a defect, logged by the caller).
+    @available(*, noasync, message: "blocks its thread: call it from worker threads only")
+    package func blocking<T: Sendable>(
+        timeout: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresClient) async throws -> T
+    ) throws(StoreError) -> T {
+        guard isReachable else {
+            throw .unavailable("the database at \(location) is unreachable (waiting for it to come back)")
+        }
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox<T>()
+        let client = client
+        let task = Task {
+            do {
+                box.set(.success(try await body(client)))
+            } catch {
+                box.set(.failure(error))
+            }
+            done.signal()
+        }
+        let limit = timeout ?? wait
+        let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
+        if done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .timedOut {
+            task.cancel()
+            markReachable(false, reason: "no answer within \(limit)")
+            throw .unavailable("the database at \(location) did not answer within \(limit)")
+        }
+        switch box.take() {
+        case .success(let value):
+            markReachable(true)
+            return value
+        case .failure(let error as StoreError):
+            markReachable(true)
+            throw error
+        case .failure(let error):
+            let mapped = Self.storeError(error)
+            if case .unavailable(let reason) = mapped { markReachable(false, reason: reason) }
+            throw mapped
+        case nil:
+            throw .database("the database call ended without a result")
+        }
+    }
+
+    /// The store error for a failure of postgres-nio: `.unavailable` when the database could not
+    /// be reached or went away, `.database` (with the whole, unredacted error) otherwise.
+    package static func storeError(_ error: any Error) -> StoreError {
+        if let store = error as? StoreError { return store }
+        if error is ConnectionPoolError || error is CancellationError {
+            return .unavailable(String(reflecting: error))
+        }
+        if let psql = error as? PSQLError {
+            switch psql.code {
+            case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown,
+                .queryCancelled, .poolClosed:
+                return .unavailable(String(reflecting: error))
+            default:
+                // 57P01 (admin shutdown), 57P02, 57P03 (cannot connect now), 08xxx (connection).
+                if let state = psql.serverInfo?[.sqlState], state.hasPrefix("57P") || state.hasPrefix("08") {
+                    return .unavailable(String(reflecting: error))
+                }
+            }
+        }
+        return .database(String(reflecting: error))
+    }
+
+    /// The SQLSTATE of a server error, when `error` is one.
+    package static func sqlState(_ error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+}
+
+/// The result a bridged task leaves for the waiting thread.
+private final class ResultBox<T: Sendable>: Sendable {
+    private let value = Mutex<Result<T, any Error>?>(nil)
+
+    func set(_ result: Result<T, any Error>) { value.withLock { $0 = result } }
+
+    func take() -> Result<T, any Error>? { value.withLock { $0 } }
+}
+
+extension PostgresConnection {
+    /// Runs `query` and reads all its rows: errors of row-returning statements only surface when
+    /// the rows are read, so a result is never dropped unread.
+    @discardableResult
+    package func all(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await self.query(query, logger: logger).collect()
+    }
+}
+
+extension PostgresClient {
+    /// `PostgresConnection.all(_:logger:)` on a pooled connection.
+    @discardableResult
+    package func all(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
+        try await self.query(query, logger: logger).collect()
+    }
+}

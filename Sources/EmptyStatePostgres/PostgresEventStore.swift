@@ -1,0 +1,400 @@
+import Dispatch
+import EmptyStateStore
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Analytics events in PostgreSQL, with group commit: the same contract as the SQLite
+/// `EventStore`.
+///
+/// `append` returns once its events are committed. Concurrent `append` calls share one
+/// transaction: a writer thread takes everything queued since its last commit and inserts it
+/// with one `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING RETURNING id` (measured
+/// faster than COPY once duplicates must be dropped; see `../shared/notes/postgres.md`). The
+/// unique `id` drops an event sent twice, to one replica or to two.
+package final class PostgresEventStore: EventStoring {
+    package let database: PostgresDatabase
+    private let logger: Logger
+    private let queue = Mutex<(submissions: [Submission], open: Bool)>(([], false))
+    private let wake = DispatchSemaphore(value: 0)
+    private let running = Atomic<Bool>(false)
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Called with the duration of each group commit, in seconds (for metrics).
+    private let onCommit: (@Sendable (Double) -> Void)?
+    /// Marks an absent optional text in the insert's arrays: a control character, which no
+    /// stored event field can hold (ingestion refuses them).
+    private static let absent = "\u{1}"
+
+    private final class Submission: @unchecked Sendable {
+        // Written by the writer thread before `done` is signalled, read by the submitter after.
+        let events: [AnalyticsEvent]
+        let quarantined: [QuarantinedEvent]
+        var result: Result<[Bool], StoreError> = .failure(.database("not committed"))
+        let done = DispatchSemaphore(value: 0)
+
+        init(events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) {
+            self.events = events
+            self.quarantined = quarantined
+        }
+    }
+
+    package init(database: PostgresDatabase, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) {
+        self.database = database
+        self.logger = logger
+        self.onCommit = onCommit
+    }
+
+    package var location: String { database.location }
+
+    package func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.withLock { $0.open = true }
+        let thread = Thread { [self] in writerLoop() }
+        thread.name = "event-writer"
+        thread.start()
+    }
+
+    package func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        queue.withLock { $0.open = false }
+        wake.signal()
+        stopped.wait()
+    }
+
+    package func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool] {
+        guard !events.isEmpty || !quarantined.isEmpty else { return [] }
+        guard database.isReachable else {
+            throw .unavailable("the database at \(location) is unreachable (waiting for it to come back)")
+        }
+        let submission = Submission(events: events, quarantined: quarantined)
+        let accepted = queue.withLock { state -> Bool in
+            guard state.open else { return false }
+            state.submissions.append(submission)
+            return true
+        }
+        guard accepted else { throw .database("the event writer is not running") }
+        wake.signal()
+        submission.done.wait()
+        return try submission.result.get()
+    }
+
+    private func writerLoop() {
+        // Inserting is work that serving templates to users should come before.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        while true {
+            wake.wait()
+            let group = queue.withLock { state -> [Submission] in
+                defer { state.submissions.removeAll(keepingCapacity: true) }
+                return state.submissions
+            }
+            if !group.isEmpty { commit(group) }
+            if !running.load(ordering: .acquiring) {
+                let rest = queue.withLock { state -> [Submission] in
+                    defer { state.submissions.removeAll() }
+                    return state.submissions
+                }
+                if !rest.isEmpty { commit(rest) }
+                stopped.signal()
+                return
+            }
+        }
+    }
+
+    /// The columns of one group's events, as arrays for `unnest`.
+    private struct Columns: Sendable {
+        var id: [String] = []
+        var type: [String] = []
+        var templateID: [String] = []
+        var revision: [Int64] = []
+        var etag: [String] = []
+        var locale: [String] = []
+        var platform: [String] = []
+        var appVersion: [String] = []
+        var actionID: [String] = []
+        var sessionID: [String] = []
+        var occurredAt: [Int64] = []
+        var receivedAt: [Int64] = []
+        var clockSkew: [Int64] = []
+        var requestID: [String] = []
+        var quarantineReceivedAt: [Int64] = []
+        var quarantineReason: [String] = []
+        var quarantinePayload: [String] = []
+        var quarantineRequestID: [String] = []
+
+        init(_ group: [Submission]) {
+            for submission in group {
+                for event in submission.events {
+                    id.append(event.id)
+                    type.append(event.kind.rawValue)
+                    templateID.append(event.templateID)
+                    revision.append(event.revision.map(Int64.init) ?? -1)
+                    etag.append(event.etag ?? PostgresEventStore.absent)
+                    locale.append(event.locale)
+                    platform.append(event.platform)
+                    appVersion.append(event.appVersion)
+                    actionID.append(event.actionID ?? PostgresEventStore.absent)
+                    sessionID.append(event.sessionID ?? PostgresEventStore.absent)
+                    occurredAt.append(event.occurredAt)
+                    receivedAt.append(event.receivedAt)
+                    clockSkew.append(event.clockSkewMilliseconds)
+                    requestID.append(event.requestID)
+                }
+                for item in submission.quarantined {
+                    quarantineReceivedAt.append(item.receivedAt)
+                    quarantineReason.append(item.reason)
+                    // PostgreSQL text cannot hold NUL; the payload is kept for a human to read.
+                    quarantinePayload.append(item.payload.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}"))
+                    quarantineRequestID.append(item.requestID)
+                }
+            }
+        }
+    }
+
+    private func commit(_ group: [Submission]) {
+        let started = ContinuousClock.now
+        let columns = Columns(group)
+        let logger = logger
+        let absent = Self.absent
+        do {
+            let inserted = try database.blocking { client in
+                try await client.withTransaction(logger: logger) { connection in
+                    var inserted: Set<String> = []
+                    if !columns.id.isEmpty {
+                        for try await id in try await connection.query(
+                            """
+                            INSERT INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
+                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                            SELECT id, type, template_id, NULLIF(revision, -1), NULLIF(etag, \(absent)), locale,
+                                platform, app_version, NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)),
+                                occurred_at, received_at, clock_skew_ms, request_id
+                            FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
+                                \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
+                                \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
+                                \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
+                                \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
+                                AS e(id, type, template_id, revision, etag, locale, platform, app_version, action_id,
+                                    session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                            ON CONFLICT (id) DO NOTHING
+                            RETURNING id
+                            """,
+                            logger: logger
+                        ).decode(String.self) {
+                            inserted.insert(id)
+                        }
+                    }
+                    if !columns.quarantineReason.isEmpty {
+                        try await connection.all(
+                            """
+                            INSERT INTO quarantine (received_at, reason, payload, request_id)
+                            SELECT * FROM unnest(\(columns.quarantineReceivedAt)::int8[],
+                                \(columns.quarantineReason)::text[], \(columns.quarantinePayload)::text[],
+                                \(columns.quarantineRequestID)::text[])
+                            """,
+                            logger: logger
+                        )
+                    }
+                    return inserted
+                }
+            }
+            // An id inserted by this group is new for its first occurrence only.
+            var claimed: Set<String> = []
+            for submission in group {
+                submission.result = .success(
+                    submission.events.map { event in
+                        inserted.contains(event.id) && claimed.insert(event.id).inserted
+                    }
+                )
+            }
+        } catch {
+            if case .database(let message) = error {
+                logger.error("event commit failed", metadata: ["error": "\(message)", "store.url": "\(location)"])
+            }
+            for submission in group { submission.result = .failure(error) }
+        }
+        let elapsed = ContinuousClock.now - started
+        onCommit?(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        for submission in group { submission.done.signal() }
+    }
+
+    // MARK: - Reading
+
+    package func summary(
+        from: Int64,
+        to: Int64,
+        templateID: String?,
+        groupBy: SummaryGrouping?
+    ) throws(StoreError) -> (totals: SummaryRow, groups: [SummaryRow]) {
+        let logger = logger
+        return try database.blocking { client in
+            func rows(_ grouping: SummaryGrouping?) async throws -> [SummaryRow] {
+                let key = grouping.map(Self.keyExpression) ?? "NULL::text"
+                let filter =
+                    templateID == nil
+                    ? "occurred_at >= $1 AND occurred_at < $2"
+                    : "occurred_at >= $1 AND occurred_at < $2 AND template_id = $3"
+                var binds = PostgresBindings()
+                binds.append(from)
+                binds.append(to)
+                if let templateID { binds.append(templateID) }
+                var result: [String: SummaryRow] = [:]
+                var order: [String] = []
+                for try await (name, displays, taps) in try await client.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT \(key) AS k, COUNT(*) FILTER (WHERE type = 'displayed'),
+                                COUNT(*) FILTER (WHERE type = 'actionTapped')
+                            FROM event WHERE \(filter) GROUP BY k ORDER BY k COLLATE "C"
+                            """,
+                        binds: binds
+                    ),
+                    logger: logger
+                ).decode((String?, Int, Int).self) {
+                    let slot = name ?? "\u{0}"
+                    order.append(slot)
+                    result[slot] = SummaryRow(key: name, displays: displays, taps: taps, tapsByAction: [:])
+                }
+                for try await (name, action, count) in try await client.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT \(key) AS k, action_id, COUNT(*) FROM event
+                            WHERE \(filter) AND type = 'actionTapped' GROUP BY k, action_id
+                            """,
+                        binds: binds
+                    ),
+                    logger: logger
+                ).decode((String?, String?, Int).self) {
+                    if let action { result[name ?? "\u{0}"]?.tapsByAction[action] = count }
+                }
+                return order.compactMap { result[$0] }
+            }
+            let totals = try await rows(nil).first ?? SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:])
+            guard let groupBy else { return (totals, []) }
+            return (totals, try await rows(groupBy))
+        }
+    }
+
+    /// The SQL of a group key (a fixed set: never built from input).
+    private static func keyExpression(_ grouping: SummaryGrouping) -> String {
+        switch grouping {
+        case .template: return "template_id"
+        case .action: return "action_id"
+        case .locale: return "locale"
+        case .platform: return "platform"
+        case .appVersion: return "app_version"
+        case .day: return "to_char(to_timestamp(occurred_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+        }
+    }
+
+    package func displaysByAppVersion(
+        from: Int64,
+        to: Int64,
+        templateIDs: [String]
+    ) throws(StoreError) -> [(templateID: String, appVersion: String, displays: Int)] {
+        guard !templateIDs.isEmpty else { return [] }
+        let logger = logger
+        return try database.blocking { client in
+            var rows: [(templateID: String, appVersion: String, displays: Int)] = []
+            for try await (templateID, appVersion, count) in try await client.query(
+                """
+                SELECT template_id, app_version, COUNT(*) FROM event
+                WHERE occurred_at >= \(from) AND occurred_at < \(to) AND type = 'displayed'
+                    AND template_id = ANY(\(templateIDs))
+                GROUP BY template_id, app_version ORDER BY template_id COLLATE "C", app_version COLLATE "C"
+                """,
+                logger: logger
+            ).decode((String, String, Int).self) {
+                rows.append((templateID, appVersion, count))
+            }
+            return rows
+        }
+    }
+
+    package func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)] {
+        let logger = logger
+        return try database.blocking { client in
+            var events: [(cursor: Int64, event: AnalyticsEvent)] = []
+            let rows = try await client.all(
+                """
+                SELECT seq, id, type, template_id, revision, etag, locale, platform, app_version, action_id,
+                    session_id, occurred_at, received_at, clock_skew_ms, request_id
+                FROM event WHERE seq > \(after) ORDER BY seq LIMIT \(limit)
+                """,
+                logger: logger
+            )
+            for row in rows {
+                let columns = row.makeRandomAccess()
+                events.append(
+                    (
+                        try columns["seq"].decode(Int64.self),
+                        AnalyticsEvent(
+                            id: try columns["id"].decode(String.self),
+                            kind: AnalyticsEvent.Kind(rawValue: try columns["type"].decode(String.self)) ?? .displayed,
+                            templateID: try columns["template_id"].decode(String.self),
+                            revision: try columns["revision"].decode(Int?.self),
+                            etag: try columns["etag"].decode(String?.self),
+                            locale: try columns["locale"].decode(String.self),
+                            platform: try columns["platform"].decode(String.self),
+                            appVersion: try columns["app_version"].decode(String.self),
+                            actionID: try columns["action_id"].decode(String?.self),
+                            sessionID: try columns["session_id"].decode(String?.self),
+                            occurredAt: try columns["occurred_at"].decode(Int64.self),
+                            receivedAt: try columns["received_at"].decode(Int64.self),
+                            clockSkewMilliseconds: try columns["clock_skew_ms"].decode(Int64.self),
+                            requestID: try columns["request_id"].decode(String.self)
+                        )
+                    )
+                )
+            }
+            return events
+        }
+    }
+
+    package func counts() throws(StoreError) -> (events: Int, quarantined: Int) {
+        let logger = logger
+        return try database.blocking { client in
+            let rows = try await client.all(
+                "SELECT (SELECT COUNT(*) FROM event), (SELECT COUNT(*) FROM quarantine)",
+                logger: logger
+            )
+            guard let row = rows.first else { return (0, 0) }
+            return try row.decode((Int, Int).self)
+        }
+    }
+
+    /// Deletes in batches of `chunk` rows, one short transaction each, so group commits are
+    /// never held up for long and the table is never rewritten (the index on the time column
+    /// finds the oldest rows; autovacuum reclaims the space).
+    @discardableResult
+    package func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int {
+        let logger = logger
+        var total = 0
+        for (table, column) in [("event", "occurred_at"), ("quarantine", "received_at")] {
+            while true {
+                let deleted = try database.blocking(timeout: .seconds(60)) { client in
+                    try await client.all(
+                        PostgresQuery(
+                            unsafeSQL: """
+                                WITH gone AS (
+                                    DELETE FROM \(table) WHERE seq IN (
+                                        SELECT seq FROM \(table) WHERE \(column) < $1 ORDER BY \(column) LIMIT $2)
+                                    RETURNING 1)
+                                SELECT COUNT(*) FROM gone
+                                """,
+                            binds: {
+                                var binds = PostgresBindings()
+                                binds.append(cutoff)
+                                binds.append(chunk)
+                                return binds
+                            }()
+                        ),
+                        logger: logger
+                    ).first?.decode(Int.self) ?? 0
+                }
+                total += deleted
+                if deleted < chunk { break }
+            }
+        }
+        return total
+    }
+}

@@ -1,0 +1,202 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, as numbered migrations applied in order at start.
+///
+/// Every replica runs `migrate` when it starts. The migrations run under a session advisory lock,
+/// so replicas started at the same moment against an empty database take turns: the first
+/// creates the schema, the others find it current. A database whose schema is newer than this
+/// binary knows is refused (an older binary must not write to tables it does not understand).
+package enum PostgresSchema {
+    /// One step of the schema; its statements run in one transaction with its version row.
+    struct Migration {
+        var version: Int
+        var description: String
+        var statements: [String]
+    }
+
+    /// The advisory lock key of migrations (any constant; "ESSM" in ASCII).
+    static let migrationLock: Int64 = 0x4553_534D
+    /// The transaction advisory lock every catalogue write takes: writes to templates, aliases
+    /// and policies are serialized across replicas, so an `If-Match` race has exactly one winner,
+    /// alias uniqueness holds across the catalogue, and change-feed numbers are in commit order.
+    static let catalogueWriteLock: Int64 = 0x4553_5357
+
+    /// The newest version this binary knows.
+    package static var currentVersion: Int { migrations.last?.version ?? 0 }
+
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1,
+            description: "templates, strings, aliases, revisions, change feed, events, quarantine, admin tokens",
+            statements: [
+                """
+                CREATE TABLE template (
+                    id TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL DEFAULT 'template',  -- 'template' or 'app-policy'
+                    revision BIGINT NOT NULL,
+                    deleted BOOLEAN NOT NULL DEFAULT false,
+                    document TEXT NOT NULL,                 -- the current document (JSON)
+                    edited BOOLEAN NOT NULL DEFAULT false,  -- true once ops changed it: releases no longer overwrite it
+                    updated_at TEXT NOT NULL,
+                    updated_by TEXT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE template_string (
+                    template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE,
+                    locale TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    updated_at TEXT NOT NULL,
+                    updated_by TEXT NOT NULL,
+                    PRIMARY KEY (template_id, locale, key)
+                )
+                """,
+                """
+                CREATE TABLE template_alias (
+                    alias TEXT PRIMARY KEY,
+                    template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE
+                )
+                """,
+                "CREATE INDEX template_alias_by_template ON template_alias(template_id)",
+                """
+                CREATE TABLE revision (
+                    template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE,
+                    revision BIGINT NOT NULL,
+                    action TEXT NOT NULL,
+                    document TEXT,                          -- NULL for a deletion
+                    changed_fields TEXT NOT NULL,           -- JSON array of JSON pointers
+                    created_at TEXT NOT NULL,
+                    created_by TEXT NOT NULL,
+                    PRIMARY KEY (template_id, revision)
+                )
+                """,
+                "CREATE INDEX revision_by_time ON revision(created_at)",
+                // The change feed: one row per committed catalogue change, numbered in commit
+                // order. Replicas are told the number with NOTIFY and catch up from the last one
+                // they applied, so a notification lost while a listener was away loses nothing.
+                """
+                CREATE TABLE catalogue_change (
+                    seq BIGSERIAL PRIMARY KEY,
+                    document_id TEXT NOT NULL,
+                    revision BIGINT NOT NULL,
+                    committed_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """,
+                """
+                CREATE TABLE event (
+                    seq BIGSERIAL PRIMARY KEY,              -- export cursor
+                    id TEXT NOT NULL UNIQUE,                -- client UUID: duplicates are dropped
+                    type TEXT NOT NULL,
+                    template_id TEXT NOT NULL,
+                    revision BIGINT,
+                    etag TEXT,
+                    locale TEXT NOT NULL,
+                    platform TEXT NOT NULL,
+                    app_version TEXT NOT NULL,
+                    action_id TEXT,
+                    session_id TEXT,
+                    occurred_at BIGINT NOT NULL,            -- ms since the epoch, skew-corrected
+                    received_at BIGINT NOT NULL,
+                    clock_skew_ms BIGINT NOT NULL,
+                    request_id TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX event_by_time ON event(occurred_at)",
+                """
+                CREATE TABLE quarantine (
+                    seq BIGSERIAL PRIMARY KEY,
+                    received_at BIGINT NOT NULL,
+                    reason TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    request_id TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX quarantine_by_time ON quarantine(received_at)",
+                // Admin tokens valid on every replica; only the SHA-256 of each secret is kept.
+                """
+                CREATE TABLE admin_token (
+                    name TEXT PRIMARY KEY,
+                    role TEXT NOT NULL,
+                    secret_sha256 TEXT NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """,
+            ]
+        )
+    ]
+
+    /// Why the schema cannot be used.
+    package struct TooNew: Error, CustomStringConvertible {
+        package var found: Int
+        package var known: Int
+
+        package init(found: Int, known: Int) {
+            self.found = found
+            self.known = known
+        }
+        package var description: String {
+            "the database schema is at version \(found), newer than this binary knows (\(known)): run a release that knows it, or restore a database of this release"
+        }
+    }
+
+    /// Brings the schema to `currentVersion` under the migration lock.
+    /// - Returns: the versions this call applied (empty when another replica already had).
+    /// - Throws: `TooNew` when the database is ahead of this binary; postgres-nio errors otherwise.
+    @discardableResult
+    package static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+        try await client.withConnection { connection in
+            try await connection.all("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
+            do {
+                let applied = try await migrateLocked(connection, logger: logger)
+                try await connection.all("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                return applied
+            } catch {
+                // The session lock is released when the connection closes; unlock it now so the
+                // pooled connection goes back clean.
+                _ = try? await connection.all("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    private static func migrateLocked(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        try await connection.all(
+            """
+            CREATE TABLE IF NOT EXISTS schema_migration (
+                version BIGINT PRIMARY KEY,
+                description TEXT NOT NULL,
+                applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            )
+            """,
+            logger: logger
+        )
+        var found = 0
+        for try await version in try await connection.query(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migration",
+            logger: logger
+        ).decode(Int.self) {
+            found = version
+        }
+        if found > currentVersion { throw TooNew(found: found, known: currentVersion) }
+        var applied: [Int] = []
+        for migration in migrations where migration.version > found {
+            try await connection.withTransaction(logger: logger) { connection in
+                for statement in migration.statements {
+                    try await connection.all(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.all(
+                    "INSERT INTO schema_migration (version, description) VALUES (\(migration.version), \(migration.description))",
+                    logger: logger
+                )
+            }
+            logger.notice(
+                "database schema migrated",
+                metadata: ["schema.version": "\(migration.version)", "schema.migration": "\(migration.description)"]
+            )
+            applied.append(migration.version)
+        }
+        return applied
+    }
+}
