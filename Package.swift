@@ -121,8 +121,9 @@ let package = Package(
         .testTarget(
             name: "EmptyStateStoreTests",
             dependencies: [
-                "EmptyStateStore", "EmptyStateCore", "JSONCoding",
+                "EmptyStateStore", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

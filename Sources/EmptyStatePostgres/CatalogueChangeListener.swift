@@ -16,7 +16,7 @@ import ServiceLifecycle
 /// database unreachable (writes answer 503 at once instead of waiting), and getting it back
 /// marks it reachable.
 package final class CatalogueChangeListener: Service, Sendable {
-    private let database: PostgresDatabase
+    private let database: PostgresBackend
     private let channel: String
     private let backstop: Duration
     private let logger: Logger
@@ -28,7 +28,7 @@ package final class CatalogueChangeListener: Service, Sendable {
     /// - Parameter catchUp: loads and publishes the changes committed since the last one it
     ///   applied; called on a serial queue; must keep what it could not apply for the next call.
     package init(
-        database: PostgresDatabase,
+        database: PostgresBackend,
         channel: String = PostgresTemplateStore.catalogueChannel,
         backstop: Duration = .seconds(30),
         logger: Logger,

@@ -27,7 +27,7 @@ package enum PostgresAdminTokens {
     }
 
     /// Every token in the database.
-    package static func load(_ database: PostgresDatabase) throws(StoreError) -> [Hashed] {
+    package static func load(_ database: PostgresBackend) throws(StoreError) -> [Hashed] {
         let logger = database.logger
         return try database.blocking { client in
             var tokens: [Hashed] = []
@@ -44,7 +44,7 @@ package enum PostgresAdminTokens {
     /// Stores `secret` as the editor token `name` when the database has no token yet.
     /// - Returns: whether this call created it (exactly one of several racing replicas does).
     package static func createFirstToken(
-        _ database: PostgresDatabase,
+        _ database: PostgresBackend,
         name: String,
         secret: String
     ) throws(StoreError) -> Bool {

@@ -14,7 +14,7 @@ import Synchronization
 /// faster than COPY once duplicates must be dropped; see `../shared/notes/postgres.md`). The
 /// unique `id` drops an event sent twice, to one replica or to two.
 package final class PostgresEventStore: EventStoring {
-    package let database: PostgresDatabase
+    package let database: PostgresBackend
     private let logger: Logger
     private let queue = Mutex<(submissions: [Submission], open: Bool)>(([], false))
     private let wake = DispatchSemaphore(value: 0)
@@ -39,7 +39,7 @@ package final class PostgresEventStore: EventStoring {
         }
     }
 
-    package init(database: PostgresDatabase, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) {
+    package init(database: PostgresBackend, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) {
         self.database = database
         self.logger = logger
         self.onCommit = onCommit
@@ -229,6 +229,9 @@ package final class PostgresEventStore: EventStoring {
         return try database.blocking { client in
             func rows(_ grouping: SummaryGrouping?) async throws -> [SummaryRow] {
                 let key = grouping.map(Self.keyExpression) ?? "NULL::text"
+                // Totals are one group: no GROUP BY (PostgreSQL refuses to group by a constant).
+                let groupBy = grouping == nil ? "" : "GROUP BY \(key)"
+                let orderBy = grouping == nil ? "" : "ORDER BY \(key) COLLATE \"C\" NULLS FIRST"
                 let filter =
                     templateID == nil
                     ? "occurred_at >= $1 AND occurred_at < $2"
@@ -244,7 +247,7 @@ package final class PostgresEventStore: EventStoring {
                         unsafeSQL: """
                             SELECT \(key) AS k, COUNT(*) FILTER (WHERE type = 'displayed'),
                                 COUNT(*) FILTER (WHERE type = 'actionTapped')
-                            FROM event WHERE \(filter) GROUP BY k ORDER BY k COLLATE "C"
+                            FROM event WHERE \(filter) \(groupBy) \(orderBy)
                             """,
                         binds: binds
                     ),
@@ -258,7 +261,7 @@ package final class PostgresEventStore: EventStoring {
                     PostgresQuery(
                         unsafeSQL: """
                             SELECT \(key) AS k, action_id, COUNT(*) FROM event
-                            WHERE \(filter) AND type = 'actionTapped' GROUP BY k, action_id
+                            WHERE \(filter) AND type = 'actionTapped' GROUP BY \(grouping == nil ? "" : key + ",") action_id
                             """,
                         binds: binds
                     ),

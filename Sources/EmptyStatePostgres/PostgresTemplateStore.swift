@@ -19,12 +19,12 @@ package final class PostgresTemplateStore: TemplateStoring {
     /// The NOTIFY channel of catalogue changes (the payload is the change's feed number).
     package static let catalogueChannel = "empty_state_catalogue"
 
-    package let database: PostgresDatabase
+    package let database: PostgresBackend
     private let logger: Logger
     /// Called with the duration of each write transaction in seconds, whatever its outcome.
     private let onCommit: (@Sendable (Double) -> Void)?
 
-    package init(database: PostgresDatabase, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) {
+    package init(database: PostgresBackend, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) {
         self.database = database
         self.logger = logger
         self.onCommit = onCommit

@@ -196,7 +196,7 @@ struct AdminAuthorization: Sendable {
     static func load(
         configured: [AdminToken],
         dataDirectory: String,
-        database: PostgresDatabase?,
+        database: PostgresBackend?,
         logger: Logger
     ) throws -> AdminAuthorization {
         if !configured.isEmpty {
@@ -237,7 +237,7 @@ struct AdminAuthorization: Sendable {
     /// succeeds, and it alone writes the secret to `admin-token` in its data directory (mode
     /// 0600). The database keeps only the secret's SHA-256.
     private static func loadShared(
-        database: PostgresDatabase,
+        database: PostgresBackend,
         dataDirectory: String,
         logger: Logger
     ) throws -> AdminAuthorization {

@@ -29,7 +29,7 @@ package final class EmptyStateApplication: Sendable {
     /// SQLite: publishes app policies other processes sharing the store file wrote.
     private let policyWatcher: PolicyWatcher?
     /// PostgreSQL: the shared database, and what publishes the changes other replicas commit.
-    private let database: PostgresDatabase?
+    private let database: PostgresBackend?
     private let listener: CatalogueChangeListener?
     /// Served at `GET /metrics`.
     package let metrics: ServiceMetrics
@@ -313,7 +313,7 @@ package final class EmptyStateApplication: Sendable {
     private struct Backend {
         var templates: any TemplateStoring
         var events: any EventStoring
-        var database: PostgresDatabase?
+        var database: PostgresBackend?
     }
 
     /// Opens SQLite in the data directory, or PostgreSQL at `--database-url` (migrating its
@@ -341,7 +341,7 @@ package final class EmptyStateApplication: Sendable {
             }
             return Backend(templates: templates, events: events)
         }
-        let database = PostgresDatabase(url: url, logger: logger)
+        let database = PostgresBackend(url: url, logger: logger)
         database.startPool()
         let newer: Int?
         do {

@@ -19,59 +19,69 @@ private func policy(_ platform: Platform = .ios, latest: String = "5.3.0") -> Ap
 
 @Suite("TemplateStore: app policies are versioned documents beside the templates")
 struct AppPolicyStoreTests {
-    @Test("create needs no policy yet, replace the current revision; each write is a revision")
-    func writes() throws {
-        let (store, _) = try makeStore()
-        #expect(throws: StoreError.notFound(id: "ios")) { try store.policy(platform: .ios) }
-        let (first, created) = try store.putPolicy(policy(), precondition: .absent, actor: "alice")
-        #expect(created && first.revision == 1)
-        #expect(throws: StoreError.alreadyExists(id: "ios", revision: 1)) {
-            try store.putPolicy(policy(), precondition: .absent, actor: "alice")
+    @Test(
+        "create needs no policy yet, replace the current revision; each write is a revision",
+        arguments: StoreBackend.all
+    )
+    func writes(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            #expect(throws: StoreError.notFound(id: "ios")) { try store.policy(platform: .ios) }
+            let (first, created) = try store.putPolicy(policy(), precondition: .absent, actor: "alice")
+            #expect(created && first.revision == 1)
+            #expect(throws: StoreError.alreadyExists(id: "ios", revision: 1)) {
+                try store.putPolicy(policy(), precondition: .absent, actor: "alice")
+            }
+            #expect(throws: StoreError.stale(id: "ios", current: 1)) {
+                try store.putPolicy(policy(latest: "5.4"), precondition: .revision(7), actor: "bob")
+            }
+            let (second, again) = try store.putPolicy(policy(latest: "5.4"), precondition: .revision(1), actor: "bob")
+            #expect(!again && second.revision == 2 && second.updatedBy == "bob")
+            #expect(try store.policy(platform: .ios) == second)
+            #expect(try store.policyRevisions() == [.ios: 2])
+            #expect(try store.livePolicies().map(\.policy) == [policy(latest: "5.4")])
         }
-        #expect(throws: StoreError.stale(id: "ios", current: 1)) {
-            try store.putPolicy(policy(latest: "5.4"), precondition: .revision(7), actor: "bob")
-        }
-        let (second, again) = try store.putPolicy(policy(latest: "5.4"), precondition: .revision(1), actor: "bob")
-        #expect(!again && second.revision == 2 && second.updatedBy == "bob")
-        #expect(try store.policy(platform: .ios) == second)
-        #expect(try store.policyRevisions() == [.ios: 2])
-        #expect(try store.livePolicies().map(\.policy) == [policy(latest: "5.4")])
     }
 
-    @Test("revisions, rollback and the audit trail work as for templates; templates do not see policies")
-    func history() throws {
-        let (store, _) = try makeStore()
-        try store.importBuiltins(try builtins())
-        let templates = try store.liveTemplates().count
-        _ = try store.putPolicy(policy(), precondition: .absent, actor: "alice")
-        _ = try store.putPolicy(policy(latest: "6.0"), precondition: .revision(1), actor: "alice")
-        let revisions = try store.policyRevisions(platform: .ios, page: 1, pageSize: 10)
-        #expect(revisions.items.map(\.revision) == [2, 1])
-        #expect(revisions.items.first?.changedFields == ["/latestVersion"])
-        #expect(revisions.items.first?.templateID == TemplateStore.documentID(of: .ios))
-        let one = try store.policyRevision(platform: .ios, number: 1)
-        #expect(one.document?["latestVersion"] == .string("5.3.0"))
-        #expect(throws: StoreError.noSuchRevision(id: "ios", revision: 9)) {
-            try store.policyRevision(platform: .ios, number: 9)
-        }
-        #expect(throws: StoreError.notFound(id: "android")) {
-            try store.policyRevisions(platform: .android, page: 1, pageSize: 10)
-        }
+    @Test(
+        "revisions, rollback and the audit trail work as for templates; templates do not see policies",
+        arguments: StoreBackend.all
+    )
+    func history(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            try store.importBuiltins(try builtins())
+            let templates = try store.liveTemplates().count
+            _ = try store.putPolicy(policy(), precondition: .absent, actor: "alice")
+            _ = try store.putPolicy(policy(latest: "6.0"), precondition: .revision(1), actor: "alice")
+            let revisions = try store.policyRevisions(platform: .ios, page: 1, pageSize: 10)
+            #expect(revisions.items.map(\.revision) == [2, 1])
+            #expect(revisions.items.first?.changedFields == ["/latestVersion"])
+            #expect(revisions.items.first?.templateID == TemplateStore.documentID(of: .ios))
+            let one = try store.policyRevision(platform: .ios, number: 1)
+            #expect(one.document?["latestVersion"] == .string("5.3.0"))
+            #expect(throws: StoreError.noSuchRevision(id: "ios", revision: 9)) {
+                try store.policyRevision(platform: .ios, number: 9)
+            }
+            #expect(throws: StoreError.notFound(id: "android")) {
+                try store.policyRevisions(platform: .android, page: 1, pageSize: 10)
+            }
 
-        let restored = try store.rollbackPolicy(platform: .ios, to: 1, expectedRevision: 2, actor: "carol")
-        #expect(restored.revision == 3 && restored.policy == policy())
-        let audit = try store.audit(page: 1, pageSize: 3, templateID: TemplateStore.documentID(of: .ios))
-        #expect(audit.items.map(\.action) == [.rollback, .replace, .create])
+            let restored = try store.rollbackPolicy(platform: .ios, to: 1, expectedRevision: 2, actor: "carol")
+            #expect(restored.revision == 3 && restored.policy == policy())
+            let audit = try store.audit(page: 1, pageSize: 3, templateID: TemplateStore.documentID(of: .ios))
+            #expect(audit.items.map(\.action) == [.rollback, .replace, .create])
 
-        // Templates neither list nor find the policies.
-        #expect(try store.liveTemplates().count == templates)
-        #expect(try store.list(page: 1, pageSize: 200).total == templates)
-        #expect(throws: StoreError.notFound(id: "app-policy:ios")) { try store.template(id: "app-policy:ios") }
-        #expect(throws: StoreError.notFound(id: "app-policy:ios")) {
-            try store.revisions(id: "app-policy:ios", page: 1, pageSize: 10)
+            // Templates neither list nor find the policies.
+            #expect(try store.liveTemplates().count == templates)
+            #expect(try store.list(page: 1, pageSize: 200).total == templates)
+            #expect(throws: StoreError.notFound(id: "app-policy:ios")) { try store.template(id: "app-policy:ios") }
+            #expect(throws: StoreError.notFound(id: "app-policy:ios")) {
+                try store.revisions(id: "app-policy:ios", page: 1, pageSize: 10)
+            }
+            #expect(TemplateStore.appPolicyPlatform(documentID: "app-policy:web") == .web)
+            #expect(TemplateStore.appPolicyPlatform(documentID: "loading") == nil)
         }
-        #expect(TemplateStore.appPolicyPlatform(documentID: "app-policy:web") == .web)
-        #expect(TemplateStore.appPolicyPlatform(documentID: "loading") == nil)
     }
 
     @Test("a database written before policies existed opens, keeps its templates, and takes policies")

@@ -6,14 +6,6 @@ import Testing
 
 @testable import EmptyStateStore
 
-/// Opens (without starting) an event store in a fresh temporary directory.
-func makeEventStore(onCommit: (@Sendable (Double) -> Void)? = nil) throws -> (EventStore, String) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let path = directory + "/events.sqlite"
-    return (try EventStore(path: path, logger: Logger(label: "test"), onCommit: onCommit), path)
-}
-
 /// 2026-03-01T00:00:00Z in milliseconds since the epoch.
 let march1: Int64 = 1_772_323_200_000
 let hour: Int64 = 3_600_000
@@ -68,168 +60,191 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 
 @Suite("EventStore: appending")
 struct EventAppendTests {
-    @Test("append says which events are new; duplicates within a batch and across batches are dropped")
-    func newAndDuplicate() throws {
-        let (store, _) = try makeEventStore()
-        store.start()
-        defer { store.stop() }
-        let a = analyticsEvent("aaaaaaaa-0000-4000-8000-000000000001")
-        let b = analyticsEvent("aaaaaaaa-0000-4000-8000-000000000002", .actionTapped, action: "retry")
-        var sameAsA = analyticsEvent("aaaaaaaa-0000-4000-8000-000000000001", .actionTapped, action: "back")
-        sameAsA.locale = "fr"
-        #expect(try store.append([a, b, sameAsA], quarantined: []) == [true, true, false])
-        let c = analyticsEvent("aaaaaaaa-0000-4000-8000-000000000003")
-        #expect(try store.append([b, c, a], quarantined: []) == [false, true, false])
-        #expect(try store.counts() == (events: 3, quarantined: 0))
-        // The first of the duplicates is kept, unchanged.
-        let stored = try store.events(after: 0, limit: 10).map(\.event)
-        #expect(stored == [a, b, c])
+    @Test(
+        "append says which events are new; duplicates within a batch and across batches are dropped",
+        arguments: StoreBackend.all
+    )
+    func newAndDuplicate(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            store.start()
+            defer { store.stop() }
+            let a = analyticsEvent("aaaaaaaa-0000-4000-8000-000000000001")
+            let b = analyticsEvent("aaaaaaaa-0000-4000-8000-000000000002", .actionTapped, action: "retry")
+            var sameAsA = analyticsEvent("aaaaaaaa-0000-4000-8000-000000000001", .actionTapped, action: "back")
+            sameAsA.locale = "fr"
+            #expect(try store.append([a, b, sameAsA], quarantined: []) == [true, true, false])
+            let c = analyticsEvent("aaaaaaaa-0000-4000-8000-000000000003")
+            #expect(try store.append([b, c, a], quarantined: []) == [false, true, false])
+            #expect(try store.counts() == (events: 3, quarantined: 0))
+            // The first of the duplicates is kept, unchanged.
+            let stored = try store.events(after: 0, limit: 10).map(\.event)
+            #expect(stored == [a, b, c])
+        }
     }
 
-    @Test("an empty append is a no-op that needs no writer")
-    func emptyAppend() throws {
-        let (store, _) = try makeEventStore()
-        #expect(try store.append([], quarantined: []) == [])
+    @Test("an empty append is a no-op that needs no writer", arguments: StoreBackend.all)
+    func emptyAppend(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            #expect(try store.append([], quarantined: []) == [])
+        }
     }
 
-    @Test("16 threads × 50 batches: every event committed and counted new exactly once, in shared commits")
-    func concurrentGroupCommit() throws {
-        let commits = Atomic<Int>(0)
-        let (store, _) = try makeEventStore(onCommit: { _ in commits.add(1, ordering: .relaxed) })
-        store.start()
-        defer { store.stop() }
-        let threads = 16
-        let batches = 50
-        let newCount = Atomic<Int>(0)
-        let duplicateCount = Atomic<Int>(0)
-        let failures = Atomic<Int>(0)
-        let wrongFlags = Atomic<Int>(0)
-        onThreads(threads) { thread in
-            for batch in 0..<batches {
-                // Three ids of this thread's own, and one every thread sends in its batch `batch`:
-                // exactly one of the 16 submissions of a shared id may see it as new.
-                let own = (0..<3).map { analyticsEvent("t\(thread)-b\(batch)-e\($0)") }
-                let shared = analyticsEvent("shared-b\(batch)")
-                do {
-                    let flags = try store.append(own + [shared], quarantined: [quarantinedEvent("t\(thread)")])
-                    if flags.count != 4 || !flags.prefix(3).allSatisfy({ $0 }) {
-                        wrongFlags.add(1, ordering: .relaxed)
+    @Test(
+        "16 threads × 50 batches: every event committed and counted new exactly once, in shared commits",
+        arguments: StoreBackend.all
+    )
+    func concurrentGroupCommit(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let commits = Atomic<Int>(0)
+            let (store, _) = try makeEventStore(backend, onCommit: { _ in commits.add(1, ordering: .relaxed) })
+            store.start()
+            defer { store.stop() }
+            let threads = 16
+            let batches = 50
+            let newCount = Atomic<Int>(0)
+            let duplicateCount = Atomic<Int>(0)
+            let failures = Atomic<Int>(0)
+            let wrongFlags = Atomic<Int>(0)
+            onThreads(threads) { thread in
+                for batch in 0..<batches {
+                    // Three ids of this thread's own, and one every thread sends in its batch `batch`:
+                    // exactly one of the 16 submissions of a shared id may see it as new.
+                    let own = (0..<3).map { analyticsEvent("t\(thread)-b\(batch)-e\($0)") }
+                    let shared = analyticsEvent("shared-b\(batch)")
+                    do {
+                        let flags = try store.append(own + [shared], quarantined: [quarantinedEvent("t\(thread)")])
+                        if flags.count != 4 || !flags.prefix(3).allSatisfy({ $0 }) {
+                            wrongFlags.add(1, ordering: .relaxed)
+                        }
+                        newCount.add(flags.filter { $0 }.count, ordering: .relaxed)
+                        duplicateCount.add(flags.filter { !$0 }.count, ordering: .relaxed)
+                    } catch {
+                        failures.add(1, ordering: .relaxed)
                     }
-                    newCount.add(flags.filter { $0 }.count, ordering: .relaxed)
-                    duplicateCount.add(flags.filter { !$0 }.count, ordering: .relaxed)
-                } catch {
-                    failures.add(1, ordering: .relaxed)
                 }
             }
-        }
-        #expect(failures.load(ordering: .relaxed) == 0)
-        #expect(wrongFlags.load(ordering: .relaxed) == 0)
-        let submissions = threads * batches
-        #expect(newCount.load(ordering: .relaxed) == submissions * 3 + batches)
-        #expect(duplicateCount.load(ordering: .relaxed) == batches * (threads - 1))
-        #expect(try store.counts() == (events: submissions * 3 + batches, quarantined: submissions))
-        let ids = try store.events(after: 0, limit: 100_000).map(\.event.id)
-        #expect(Set(ids).count == ids.count)
-        var expected = Set<String>()
-        for batch in 0..<batches {
-            expected.insert("shared-b\(batch)")
-            for thread in 0..<threads {
-                for index in 0..<3 { expected.insert("t\(thread)-b\(batch)-e\(index)") }
+            #expect(failures.load(ordering: .relaxed) == 0)
+            #expect(wrongFlags.load(ordering: .relaxed) == 0)
+            let submissions = threads * batches
+            #expect(newCount.load(ordering: .relaxed) == submissions * 3 + batches)
+            #expect(duplicateCount.load(ordering: .relaxed) == batches * (threads - 1))
+            #expect(try store.counts() == (events: submissions * 3 + batches, quarantined: submissions))
+            let ids = try store.events(after: 0, limit: 100_000).map(\.event.id)
+            #expect(Set(ids).count == ids.count)
+            var expected = Set<String>()
+            for batch in 0..<batches {
+                expected.insert("shared-b\(batch)")
+                for thread in 0..<threads {
+                    for index in 0..<3 { expected.insert("t\(thread)-b\(batch)-e\(index)") }
+                }
             }
+            #expect(Set(ids) == expected)
+            // Group commit: many submissions shared a transaction.
+            let groups = commits.load(ordering: .relaxed)
+            #expect(groups >= 1 && groups < submissions, "\(groups) commits for \(submissions) submissions")
         }
-        #expect(Set(ids) == expected)
-        // Group commit: many submissions shared a transaction.
-        let groups = commits.load(ordering: .relaxed)
-        #expect(groups >= 1 && groups < submissions, "\(groups) commits for \(submissions) submissions")
     }
 
-    @Test("quarantined events are stored with their reason")
-    func quarantine() throws {
-        let (store, _) = try makeEventStore()
-        store.start()
-        defer { store.stop() }
-        #expect(
-            try store.append([], quarantined: [quarantinedEvent("/id: bad"), quarantinedEvent("/type: bad")]) == []
-        )
-        #expect(try store.append([analyticsEvent()], quarantined: [quarantinedEvent("/locale: bad")]) == [true])
-        #expect(try store.counts() == (events: 1, quarantined: 3))
+    @Test("quarantined events are stored with their reason", arguments: StoreBackend.all)
+    func quarantine(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            store.start()
+            defer { store.stop() }
+            #expect(
+                try store.append([], quarantined: [quarantinedEvent("/id: bad"), quarantinedEvent("/type: bad")]) == []
+            )
+            #expect(try store.append([analyticsEvent()], quarantined: [quarantinedEvent("/locale: bad")]) == [true])
+            #expect(try store.counts() == (events: 1, quarantined: 3))
+        }
     }
 
-    @Test("stop() commits every submission still queued; append after stop throws")
-    func stopDrains() throws {
-        // The first commit blocks in the metrics callback until released, so that the other
-        // submissions queue up behind it; stop() is called while they wait.
-        let gate = DispatchSemaphore(value: 0)
-        let firstCommit = Atomic<Bool>(true)
-        let (store, _) = try makeEventStore(onCommit: { _ in
-            if firstCommit.exchange(false, ordering: .relaxed) { gate.wait() }
-        })
-        store.start()
-        let queued = 8
-        let submitted = Atomic<Int>(0)
-        let succeeded = Atomic<Int>(0)
-        let done = DispatchGroup()
-        for index in 0...queued {
-            done.enter()
+    @Test("stop() commits every submission still queued; append after stop throws", arguments: StoreBackend.all)
+    func stopDrains(_ backend: StoreBackend) async throws {
+        try await offPool {
+            // The first commit blocks in the metrics callback until released, so that the other
+            // submissions queue up behind it; stop() is called while they wait.
+            let gate = DispatchSemaphore(value: 0)
+            let firstCommit = Atomic<Bool>(true)
+            let (store, _) = try makeEventStore(
+                backend,
+                onCommit: { _ in
+                    if firstCommit.exchange(false, ordering: .relaxed) { gate.wait() }
+                }
+            )
+            store.start()
+            let queued = 8
+            let submitted = Atomic<Int>(0)
+            let succeeded = Atomic<Int>(0)
+            let done = DispatchGroup()
+            for index in 0...queued {
+                done.enter()
+                Thread {
+                    submitted.add(1, ordering: .relaxed)
+                    if (try? store.append([analyticsEvent("drain-\(index)")], quarantined: []))?.first == true {
+                        succeeded.add(1, ordering: .relaxed)
+                    }
+                    done.leave()
+                }.start()
+                if index == 0 { Thread.sleep(forTimeInterval: 0.05) }  // the blocked first commit
+            }
+            while submitted.load(ordering: .relaxed) < queued + 1 { Thread.sleep(forTimeInterval: 0.005) }
+            Thread.sleep(forTimeInterval: 0.2)
+            let stopped = DispatchSemaphore(value: 0)
             Thread {
-                submitted.add(1, ordering: .relaxed)
-                if (try? store.append([analyticsEvent("drain-\(index)")], quarantined: []))?.first == true {
-                    succeeded.add(1, ordering: .relaxed)
-                }
-                done.leave()
+                store.stop()
+                stopped.signal()
             }.start()
-            if index == 0 { Thread.sleep(forTimeInterval: 0.05) }  // the blocked first commit
+            Thread.sleep(forTimeInterval: 0.1)
+            #expect(stopped.wait(timeout: .now()) == .timedOut, "stop() waits while submissions are queued")
+            #expect(succeeded.load(ordering: .relaxed) == 0)
+            gate.signal()
+            #expect(stopped.wait(timeout: .now() + 10) == .success, "stop() returned")
+            #expect(done.wait(timeout: .now() + 10) == .success, "every append returned")
+            #expect(succeeded.load(ordering: .relaxed) == queued + 1)
+            #expect(try store.counts().events == queued + 1)
+            #expect(throws: StoreError.self) { try store.append([analyticsEvent()], quarantined: []) }
+            #expect(throws: StoreError.self) { try store.append([], quarantined: [quarantinedEvent("late")]) }
+            #expect(try store.counts() == (events: queued + 1, quarantined: 0))
         }
-        while submitted.load(ordering: .relaxed) < queued + 1 { Thread.sleep(forTimeInterval: 0.005) }
-        Thread.sleep(forTimeInterval: 0.2)
-        let stopped = DispatchSemaphore(value: 0)
-        Thread {
+    }
+
+    @Test("append before start throws instead of waiting forever", arguments: StoreBackend.all)
+    func appendBeforeStart(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            #expect(throws: StoreError.self) { try store.append([analyticsEvent()], quarantined: []) }
+        }
+    }
+
+    @Test("reopening the file keeps every event, in order, and the duplicates it knows", arguments: StoreBackend.all)
+    func reopen(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, handle) = try makeEventStore(backend)
+            store.start()
+            let events = (0..<5).map { analyticsEvent("reopen-\($0)", at: march1 + Int64($0)) }
+            _ = try store.append(events, quarantined: [quarantinedEvent("kept")])
             store.stop()
-            stopped.signal()
-        }.start()
-        Thread.sleep(forTimeInterval: 0.1)
-        #expect(stopped.wait(timeout: .now()) == .timedOut, "stop() waits while submissions are queued")
-        #expect(succeeded.load(ordering: .relaxed) == 0)
-        gate.signal()
-        #expect(stopped.wait(timeout: .now() + 10) == .success, "stop() returned")
-        #expect(done.wait(timeout: .now() + 10) == .success, "every append returned")
-        #expect(succeeded.load(ordering: .relaxed) == queued + 1)
-        #expect(try store.counts().events == queued + 1)
-        #expect(throws: StoreError.self) { try store.append([analyticsEvent()], quarantined: []) }
-        #expect(throws: StoreError.self) { try store.append([], quarantined: [quarantinedEvent("late")]) }
-        #expect(try store.counts() == (events: queued + 1, quarantined: 0))
-    }
 
-    @Test("append before start throws instead of waiting forever")
-    func appendBeforeStart() throws {
-        let (store, _) = try makeEventStore()
-        #expect(throws: StoreError.self) { try store.append([analyticsEvent()], quarantined: []) }
-    }
-
-    @Test("reopening the file keeps every event, in order, and the duplicates it knows")
-    func reopen() throws {
-        let (store, path) = try makeEventStore()
-        store.start()
-        let events = (0..<5).map { analyticsEvent("reopen-\($0)", at: march1 + Int64($0)) }
-        _ = try store.append(events, quarantined: [quarantinedEvent("kept")])
-        store.stop()
-
-        let reopened = try EventStore(path: path, logger: Logger(label: "test"))
-        reopened.start()
-        defer { reopened.stop() }
-        #expect(try reopened.counts() == (events: 5, quarantined: 1))
-        #expect(try reopened.events(after: 0, limit: 10).map(\.event) == events)
-        #expect(try reopened.append([events[2], analyticsEvent("reopen-5")], quarantined: []) == [false, true])
-        let cursors = try reopened.events(after: 0, limit: 10).map(\.cursor)
-        #expect(cursors == cursors.sorted() && Set(cursors).count == 6)
+            let reopened = try handle.reopenEvents(nil)
+            reopened.start()
+            defer { reopened.stop() }
+            #expect(try reopened.counts() == (events: 5, quarantined: 1))
+            #expect(try reopened.events(after: 0, limit: 10).map(\.event) == events)
+            #expect(try reopened.append([events[2], analyticsEvent("reopen-5")], quarantined: []) == [false, true])
+            let cursors = try reopened.events(after: 0, limit: 10).map(\.cursor)
+            #expect(cursors == cursors.sorted() && Set(cursors).count == 6)
+        }
     }
 }
 
 @Suite("EventStore: reading and pruning")
 struct EventReadTests {
     /// Two days of events of two templates, started.
-    private func seeded() throws -> EventStore {
-        let (store, _) = try makeEventStore()
+    private func seeded(_ backend: StoreBackend) throws -> any EventStoring {
+        let (store, _) = try makeEventStore(backend)
         store.start()
         let events = [
             // March 1
@@ -294,161 +309,179 @@ struct EventReadTests {
         SummaryRow(key: key, displays: displays, taps: taps, tapsByAction: byAction)
     }
 
-    @Test("totals count displays and taps per action in [from, to)")
-    func totals() throws {
-        let store = try seeded()
-        defer { store.stop() }
-        let all = try store.summary(from: march1, to: march1 + 2 * day, templateID: nil, groupBy: nil)
-        #expect(all.totals == row(nil, 4, 4, ["retry": 2, "back": 1, "clearFilters": 1]))
-        #expect(all.groups.isEmpty)
-        // `to` is exclusive, `from` inclusive.
-        let wider = try store.summary(from: march1 - 1, to: march1 + 2 * day + 1, templateID: nil, groupBy: nil)
-        #expect(wider.totals == row(nil, 5, 5, ["retry": 3, "back": 1, "clearFilters": 1]))
-        let firstDay = try store.summary(from: march1, to: march1 + day, templateID: nil, groupBy: nil)
-        #expect(firstDay.totals == row(nil, 3, 2, ["retry": 1, "back": 1]))
-        let nothing = try store.summary(from: march1 + 10 * day, to: march1 + 11 * day, templateID: nil, groupBy: nil)
-        #expect(nothing.totals == row(nil, 0, 0))
-        let filtered = try store.summary(
-            from: march1,
-            to: march1 + 2 * day,
-            templateID: "noSearchResults",
-            groupBy: nil
-        )
-        #expect(filtered.totals == row(nil, 1, 1, ["clearFilters": 1]))
-        let unknown = try store.summary(from: march1, to: march1 + 2 * day, templateID: "nope", groupBy: nil)
-        #expect(unknown.totals == row(nil, 0, 0))
-    }
-
-    @Test("each grouping, sorted by key, in the window")
-    func groupings() throws {
-        let store = try seeded()
-        defer { store.stop() }
-        func groups(_ grouping: SummaryGrouping, template: String? = nil) throws -> [SummaryRow] {
-            try store.summary(from: march1, to: march1 + 2 * day, templateID: template, groupBy: grouping).groups
+    @Test("totals count displays and taps per action in [from, to)", arguments: StoreBackend.all)
+    func totals(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let store = try seeded(backend)
+            defer { store.stop() }
+            let all = try store.summary(from: march1, to: march1 + 2 * day, templateID: nil, groupBy: nil)
+            #expect(all.totals == row(nil, 4, 4, ["retry": 2, "back": 1, "clearFilters": 1]))
+            #expect(all.groups.isEmpty)
+            // `to` is exclusive, `from` inclusive.
+            let wider = try store.summary(from: march1 - 1, to: march1 + 2 * day + 1, templateID: nil, groupBy: nil)
+            #expect(wider.totals == row(nil, 5, 5, ["retry": 3, "back": 1, "clearFilters": 1]))
+            let firstDay = try store.summary(from: march1, to: march1 + day, templateID: nil, groupBy: nil)
+            #expect(firstDay.totals == row(nil, 3, 2, ["retry": 1, "back": 1]))
+            let nothing = try store.summary(
+                from: march1 + 10 * day,
+                to: march1 + 11 * day,
+                templateID: nil,
+                groupBy: nil
+            )
+            #expect(nothing.totals == row(nil, 0, 0))
+            let filtered = try store.summary(
+                from: march1,
+                to: march1 + 2 * day,
+                templateID: "noSearchResults",
+                groupBy: nil
+            )
+            #expect(filtered.totals == row(nil, 1, 1, ["clearFilters": 1]))
+            let unknown = try store.summary(from: march1, to: march1 + 2 * day, templateID: "nope", groupBy: nil)
+            #expect(unknown.totals == row(nil, 0, 0))
         }
-        #expect(
-            try groups(.template) == [
-                row("connectionRefused", 3, 3, ["retry": 2, "back": 1]),
-                row("noSearchResults", 1, 1, ["clearFilters": 1]),
-            ]
-        )
-        // Displays have no action: they form the group without a key.
-        #expect(
-            try groups(.action) == [
-                row(nil, 4, 0),
-                row("back", 0, 1, ["back": 1]),
-                row("clearFilters", 0, 1, ["clearFilters": 1]),
-                row("retry", 0, 2, ["retry": 2]),
-            ]
-        )
-        #expect(
-            try groups(.locale) == [
-                row("de", 1, 1, ["retry": 1]),
-                row("en", 2, 2, ["retry": 1, "clearFilters": 1]),
-                row("fr", 1, 1, ["back": 1]),
-            ]
-        )
-        #expect(
-            try groups(.platform) == [
-                row("android", 1, 0),
-                row("ios", 1, 2, ["retry": 1, "back": 1]),
-                row("web", 2, 2, ["retry": 1, "clearFilters": 1]),
-            ]
-        )
-        #expect(
-            try groups(.appVersion) == [
-                row("1.0.0", 4, 2, ["retry": 1, "clearFilters": 1]),
-                row("2.0.0", 0, 2, ["retry": 1, "back": 1]),
-            ]
-        )
-        #expect(
-            try groups(.day) == [
-                row("2026-03-01", 3, 2, ["retry": 1, "back": 1]),
-                row("2026-03-02", 1, 2, ["retry": 1, "clearFilters": 1]),
-            ]
-        )
-        #expect(
-            try groups(.day, template: "connectionRefused") == [
-                row("2026-03-01", 2, 2, ["retry": 1, "back": 1]),
-                row("2026-03-02", 1, 1, ["retry": 1]),
-            ]
-        )
-        #expect(try groups(.locale, template: "noSearchResults") == [row("en", 1, 1, ["clearFilters": 1])])
     }
 
-    @Test("export: oldest first, paged by cursor, an empty page past the end")
-    func exportPaging() throws {
-        let store = try seeded()
-        defer { store.stop() }
-        let expected = ["d1", "d2", "d3", "t1", "t2", "d4", "t3", "t4", "early", "late"]
-        var seen: [String] = []
-        var cursors: [Int64] = []
-        var after: Int64 = 0
-        var pages = 0
-        while true {
-            let page = try store.events(after: after, limit: 3)
-            #expect(page.count <= 3)
-            guard let last = page.last else { break }
-            pages += 1
-            seen += page.map(\.event.id)
-            cursors += page.map(\.cursor)
-            after = last.cursor
+    @Test("each grouping, sorted by key, in the window", arguments: StoreBackend.all)
+    func groupings(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let store = try seeded(backend)
+            defer { store.stop() }
+            func groups(_ grouping: SummaryGrouping, template: String? = nil) throws -> [SummaryRow] {
+                try store.summary(from: march1, to: march1 + 2 * day, templateID: template, groupBy: grouping).groups
+            }
+            #expect(
+                try groups(.template) == [
+                    row("connectionRefused", 3, 3, ["retry": 2, "back": 1]),
+                    row("noSearchResults", 1, 1, ["clearFilters": 1]),
+                ]
+            )
+            // Displays have no action: they form the group without a key.
+            #expect(
+                try groups(.action) == [
+                    row(nil, 4, 0),
+                    row("back", 0, 1, ["back": 1]),
+                    row("clearFilters", 0, 1, ["clearFilters": 1]),
+                    row("retry", 0, 2, ["retry": 2]),
+                ]
+            )
+            #expect(
+                try groups(.locale) == [
+                    row("de", 1, 1, ["retry": 1]),
+                    row("en", 2, 2, ["retry": 1, "clearFilters": 1]),
+                    row("fr", 1, 1, ["back": 1]),
+                ]
+            )
+            #expect(
+                try groups(.platform) == [
+                    row("android", 1, 0),
+                    row("ios", 1, 2, ["retry": 1, "back": 1]),
+                    row("web", 2, 2, ["retry": 1, "clearFilters": 1]),
+                ]
+            )
+            #expect(
+                try groups(.appVersion) == [
+                    row("1.0.0", 4, 2, ["retry": 1, "clearFilters": 1]),
+                    row("2.0.0", 0, 2, ["retry": 1, "back": 1]),
+                ]
+            )
+            #expect(
+                try groups(.day) == [
+                    row("2026-03-01", 3, 2, ["retry": 1, "back": 1]),
+                    row("2026-03-02", 1, 2, ["retry": 1, "clearFilters": 1]),
+                ]
+            )
+            #expect(
+                try groups(.day, template: "connectionRefused") == [
+                    row("2026-03-01", 2, 2, ["retry": 1, "back": 1]),
+                    row("2026-03-02", 1, 1, ["retry": 1]),
+                ]
+            )
+            #expect(try groups(.locale, template: "noSearchResults") == [row("en", 1, 1, ["clearFilters": 1])])
         }
-        #expect(seen == expected)
-        #expect(pages == 4)
-        #expect(cursors == cursors.sorted() && Set(cursors).count == cursors.count && cursors.first! > 0)
-        #expect(try store.events(after: after, limit: 3).isEmpty)
-        #expect(try store.events(after: cursors[4], limit: 100).map(\.event.id) == Array(expected.dropFirst(5)))
-        // Every field comes back as stored.
-        let t2 = try #require(try store.events(after: cursors[3], limit: 1).first?.event)
-        #expect(
-            t2
-                == analyticsEvent(
-                    "t2",
-                    .actionTapped,
-                    template: "connectionRefused",
-                    action: "back",
-                    locale: "fr",
-                    platform: "ios",
-                    appVersion: "2.0.0",
-                    at: march1 + 5 * hour
-                )
-        )
     }
 
-    @Test("a stored event with every optional field empty comes back the same")
-    func optionalFields() throws {
-        let (store, _) = try makeEventStore()
-        store.start()
-        defer { store.stop() }
-        var event = analyticsEvent("bare")
-        event.revision = nil
-        event.etag = "\"abc\""
-        event.sessionID = nil
-        event.clockSkewMilliseconds = -3_600_000
-        #expect(try store.append([event], quarantined: []) == [true])
-        #expect(try store.events(after: 0, limit: 1).first?.event == event)
+    @Test("export: oldest first, paged by cursor, an empty page past the end", arguments: StoreBackend.all)
+    func exportPaging(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let store = try seeded(backend)
+            defer { store.stop() }
+            let expected = ["d1", "d2", "d3", "t1", "t2", "d4", "t3", "t4", "early", "late"]
+            var seen: [String] = []
+            var cursors: [Int64] = []
+            var after: Int64 = 0
+            var pages = 0
+            while true {
+                let page = try store.events(after: after, limit: 3)
+                #expect(page.count <= 3)
+                guard let last = page.last else { break }
+                pages += 1
+                seen += page.map(\.event.id)
+                cursors += page.map(\.cursor)
+                after = last.cursor
+            }
+            #expect(seen == expected)
+            #expect(pages == 4)
+            #expect(cursors == cursors.sorted() && Set(cursors).count == cursors.count && cursors.first! > 0)
+            #expect(try store.events(after: after, limit: 3).isEmpty)
+            #expect(try store.events(after: cursors[4], limit: 100).map(\.event.id) == Array(expected.dropFirst(5)))
+            // Every field comes back as stored.
+            let t2 = try #require(try store.events(after: cursors[3], limit: 1).first?.event)
+            #expect(
+                t2
+                    == analyticsEvent(
+                        "t2",
+                        .actionTapped,
+                        template: "connectionRefused",
+                        action: "back",
+                        locale: "fr",
+                        platform: "ios",
+                        appVersion: "2.0.0",
+                        at: march1 + 5 * hour
+                    )
+            )
+        }
     }
 
-    @Test("prune deletes only events that happened, and quarantined ones received, before the cutoff")
-    func prune() throws {
-        let (store, _) = try makeEventStore()
-        store.start()
-        defer { store.stop() }
-        let cutoff = march1
-        _ = try store.append(
-            [
-                analyticsEvent("old", at: cutoff - day), analyticsEvent("just-old", at: cutoff - 1),
-                analyticsEvent("at-cutoff", at: cutoff), analyticsEvent("new", at: cutoff + day),
-            ],
-            quarantined: [quarantinedEvent("old", at: cutoff - 1), quarantinedEvent("kept", at: cutoff)]
-        )
-        #expect(try store.prune(before: cutoff) == 3)
-        #expect(try store.events(after: 0, limit: 10).map(\.event.id) == ["at-cutoff", "new"])
-        #expect(try store.counts() == (events: 2, quarantined: 1))
-        #expect(try store.prune(before: cutoff) == 0)
-        // A pruned id may come again (it is new to the store).
-        #expect(try store.append([analyticsEvent("old", at: cutoff + 1)], quarantined: []) == [true])
+    @Test("a stored event with every optional field empty comes back the same", arguments: StoreBackend.all)
+    func optionalFields(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            store.start()
+            defer { store.stop() }
+            var event = analyticsEvent("bare")
+            event.revision = nil
+            event.etag = "\"abc\""
+            event.sessionID = nil
+            event.clockSkewMilliseconds = -3_600_000
+            #expect(try store.append([event], quarantined: []) == [true])
+            #expect(try store.events(after: 0, limit: 1).first?.event == event)
+        }
+    }
+
+    @Test(
+        "prune deletes only events that happened, and quarantined ones received, before the cutoff",
+        arguments: StoreBackend.all
+    )
+    func prune(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            store.start()
+            defer { store.stop() }
+            let cutoff = march1
+            _ = try store.append(
+                [
+                    analyticsEvent("old", at: cutoff - day), analyticsEvent("just-old", at: cutoff - 1),
+                    analyticsEvent("at-cutoff", at: cutoff), analyticsEvent("new", at: cutoff + day),
+                ],
+                quarantined: [quarantinedEvent("old", at: cutoff - 1), quarantinedEvent("kept", at: cutoff)]
+            )
+            #expect(try store.prune(before: cutoff) == 3)
+            #expect(try store.events(after: 0, limit: 10).map(\.event.id) == ["at-cutoff", "new"])
+            #expect(try store.counts() == (events: 2, quarantined: 1))
+            #expect(try store.prune(before: cutoff) == 0)
+            // A pruned id may come again (it is new to the store).
+            #expect(try store.append([analyticsEvent("old", at: cutoff + 1)], quarantined: []) == [true])
+        }
     }
 }
 
@@ -581,39 +614,44 @@ struct TimestampTests {
 
 @Suite("EventStore: displays of the update states per app version")
 struct UpdateStateDisplaysTests {
-    @Test("counts displayed events (not taps) per template and app version, in the window only")
-    func counts() throws {
-        let (store, _) = try makeEventStore()
-        store.start()
-        defer { store.stop() }
-        _ = try store.append(
-            [
-                analyticsEvent(template: "appUpdateRequired", appVersion: "5.1.2"),
-                analyticsEvent(template: "appUpdateRequired", appVersion: "5.1.2"),
-                analyticsEvent(template: "appUpdateRequired", appVersion: "4.9"),
-                analyticsEvent(
-                    UUID().uuidString.lowercased(),
-                    .actionTapped,
-                    template: "appUpdateRequired",
-                    action: "update",
-                    appVersion: "4.9"
-                ),
-                analyticsEvent(template: "optionalUpdateAvailable", appVersion: "5.2.0"),
-                analyticsEvent(template: "connectionRefused", appVersion: "5.2.0"),
-                analyticsEvent(template: "appUpdateRequired", appVersion: "4.0", at: march1 + 3 * day),
-            ],
-            quarantined: []
-        )
-        let rows = try store.displaysByAppVersion(
-            from: march1,
-            to: march1 + day,
-            templateIDs: ["appUpdateRequired", "optionalUpdateAvailable", "osUpdateRequired"]
-        )
-        #expect(
-            rows.map { "\($0.templateID) \($0.appVersion) \($0.displays)" } == [
-                "appUpdateRequired 4.9 1", "appUpdateRequired 5.1.2 2", "optionalUpdateAvailable 5.2.0 1",
-            ]
-        )
-        #expect(try store.displaysByAppVersion(from: march1, to: march1 + day, templateIDs: []).isEmpty)
+    @Test(
+        "counts displayed events (not taps) per template and app version, in the window only",
+        arguments: StoreBackend.all
+    )
+    func counts(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            store.start()
+            defer { store.stop() }
+            _ = try store.append(
+                [
+                    analyticsEvent(template: "appUpdateRequired", appVersion: "5.1.2"),
+                    analyticsEvent(template: "appUpdateRequired", appVersion: "5.1.2"),
+                    analyticsEvent(template: "appUpdateRequired", appVersion: "4.9"),
+                    analyticsEvent(
+                        UUID().uuidString.lowercased(),
+                        .actionTapped,
+                        template: "appUpdateRequired",
+                        action: "update",
+                        appVersion: "4.9"
+                    ),
+                    analyticsEvent(template: "optionalUpdateAvailable", appVersion: "5.2.0"),
+                    analyticsEvent(template: "connectionRefused", appVersion: "5.2.0"),
+                    analyticsEvent(template: "appUpdateRequired", appVersion: "4.0", at: march1 + 3 * day),
+                ],
+                quarantined: []
+            )
+            let rows = try store.displaysByAppVersion(
+                from: march1,
+                to: march1 + day,
+                templateIDs: ["appUpdateRequired", "optionalUpdateAvailable", "osUpdateRequired"]
+            )
+            #expect(
+                rows.map { "\($0.templateID) \($0.appVersion) \($0.displays)" } == [
+                    "appUpdateRequired 4.9 1", "appUpdateRequired 5.1.2 2", "optionalUpdateAvailable 5.2.0 1",
+                ]
+            )
+            #expect(try store.displaysByAppVersion(from: march1, to: march1 + day, templateIDs: []).isEmpty)
+        }
     }
 }

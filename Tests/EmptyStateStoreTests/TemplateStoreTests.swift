@@ -5,14 +5,6 @@ import JSONCoding
 import Logging
 import Testing
 
-/// Opens a store in a fresh temporary directory.
-func makeStore() throws -> (TemplateStore, String) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let path = directory + "/store.sqlite"
-    return (try TemplateStore(path: path, logger: Logger(label: "test")), path)
-}
-
 /// The built-in catalogue of the repository.
 func builtins() throws -> [Template] {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -34,168 +26,197 @@ func retitled(_ template: Template, french title: String) -> Template {
 
 @Suite("TemplateStore: importing built-ins")
 struct ImportTests {
-    @Test("first start imports every built-in; a second import of the same files changes nothing")
-    func importsOnce() throws {
-        let (store, _) = try makeStore()
-        let templates = try builtins()
-        let first = try store.importBuiltins(templates)
-        #expect(first.added == templates.count && first.updated == 0)
-        let second = try store.importBuiltins(templates)
-        #expect(second.added == 0 && second.updated == 0)
-        #expect(try store.liveTemplates().map(\.revision).allSatisfy { $0 == 1 })
-        #expect(try store.template(id: "loading").updatedBy == TemplateStore.builtinActor)
+    @Test(
+        "first start imports every built-in; a second import of the same files changes nothing",
+        arguments: StoreBackend.all
+    )
+    func importsOnce(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            let templates = try builtins()
+            let first = try store.importBuiltins(templates)
+            #expect(first.added == templates.count && first.updated == 0)
+            let second = try store.importBuiltins(templates)
+            #expect(second.added == 0 && second.updated == 0)
+            #expect(try store.liveTemplates().map(\.revision).allSatisfy { $0 == 1 })
+            #expect(try store.template(id: "loading").updatedBy == TemplateStore.builtinActor)
+        }
     }
 
-    @Test("a release updates built-ins ops never touched, and keeps the ones they edited")
-    func keepsEdits() throws {
-        let (store, _) = try makeStore()
-        let loading = try builtin("loading")
-        let offline = try builtin("connectionRefused")
-        try store.importBuiltins([loading, offline])
-        _ = try store.put(retitled(offline, french: "Hors ligne (ops)"), precondition: .revision(1), actor: "ops")
+    @Test("a release updates built-ins ops never touched, and keeps the ones they edited", arguments: StoreBackend.all)
+    func keepsEdits(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            let loading = try builtin("loading")
+            let offline = try builtin("connectionRefused")
+            try store.importBuiltins([loading, offline])
+            _ = try store.put(retitled(offline, french: "Hors ligne (ops)"), precondition: .revision(1), actor: "ops")
 
-        let release = [retitled(loading, french: "Chargement v2"), retitled(offline, french: "Hors ligne v2")]
-        let result = try store.importBuiltins(release)
-        #expect(result.updated == 1)
-        #expect(try store.template(id: "loading").template.strings(for: "fr")?["title"] == "Chargement v2")
-        #expect(try store.template(id: "loading").revision == 2)
-        #expect(try store.template(id: "connectionRefused").template.strings(for: "fr")?["title"] == "Hors ligne (ops)")
+            let release = [retitled(loading, french: "Chargement v2"), retitled(offline, french: "Hors ligne v2")]
+            let result = try store.importBuiltins(release)
+            #expect(result.updated == 1)
+            #expect(try store.template(id: "loading").template.strings(for: "fr")?["title"] == "Chargement v2")
+            #expect(try store.template(id: "loading").revision == 2)
+            #expect(
+                try store.template(id: "connectionRefused").template.strings(for: "fr")?["title"] == "Hors ligne (ops)"
+            )
+        }
     }
 }
 
 @Suite("TemplateStore: writes and preconditions")
 struct WriteTests {
-    @Test("create needs the id to be free; replace needs the current revision")
-    func preconditions() throws {
-        let (store, _) = try makeStore()
-        let template = try builtin("loading")
-        let (created, wasCreated) = try store.put(template, precondition: .absent, actor: "ops")
-        #expect(wasCreated && created.revision == 1)
-        #expect(throws: StoreError.alreadyExists(id: "loading", revision: 1)) {
-            try store.put(template, precondition: .absent, actor: "ops")
-        }
-        #expect(throws: StoreError.stale(id: "loading", current: 1)) {
-            try store.put(template, precondition: .revision(7), actor: "ops")
-        }
-        #expect(throws: StoreError.notFound(id: "pageNotAvailable")) {
-            try store.put(try builtin("pageNotAvailable"), precondition: .revision(1), actor: "ops")
-        }
-        let (replaced, replacedCreated) = try store.put(
-            retitled(template, french: "Un instant"),
-            precondition: .revision(1),
-            actor: "ops"
-        )
-        #expect(!replacedCreated && replaced.revision == 2)
-    }
-
-    @Test("an alias or id taken by another template is a conflict at its pointer")
-    func aliasConflicts() throws {
-        let (store, _) = try makeStore()
-        try store.importBuiltins([try builtin("connectionRefused")])
-        var clash = try builtin("loading")
-        clash.aliases = ["noNetwork"]
-        #expect(
-            throws: StoreError.conflicts([("/aliases/0", "\"noNetwork\" is already an alias of connectionRefused")])
-        ) {
-            try store.put(clash, precondition: .absent, actor: "ops")
-        }
-        #expect(try store.liveTemplates().count == 1)
-    }
-
-    @Test("strings keep who changed them; only changed keys get the new author")
-    func stringAuthors() throws {
-        let (store, _) = try makeStore()
-        let template = try builtin("loading")
-        try store.importBuiltins([template])
-        let stored = try store.updateStrings(id: "loading", expectedRevision: 1, actor: "translator") {
-            (current: Template) throws(StoreError) -> Template in retitled(current, french: "Patientez")
-        }
-        #expect(stored.revision == 2)
-        let strings = try store.strings(id: "loading")
-        let frenchTitle = try #require(strings.first { $0.locale == "fr" && $0.key == "title" })
-        #expect(frenchTitle.updatedBy == "translator" && frenchTitle.value == "Patientez")
-        let english = try #require(strings.first { $0.locale == "en" && $0.key == "title" })
-        #expect(english.updatedBy == TemplateStore.builtinActor)
-        let revision = try store.revision(id: "loading", number: 2)
-        #expect(revision.action == .strings && revision.changedFields == ["/strings/fr/title"])
-        #expect(revision.createdBy == "translator")
-    }
-
-    @Test("a failed strings update writes nothing")
-    func failedUpdate() throws {
-        struct Refused: Error {}
-        let (store, _) = try makeStore()
-        try store.importBuiltins([try builtin("loading")])
-        #expect(throws: Refused.self) {
-            try store.updateStrings(id: "loading", expectedRevision: 1, actor: "t") {
-                (_: Template) throws(Refused) -> Template in throw Refused()
+    @Test("create needs the id to be free; replace needs the current revision", arguments: StoreBackend.all)
+    func preconditions(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            let template = try builtin("loading")
+            let (created, wasCreated) = try store.put(template, precondition: .absent, actor: "ops")
+            #expect(wasCreated && created.revision == 1)
+            #expect(throws: StoreError.alreadyExists(id: "loading", revision: 1)) {
+                try store.put(template, precondition: .absent, actor: "ops")
             }
+            #expect(throws: StoreError.stale(id: "loading", current: 1)) {
+                try store.put(template, precondition: .revision(7), actor: "ops")
+            }
+            #expect(throws: StoreError.notFound(id: "pageNotAvailable")) {
+                try store.put(try builtin("pageNotAvailable"), precondition: .revision(1), actor: "ops")
+            }
+            let (replaced, replacedCreated) = try store.put(
+                retitled(template, french: "Un instant"),
+                precondition: .revision(1),
+                actor: "ops"
+            )
+            #expect(!replacedCreated && replaced.revision == 2)
         }
-        #expect(try store.template(id: "loading").revision == 1)
+    }
+
+    @Test("an alias or id taken by another template is a conflict at its pointer", arguments: StoreBackend.all)
+    func aliasConflicts(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            try store.importBuiltins([try builtin("connectionRefused")])
+            var clash = try builtin("loading")
+            clash.aliases = ["noNetwork"]
+            #expect(
+                throws: StoreError.conflicts([("/aliases/0", "\"noNetwork\" is already an alias of connectionRefused")])
+            ) {
+                try store.put(clash, precondition: .absent, actor: "ops")
+            }
+            #expect(try store.liveTemplates().count == 1)
+        }
+    }
+
+    @Test("strings keep who changed them; only changed keys get the new author", arguments: StoreBackend.all)
+    func stringAuthors(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            let template = try builtin("loading")
+            try store.importBuiltins([template])
+            let stored = try store.updateStrings(id: "loading", expectedRevision: 1, actor: "translator") {
+                (current: Template) throws(StoreError) -> Template in retitled(current, french: "Patientez")
+            }
+            #expect(stored.revision == 2)
+            let strings = try store.strings(id: "loading")
+            let frenchTitle = try #require(strings.first { $0.locale == "fr" && $0.key == "title" })
+            #expect(frenchTitle.updatedBy == "translator" && frenchTitle.value == "Patientez")
+            let english = try #require(strings.first { $0.locale == "en" && $0.key == "title" })
+            #expect(english.updatedBy == TemplateStore.builtinActor)
+            let revision = try store.revision(id: "loading", number: 2)
+            #expect(revision.action == .strings && revision.changedFields == ["/strings/fr/title"])
+            #expect(revision.createdBy == "translator")
+        }
+    }
+
+    @Test("a failed strings update writes nothing", arguments: StoreBackend.all)
+    func failedUpdate(_ backend: StoreBackend) async throws {
+        try await offPool {
+            struct Refused: Error {}
+            let (store, _) = try makeStore(backend)
+            try store.importBuiltins([try builtin("loading")])
+            #expect(throws: Refused.self) {
+                try store.updateStrings(id: "loading", expectedRevision: 1, actor: "t") {
+                    (_: Template) throws(Refused) -> Template in throw Refused()
+                }
+            }
+            #expect(try store.template(id: "loading").revision == 1)
+        }
     }
 }
 
 @Suite("TemplateStore: history")
 struct HistoryTests {
-    @Test("delete hides the template, keeps its history, and rollback restores it")
-    func deleteAndRestore() throws {
-        let (store, _) = try makeStore()
-        let template = try builtin("loading")
-        try store.importBuiltins([template])
-        _ = try store.put(retitled(template, french: "Deux"), precondition: .revision(1), actor: "ops")
-        #expect(try store.delete(id: "loading", expectedRevision: 2, actor: "ops") == 3)
-        #expect(throws: StoreError.deleted(id: "loading", revision: 3)) { try store.template(id: "loading") }
-        #expect(try store.liveTemplates().isEmpty)
+    @Test("delete hides the template, keeps its history, and rollback restores it", arguments: StoreBackend.all)
+    func deleteAndRestore(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            let template = try builtin("loading")
+            try store.importBuiltins([template])
+            _ = try store.put(retitled(template, french: "Deux"), precondition: .revision(1), actor: "ops")
+            #expect(try store.delete(id: "loading", expectedRevision: 2, actor: "ops") == 3)
+            #expect(throws: StoreError.deleted(id: "loading", revision: 3)) { try store.template(id: "loading") }
+            #expect(try store.liveTemplates().isEmpty)
 
-        let restored = try store.rollback(id: "loading", to: 2, expectedRevision: nil, actor: "ops")
-        #expect(restored.revision == 4)
-        #expect(restored.template.strings(for: "fr")?["title"] == "Deux")
-        let history = try store.revisions(id: "loading", page: 1, pageSize: 10)
-        #expect(history.items.map(\.revision) == [4, 3, 2, 1])
-        #expect(history.items.map(\.action) == [.rollback, .delete, .replace, .import])
-        #expect(throws: StoreError.noSuchRevision(id: "loading", revision: 9)) {
-            try store.rollback(id: "loading", to: 9, expectedRevision: nil, actor: "ops")
+            let restored = try store.rollback(id: "loading", to: 2, expectedRevision: nil, actor: "ops")
+            #expect(restored.revision == 4)
+            #expect(restored.template.strings(for: "fr")?["title"] == "Deux")
+            let history = try store.revisions(id: "loading", page: 1, pageSize: 10)
+            #expect(history.items.map(\.revision) == [4, 3, 2, 1])
+            #expect(history.items.map(\.action) == [.rollback, .delete, .replace, .import])
+            #expect(throws: StoreError.noSuchRevision(id: "loading", revision: 9)) {
+                try store.rollback(id: "loading", to: 9, expectedRevision: nil, actor: "ops")
+            }
+            #expect(throws: StoreError.stale(id: "loading", current: 4)) {
+                try store.rollback(id: "loading", to: 1, expectedRevision: 2, actor: "ops")
+            }
         }
-        #expect(throws: StoreError.stale(id: "loading", current: 4)) {
-            try store.rollback(id: "loading", to: 1, expectedRevision: 2, actor: "ops")
+    }
+
+    @Test("audit lists every change newest first and filters by template; pages add up", arguments: StoreBackend.all)
+    func audit(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            try store.importBuiltins(try builtins())
+            _ = try store.put(
+                retitled(try builtin("loading"), french: "Deux"),
+                precondition: .revision(1),
+                actor: "ops"
+            )
+            let all = try store.audit(page: 1, pageSize: 5, templateID: nil)
+            #expect(all.total == 16 && all.items.count == 5 && all.hasMore)
+            #expect(all.items.first?.createdBy == "ops")
+            let loading = try store.audit(page: 1, pageSize: 50, templateID: "loading")
+            #expect(loading.items.map(\.revision) == [2, 1])
+            let lastPage = try store.list(page: 3, pageSize: 7)
+            #expect(lastPage.items.count == 1 && !lastPage.hasMore)
         }
     }
 
-    @Test("audit lists every change newest first and filters by template; pages add up")
-    func audit() throws {
-        let (store, _) = try makeStore()
-        try store.importBuiltins(try builtins())
-        _ = try store.put(retitled(try builtin("loading"), french: "Deux"), precondition: .revision(1), actor: "ops")
-        let all = try store.audit(page: 1, pageSize: 5, templateID: nil)
-        #expect(all.total == 16 && all.items.count == 5 && all.hasMore)
-        #expect(all.items.first?.createdBy == "ops")
-        let loading = try store.audit(page: 1, pageSize: 50, templateID: "loading")
-        #expect(loading.items.map(\.revision) == [2, 1])
-        let lastPage = try store.list(page: 3, pageSize: 7)
-        #expect(lastPage.items.count == 1 && !lastPage.hasMore)
+    @Test("what was written is there after reopening the file", arguments: StoreBackend.all)
+    func reopen(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, handle) = try makeStore(backend)
+            try store.importBuiltins([try builtin("loading")])
+            _ = try store.put(
+                retitled(try builtin("loading"), french: "Persisté"),
+                precondition: .revision(1),
+                actor: "ops"
+            )
+            let reopened = try handle.reopenTemplates()
+            #expect(try reopened.template(id: "loading").template.strings(for: "fr")?["title"] == "Persisté")
+            #expect(try reopened.template(id: "loading").revision == 2)
+        }
     }
 
-    @Test("what was written is there after reopening the file")
-    func reopen() throws {
-        let (store, path) = try makeStore()
-        try store.importBuiltins([try builtin("loading")])
-        _ = try store.put(
-            retitled(try builtin("loading"), french: "Persisté"),
-            precondition: .revision(1),
-            actor: "ops"
-        )
-        let reopened = try TemplateStore(path: path, logger: Logger(label: "test"))
-        #expect(try reopened.template(id: "loading").template.strings(for: "fr")?["title"] == "Persisté")
-        #expect(try reopened.template(id: "loading").revision == 2)
-    }
-
-    @Test("a revision's document parses back to the template it recorded")
-    func documentRoundTrip() throws {
-        let (store, _) = try makeStore()
-        let template = try builtin("verifyIdentity")
-        try store.importBuiltins([template])
-        let document = try #require(try store.revision(id: "verifyIdentity", number: 1).document)
-        #expect(try TemplateParser.parse(document).get() == template)
+    @Test("a revision's document parses back to the template it recorded", arguments: StoreBackend.all)
+    func documentRoundTrip(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            let template = try builtin("verifyIdentity")
+            try store.importBuiltins([template])
+            let document = try #require(try store.revision(id: "verifyIdentity", number: 1).document)
+            #expect(try TemplateParser.parse(document).get() == template)
+        }
     }
 }
 
@@ -205,7 +226,10 @@ struct DurabilitySettingsTests {
     /// set FULL back, or an acknowledged write could be lost on power failure.
     @Test("both stores fsync every commit (synchronous = FULL on the writer)")
     func synchronousFull() throws {
-        let (store, path) = try makeStore()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/store.sqlite"
+        let store = try TemplateStore(path: path, logger: Logger(label: "test"))
         #expect(try store.synchronousMode() == 2)
         let events = try EventStore(
             path: path.replacingOccurrences(of: "store.sqlite", with: "events.sqlite"),

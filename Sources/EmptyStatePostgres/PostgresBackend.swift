@@ -19,7 +19,7 @@ import _ConnectionPoolModule
 /// connection with backoff and the query waits. So every call is bounded by `wait` and fails
 /// with `StoreError.unavailable`, and once an outage is known (a failed call, or the change
 /// listener losing its connection) calls fail at once until a connection succeeds again.
-package final class PostgresDatabase: Service, Sendable {
+package final class PostgresBackend: Service, Sendable {
     package let client: PostgresClient
     /// The URL without its password, for logs and errors.
     package let location: String
@@ -31,7 +31,14 @@ package final class PostgresDatabase: Service, Sendable {
     /// - Parameters:
     ///   - url: `postgres://user:password@host:port/database`, optionally `?sslmode=disable|prefer|require`.
     ///   - maximumConnections: the pool's size (each replica's share of PostgreSQL's `max_connections`).
-    package init(url: PostgresURL, maximumConnections: Int = 10, wait: Duration = .seconds(5), logger: Logger) {
+    ///   - searchPath: the schema(s) to use instead of `public` (tests give each a schema of its own).
+    package init(
+        url: PostgresURL,
+        maximumConnections: Int = 10,
+        wait: Duration = .seconds(5),
+        searchPath: String? = nil,
+        logger: Logger
+    ) {
         var configuration = PostgresClient.Configuration(
             host: url.host,
             port: url.port,
@@ -42,6 +49,7 @@ package final class PostgresDatabase: Service, Sendable {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(3)
+        if let searchPath { configuration.options.additionalStartupParameters = [("search_path", searchPath)] }
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         location = url.redacted
         self.wait = wait
@@ -55,6 +63,11 @@ package final class PostgresDatabase: Service, Sendable {
     package func startPool() {
         let client = client
         pool.withLock { $0 = Task { await client.run() } }
+    }
+
+    /// Closes the pool without waiting (for tests; the service closes it through `run()`).
+    package func stopPool() {
+        pool.withLock { $0 }?.cancel()
     }
 
     /// Keeps the pool until the service group shuts down, then closes it: it is the group's
@@ -133,6 +146,13 @@ package final class PostgresDatabase: Service, Sendable {
     /// be reached or went away, `.database` (with the whole, unredacted error) otherwise.
     package static func storeError(_ error: any Error) -> StoreError {
         if let store = error as? StoreError { return store }
+        if let transaction = error as? PostgresTransactionError {
+            // A failure inside the transaction is the caller's (a precondition); otherwise the
+            // failure of BEGIN, COMMIT or ROLLBACK.
+            if let inner = transaction.closureError ?? transaction.beginError ?? transaction.commitError {
+                return storeError(inner)
+            }
+        }
         if error is ConnectionPoolError || error is CancellationError {
             return .unavailable(String(reflecting: error))
         }

@@ -1,0 +1,108 @@
+import EmptyStatePostgres
+import EmptyStateStore
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// The store backends the parameterized store tests run against: SQLite always, PostgreSQL when
+/// `EMPTY_STATE_TEST_DATABASE_URL` names a server (`make test` starts a throwaway one).
+enum StoreBackend: String, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    static let all: [StoreBackend] = testDatabaseURL == nil ? [.sqlite] : [.sqlite, .postgres]
+
+    static let testDatabaseURL: PostgresURL? = ProcessInfo.processInfo.environment["EMPTY_STATE_TEST_DATABASE_URL"]
+        .flatMap { try? PostgresURL($0) }
+}
+
+/// How to get at the same stored data again (reopen the file, or a new pool on the schema).
+struct StoreHandle: Sendable {
+    let reopenTemplates: @Sendable () throws -> any TemplateStoring
+    let reopenEvents: @Sendable (_ onCommit: (@Sendable (Double) -> Void)?) throws -> any EventStoring
+}
+
+/// A database of its own for one test: a fresh schema (`search_path`) in the test database, so
+/// tests run in parallel without seeing each other's rows.
+private func freshDatabase() throws -> @Sendable () -> PostgresBackend {
+    let url = try #require(StoreBackend.testDatabaseURL)
+    let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    let setup = PostgresBackend(url: url, maximumConnections: 1, logger: Logger(label: "test"))
+    setup.startPool()
+    defer { setup.stopPool() }
+    try setup.blocking(timeout: .seconds(20)) { client in
+        try await client.all(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"), logger: Logger(label: "test"))
+    }
+    return {
+        let database = PostgresBackend(
+            url: url,
+            maximumConnections: 2,
+            searchPath: schema,
+            logger: Logger(label: "test")
+        )
+        database.startPool()
+        return database
+    }
+}
+
+/// Opens a migrated PostgreSQL database of its own (a fresh schema).
+private func openDatabase(_ make: () -> PostgresBackend) throws -> PostgresBackend {
+    let database = make()
+    try database.blocking(timeout: .seconds(20)) { client in
+        try await PostgresSchema.migrate(client, logger: Logger(label: "test"))
+    }
+    return database
+}
+
+/// Opens an empty templates store of `backend`.
+func makeStore(_ backend: StoreBackend = .sqlite) throws -> (any TemplateStoring, StoreHandle) {
+    switch backend {
+    case .sqlite:
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/store.sqlite"
+        let handle = StoreHandle(
+            reopenTemplates: { try TemplateStore(path: path, logger: Logger(label: "test")) },
+            reopenEvents: {
+                try EventStore(path: directory + "/events.sqlite", logger: Logger(label: "test"), onCommit: $0)
+            }
+        )
+        return (try handle.reopenTemplates(), handle)
+    case .postgres:
+        let make = try freshDatabase()
+        let handle = StoreHandle(
+            reopenTemplates: { PostgresTemplateStore(database: try openDatabase(make), logger: Logger(label: "test")) },
+            reopenEvents: {
+                PostgresEventStore(database: try openDatabase(make), logger: Logger(label: "test"), onCommit: $0)
+            }
+        )
+        return (try handle.reopenTemplates(), handle)
+    }
+}
+
+/// Opens (without starting) an empty event store of `backend`.
+func makeEventStore(
+    _ backend: StoreBackend = .sqlite,
+    onCommit: (@Sendable (Double) -> Void)? = nil
+) throws -> (any EventStoring, StoreHandle) {
+    let (_, handle) = try makeStore(backend)
+    return (try handle.reopenEvents(onCommit), handle)
+}
+
+/// Runs `body` on a thread of its own and waits for it without blocking a thread of Swift
+/// concurrency's pool: the PostgreSQL stores block their calling thread on work that itself
+/// needs that pool (two cores give it two threads).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            do {
+                continuation.resume(returning: try body())
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }.start()
+    }
+}
