@@ -118,7 +118,7 @@ struct LiveServerTests {
         try second.send("GET", "/readyz")
         let ready = try second.readResponse()
         #expect(ready.status == 200)
-        #expect(ready.bodyText == #"{"status":"ready","templates":15}"#)
+        #expect(ready.bodyText == #"{"status":"ready","templates":15,"store":"ok"}"#)
         second.close()
 
         server.terminate()
