@@ -49,7 +49,12 @@ package final class PostgresBackend: Service, Sendable {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(3)
-        if let searchPath { configuration.options.additionalStartupParameters = [("search_path", searchPath)] }
+        // Every commit is durable before it is acknowledged, whatever the server's default (an
+        // answered write or event must survive a crash); DBAs see who is connected.
+        configuration.options.additionalStartupParameters = [
+            ("synchronous_commit", "on"), ("application_name", "empty-state-server"),
+        ]
+        if let searchPath { configuration.options.additionalStartupParameters.append(("search_path", searchPath)) }
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         location = url.redacted
         self.wait = wait
