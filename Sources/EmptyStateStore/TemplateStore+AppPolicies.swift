@@ -1,6 +1,5 @@
 import EmptyStateCore
 import GRDB
-import JSONCoding
 
 /// A live app policy with its bookkeeping.
 package struct StoredAppPolicy: Sendable, Equatable {
@@ -21,16 +20,12 @@ package struct StoredAppPolicy: Sendable, Equatable {
 /// `app-policy:<platform>`, which no template id can be): every change is a revision, with the
 /// same rollback and audit trail. Errors name the platform (`ios`), not the row id.
 extension TemplateStore {
-    static let appPolicyKind = "app-policy"
-    private static let appPolicyPrefix = "app-policy:"
-
     /// The store id of a platform's policy (in revisions and the audit trail).
-    package static func documentID(of platform: Platform) -> String { appPolicyPrefix + platform.rawValue }
+    package static func documentID(of platform: Platform) -> String { StoredDocuments.appPolicyID(platform) }
 
     /// The platform whose policy has this store id; `nil` for a template id.
     package static func appPolicyPlatform(documentID: String) -> Platform? {
-        guard documentID.hasPrefix(appPolicyPrefix) else { return nil }
-        return Platform(rawValue: String(documentID.dropFirst(appPolicyPrefix.count)))
+        StoredDocuments.appPolicyPlatform(documentID: documentID)
     }
 
     /// Every platform's policy, for the snapshot clients are served from.
@@ -89,7 +84,7 @@ extension TemplateStore {
                 guard row != nil else { throw StoreError.notFound(id: platform.rawValue) }
                 if expected != current { throw StoreError.stale(id: platform.rawValue, current: current) }
             }
-            let previous = try row.map { try Self.parsePolicy($0["document"]) }
+            let previous = try row.map { try StoredDocuments.appPolicy(fromText: $0["document"]) }
             let stored = try self.applyPolicy(
                 db,
                 policy,
@@ -125,8 +120,8 @@ extension TemplateStore {
             else { throw StoreError.noSuchRevision(id: platform.rawValue, revision: target) }
             return try self.applyPolicy(
                 db,
-                try Self.parsePolicy(text),
-                previous: try Self.parsePolicy(row["document"]),
+                try StoredDocuments.appPolicy(fromText: text),
+                previous: try StoredDocuments.appPolicy(fromText: row["document"]),
                 revision: current + 1,
                 action: .rollback,
                 actor: actor
@@ -144,7 +139,7 @@ extension TemplateStore {
     {
         try revisions(
             documentID: Self.documentID(of: platform),
-            kind: Self.appPolicyKind,
+            kind: StoredDocuments.appPolicyKind,
             reportedAs: platform.rawValue,
             page: page,
             pageSize: pageSize
@@ -155,7 +150,7 @@ extension TemplateStore {
     package func policyRevision(platform: Platform, number: Int) throws(StoreError) -> RevisionRecord {
         try revision(
             documentID: Self.documentID(of: platform),
-            kind: Self.appPolicyKind,
+            kind: StoredDocuments.appPolicyKind,
             reportedAs: platform.rawValue,
             number: number
         )
@@ -184,7 +179,7 @@ extension TemplateStore {
         actor: String
     ) throws -> StoredAppPolicy {
         let id = Self.documentID(of: policy.platform)
-        let document = Self.text(policy.document)
+        let document = StoredDocuments.text(of: policy.document)
         let now = Timestamp.now()
         try db.execute(
             sql: """
@@ -202,27 +197,18 @@ extension TemplateStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                id, revision, action.rawValue, document, Self.text(.array(changed.map(JSONValue.string))), now, actor,
+                id, revision, action.rawValue, document, StoredDocuments.changedFieldsText(changed), now, actor,
             ]
         )
         return StoredAppPolicy(policy: policy, revision: revision, updatedAt: now, updatedBy: actor)
     }
 
-    private static func storedPolicy(_ row: Row) throws -> StoredAppPolicy {
+    private static func storedPolicy(_ row: Row) throws(StoreError) -> StoredAppPolicy {
         StoredAppPolicy(
-            policy: try parsePolicy(row["document"]),
+            policy: try StoredDocuments.appPolicy(fromText: row["document"]),
             revision: row["revision"],
             updatedAt: row["updated_at"],
             updatedBy: row["updated_by"]
         )
-    }
-
-    /// Parses a stored policy; it was valid when written, so a failure means the file was damaged.
-    static func parsePolicy(_ text: String) throws -> AppPolicy {
-        switch AppPolicy.parse(try JSONParser.parse(Array(text.utf8))) {
-        case .success(let policy): return policy
-        case .failure(let failure):
-            throw StoreError.database("a stored app policy no longer validates: \(failure.issues.map(\.description))")
-        }
     }
 }

@@ -1,0 +1,44 @@
+/// The release's built-in templates against what the store holds: which are added, which
+/// updated, and which kept because ops changed them. A pure decision, so every backend imports
+/// alike.
+package enum BuiltinImport {
+    /// Who wrote the revisions imported from `config/templates/`.
+    package static let actor = "built-in"
+
+    /// What the store holds for a built-in's id.
+    package struct Current: Sendable, Equatable {
+        /// The stored document's text (`StoredDocuments.text(of:)`).
+        package var document: String
+        /// Ops changed it (a write through the admin API, or a delete).
+        package var edited: Bool
+        package var deleted: Bool
+
+        package init(document: String, edited: Bool, deleted: Bool) {
+            self.document = document
+            self.edited = edited
+            self.deleted = deleted
+        }
+    }
+
+    /// What to do with one built-in.
+    package enum Decision: Sendable, Equatable {
+        /// No template has the id: add it at revision 1.
+        case add
+        /// The release changed a template ops never touched: write it as the next revision.
+        case update
+        /// The stored document is the release's: nothing to write.
+        case unchanged
+        /// The release changed it, but ops edited or deleted it: keep their version (and log it).
+        case keepOpsVersion
+    }
+
+    /// - Parameters:
+    ///   - current: the stored row with the built-in's id, `nil` when there is none.
+    ///   - document: the release's document as text (`StoredDocuments.text(of:)`).
+    package static func decide(current: Current?, document: String) -> Decision {
+        guard let current else { return .add }
+        if current.document == document { return .unchanged }
+        if current.edited || current.deleted { return .keepOpsVersion }
+        return .update
+    }
+}

@@ -1,0 +1,104 @@
+import EmptyStateCore
+import JSONCoding
+
+/// How documents and revisions are kept as text, the same on every backend: the JSON text of a
+/// document, the changed fields of a revision, and the ids of the kinds of document that share
+/// the templates' tables. SQLite (`TemplateStore`) and PostgreSQL use these, so a document
+/// written by one reads back identically through the other and gives the same bytes (and the
+/// same ETags) on every replica.
+package enum StoredDocuments {
+    /// The `kind` of template rows.
+    package static let templateKind = "template"
+    /// The `kind` of app policy rows.
+    package static let appPolicyKind = "app-policy"
+    private static let appPolicyPrefix = "app-policy:"
+
+    /// The store id of a platform's policy (in revisions and the audit trail): `app-policy:ios`,
+    /// which no template id can be.
+    package static func appPolicyID(_ platform: Platform) -> String { appPolicyPrefix + platform.rawValue }
+
+    /// The platform whose policy has this store id; `nil` for a template id.
+    package static func appPolicyPlatform(documentID: String) -> Platform? {
+        guard documentID.hasPrefix(appPolicyPrefix) else { return nil }
+        return Platform(rawValue: String(documentID.dropFirst(appPolicyPrefix.count)))
+    }
+
+    /// The text a document is stored as: `JSONWriter`'s deterministic output, members in
+    /// document order, so the same document is always the same text.
+    package static func text(of document: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.value(document)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// The text of a revision's changed fields: a JSON array of JSON pointers.
+    package static func changedFieldsText(_ pointers: [String]) -> String {
+        text(of: .array(pointers.map(JSONValue.string)))
+    }
+
+    /// Parses a stored template; it was valid when written, so a failure means the store was
+    /// damaged.
+    /// - Throws: `StoreError.database` when the text is not JSON or no longer a valid template.
+    package static func template(fromText text: String) throws(StoreError) -> Template {
+        switch TemplateParser.parse(try json(text), origin: .stored) {
+        case .success(let template): return template
+        case .failure(let failure):
+            throw .database("a stored document no longer validates: \(failure.issues.map(\.description))")
+        }
+    }
+
+    /// Parses a stored app policy; it was valid when written, so a failure means the store was
+    /// damaged.
+    /// - Throws: `StoreError.database` when the text is not JSON or no longer a valid policy.
+    package static func appPolicy(fromText text: String) throws(StoreError) -> AppPolicy {
+        switch AppPolicy.parse(try json(text)) {
+        case .success(let policy): return policy
+        case .failure(let failure):
+            throw .database("a stored app policy no longer validates: \(failure.issues.map(\.description))")
+        }
+    }
+
+    /// Parses stored JSON text with the strict parser.
+    /// - Throws: `StoreError.database` naming where the text stops being JSON.
+    package static func json(_ text: String) throws(StoreError) -> JSONValue {
+        do {
+            return try JSONParser.parse(Array(text.utf8))
+        } catch {
+            throw .database("a stored document is not JSON: \(error)")
+        }
+    }
+}
+
+extension RevisionRecord {
+    /// A revision as the store keeps it: every column as text or integer.
+    /// - Parameters:
+    ///   - action: the `action` column; an unknown one reads as `replace`.
+    ///   - changedFieldsText: the JSON array of `StoredDocuments.changedFieldsText(_:)`.
+    ///   - documentText: the document's JSON text; `nil` for a deletion or when not asked for.
+    /// - Throws: `StoreError.database` when a text column is not JSON.
+    package init(
+        templateID: String,
+        revision: Int,
+        action: String,
+        createdAt: String,
+        createdBy: String,
+        changedFieldsText: String,
+        documentText: String?
+    ) throws(StoreError) {
+        var changed: [String] = []
+        if case .array(let values) = try StoredDocuments.json(changedFieldsText) {
+            changed = values.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        }
+        self.init(
+            templateID: templateID,
+            revision: revision,
+            action: Action(rawValue: action) ?? .replace,
+            createdAt: createdAt,
+            createdBy: createdBy,
+            changedFields: changed,
+            document: try documentText.map { (text: String) throws(StoreError) -> JSONValue in
+                try StoredDocuments.json(text)
+            }
+        )
+    }
+}

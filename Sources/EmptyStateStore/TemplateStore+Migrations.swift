@@ -1,0 +1,56 @@
+import GRDB
+
+/// The SQLite schema of `TemplateStore`, versioned: each migration runs once, in order, when the
+/// store is opened (GRDB records which ran in `grdb_migrations`).
+extension TemplateStore {
+    /// Every migration of the templates database, oldest first.
+    package static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: templates, strings, revisions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE template (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        revision INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL DEFAULT 0,
+                        document TEXT NOT NULL,          -- the current document (JSON)
+                        edited INTEGER NOT NULL DEFAULT 0, -- 1 once ops changed it: releases no longer overwrite it
+                        updated_at TEXT NOT NULL,
+                        updated_by TEXT NOT NULL
+                    );
+                    CREATE TABLE template_string (
+                        template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE,
+                        locale TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        value TEXT NOT NULL,
+                        updated_at TEXT NOT NULL,
+                        updated_by TEXT NOT NULL,
+                        PRIMARY KEY (template_id, locale, key)
+                    );
+                    CREATE TABLE template_alias (
+                        alias TEXT PRIMARY KEY NOT NULL,
+                        template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE
+                    );
+                    CREATE TABLE revision (
+                        template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE,
+                        revision INTEGER NOT NULL,
+                        action TEXT NOT NULL,
+                        document TEXT,                    -- NULL for a deletion
+                        changed_fields TEXT NOT NULL,     -- JSON array of JSON pointers
+                        created_at TEXT NOT NULL,
+                        created_by TEXT NOT NULL,
+                        PRIMARY KEY (template_id, revision)
+                    );
+                    CREATE INDEX revision_by_time ON revision(created_at);
+                    """
+            )
+        }
+        // Other kinds of versioned documents (app policies) share the current-state and revision
+        // tables, so they get revisions, rollback and the audit trail as templates do. Existing
+        // rows are templates; template queries filter on the kind.
+        migrator.registerMigration("v2: document kinds") { db in
+            try db.execute(sql: "ALTER TABLE template ADD COLUMN kind TEXT NOT NULL DEFAULT 'template'")
+        }
+        return migrator
+    }
+}
