@@ -192,10 +192,7 @@ extension TemplateStore {
         )
         let changed = AppPolicy.changedFields(from: previous, to: policy)
         try db.execute(
-            sql: """
-                INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
+            sql: Self.insertRevision,
             arguments: [
                 id, revision, action.rawValue, document, StoredDocuments.changedFieldsText(changed), now, actor,
             ]

@@ -51,6 +51,33 @@ extension TemplateStore {
         migrator.registerMigration("v2: document kinds") { db in
             try db.execute(sql: "ALTER TABLE template ADD COLUMN kind TEXT NOT NULL DEFAULT 'template'")
         }
+        // Timestamps are whole seconds from this version on (Swift's ISO 8601 date decoding refuses
+        // fractions). Earlier releases wrote milliseconds: normalized once here, so every value has
+        // one form; each was `Timestamp.now()`'s `YYYY-MM-DDTHH:MM:SS.mmmZ`, and the fraction is
+        // dropped as `now()` drops it. Whole seconds tie often (an import and the edit after it),
+        // and text order would put "…:00.123Z" before "…:00Z" had both forms stayed, so the audit
+        // trail no longer orders by `created_at`: `seq` numbers revisions in the order they were
+        // committed (the rowid order of the rows already there), unique, and is what it sorts by.
+        migrator.registerMigration("v3: whole-second timestamps, revision sequence") { db in
+            for (table, column) in [
+                ("template", "updated_at"), ("template_string", "updated_at"), ("revision", "created_at"),
+            ] {
+                try db.execute(
+                    sql: """
+                        UPDATE \(table) SET \(column) = substr(\(column), 1, 19) || 'Z'
+                        WHERE length(\(column)) > 20 AND substr(\(column), 20, 1) = '.'
+                        """
+                )
+            }
+            try db.execute(
+                sql: """
+                    ALTER TABLE revision ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+                    UPDATE revision SET seq = rowid;
+                    CREATE UNIQUE INDEX revision_by_seq ON revision(seq);
+                    DROP INDEX revision_by_time;
+                    """
+            )
+        }
         return migrator
     }
 }

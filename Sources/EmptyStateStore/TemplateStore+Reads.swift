@@ -161,7 +161,8 @@ extension TemplateStore {
         }
     }
 
-    /// Every change, newest first: who changed what, when, and which fields.
+    /// Every change, newest first (in the order the changes were committed; `created_at` is in whole
+    /// seconds, so it ties): who changed what, when, and which fields.
     package func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
         try read { db in
             let filter = templateID == nil ? "" : "WHERE template_id = ?"
@@ -172,7 +173,7 @@ extension TemplateStore {
                 db,
                 sql: """
                     SELECT template_id, revision, action, changed_fields, created_at, created_by FROM revision \(filter)
-                    ORDER BY created_at DESC, template_id, revision DESC LIMIT ? OFFSET ?
+                    ORDER BY seq DESC LIMIT ? OFFSET ?
                     """,
                 arguments: filterArguments + [pageSize, (page - 1) * pageSize]
             ).map { try Self.revisionRecord($0, withDocument: false) }

@@ -98,11 +98,11 @@ extension TemplateStore {
             try db.execute(sql: "DELETE FROM template_string WHERE template_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM template_alias WHERE template_id = ?", arguments: [id])
             try db.execute(
-                sql: """
-                    INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by)
-                    VALUES (?, ?, 'delete', NULL, '["/"]', ?, ?)
-                    """,
-                arguments: [id, revision, now, actor]
+                sql: Self.insertRevision,
+                arguments: [
+                    id, revision, RevisionRecord.Action.delete.rawValue, nil, StoredDocuments.changedFieldsText(["/"]),
+                    now, actor,
+                ]
             )
             return revision
         }
@@ -274,12 +274,7 @@ extension TemplateStore {
         }
 
         let changed = TemplateDiff.changedFields(from: previous, to: template)
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(
+        try db.cachedStatement(sql: Self.insertRevision).execute(
             arguments: [
                 template.id, revision, action.rawValue, document, StoredDocuments.changedFieldsText(changed), now,
                 actor,
@@ -287,4 +282,12 @@ extension TemplateStore {
         )
         return StoredTemplate(template: template, revision: revision, updatedAt: now, updatedBy: actor)
     }
+
+    /// Appends a revision: (template_id, revision, action, document, changed_fields, created_at,
+    /// created_by), numbered by `seq` in commit order (writes are serialized, so `MAX + 1` is
+    /// unique; the unique index makes it the audit trail's order).
+    static let insertRevision = """
+        INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by, seq)
+        VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM revision))
+        """
 }

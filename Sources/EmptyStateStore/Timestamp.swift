@@ -1,22 +1,23 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// RFC 3339 timestamps in UTC with milliseconds (`2026-11-22T05:40:12.345Z`): they sort as text.
+/// RFC 3339 timestamps in UTC.
+///
+/// What the store records (`updatedAt`, `createdAt`) is in whole seconds, `2026-11-23T10:00:00Z`:
+/// Swift's `JSONDecoder.DateDecodingStrategy.iso8601` refuses fractions, and a store written
+/// only in whole seconds sorts as text in time order (the templates store normalized the
+/// millisecond values of earlier releases when it was migrated). Analytics times are instants
+/// of events, kept in milliseconds, and written with three fraction digits.
 package enum Timestamp {
+    /// Foundation's RFC 3339 form in UTC without a fraction (`2026-11-23T10:00:00Z`).
+    private static let wholeSeconds = Date.ISO8601FormatStyle()
+
+    /// Now, in whole seconds (the fraction is dropped): what the store records a change at.
     package static func now() -> String {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        var seconds = spec.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-            + "\(pad(Int32(spec.tv_nsec / 1_000_000), 3))Z"
+        Date(timeIntervalSince1970: Double(nowMilliseconds() / 1000)).formatted(wholeSeconds)
     }
 
     /// Milliseconds since the epoch, now.
@@ -26,8 +27,13 @@ package enum Timestamp {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec / 1_000_000)
     }
 
-    /// Parses an RFC 3339 date-time (`2026-11-22T05:40:12.345Z`, `…+02:00`) to milliseconds since
-    /// the epoch; `nil` when it is not one.
+    /// Parses an RFC 3339 date-time (`2026-11-22T05:40:12.345Z`, `…+02:00`, fraction optional) to
+    /// milliseconds since the epoch; `nil` when it is not one.
+    ///
+    /// Hand-written rather than `Date.ISO8601FormatStyle.parse`, which is not equivalent and is
+    /// slower on the events path (every event's `occurredAt` and `sentAt`): Foundation accepts
+    /// `2026-02-30` (as March 2), refuses the `t`/`z`/space spellings RFC 3339 allows, and took
+    /// about 500 ns a parse against 70 ns here (swift 6.3.1, Linux, 2026-11-23).
     package static func parse(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.count <= 40 else { return nil }
@@ -92,19 +98,19 @@ package enum Timestamp {
         return seconds * 1000 + milliseconds
     }
 
-    /// Formats milliseconds since the epoch as RFC 3339 UTC with milliseconds.
+    /// Formats milliseconds since the epoch as RFC 3339 UTC with three fraction digits
+    /// (`2026-11-22T05:40:12.345Z`).
+    ///
+    /// The date and time of day are Foundation's; the fraction is written here, from the integer,
+    /// because `ISO8601FormatStyle(includingFractionalSeconds:)` formats the binary `Double` of a
+    /// `Date` and truncates it: `….001` comes out as `.000`, `….004` as `.003`, for about half of
+    /// all millisecond values.
     package static func format(milliseconds: Int64) -> String {
-        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
-        let remainder = milliseconds - Int64(seconds) * 1000
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return
-            "\(pad(Int64(parts.tm_year) + 1900, 4))-\(pad(Int64(parts.tm_mon) + 1, 2))-\(pad(Int64(parts.tm_mday), 2))T"
-            + "\(pad(Int64(parts.tm_hour), 2)):\(pad(Int64(parts.tm_min), 2)):\(pad(Int64(parts.tm_sec), 2))."
-            + "\(pad(remainder, 3))Z"
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = milliseconds - seconds * 1000
+        var text = Date(timeIntervalSince1970: Double(seconds)).formatted(wholeSeconds)
+        text.removeLast()  // "Z"
+        text += fraction < 10 ? ".00\(fraction)Z" : fraction < 100 ? ".0\(fraction)Z" : ".\(fraction)Z"
+        return text
     }
 }

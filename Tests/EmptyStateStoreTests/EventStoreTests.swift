@@ -601,14 +601,25 @@ struct TimestampTests {
         #expect(Timestamp.format(milliseconds: 5) == "1970-01-01T00:00:00.005Z")
     }
 
-    @Test("now() and nowMilliseconds() agree")
+    @Test("now() is nowMilliseconds() in whole seconds")
     func now() throws {
         let before = Timestamp.nowMilliseconds()
         let text = Timestamp.now()
         let after = Timestamp.nowMilliseconds()
         let parsed = try #require(Timestamp.parse(text))
-        #expect(parsed >= before && parsed <= after, "\(text)")
-        #expect(text.count == 24 && text.hasSuffix("Z"))
+        #expect(parsed % 1000 == 0, "\(text)")
+        #expect(parsed >= before / 1000 * 1000 && parsed <= after, "\(text)")
+        #expect(text.count == 20 && text.hasSuffix("Z"), "\(text)")
+    }
+
+    @Test("now() is what Swift's default ISO 8601 date decoding accepts")
+    func nowDecodes() throws {
+        struct Stamped: Decodable { var at: Date }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let text = Timestamp.now()
+        let decoded = try decoder.decode(Stamped.self, from: Data(#"{"at":"\#(text)"}"#.utf8))
+        #expect(Int64(decoded.at.timeIntervalSince1970) * 1000 == Timestamp.parse(text))
     }
 }
 

@@ -1,6 +1,7 @@
 import EmptyStateCore
 import EmptyStateStore
 import Foundation
+import GRDB
 import JSONCoding
 import Logging
 import Testing
@@ -236,5 +237,56 @@ struct DurabilitySettingsTests {
             logger: Logger(label: "test")
         )
         #expect(try events.synchronousMode() == 2)
+    }
+}
+
+@Suite("TemplateStore: timestamps")
+struct TemplateStoreTimestampTests {
+    @Test("changes are recorded in whole seconds")
+    func wholeSeconds() throws {
+        let (store, _) = try makeStore()
+        try store.importBuiltins([try builtin("loading")])
+        let stored = try store.template(id: "loading")
+        #expect(stored.updatedAt.count == 20 && stored.updatedAt.hasSuffix("Z"), "\(stored.updatedAt)")
+        #expect(try store.audit(page: 1, pageSize: 1, templateID: nil).items.first?.createdAt == stored.updatedAt)
+    }
+
+    @Test("millisecond timestamps of earlier releases read back in whole seconds, and in time order")
+    func migratesMilliseconds() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/store.sqlite"
+        let loading = try builtin("loading")
+        do {
+            // A store as the previous release left it: schema v2, milliseconds everywhere.
+            let queue = try DatabaseQueue(path: path)
+            try TemplateStore.migrator.migrate(queue, upTo: "v2: document kinds")
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO template (id, revision, deleted, document, edited, updated_at, updated_by)
+                        VALUES ('loading', 2, 0, ?, 1, '2020-01-01T00:00:00.999Z', 'alice');
+                        INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by)
+                        VALUES ('loading', 'en', 'title', 'Loading', '2020-01-01T00:00:00.345Z', 'alice');
+                        INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by)
+                        VALUES ('loading', 1, 'import', ?, '["/"]', '2019-12-31T23:59:59.999Z', 'built-in'),
+                            ('loading', 2, 'replace', ?, '["/category"]', '2020-01-01T00:00:00.999Z', 'alice');
+                        """,
+                    arguments: [
+                        StoredDocuments.text(of: loading.document), StoredDocuments.text(of: loading.document),
+                        StoredDocuments.text(of: loading.document),
+                    ]
+                )
+            }
+        }
+        let store = try TemplateStore(path: path, logger: Logger(label: "test"))
+        #expect(try store.template(id: "loading").updatedAt == "2020-01-01T00:00:00Z")
+        #expect(try store.strings(id: "loading").map(\.updatedAt) == ["2020-01-01T00:00:00Z"])
+        _ = try store.put(retitled(loading, french: "Chargement…"), precondition: .revision(2), actor: "bob")
+        let audit = try store.audit(page: 1, pageSize: 10, templateID: nil)
+        #expect(audit.items.map(\.revision) == [3, 2, 1])
+        #expect(audit.items.dropFirst().map(\.createdAt) == ["2020-01-01T00:00:00Z", "2019-12-31T23:59:59Z"])
+        #expect(audit.items.allSatisfy { $0.createdAt.count == 20 })
     }
 }
