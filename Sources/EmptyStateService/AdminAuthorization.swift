@@ -176,6 +176,15 @@ struct AdminAuthorization: Sendable {
         }
     }
 
+    /// The auth middleware: a route handler that runs `handler` with the caller's token when it
+    /// allows `role`, and otherwise answers 401 (with `WWW-Authenticate`) or 403 without calling it.
+    func require(
+        _ role: AdminToken.Role,
+        _ handler: @escaping @Sendable (HTTPRequest, AdminToken) -> HTTPResponse
+    ) -> Router.Handler {
+        { request in guarded(request, role) { token in handler(request, token) } }
+    }
+
     /// Equal bytes, in time that depends only on the lengths.
     static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)

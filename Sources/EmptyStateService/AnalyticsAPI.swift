@@ -1,7 +1,7 @@
 import EmptyStateCore
 import EmptyStateStore
+import Foundation
 import HTTPServer
-import JSONCoding
 import Logging
 
 /// `/v1/admin/analytics`: what product teams learn from the events (viewer role).
@@ -16,16 +16,18 @@ struct AnalyticsAPI: Sendable {
     let logger: Logger
 
     func register(on router: inout Router) {
-        router.get("/v1/admin/analytics/summary", blocking: true) { request in
-            authorization.guarded(request, .viewer) { _ in summary(request) }
+        let route = { (handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) in
+            authorization.require(
+                .viewer,
+                AdminProblems.catching(logger: logger) { request, _ in try handler(request) }
+            )
         }
-        router.get("/v1/admin/analytics/events", blocking: true) { request in
-            authorization.guarded(request, .viewer) { _ in export(request) }
-        }
+        router.get("/v1/admin/analytics/summary", blocking: true, route { try summary($0) })
+        router.get("/v1/admin/analytics/events", blocking: true, route { try export($0) })
     }
 
     /// Displays, taps per action and tap-through rate, in total and per group.
-    private func summary(_ request: HTTPRequest) -> HTTPResponse {
+    private func summary(_ request: HTTPRequest) throws -> HTTPResponse {
         var errors: [ProblemDetails.FieldError] = []
         let now = Timestamp.nowMilliseconds()
         func time(_ name: String) -> Int64? {
@@ -61,60 +63,36 @@ struct AnalyticsAPI: Sendable {
             }
         }
         guard errors.isEmpty else {
-            return ProblemDetails.invalidParameters(
-                errors,
-                detail: "A query parameter is invalid."
-            ).response(requestID: request.id)
+            throw ProblemDetails.invalidParameters(errors, detail: "A query parameter is invalid.")
         }
-        do {
-            let (totals, groups) = try store.summary(from: from, to: to, templateID: templateID, groupBy: grouping)
-            var writer = JSONWriter(capacity: 1024)
-            writer.beginObject()
-            writer.member("from", Timestamp.format(milliseconds: from))
-            writer.member("to", Timestamp.format(milliseconds: to))
-            writer.key("templateId")
-            if let templateID { writer.string(templateID) } else { writer.null() }
-            writer.key("groupBy")
-            if let grouping { writer.string(grouping.rawValue) } else { writer.null() }
-            writer.key("totals")
-            write(totals, into: &writer, displaysForRate: totals.displays)
-            writer.key("groups")
-            writer.beginArray()
-            // Displays have no action: grouped by action, they count in the totals only.
-            for group in groups where group.key != nil {
-                // Grouped by action, the rate is against all displays (displays have no action).
-                write(group, into: &writer, displaysForRate: grouping == .action ? totals.displays : group.displays)
-            }
-            writer.endArray()
-            if includeUpdateStates {
-                writer.key("updateStates")
-                try writeUpdateStates(from: from, to: to, templateID: templateID, into: &writer)
-            }
-            writer.endObject()
-            return HTTPResponse(
-                status: 200,
-                headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
-                body: .bytes(writer.bytes)
+        let (totals, groups) = try store.summary(from: from, to: to, templateID: templateID, groupBy: grouping)
+        return try .json(
+            Summary(
+                from: Timestamp.format(milliseconds: from),
+                to: Timestamp.format(milliseconds: to),
+                templateId: templateID,
+                groupBy: grouping?.rawValue,
+                totals: Summary.Row(totals, displaysForRate: totals.displays),
+                // Displays have no action: grouped by action, they count in the totals only, and
+                // the rate is against all displays.
+                groups: groups.filter { $0.key != nil }.map {
+                    Summary.Row($0, displaysForRate: grouping == .action ? totals.displays : $0.displays)
+                },
+                updateStates: includeUpdateStates
+                    ? try updateStates(from: from, to: to, templateID: templateID) : nil
             )
-        } catch {
-            return AdminAPI.problem(for: error, request: request, logger: logger)
-        }
+        )
     }
 
     /// `[{"state", "templateId", "appVersion", "displays"}]`: the displays of each update state's
     /// template per app version, states in `AppStatus` order, versions in version order (those
     /// that are not versions last): how many users an update state still blocks.
-    private func writeUpdateStates(
-        from: Int64,
-        to: Int64,
-        templateID: String?,
-        into writer: inout JSONWriter
-    ) throws(StoreError) {
+    private func updateStates(from: Int64, to: Int64, templateID: String?) throws(StoreError) -> [Summary.UpdateState] {
         let states = AppStatus.allCases.filter { state in
             state.templateID.map { templateID == nil || templateID == $0 } ?? false
         }
         let rows = try store.displaysByAppVersion(from: from, to: to, templateIDs: states.compactMap(\.templateID))
-        writer.beginArray()
+        var result: [Summary.UpdateState] = []
         for state in states {
             let versions = rows.filter { $0.templateID == state.templateID }.sorted { a, b in
                 switch (AppVersion(a.appVersion), AppVersion(b.appVersion)) {
@@ -125,41 +103,21 @@ struct AnalyticsAPI: Sendable {
                 }
             }
             for row in versions {
-                writer.beginObject()
-                writer.member("state", state.rawValue)
-                writer.member("templateId", row.templateID)
-                writer.member("appVersion", row.appVersion)
-                writer.key("displays")
-                writer.int(row.displays)
-                writer.endObject()
+                result.append(
+                    Summary.UpdateState(
+                        state: state.rawValue,
+                        templateId: row.templateID,
+                        appVersion: row.appVersion,
+                        displays: row.displays
+                    )
+                )
             }
         }
-        writer.endArray()
-    }
-
-    private func write(_ row: SummaryRow, into writer: inout JSONWriter, displaysForRate: Int) {
-        writer.beginObject()
-        if let key = row.key { writer.member("key", key) }
-        writer.key("displays")
-        writer.int(row.displays)
-        writer.key("taps")
-        writer.int(row.taps)
-        writer.key("tapThroughRate")
-        writer.value(
-            .number(displaysForRate == 0 ? 0 : (Double(row.taps) / Double(displaysForRate) * 10_000).rounded() / 10_000)
-        )
-        writer.key("tapsByAction")
-        writer.beginObject()
-        for action in row.tapsByAction.keys.sorted() {
-            writer.key(action)
-            writer.int(row.tapsByAction[action]!)
-        }
-        writer.endObject()
-        writer.endObject()
+        return result
     }
 
     /// Raw events as NDJSON, oldest first, resumable: `X-Next-Cursor` is the `after` of the next page.
-    private func export(_ request: HTTPRequest) -> HTTPResponse {
+    private func export(_ request: HTTPRequest) throws -> HTTPResponse {
         var errors: [ProblemDetails.FieldError] = []
         var after: Int64 = 0
         var limit = Self.defaultExportLimit
@@ -178,53 +136,25 @@ struct AnalyticsAPI: Sendable {
             }
         }
         guard errors.isEmpty else {
-            return ProblemDetails.invalidParameters(
-                errors,
-                detail: "A query parameter is invalid."
-            ).response(requestID: request.id)
+            throw ProblemDetails.invalidParameters(errors, detail: "A query parameter is invalid.")
         }
-        do {
-            let rows = try store.events(after: after, limit: limit)
-            var writer = JSONWriter(capacity: rows.count * 320 + 16)
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(rows.count * 320)
-            for (cursor, event) in rows {
-                writer = JSONWriter(capacity: 320)
-                writer.beginObject()
-                writer.key("cursor")
-                writer.int(Int(cursor))
-                writer.member("id", event.id)
-                writer.member("type", event.kind.rawValue)
-                writer.member("templateId", event.templateID)
-                if let revision = event.revision {
-                    writer.key("revision")
-                    writer.int(revision)
-                }
-                if let etag = event.etag { writer.member("etag", etag) }
-                writer.member("locale", event.locale)
-                writer.member("platform", event.platform)
-                writer.member("appVersion", event.appVersion)
-                if let action = event.actionID { writer.member("actionId", action) }
-                if let session = event.sessionID { writer.member("sessionId", session) }
-                writer.member("occurredAt", Timestamp.format(milliseconds: event.occurredAt))
-                writer.member("receivedAt", Timestamp.format(milliseconds: event.receivedAt))
-                writer.key("clockSkewMs")
-                writer.int(Int(event.clockSkewMilliseconds))
-                writer.endObject()
-                bytes += writer.bytes
-                bytes.append(UInt8(ascii: "\n"))
-            }
-            let next = rows.last?.cursor ?? after
-            return HTTPResponse(
-                status: 200,
-                headers: [
-                    ("Content-Type", "application/x-ndjson; charset=utf-8"), ("Cache-Control", "no-store"),
-                    ("X-Next-Cursor", "\(next)"),
-                ],
-                body: .bytes(bytes)
-            )
-        } catch {
-            return AdminAPI.problem(for: error, request: request, logger: logger)
+        let rows = try store.events(after: after, limit: limit)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(rows.count * 320)
+        for (cursor, event) in rows {
+            bytes += try encoder.encode(ExportedEvent(cursor: cursor, event))
+            bytes.append(UInt8(ascii: "\n"))
         }
+        let next = rows.last?.cursor ?? after
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", "application/x-ndjson; charset=utf-8"), ("Cache-Control", "no-store"),
+                ("X-Next-Cursor", "\(next)"),
+            ],
+            body: .bytes(bytes)
+        )
     }
 }

@@ -7,6 +7,10 @@ package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// A strict RFC 8259 parser: no comments, no trailing commas, no duplicate keys, UTF-8 only.
+///
+/// Kept (rather than `JSONDecoder`) wherever a document is validated: request bodies, whose
+/// errors name the byte offset and refuse duplicate keys `JSONDecoder` would silently merge, and
+/// stored documents, whose member order it keeps so they render and hash (ETags) the same.
 package struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0

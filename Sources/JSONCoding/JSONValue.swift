@@ -52,3 +52,45 @@ extension String {
         return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }
+
+/// A parsed document inside an `Encodable` response (an admin response that carries a template
+/// or policy): written as `JSONWriter.value(_:)` writes it, numbers without a fraction as
+/// integers. Objects keep their member order only when the encoder does not sort keys.
+extension JSONValue: Encodable {
+    package func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .bool(let flag):
+            var container = encoder.singleValueContainer()
+            try container.encode(flag)
+        case .number(let number):
+            var container = encoder.singleValueContainer()
+            if number.rounded() == number, abs(number) < 1e15 {
+                try container.encode(Int(number))
+            } else {
+                try container.encode(number)
+            }
+        case .string(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        case .array(let elements):
+            var container = encoder.unkeyedContainer()
+            for element in elements { try container.encode(element) }
+        case .object(let members):
+            var container = encoder.container(keyedBy: MemberKey.self)
+            for member in members { try container.encode(member.value, forKey: MemberKey(member.key)) }
+        }
+    }
+
+    /// Any member name.
+    private struct MemberKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+
+        init(_ name: String) { stringValue = name }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}

@@ -1,5 +1,10 @@
 /// Writes JSON straight into a byte buffer, members in the order they are written, so the same
 /// input always gives the same bytes (and so the same ETag).
+///
+/// Used where those bytes matter or are hot: the client's rendered templates and bundles (their
+/// ETags are hashes of these bytes, equal on every replica), the documents the store keeps as
+/// text (`StoredDocuments`), problem documents and the access log. Admin and analytics responses
+/// are `Encodable` values written by `JSONEncoder` instead.
 package struct JSONWriter {
     package private(set) var bytes: [UInt8] = []
     private var needsComma = false

@@ -1,0 +1,195 @@
+import EmptyStateStore
+import HTTPServer
+import Logging
+
+/// Every error of the admin and analytics APIs as its `application/problem+json` response, in
+/// one place: the problems the handlers throw, each `StoreError`, and anything else (500, no
+/// internals in the body, logged with the request id).
+enum AdminProblems {
+    /// What a request's document is: store errors name it.
+    enum Subject: Sendable {
+        case template, appPolicy
+
+        var noun: String { self == .template ? "template" : "app policy" }
+    }
+
+    /// Wraps a throwing handler (the error middleware): what it throws becomes its response.
+    static func catching(
+        subject: Subject = .template,
+        logger: Logger,
+        _ handler: @escaping @Sendable (HTTPRequest, AdminToken) throws -> HTTPResponse
+    ) -> @Sendable (HTTPRequest, AdminToken) -> HTTPResponse {
+        { request, token in
+            do {
+                return try handler(request, token)
+            } catch {
+                return response(for: error, request: request, subject: subject, logger: logger)
+            }
+        }
+    }
+
+    /// The response for any error a handler threw.
+    static func response(
+        for error: any Error,
+        request: HTTPRequest,
+        subject: Subject = .template,
+        logger: Logger
+    ) -> HTTPResponse {
+        switch error {
+        case let problem as ProblemDetails:
+            return problem.response(requestID: request.id)
+        case let error as StoreError:
+            return response(for: error, request: request, subject: subject, logger: logger)
+        default:
+            logger.error("admin request failed", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
+            return ProblemDetails(
+                status: 500,
+                slug: "internal",
+                title: "Internal Server Error",
+                detail: "The request failed; the log has the details under this request id."
+            ).response(requestID: request.id)
+        }
+    }
+
+    /// The response for a store error: 404, 412, 422, 503 (`store-busy`, `store-unavailable`,
+    /// both with `Retry-After`) or 500; ETags of the current revision where the client needs one.
+    static func response(
+        for error: StoreError,
+        request: HTTPRequest,
+        subject: Subject = .template,
+        logger: Logger
+    ) -> HTTPResponse {
+        switch error {
+        case .notFound(let platform) where subject == .appPolicy:
+            return ProblemDetails(
+                status: 404,
+                slug: "unknown-app-policy",
+                title: "Unknown App Policy",
+                detail: "There is no app policy for \"\(platform)\"; PUT one with If-None-Match: * to create it.",
+                errors: [.init(.parameter("platform"), "no policy yet")]
+            ).response(requestID: request.id)
+        case .notFound(let id):
+            return ProblemDetails(
+                status: 404,
+                slug: "unknown-template",
+                title: "Unknown Template",
+                detail: "There is no template \"\(id)\".",
+                errors: [.init(.parameter("id"), "no such template")]
+            ).response(requestID: request.id)
+        case .deleted(let id, let revision):
+            return ProblemDetails(
+                status: 404,
+                slug: "template-deleted",
+                title: "Template Deleted",
+                detail:
+                    "\"\(id)\" was deleted at revision \(revision); POST …/rollback with an earlier revision restores it.",
+                errors: [.init(.parameter("id"), "deleted at revision \(revision)")]
+            ).response(requestID: request.id, extraHeaders: [("ETag", AdminAPI.etag(revision))])
+        case .alreadyExists(let id, let revision):
+            return ProblemDetails(
+                status: 412,
+                slug: "precondition-failed",
+                title: "Precondition Failed",
+                detail:
+                    "If-None-Match: * asks to create \"\(id)\", but it exists at revision \(revision); replace it with If-Match.",
+                errors: [.init(.header("If-None-Match"), "the \(subject.noun) exists")]
+            ).response(requestID: request.id, extraHeaders: [("ETag", AdminAPI.etag(revision))])
+        case .stale(let id, let current):
+            return ProblemDetails(
+                status: 412,
+                slug: "precondition-failed",
+                title: "Precondition Failed",
+                detail:
+                    "\"\(id)\" changed since you read it: it is at revision \(current). Fetch it again and reapply your change.",
+                errors: [.init(.header("If-Match"), "stale; current ETag is \(AdminAPI.etag(current))")]
+            ).response(requestID: request.id, extraHeaders: [("ETag", AdminAPI.etag(current))])
+        case .noSuchRevision(let id, let revision):
+            return ProblemDetails(
+                status: 404,
+                slug: "unknown-revision",
+                title: "Unknown Revision",
+                detail: "\"\(id)\" has no revision \(revision).",
+                // GET …/revisions/{n} names it in the path; rollback in the body.
+                errors: [
+                    .init(
+                        request.method == .get || request.method == .head
+                            ? .parameter("revision") : .pointer("/revision"),
+                        "no such revision"
+                    )
+                ]
+            ).response(requestID: request.id)
+        case .conflicts(let conflicts):
+            return ProblemDetails(
+                status: 422,
+                slug: "validation-failed",
+                title: "Unprocessable Content",
+                detail: "The change cannot be applied as it is; see errors.",
+                errors: conflicts.map { .init(.pointer($0.pointer), $0.rule) }
+            ).response(requestID: request.id)
+        case .busy:
+            return ProblemDetails(
+                status: 503,
+                slug: "store-busy",
+                title: "Service Unavailable",
+                detail:
+                    "The store was busy with another write for too long; nothing was changed. Send the request again."
+            ).response(requestID: request.id, extraHeaders: [("Retry-After", "1")])
+        case .unavailable(let message):
+            logger.error("store unreachable", metadata: ["request.id": "\(request.id)", "error": "\(message)"])
+            return ProblemDetails(
+                status: 503,
+                slug: "store-unavailable",
+                title: "Service Unavailable",
+                detail:
+                    "The database cannot be reached; nothing was changed. Clients are still served the last published catalogue. Send the request again later."
+            ).response(requestID: request.id, extraHeaders: [("Retry-After", "2")])
+        case .database(let message):
+            logger.error("store failure", metadata: ["request.id": "\(request.id)", "error": "\(message)"])
+            return ProblemDetails(
+                status: 500,
+                slug: "internal",
+                title: "Internal Server Error",
+                detail: "The store failed; nothing was changed. The log has the details under this request id."
+            ).response(requestID: request.id)
+        }
+    }
+
+    // MARK: - Problems the handlers throw
+
+    /// 400: the body is JSON but not an object.
+    static let notAnObject = ProblemDetails(
+        status: 400,
+        slug: "invalid-json",
+        title: "Bad Request",
+        detail: "The body must be a JSON object.",
+        errors: [.init(.pointer(""), "expected an object")]
+    )
+
+    /// 428: a write without `If-Match` (or `If-None-Match: *` where creating is allowed).
+    static let preconditionRequired = ProblemDetails(
+        status: 428,
+        slug: "precondition-required",
+        title: "Precondition Required",
+        detail: "Send If-Match with the ETag you read (or If-None-Match: * to create), so changes are not lost.",
+        errors: [.init(.header("If-Match"), "required")]
+    )
+
+    /// 400 for an `If-None-Match` other than `*` (or with `If-Match`) on a write.
+    static let unsupportedIfNoneMatch = ProblemDetails.invalidHeader(
+        "If-None-Match",
+        "only * is supported",
+        detail: "To create, send If-None-Match: * and no If-Match."
+    )
+
+    /// 422 listing every broken rule.
+    static func unprocessable(_ errors: [ProblemDetails.FieldError], subject: Subject = .template) -> ProblemDetails {
+        ProblemDetails(
+            status: 422,
+            slug: "validation-failed",
+            title: "Unprocessable Content",
+            detail: errors.count == 1
+                ? "The \(subject.noun) breaks a rule." : "The \(subject.noun) breaks \(errors.count) rules.",
+            errors: errors
+        )
+    }
+}
