@@ -69,10 +69,10 @@ package enum PostgresSchema {
                     changed_fields TEXT NOT NULL,           -- JSON array of JSON pointers
                     created_at TEXT NOT NULL,
                     created_by TEXT NOT NULL,
+                    seq BIGSERIAL NOT NULL UNIQUE,          -- commit order (writes are serialized): the audit trail's
                     PRIMARY KEY (template_id, revision)
                 )
                 """,
-                "CREATE INDEX revision_by_time ON revision(created_at)",
                 // The change feed: one row per committed catalogue change, numbered in commit
                 // order. Replicas are told the number with NOTIFY and catch up from the last one
                 // they applied, so a notification lost while a listener was away loses nothing.

@@ -51,23 +51,28 @@ package final class PostgresTemplateStore: TemplateStoring {
             var updated = 0
             let now = Timestamp.now()
             for template in templates {
-                let document = Serialization.text(template.document)
+                let document = StoredDocuments.text(of: template.document)
+                let row = current[template.id]
                 var previous: Template?
                 var revision = 1
-                if let row = current[template.id] {
-                    if row.document == document { continue }
-                    if row.edited || row.deleted {
-                        logger.notice(
-                            "built-in template changed in this release but ops edited it; keeping their version",
-                            metadata: ["template.id": "\(template.id)", "template.revision": "\(row.revision)"]
-                        )
-                        continue
-                    }
-                    previous = try Serialization.template(row.document)
-                    revision = row.revision + 1
-                    updated += 1
-                } else {
+                switch BuiltinImport.decide(
+                    current: row.map { .init(document: $0.document, edited: $0.edited, deleted: $0.deleted) },
+                    document: document
+                ) {
+                case .unchanged:
+                    continue
+                case .keepOpsVersion:
+                    logger.notice(
+                        "built-in template changed in this release but ops edited it; keeping their version",
+                        metadata: ["template.id": "\(template.id)", "template.revision": "\(row?.revision ?? 0)"]
+                    )
+                    continue
+                case .add:
                     added += 1
+                case .update:
+                    previous = try StoredDocuments.template(fromText: row!.document)
+                    revision = row!.revision + 1
+                    updated += 1
                 }
                 try await Self.apply(
                     connection,
@@ -75,7 +80,7 @@ package final class PostgresTemplateStore: TemplateStoring {
                     previous: previous,
                     revision: revision,
                     action: .import,
-                    actor: TemplateStore.builtinActor,
+                    actor: BuiltinImport.actor,
                     now: now,
                     edited: false,
                     logger: logger
@@ -106,7 +111,7 @@ package final class PostgresTemplateStore: TemplateStoring {
                 if expected != currentRevision { throw StoreError.stale(id: template.id, current: currentRevision) }
             }
             try await Self.checkConflicts(connection, template: template, logger: logger)
-            let previous = live ? try row.map { try Serialization.template($0.document) } : nil
+            let previous = live ? try row.map { try StoredDocuments.template(fromText: $0.document) } : nil
             let stored = try await Self.apply(
                 connection,
                 template: template,
@@ -206,12 +211,12 @@ package final class PostgresTemplateStore: TemplateStoring {
                     ("/revision", "revision \(target) records a deletion; roll back to a revision with content")
                 ])
             }
-            let template = try Serialization.template(text)
+            let template = try StoredDocuments.template(fromText: text)
             try await Self.checkConflicts(connection, template: template, logger: logger)
             return try await Self.apply(
                 connection,
                 template: template,
-                previous: row.deleted ? nil : try Serialization.template(row.document),
+                previous: row.deleted ? nil : try StoredDocuments.template(fromText: row.document),
                 revision: row.revision + 1,
                 action: .rollback,
                 actor: actor,
@@ -242,7 +247,7 @@ package final class PostgresTemplateStore: TemplateStoring {
         return try Self.parsing {
             try rows.map { id, revision, document, updatedAt, updatedBy in
                 StoredTemplate(
-                    template: try Serialization.template(document),
+                    template: try StoredDocuments.template(fromText: document),
                     revision: revision,
                     updatedAt: updatedAt,
                     updatedBy: updatedBy
@@ -262,7 +267,7 @@ package final class PostgresTemplateStore: TemplateStoring {
         if row.deleted { throw .deleted(id: id, revision: row.revision) }
         return try Self.parsing {
             StoredTemplate(
-                template: try Serialization.template(row.document),
+                template: try StoredDocuments.template(fromText: row.document),
                 revision: row.revision,
                 updatedAt: row.updatedAt,
                 updatedBy: row.updatedBy
@@ -334,7 +339,7 @@ package final class PostgresTemplateStore: TemplateStoring {
                     """
                     SELECT template_id, revision, action, changed_fields, created_at, created_by FROM revision
                     WHERE template_id = \(templateID)
-                    ORDER BY created_at COLLATE "C" DESC, template_id COLLATE "C", revision DESC
+                    ORDER BY seq DESC
                     LIMIT \(pageSize) OFFSET \((page - 1) * pageSize)
                     """,
                     logger: logger
@@ -344,7 +349,7 @@ package final class PostgresTemplateStore: TemplateStoring {
                 sequence = try await client.query(
                     """
                     SELECT template_id, revision, action, changed_fields, created_at, created_by FROM revision
-                    ORDER BY created_at COLLATE "C" DESC, template_id COLLATE "C", revision DESC
+                    ORDER BY seq DESC
                     LIMIT \(pageSize) OFFSET \((page - 1) * pageSize)
                     """,
                     logger: logger
@@ -391,7 +396,7 @@ package final class PostgresTemplateStore: TemplateStoring {
         return try Self.parsing {
             try rows.map { _, revision, document, updatedAt, updatedBy in
                 StoredAppPolicy(
-                    policy: try Serialization.policy(document),
+                    policy: try StoredDocuments.appPolicy(fromText: document),
                     revision: revision,
                     updatedAt: updatedAt,
                     updatedBy: updatedBy
@@ -408,7 +413,7 @@ package final class PostgresTemplateStore: TemplateStoring {
                 "SELECT id, revision FROM template WHERE kind = 'app-policy' AND deleted = false",
                 logger: logger
             ).decode((String, Int).self) {
-                if let platform = TemplateStore.appPolicyPlatform(documentID: id) { revisions[platform] = revision }
+                if let platform = StoredDocuments.appPolicyPlatform(documentID: id) { revisions[platform] = revision }
             }
             return revisions
         }
@@ -416,7 +421,7 @@ package final class PostgresTemplateStore: TemplateStoring {
 
     package func policy(platform: Platform) throws(StoreError) -> StoredAppPolicy {
         let logger = logger
-        let id = TemplateStore.documentID(of: platform)
+        let id = StoredDocuments.appPolicyID(platform)
         let row = try read { client in
             try await client.withConnection { connection in
                 try await Self.row(connection, id: id, kind: .appPolicy, logger: logger)
@@ -425,7 +430,7 @@ package final class PostgresTemplateStore: TemplateStoring {
         guard let row, !row.deleted else { throw .notFound(id: platform.rawValue) }
         return try Self.parsing {
             StoredAppPolicy(
-                policy: try Serialization.policy(row.document),
+                policy: try StoredDocuments.appPolicy(fromText: row.document),
                 revision: row.revision,
                 updatedAt: row.updatedAt,
                 updatedBy: row.updatedBy
@@ -441,7 +446,7 @@ package final class PostgresTemplateStore: TemplateStoring {
         let logger = logger
         return try write { connection in
             let platform = policy.platform
-            let id = TemplateStore.documentID(of: platform)
+            let id = StoredDocuments.appPolicyID(platform)
             let row = try await Self.row(connection, id: id, kind: .appPolicy, logger: logger)
             let current = row?.revision ?? 0
             switch precondition {
@@ -454,7 +459,7 @@ package final class PostgresTemplateStore: TemplateStoring {
             let stored = try await Self.applyPolicy(
                 connection,
                 policy,
-                previous: try row.map { try Serialization.policy($0.document) },
+                previous: try row.map { try StoredDocuments.appPolicy(fromText: $0.document) },
                 revision: current + 1,
                 action: row == nil ? .create : .replace,
                 actor: actor,
@@ -472,7 +477,7 @@ package final class PostgresTemplateStore: TemplateStoring {
     ) throws(StoreError) -> StoredAppPolicy {
         let logger = logger
         return try write { connection in
-            let id = TemplateStore.documentID(of: platform)
+            let id = StoredDocuments.appPolicyID(platform)
             guard let row = try await Self.row(connection, id: id, kind: .appPolicy, logger: logger) else {
                 throw StoreError.notFound(id: platform.rawValue)
             }
@@ -488,8 +493,8 @@ package final class PostgresTemplateStore: TemplateStoring {
             }
             return try await Self.applyPolicy(
                 connection,
-                try Serialization.policy(text),
-                previous: try Serialization.policy(row.document),
+                try StoredDocuments.appPolicy(fromText: text),
+                previous: try StoredDocuments.appPolicy(fromText: row.document),
                 revision: row.revision + 1,
                 action: .rollback,
                 actor: actor,
@@ -506,7 +511,7 @@ package final class PostgresTemplateStore: TemplateStoring {
         -> Page<RevisionRecord>
     {
         try revisions(
-            documentID: TemplateStore.documentID(of: platform),
+            documentID: StoredDocuments.appPolicyID(platform),
             kind: .appPolicy,
             reportedAs: platform.rawValue,
             page: page,
@@ -516,7 +521,7 @@ package final class PostgresTemplateStore: TemplateStoring {
 
     package func policyRevision(platform: Platform, number: Int) throws(StoreError) -> RevisionRecord {
         try revision(
-            documentID: TemplateStore.documentID(of: platform),
+            documentID: StoredDocuments.appPolicyID(platform),
             kind: .appPolicy,
             reportedAs: platform.rawValue,
             number: number
@@ -603,15 +608,15 @@ package final class PostgresTemplateStore: TemplateStoring {
             self.createdBy = createdBy
         }
 
-        func record(withDocument: Bool) throws -> RevisionRecord {
-            RevisionRecord(
+        func record(withDocument: Bool) throws(StoreError) -> RevisionRecord {
+            try RevisionRecord(
                 templateID: id,
                 revision: revision,
-                action: RevisionRecord.Action(rawValue: action) ?? .replace,
+                action: action,
                 createdAt: createdAt,
                 createdBy: createdBy,
-                changedFields: try Serialization.pointers(changed),
-                document: withDocument ? try document.map { try JSONParser.parse(Array($0.utf8)) } : nil
+                changedFieldsText: changed,
+                documentText: withDocument ? document : nil
             )
         }
     }
@@ -837,7 +842,7 @@ package final class PostgresTemplateStore: TemplateStoring {
         edited: Bool,
         logger: Logger
     ) async throws -> StoredTemplate {
-        let document = Serialization.text(template.document)
+        let document = StoredDocuments.text(of: template.document)
         try await connection.all(
             """
             INSERT INTO template (id, kind, revision, deleted, document, edited, updated_at, updated_by)
@@ -887,8 +892,9 @@ package final class PostgresTemplateStore: TemplateStoring {
                 logger: logger
             )
         }
-        let changed = Serialization.text(
-            .array(TemplateDiff.changedFields(from: previous, to: template).map(JSONValue.string))
+        let changed = StoredDocuments.text(
+            of:
+                .array(TemplateDiff.changedFields(from: previous, to: template).map(JSONValue.string))
         )
         try await connection.all(
             """
@@ -911,8 +917,8 @@ package final class PostgresTemplateStore: TemplateStoring {
         actor: String,
         logger: Logger
     ) async throws -> StoredAppPolicy {
-        let id = TemplateStore.documentID(of: policy.platform)
-        let document = Serialization.text(policy.document)
+        let id = StoredDocuments.appPolicyID(policy.platform)
+        let document = StoredDocuments.text(of: policy.document)
         let now = Timestamp.now()
         try await connection.all(
             """
@@ -923,8 +929,9 @@ package final class PostgresTemplateStore: TemplateStoring {
             """,
             logger: logger
         )
-        let changed = Serialization.text(
-            .array(AppPolicy.changedFields(from: previous, to: policy).map(JSONValue.string))
+        let changed = StoredDocuments.text(
+            of:
+                .array(AppPolicy.changedFields(from: previous, to: policy).map(JSONValue.string))
         )
         try await connection.all(
             """
