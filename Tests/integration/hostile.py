@@ -91,7 +91,21 @@ def shutdown(args):
         threads.append(threading.Thread(target=send, args=("POST", "/v1/events", {"events": [event]}, {})))
     for thread in threads:
         thread.start()
-    time.sleep(1.0)  # every request is in and waits for a worker or for the lock
+    # Every request is in and waits for a worker or for the lock: the server holds all their
+    # connections (on a loaded machine 60 client threads take more than a moment to connect;
+    # a connection still in the listen backlog at SIGTERM was never accepted).
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        with urllib.request.urlopen(f"{args.base_url}/metrics", timeout=10) as response:
+            metrics = response.read().decode()
+        open_connections = next(
+            (float(line.split()[-1]) for line in metrics.splitlines() if line.startswith("http_open_connections")),
+            0.0,
+        )
+        if open_connections >= len(threads) + 1:  # and the /metrics request's own
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)  # their requests read, and handed to workers
 
     os.kill(args.pid, signal.SIGTERM)
     for thread in threads:
