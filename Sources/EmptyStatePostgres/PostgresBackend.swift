@@ -17,8 +17,10 @@ import _ConnectionPoolModule
 ///
 /// While the database is down, postgres-nio's pool does not fail queries: it retries the
 /// connection with backoff and the query waits. So every call is bounded by `wait` and fails
-/// with `StoreError.unavailable`, and once an outage is known (a failed call, or the change
-/// listener losing its connection) calls fail at once until a connection succeeds again.
+/// with `StoreError.unavailable`, and once an outage is known (the change listener, which holds
+/// a connection at all times, lost it) calls fail at once until the listener is connected again.
+/// Only the listener sets reachability: a call that times out (a slow query) or fails on one
+/// pooled connection says nothing about the others.
 package final class PostgresBackend: Service, Sendable {
     package let client: PostgresClient
     /// The URL without its password, for logs and errors.
@@ -84,10 +86,10 @@ package final class PostgresBackend: Service, Sendable {
         await task.value
     }
 
-    /// Whether the last contact with the database succeeded.
+    /// Whether the change listener is connected (always `true` without one, as in store tests).
     package var isReachable: Bool { reachable.load(ordering: .relaxed) }
 
-    /// Records the outcome of a contact with the database; logs the transitions.
+    /// Records whether the change listener holds its connection; logs the transitions.
     package func markReachable(_ value: Bool, reason: @autoclosure () -> String = "") {
         let was = reachable.exchange(value, ordering: .relaxed)
         if was && !value {
@@ -128,20 +130,13 @@ package final class PostgresBackend: Service, Sendable {
         let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
         if done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .timedOut {
             task.cancel()
-            markReachable(false, reason: "no answer within \(limit)")
             throw .unavailable("the database at \(location) did not answer within \(limit)")
         }
         switch box.take() {
         case .success(let value):
-            markReachable(true)
             return value
-        case .failure(let error as StoreError):
-            markReachable(true)
-            throw error
         case .failure(let error):
-            let mapped = Self.storeError(error)
-            if case .unavailable(let reason) = mapped { markReachable(false, reason: reason) }
-            throw mapped
+            throw Self.storeError(error)
         case nil:
             throw .database("the database call ended without a result")
         }

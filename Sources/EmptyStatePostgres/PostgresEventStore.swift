@@ -25,6 +25,8 @@ package final class PostgresEventStore: EventStoring {
     /// Marks an absent optional text in the insert's arrays: a control character, which no
     /// stored event field can hold (ingestion refuses them).
     private static let absent = "\u{1}"
+    /// The longest an analytics read (a summary over months of events) waits for its answer.
+    private static let analyticsWait = Duration.seconds(30)
 
     private final class Submission: @unchecked Sendable {
         // Written by the writer thread before `done` is signalled, read by the submitter after.
@@ -226,7 +228,7 @@ package final class PostgresEventStore: EventStoring {
         groupBy: SummaryGrouping?
     ) throws(StoreError) -> (totals: SummaryRow, groups: [SummaryRow]) {
         let logger = logger
-        return try database.blocking { client in
+        return try database.blocking(timeout: Self.analyticsWait) { client in
             func rows(_ grouping: SummaryGrouping?) async throws -> [SummaryRow] {
                 let key = grouping.map(Self.keyExpression) ?? "NULL::text"
                 // Totals are one group: no GROUP BY (PostgreSQL refuses to group by a constant).
@@ -296,7 +298,7 @@ package final class PostgresEventStore: EventStoring {
     ) throws(StoreError) -> [(templateID: String, appVersion: String, displays: Int)] {
         guard !templateIDs.isEmpty else { return [] }
         let logger = logger
-        return try database.blocking { client in
+        return try database.blocking(timeout: Self.analyticsWait) { client in
             var rows: [(templateID: String, appVersion: String, displays: Int)] = []
             for try await (templateID, appVersion, count) in try await client.query(
                 """
@@ -315,7 +317,7 @@ package final class PostgresEventStore: EventStoring {
 
     package func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)] {
         let logger = logger
-        return try database.blocking { client in
+        return try database.blocking(timeout: Self.analyticsWait) { client in
             var events: [(cursor: Int64, event: AnalyticsEvent)] = []
             let rows = try await client.all(
                 """
