@@ -83,6 +83,8 @@ METRIC_SERIES = (
 # The schema of each line of a sequential media type such as application/x-ndjson (OpenAPI 3.2's
 # `itemSchema`, as an extension in 3.1).
 ITEM_SCHEMA = "x-itemSchema"
+# The schema of a text body once parsed (the YAML document: its `schema` is `type: string`).
+PARSED_SCHEMA = "x-parsedSchema"
 ANNOTATIONS = {"description", "summary", "title", "default", "example", "examples", "deprecated", "$comment"}
 
 
@@ -400,8 +402,6 @@ class Checker:
             text = body.decode("utf-8")
             if is_json(media):
                 parsed = json.loads(text)
-            elif parse_media_type(media)[0] == "application/yaml":
-                parsed = yaml.safe_load(text)  # the schema describes the parsed document
             else:
                 parsed = text
         except (UnicodeDecodeError, ValueError, yaml.YAMLError) as error:
@@ -411,6 +411,17 @@ class Checker:
         if schema is not None:
             error = schema_error(parsed, schema)
             check(f"{label}: body matches the {media} schema", error is None, error or "")
+        # A YAML body's schema is its text (what generated clients read); `x-parsedSchema` describes
+        # the document it parses to.
+        parsed_schema = content[media].get(PARSED_SCHEMA)
+        if parsed_schema is not None:
+            try:
+                document = yaml.safe_load(text)
+            except yaml.YAMLError as error:
+                check(f"{label}: body parses as {media}", False, str(error))
+                return None
+            error = schema_error(document, parsed_schema)
+            check(f"{label}: parsed body matches {PARSED_SCHEMA}", error is None, error or "")
         item_schema = content[media].get(ITEM_SCHEMA)
         if item_schema is not None and isinstance(parsed, str):
             # A sequential media type (NDJSON): every line is one JSON value of the line schema.
