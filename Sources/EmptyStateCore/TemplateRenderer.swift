@@ -33,11 +33,14 @@ package enum TemplateRenderer {
     /// Writes one template as the JSON object clients receive.
     /// - Parameters:
     ///   - parameters: values for `{placeholder}`s; those without a value stay visible and are listed.
+    ///   - revision: the store revision the copy comes from, written as `revision` so that an app
+    ///     can name what it showed without keeping headers; 0 (served from files) writes none.
     package static func write(
         _ template: Template,
         copy: LocalizedCopy,
         platform: Platform,
         parameters: [String: String],
+        revision: Int = 0,
         into writer: inout JSONWriter
     ) {
         var unfilled: [String] = []
@@ -51,6 +54,10 @@ package enum TemplateRenderer {
 
         writer.beginObject()
         writer.member("id", template.id)
+        if revision > 0 {
+            writer.key("revision")
+            writer.int(revision)
+        }
         writer.member("category", template.category.rawValue)
         writer.member("style", template.style.rawValue)
         writer.member("locale", copy.locale)
@@ -109,10 +116,11 @@ package enum TemplateRenderer {
         _ template: Template,
         copy: LocalizedCopy,
         platform: Platform,
-        parameters: [String: String] = [:]
+        parameters: [String: String] = [:],
+        revision: Int = 0
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: 768)
-        write(template, copy: copy, platform: platform, parameters: parameters, into: &writer)
+        write(template, copy: copy, platform: platform, parameters: parameters, revision: revision, into: &writer)
         return writer.bytes
     }
 

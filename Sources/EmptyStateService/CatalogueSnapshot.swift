@@ -215,7 +215,7 @@ package final class CatalogueSnapshot: Sendable {
                 if let made = slots[slot] { return made }
                 let copy = TemplateRenderer.copy(of: template, in: locale)
                 let made = Representation(
-                    bytes: TemplateRenderer.render(template, copy: copy, platform: platform),
+                    bytes: TemplateRenderer.render(template, copy: copy, platform: platform, revision: revision),
                     contentLanguage: copy.locale
                 )
                 slots[slot] = made
@@ -541,6 +541,7 @@ package final class CatalogueSnapshot: Sendable {
                 copy: TemplateRenderer.copy(of: entry.template, in: resolved),
                 platform: platform,
                 parameters: parameters,
+                revision: entry.revision,
                 into: &writer
             )
         }

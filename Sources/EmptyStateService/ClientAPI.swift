@@ -46,7 +46,8 @@ struct ClientAPI: Sendable {
                 entry.template,
                 copy: copy,
                 platform: query.platform,
-                parameters: query.parameters
+                parameters: query.parameters,
+                revision: entry.revision
             ),
             contentLanguage: copy.locale
         )

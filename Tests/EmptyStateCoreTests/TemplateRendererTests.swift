@@ -32,6 +32,16 @@ struct TemplateRendererTests {
         return try JSONParser.parse(bytes)
     }
 
+    @Test("the body carries the store revision after the id; none for a template served from files")
+    func revision() throws {
+        let copy = TemplateRenderer.copy(of: sample, in: "en")
+        let stored = try JSONParser.parse(TemplateRenderer.render(sample, copy: copy, platform: .ios, revision: 7))
+        #expect(Array(stored.keys.prefix(2)) == ["id", "revision"])
+        #expect(stored["revision"] == .number(7))
+        let fromFiles = try JSONParser.parse(TemplateRenderer.render(sample, copy: copy, platform: .ios))
+        #expect(fromFiles["revision"] == nil)
+    }
+
     @Test("writes valid JSON with the members in a fixed order")
     func shape() throws {
         let json = try render(sample)
