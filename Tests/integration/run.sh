@@ -4,8 +4,9 @@
 # Starts the server on a free port with a scratch data directory, runs every test_*.sh in this
 # folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
 # behaviour, then admin roles and durability on a second server (admin_roles.sh), the hostile
-# clients, and schemathesis's generated requests on a server of their own (schemathesis.sh). Prints
-# "N passed, M failed" and exits 1 on any failure.
+# clients, schemathesis's generated requests on a server of their own (schemathesis.sh), and the
+# client openapi-python-client generates, driven through every operation (python_client.sh).
+# Prints "N passed, M failed" and exits 1 on any failure.
 set -uo pipefail
 
 BIN=${1:?usage: run.sh path/to/empty-state-server}
@@ -100,6 +101,8 @@ source "$HERE/events_durability.sh"
 source "$HERE/hostile.sh"
 # shellcheck source=Tests/integration/schemathesis.sh
 source "$HERE/schemathesis.sh"
+# shellcheck source=Tests/integration/python_client.sh
+source "$HERE/python_client.sh"
 
 echo
 echo "$PASSED passed, $FAILED failed"

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Drive a running empty-state-service through the client openapi-python-client generated.
+
+    python3 Tests/integration/python_client_smoke.py --client-dir DIR --base-url URL \
+        --editor-token TOKEN --viewer-token TOKEN
+
+DIR holds the generated package `empty_state_client`. Every operation of openapi.yaml is called
+through it: its success, and each documented error a correct client can provoke, must come back
+with the documented status and be decoded into the generated model of that response (a `Problem`
+for errors). Statuses a generated client cannot provoke by construction (405: it always uses the
+right method; 400 invalid-body and 415: its bodies are typed JSON) are provoked with raw requests
+and decoded through the operation's own generated response parser. One line per check; the last
+line is `N passed, M failed`; exit status 1 when anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+passed = failed = 0
+
+
+def check(name: str, ok: bool, detail: str = "") -> None:
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok    {name}")
+    else:
+        failed += 1
+        print(f"FAIL  {name} {detail}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--client-dir", required=True)
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--editor-token", required=True)
+    parser.add_argument("--viewer-token", required=True)
+    args = parser.parse_args()
+    sys.path.insert(0, args.client_dir)
+
+    import httpx
+    from empty_state_client import AuthenticatedClient, Client
+    from empty_state_client import models as m
+    from empty_state_client.api.admin import (
+        delete_admin_template, export_analytics_events, get_admin_app_policy, get_admin_app_policy_revision,
+        get_admin_template, get_admin_template_revision, get_analytics_summary, head_admin_app_policy,
+        head_admin_app_policy_revision, head_admin_app_policy_revisions, head_admin_audit, head_admin_locales,
+        head_admin_template, head_admin_template_revision, head_admin_template_revisions, head_admin_templates,
+        head_analytics_events, head_analytics_summary, list_admin_app_policy_revisions, list_admin_audit,
+        list_admin_locales, list_admin_template_revisions, list_admin_templates, put_admin_app_policy,
+        put_admin_template, put_admin_template_strings, rollback_admin_app_policy, rollback_admin_template)
+    from empty_state_client.api.analytics import post_events
+    from empty_state_client.api.meta import get_open_api_document, head_open_api_document
+    from empty_state_client.api.operations import (
+        get_health, get_metrics, get_readiness, head_health, head_metrics, head_readiness)
+    from empty_state_client.api.templates import (
+        get_app_status, get_template, head_app_status, head_template, head_templates, list_templates)
+
+    anonymous = Client(base_url=args.base_url, timeout=httpx.Timeout(15.0))
+    editor = AuthenticatedClient(base_url=args.base_url, token=args.editor_token, timeout=httpx.Timeout(15.0))
+    viewer = AuthenticatedClient(base_url=args.base_url, token=args.viewer_token, timeout=httpx.Timeout(15.0))
+
+    def expect(name: str, response: Any, status: int, model: type | None) -> Any:
+        """The response has `status` and its parsed body is a `model` (None: no body expected)."""
+        got = response.status_code
+        parsed = response.parsed
+        if model is None:
+            check(f"{name}: {status}", got == status, f"(got {got})")
+        else:
+            check(f"{name}: {status} as {model.__name__}", got == status and isinstance(parsed, model),
+                  f"(got {got}, {type(parsed).__name__}: {str(parsed)[:200]})")
+        return parsed
+
+    def problem(name: str, response: Any, status: int, slug: str) -> None:
+        parsed = expect(name, response, status, m.Problem)
+        if isinstance(parsed, m.Problem):
+            check(f"{name}: problem {slug}", parsed.type_.value == f"urn:empty-state:problem:{slug}"
+                  and parsed.status == status, f"(got {parsed.type_.value} {parsed.status})")
+
+    def raw(module: Any, client: Any, method: str, path: str, **kwargs: Any) -> Any:
+        """A raw request, decoded by `module`'s generated response parser."""
+        response = client.get_httpx_client().request(method, path, **kwargs)
+        return module._build_response(client=client, response=response)
+
+    # -- operations and meta ------------------------------------------------------------------
+    expect("getHealth", get_health.sync_detailed(client=anonymous), 200, m.Health)
+    expect("headHealth", head_health.sync_detailed(client=anonymous), 200, None)
+    expect("getReadiness", get_readiness.sync_detailed(client=anonymous), 200, m.Readiness)
+    expect("headReadiness", head_readiness.sync_detailed(client=anonymous), 200, None)
+    expect("getMetrics", get_metrics.sync_detailed(client=anonymous), 200, str)
+    expect("headMetrics", head_metrics.sync_detailed(client=anonymous), 200, None)
+    document = get_open_api_document.sync_detailed(client=anonymous)
+    expect("getOpenAPIDocument", document, 200, str)
+    expect("headOpenAPIDocument", head_open_api_document.sync_detailed(client=anonymous), 200, None)
+    expect("getOpenAPIDocument If-None-Match",
+           get_open_api_document.sync_detailed(client=anonymous, if_none_match=document.headers["ETag"]), 304, None)
+    problem("getHealth with POST", raw(get_health, anonymous, "POST", "/healthz"), 405, "method-not-allowed")
+
+    # -- templates ------------------------------------------------------------------------------
+    template = get_template.sync_detailed("connectionRefused", client=anonymous, locale="fr", platform=m.Platform.IOS)
+    parsed = expect("getTemplate", template, 200, m.Template)
+    if isinstance(parsed, m.Template):
+        check("getTemplate: typed members", parsed.locale == "fr" and parsed.platform == m.Platform.IOS
+              and isinstance(parsed.visual, m.Visual) and all(isinstance(a, m.Action) for a in parsed.actions))
+        check("getTemplate: the body carries its revision", isinstance(parsed.revision, int) and parsed.revision >= 1,
+              f"(got {parsed.revision!r})")
+    expect("getTemplate If-None-Match", get_template.sync_detailed(
+        "connectionRefused", client=anonymous, locale="fr", platform=m.Platform.IOS,
+        if_none_match=template.headers["ETag"]), 304, None)
+    filled = expect("getTemplate param.provider", get_template.sync_detailed(
+        "verifyIdentity", client=anonymous, locale="en",
+        param=m.GetTemplateParam.from_dict({"param.provider": "BankID"})), 200, m.Template)
+    if isinstance(filled, m.Template):
+        check("getTemplate param.provider: filled", "BankID" in filled.title + (filled.message or "")
+              and filled.placeholders == [], f"(got {filled.title!r} {filled.placeholders})")
+    problem("getTemplate bad locale", get_template.sync_detailed("connectionRefused", client=anonymous,
+                                                                 locale="fr_FR!"), 400, "invalid-parameter")
+    problem("getTemplate unknown", get_template.sync_detailed("noSuchTemplate", client=anonymous), 404,
+            "unknown-template")
+    problem("getTemplate with POST", raw(get_template, anonymous, "POST", "/v1/templates/loading"), 405,
+            "method-not-allowed")
+    expect("headTemplate", head_template.sync_detailed("loading", client=anonymous), 200, None)
+    expect("headTemplate unknown", head_template.sync_detailed("noSuchTemplate", client=anonymous), 404, None)
+    bundle = list_templates.sync_detailed(client=anonymous, locale="de", platform=m.Platform.ANDROID)
+    parsed = expect("listTemplates", bundle, 200, m.TemplateBundle)
+    if isinstance(parsed, m.TemplateBundle):
+        check("listTemplates: every template typed", len(parsed.templates) > 0
+              and all(isinstance(t, m.Template) for t in parsed.templates))
+    expect("listTemplates If-None-Match", list_templates.sync_detailed(
+        client=anonymous, locale="de", platform=m.Platform.ANDROID, if_none_match=bundle.headers["ETag"]), 304, None)
+    problem("listTemplates bad locale", list_templates.sync_detailed(client=anonymous, locale="-"), 400,
+            "invalid-parameter")
+    expect("headTemplates", head_templates.sync_detailed(client=anonymous), 200, None)
+    expect("getAppStatus", get_app_status.sync_detailed(client=anonymous, platform=m.Platform.IOS,
+                                                         app_version="5.2.0"), 200, m.AppStatus)
+    problem("getAppStatus bad appVersion", get_app_status.sync_detailed(
+        client=anonymous, platform=m.Platform.IOS, app_version="v5"), 400, "invalid-parameter")
+    expect("headAppStatus", head_app_status.sync_detailed(client=anonymous, platform=m.Platform.IOS,
+                                                          app_version="5.2.0"), 200, None)
+
+    # -- events ---------------------------------------------------------------------------------
+    now = datetime.now(timezone.utc)
+    event = m.Event(id=str(uuid.uuid4()), type_=m.EventType.DISPLAYED, template_id="connectionRefused",
+                    locale="fr", platform=m.Platform.IOS, app_version="0.0.1-python", occurred_at=now, revision=1)
+    batch = m.EventBatch(events=[event, m.Event(
+        id=str(uuid.uuid4()), type_=m.EventType.ACTIONTAPPED, template_id="connectionRefused", locale="fr",
+        platform=m.Platform.IOS, app_version="0.0.1-python", occurred_at=now, action_id="retry",
+        etag=template.headers["ETag"])])
+    result = expect("postEvents batch", post_events.sync_detailed(client=anonymous, body=batch), 202, m.IngestResult)
+    if isinstance(result, m.IngestResult):
+        check("postEvents batch: accepted 2", result.accepted == 2 and result.rejected == [], f"(got {result})")
+    result = expect("postEvents batch again", post_events.sync_detailed(client=anonymous, body=batch), 202,
+                    m.IngestResult)
+    if isinstance(result, m.IngestResult):
+        check("postEvents batch again: 2 duplicates", result.duplicates == 2 and result.accepted == 0)
+    single = m.Event(id=str(uuid.uuid4()), type_=m.EventType.DISPLAYED, template_id="loading", locale="en",
+                     platform=m.Platform.WEB, app_version="0.0.1-python", occurred_at=now, revision=1)
+    expect("postEvents single", post_events.sync_detailed(client=anonymous, body=single), 202, m.IngestResult)
+    problem("postEvents not an object", raw(post_events, anonymous, "POST", "/v1/events", content=b"[]",
+                                            headers={"Content-Type": "application/json"}), 400, "invalid-body")
+    problem("postEvents not JSON", raw(post_events, anonymous, "POST", "/v1/events", content=b"{",
+                                       headers={"Content-Type": "application/json"}), 400, "invalid-json")
+    problem("postEvents text/plain", raw(post_events, anonymous, "POST", "/v1/events", content=b"{}",
+                                         headers={"Content-Type": "text/plain"}), 415, "unsupported-media-type")
+    too_many = m.EventBatch(events=[single] * 501)
+    problem("postEvents 501 events", post_events.sync_detailed(client=anonymous, body=too_many), 413,
+            "payload-too-large")
+    problem("postEvents with GET", raw(post_events, anonymous, "GET", "/v1/events"), 405, "method-not-allowed")
+
+    # -- admin: templates -----------------------------------------------------------------------
+    expect("listAdminTemplates", list_admin_templates.sync_detailed(client=editor, page_size=5), 200,
+           m.TemplateSummaryPage)
+    problem("listAdminTemplates without a token", list_admin_templates.sync_detailed(client=anonymous), 401,
+            "unauthorized")
+    problem("listAdminTemplates pageSize=0", list_admin_templates.sync_detailed(client=editor, page_size=0), 400,
+            "invalid-parameter")
+    expect("headAdminTemplates", head_admin_templates.sync_detailed(client=editor), 200, None)
+
+    scratch = "pySmoke" + uuid.uuid4().hex[:8]
+    source = get_admin_template.sync_detailed("noDocuments", client=editor)
+    base = expect("getAdminTemplate", source, 200, m.AdminTemplate)
+    if not isinstance(base, m.AdminTemplate):
+        print(f"{passed} passed, {failed + 1} failed")
+        return 1
+    check("getAdminTemplate: typed document and string updates", isinstance(base.template, m.TemplateDocument)
+          and isinstance(base.template.visual, (m.IconVisual, m.IllustrationVisual))
+          and all(isinstance(s, m.StringUpdate) for s in base.string_updates))
+    labels = [k for k in base.template.strings.additional_properties[base.template.default_locale].to_dict()
+              if k.startswith("actions.")]
+    check("getAdminTemplate: LocaleStrings carries actions.<id> keys", len(labels) == len(base.template.actions),
+          f"(got {labels})")
+    expect("getAdminTemplate If-None-Match", get_admin_template.sync_detailed(
+        "noDocuments", client=editor, if_none_match=source.headers["ETag"]), 304, None)
+    problem("getAdminTemplate unknown", get_admin_template.sync_detailed("noSuchTemplate", client=editor), 404,
+            "unknown-template")
+    expect("headAdminTemplate", head_admin_template.sync_detailed("noDocuments", client=editor), 200, None)
+
+    document_dict = base.template.to_dict()
+    document_dict["id"] = scratch
+    document_dict.pop("aliases", None)
+    document = m.TemplateDocument.from_dict(document_dict)
+    expect("putAdminTemplate validateOnly", put_admin_template.sync_detailed(
+        scratch, client=editor, body=document, validate_only=True), 200, m.TemplateValidation)
+    problem("putAdminTemplate without a precondition", put_admin_template.sync_detailed(
+        scratch, client=editor, body=document), 428, "precondition-required")
+    problem("putAdminTemplate as a viewer", put_admin_template.sync_detailed(
+        scratch, client=viewer, body=document, if_none_match="*"), 403, "forbidden")
+    wrong = m.TemplateDocument.from_dict({**document_dict, "id": scratch + "X"})
+    problem("putAdminTemplate id mismatch", put_admin_template.sync_detailed(
+        scratch, client=editor, body=wrong, if_none_match="*"), 422, "validation-failed")
+    created = expect("putAdminTemplate create", put_admin_template.sync_detailed(
+        scratch, client=editor, body=document, if_none_match="*"), 201, m.AdminTemplateWritten)
+    problem("putAdminTemplate create again", put_admin_template.sync_detailed(
+        scratch, client=editor, body=document, if_none_match="*"), 412, "precondition-failed")
+    replaced = put_admin_template.sync_detailed(scratch, client=editor, body=document, if_match='"r1"')
+    expect("putAdminTemplate replace", replaced, 200, m.AdminTemplateWritten)
+    problem("putAdminTemplate stale If-Match", put_admin_template.sync_detailed(
+        scratch, client=editor, body=document, if_match='"r1"'), 412, "precondition-failed")
+    strings = m.StringsUpdate.from_dict(
+        base.template.strings.additional_properties[base.template.default_locale].to_dict())
+    expect("putAdminTemplateStrings", put_admin_template_strings.sync_detailed(
+        scratch, "fr", client=editor, body=strings, if_match='"r2"'), 200, m.AdminTemplateWritten)
+    # If-Match is a required parameter: the generated client cannot leave it out.
+    problem("putAdminTemplateStrings without If-Match", raw(
+        put_admin_template_strings, editor, "PUT", f"/v1/admin/templates/{scratch}/strings/fr",
+        json=strings.to_dict()), 428, "precondition-required")
+    problem("putAdminTemplateStrings pseudo-locale", put_admin_template_strings.sync_detailed(
+        scratch, "en-XA", client=editor, body=strings, if_match='"r3"'), 400, "invalid-parameter")
+    expect("listAdminTemplateRevisions", list_admin_template_revisions.sync_detailed(scratch, client=editor), 200,
+           m.RevisionPage)
+    expect("headAdminTemplateRevisions", head_admin_template_revisions.sync_detailed(scratch, client=editor), 200,
+           None)
+    expect("getAdminTemplateRevision", get_admin_template_revision.sync_detailed(scratch, 1, client=editor), 200,
+           m.Revision)
+    problem("getAdminTemplateRevision unknown", get_admin_template_revision.sync_detailed(
+        scratch, 99, client=editor), 404, "unknown-revision")
+    expect("headAdminTemplateRevision", head_admin_template_revision.sync_detailed(scratch, 1, client=editor), 200,
+           None)
+    expect("rollbackAdminTemplate", rollback_admin_template.sync_detailed(
+        scratch, client=editor, body=m.Rollback(revision=1)), 200, m.AdminTemplateWritten)
+    problem("rollbackAdminTemplate unknown revision", rollback_admin_template.sync_detailed(
+        scratch, client=editor, body=m.Rollback(revision=99)), 404, "unknown-revision")
+    problem("deleteAdminTemplate stale", delete_admin_template.sync_detailed(scratch, client=editor,
+                                                                           if_match='"r1"'), 412,
+            "precondition-failed")
+    expect("deleteAdminTemplate", delete_admin_template.sync_detailed(scratch, client=editor, if_match='"r4"'), 204,
+           None)
+    problem("getAdminTemplate deleted", get_admin_template.sync_detailed(scratch, client=editor), 404,
+            "template-deleted")
+
+    # -- admin: locales, audit ------------------------------------------------------------------
+    expect("listAdminLocales", list_admin_locales.sync_detailed(client=viewer), 200, m.Locales)
+    expect("headAdminLocales", head_admin_locales.sync_detailed(client=viewer), 200, None)
+    expect("listAdminAudit", list_admin_audit.sync_detailed(client=viewer, template_id=scratch), 200, m.RevisionPage)
+    problem("listAdminAudit both filters", list_admin_audit.sync_detailed(
+        client=viewer, template_id=scratch, app_policy=m.Platform.IOS), 400, "invalid-parameter")
+    expect("headAdminAudit", head_admin_audit.sync_detailed(client=viewer), 200, None)
+
+    # -- admin: app policies --------------------------------------------------------------------
+    current = get_admin_app_policy.sync_detailed(m.Platform.WEB, client=editor)
+    policy = m.AppPolicyDocument(minimum_version="1.0.0", latest_version="2.0.0",
+                                 store_url="https://example.com/app")
+    if current.status_code == 404:
+        problem("getAdminAppPolicy none yet", current, 404, "unknown-app-policy")
+        written = put_admin_app_policy.sync_detailed(m.Platform.WEB, client=editor, body=policy, if_none_match="*")
+        expect("putAdminAppPolicy create", written, 201, m.AdminAppPolicy)
+    else:
+        expect("getAdminAppPolicy", current, 200, m.AdminAppPolicy)
+        written = put_admin_app_policy.sync_detailed(m.Platform.WEB, client=editor, body=policy,
+                                                     if_match=current.headers["ETag"])
+        expect("putAdminAppPolicy replace", written, 200, m.AdminAppPolicy)
+    expect("putAdminAppPolicy validateOnly", put_admin_app_policy.sync_detailed(
+        m.Platform.WEB, client=editor, body=policy, validate_only=True), 200, m.AppPolicyValidation)
+    problem("putAdminAppPolicy stale", put_admin_app_policy.sync_detailed(
+        m.Platform.WEB, client=editor, body=policy, if_match='"r999"'), 412, "precondition-failed")
+    got = get_admin_app_policy.sync_detailed(m.Platform.WEB, client=editor)
+    expect("getAdminAppPolicy", got, 200, m.AdminAppPolicy)
+    expect("getAdminAppPolicy If-None-Match", get_admin_app_policy.sync_detailed(
+        m.Platform.WEB, client=editor, if_none_match=got.headers["ETag"]), 304, None)
+    expect("headAdminAppPolicy", head_admin_app_policy.sync_detailed(m.Platform.WEB, client=editor), 200, None)
+    expect("listAdminAppPolicyRevisions", list_admin_app_policy_revisions.sync_detailed(
+        m.Platform.WEB, client=editor), 200, m.RevisionPage)
+    expect("headAdminAppPolicyRevisions", head_admin_app_policy_revisions.sync_detailed(
+        m.Platform.WEB, client=editor), 200, None)
+    expect("getAdminAppPolicyRevision", get_admin_app_policy_revision.sync_detailed(
+        m.Platform.WEB, 1, client=editor), 200, m.Revision)
+    problem("getAdminAppPolicyRevision unknown", get_admin_app_policy_revision.sync_detailed(
+        m.Platform.WEB, 9999, client=editor), 404, "unknown-revision")
+    expect("headAdminAppPolicyRevision", head_admin_app_policy_revision.sync_detailed(
+        m.Platform.WEB, 1, client=editor), 200, None)
+    expect("rollbackAdminAppPolicy", rollback_admin_app_policy.sync_detailed(
+        m.Platform.WEB, client=editor, body=m.Rollback(revision=1)), 200, m.AdminAppPolicy)
+
+    # -- admin: analytics -----------------------------------------------------------------------
+    summary = expect("getAnalyticsSummary", get_analytics_summary.sync_detailed(
+        client=viewer, group_by=m.AnalyticsGrouping.LOCALE), 200, m.AnalyticsSummary)
+    if isinstance(summary, m.AnalyticsSummary):
+        check("getAnalyticsSummary: typed totals and groups", isinstance(summary.totals, m.AnalyticsCounts)
+              and all(isinstance(g, m.AnalyticsCounts) for g in summary.groups))
+    problem("getAnalyticsSummary from after to", get_analytics_summary.sync_detailed(
+        client=viewer, from_=datetime(2030, 1, 1, tzinfo=timezone.utc), to=datetime(2020, 1, 1, tzinfo=timezone.utc)),
+        400, "invalid-parameter")
+    expect("headAnalyticsSummary", head_analytics_summary.sync_detailed(client=viewer), 200, None)
+    export = expect("exportAnalyticsEvents", export_analytics_events.sync_detailed(client=viewer, limit=5), 200, str)
+    if isinstance(export, str):
+        check("exportAnalyticsEvents: NDJSON lines are ExportedEvent", all(
+            isinstance(m.ExportedEvent.from_dict(__import__("json").loads(line)), m.ExportedEvent)
+            for line in export.splitlines() if line))
+    problem("exportAnalyticsEvents limit=0", export_analytics_events.sync_detailed(client=viewer, limit=0), 400,
+            "invalid-parameter")
+    expect("headAnalyticsEvents", head_analytics_events.sync_detailed(client=viewer), 200, None)
+
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
