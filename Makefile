@@ -35,7 +35,7 @@ run: build
 	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
 
 ## test: build, Swift tests, curl integration suite, contract checks, fuzz targets for a few seconds each, lint
-test: build unit-test integration-test fuzz-smoke lint
+test: build unit-test integration-test fuzz-smoke lint client-sources
 
 unit-test: build
 	$(SWIFT) test -Xswiftc -warnings-as-errors
@@ -48,6 +48,16 @@ lint: deps
 	python3 -m openapi_spec_validator openapi.yaml
 	hadolint Dockerfile
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+## client-sources: Sources/EmptyStateClient/Generated is exactly what swift-openapi-generator
+## (Tools/openapi-generator) makes of openapi.yaml, and the generator gave no warning
+## generate-client: rewrite them after openapi.yaml changed
+.PHONY: client-sources generate-client
+client-sources:
+	SWIFT=$(SWIFT) bash Tools/openapi-generator/generate.sh --check
+
+generate-client:
+	SWIFT=$(SWIFT) bash Tools/openapi-generator/generate.sh
 
 ## tsan: the Swift tests under ThreadSanitizer, in their own scratch path (not part of `make test`;
 ## several minutes on 2 cores). Tests/tsan.supp names each suppressed report and why.

@@ -137,3 +137,49 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: - EmptyStateClient: the client library for apps (iOS, macOS, Linux)
+// Kept as one block, apart from the server's targets. The library depends on Foundation,
+// swift-log and swift-openapi's runtime and URLSession transport only; its generated sources are
+// committed (Tools/openapi-generator/generate.sh; `make test` checks they match openapi.yaml).
+package.platforms = (package.platforms ?? []) + [.iOS(.v16), .tvOS(.v16), .watchOS(.v9)]
+package.products += [.library(name: "EmptyStateClient", targets: ["EmptyStateClient"])]
+package.dependencies += [
+    .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+    .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+]
+package.targets += [
+    .target(
+        name: "EmptyStateClient",
+        dependencies: [
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "EmptyStateClientTests",
+        dependencies: [
+            "EmptyStateClient",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+    // `swift run -c release empty-state-client-benchmark`: the cost of template(_:) from memory
+    // (not part of `make test`).
+    .executableTarget(
+        name: "empty-state-client-benchmark",
+        dependencies: [
+            "EmptyStateClient",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ],
+        swiftSettings: swiftSettings
+    ),
+]

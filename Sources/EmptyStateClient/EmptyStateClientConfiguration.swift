@@ -1,0 +1,96 @@
+import Foundation
+
+/// What an ``EmptyStateClient`` asks for and how it caches and reports; every field but the
+/// service's address and the app's version has a default.
+public struct EmptyStateClientConfiguration: Sendable {
+    /// The service, for example `https://empty-states.example.com`.
+    public var baseURL: URL
+    /// The app's preferred locales, best first (sent as `Accept-Language`).
+    public var preferredLocales: [String]
+    /// `ios`, `android` or `web`: which icon names the service returns.
+    public var platform: String
+    /// The app's version, reported with every event.
+    public var appVersion: String
+    /// An opaque id of the app session, reported with every event.
+    public var sessionId: String?
+    /// Where last-known-good templates and the event queue are kept; `nil` keeps nothing on disk
+    /// (events are then lost when the app is killed).
+    public var storageDirectory: URL?
+    /// The catalogue shipped in the app: `GET /v1/templates?locale=…&platform=…` bodies, one a
+    /// locale (see the README's "Client library").
+    public var bundledSnapshots: [URL]
+    /// Overrides the `max-age` the service sends (300 s): how long a copy is used without asking.
+    public var maxAge: TimeInterval?
+    /// Events sent per request, at most 500.
+    public var eventBatchSize: Int
+    /// The longest an event waits before its batch is sent, even when the batch is not full.
+    public var eventFlushInterval: Duration
+    /// Events kept while the service cannot be reached; past it the oldest are dropped.
+    public var maxQueuedEvents: Int
+    /// The first retry's delay after a failed delivery; it doubles up to ``maxRetryDelay``, with
+    /// jitter, unless the service says `Retry-After`.
+    public var initialRetryDelay: Duration
+    public var maxRetryDelay: Duration
+    /// How long one request may take before it counts as failed.
+    public var requestTimeout: TimeInterval
+
+    /// - Parameters:
+    ///   - baseURL: the service's address.
+    ///   - appVersion: the app's version, reported with every event.
+    public init(
+        baseURL: URL,
+        appVersion: String,
+        preferredLocales: [String] = Locale.preferredLanguages,
+        platform: String = EmptyStateClientConfiguration.currentPlatform,
+        sessionId: String? = nil,
+        storageDirectory: URL? = EmptyStateClientConfiguration.defaultStorageDirectory,
+        bundledSnapshots: [URL] = [],
+        maxAge: TimeInterval? = nil,
+        eventBatchSize: Int = 20,
+        eventFlushInterval: Duration = .seconds(30),
+        maxQueuedEvents: Int = 1000,
+        initialRetryDelay: Duration = .seconds(1),
+        maxRetryDelay: Duration = .seconds(300),
+        requestTimeout: TimeInterval = 10
+    ) {
+        self.baseURL = baseURL
+        self.appVersion = appVersion
+        self.preferredLocales = preferredLocales.isEmpty ? ["en"] : preferredLocales
+        self.platform = platform
+        self.sessionId = sessionId
+        self.storageDirectory = storageDirectory
+        self.bundledSnapshots = bundledSnapshots
+        self.maxAge = maxAge
+        self.eventBatchSize = min(max(eventBatchSize, 1), 500)
+        self.eventFlushInterval = eventFlushInterval
+        self.maxQueuedEvents = max(maxQueuedEvents, 1)
+        self.initialRetryDelay = initialRetryDelay
+        self.maxRetryDelay = maxRetryDelay
+        self.requestTimeout = requestTimeout
+    }
+
+    /// `ios` on Apple's systems, `android` on Android, otherwise `web`.
+    public static var currentPlatform: String {
+        #if canImport(Darwin)
+            return "ios"
+        #elseif os(Android)
+            return "android"
+        #else
+            return "web"
+        #endif
+    }
+
+    /// `<Caches>/EmptyStateClient`: the system may purge it, which costs only a refetch (and
+    /// unsent events).
+    public static var defaultStorageDirectory: URL? {
+        FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first?
+            .appendingPathComponent("EmptyStateClient", isDirectory: true)
+    }
+
+    /// The `Accept-Language` value of ``preferredLocales``: q decreasing by 0.1 from 1.
+    var acceptLanguage: String {
+        preferredLocales.prefix(9).enumerated().map { index, tag in
+            index == 0 ? tag : "\(tag);q=0.\(9 - index)"
+        }.joined(separator: ", ")
+    }
+}
