@@ -35,7 +35,7 @@ extension AdminAPI {
 
     private func put(_ request: HTTPRequest, actor: AdminToken) throws -> HTTPResponse {
         let id = id(request)
-        let document = try body(request)
+        let document = AdminTemplateEnvelope.document(in: try body(request))
         let template = try validate(document, id: id)
         if try validateOnly(request) {
             try store.checkConflicts(template)

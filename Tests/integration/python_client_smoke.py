@@ -221,16 +221,26 @@ def main() -> int:
     expect("putAdminTemplate replace", replaced, 200, m.AdminTemplateWritten)
     problem("putAdminTemplate stale If-Match", put_admin_template.sync_detailed(
         scratch, client=editor, body=document, if_match='"r1"'), 412, "precondition-failed")
+    # Round trip: what GET answered, edited and sent back as it is (the wrapper included).
+    read = get_admin_template.sync_detailed(scratch, client=editor)
+    wrapper = expect("getAdminTemplate scratch", read, 200, m.AdminTemplate)
+    if isinstance(wrapper, m.AdminTemplate):
+        wrapper.template.style = m.TemplateDocumentStyle.SUBTLE
+        written = expect("putAdminTemplate round trip (GET body sent back)", put_admin_template.sync_detailed(
+            scratch, client=editor, body=wrapper, if_match=read.headers["ETag"]), 200, m.AdminTemplateWritten)
+        if isinstance(written, m.AdminTemplateWritten):
+            check("putAdminTemplate round trip: the edit is stored", written.revision == 3
+                  and written.template.style == m.TemplateDocumentStyle.SUBTLE, f"(got {written.to_dict()})")
     strings = m.StringsUpdate.from_dict(
         base.template.strings.additional_properties[base.template.default_locale].to_dict())
     expect("putAdminTemplateStrings", put_admin_template_strings.sync_detailed(
-        scratch, "fr", client=editor, body=strings, if_match='"r2"'), 200, m.AdminTemplateWritten)
+        scratch, "fr", client=editor, body=strings, if_match='"r3"'), 200, m.AdminTemplateWritten)
     # If-Match is a required parameter: the generated client cannot leave it out.
     problem("putAdminTemplateStrings without If-Match", raw(
         put_admin_template_strings, editor, "PUT", f"/v1/admin/templates/{scratch}/strings/fr",
         json=strings.to_dict()), 428, "precondition-required")
     problem("putAdminTemplateStrings pseudo-locale", put_admin_template_strings.sync_detailed(
-        scratch, "en-XA", client=editor, body=strings, if_match='"r3"'), 400, "invalid-parameter")
+        scratch, "en-XA", client=editor, body=strings, if_match='"r4"'), 400, "invalid-parameter")
     expect("listAdminTemplateRevisions", list_admin_template_revisions.sync_detailed(scratch, client=editor), 200,
            m.RevisionPage)
     expect("headAdminTemplateRevisions", head_admin_template_revisions.sync_detailed(scratch, client=editor), 200,
@@ -248,7 +258,7 @@ def main() -> int:
     problem("deleteAdminTemplate stale", delete_admin_template.sync_detailed(scratch, client=editor,
                                                                            if_match='"r1"'), 412,
             "precondition-failed")
-    expect("deleteAdminTemplate", delete_admin_template.sync_detailed(scratch, client=editor, if_match='"r4"'), 204,
+    expect("deleteAdminTemplate", delete_admin_template.sync_detailed(scratch, client=editor, if_match='"r5"'), 204,
            None)
     problem("getAdminTemplate deleted", get_admin_template.sync_detailed(scratch, client=editor), 404,
             "template-deleted")

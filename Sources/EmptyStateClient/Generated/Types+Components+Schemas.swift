@@ -1303,6 +1303,45 @@ extension Components {
                 ])
             }
         }
+        /// What `PUT /v1/admin/templates/{id}` takes: a `TemplateDocument`, or an `AdminTemplate` as
+        /// `GET` answered it (its `template` is then the document; the other members are ignored).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/TemplateWrite`.
+        internal enum TemplateWrite: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TemplateWrite/case1`.
+            case TemplateDocument(Components.Schemas.TemplateDocument)
+            /// - Remark: Generated from `#/components/schemas/TemplateWrite/case2`.
+            case AdminTemplate(Components.Schemas.AdminTemplate)
+            internal init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self = .TemplateDocument(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self = .AdminTemplate(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                switch self {
+                case let .TemplateDocument(value):
+                    try value.encode(to: encoder)
+                case let .AdminTemplate(value):
+                    try value.encode(to: encoder)
+                }
+            }
+        }
         /// The answer to `validateOnly=true`; the document as the server would store it.
         ///
         /// - Remark: Generated from `#/components/schemas/TemplateValidation`.

@@ -163,7 +163,14 @@ internal protocol APIProtocol: Sendable {
     ///
     /// The body is the whole template document; its `id` must equal the path's. Every rule the
     /// document breaks is reported at once (`422`, one `errors` entry per rule with a JSON
-    /// pointer). A successful write is a new revision, published to clients before the response.
+    /// pointer into the document). A successful write is a new revision, published to clients
+    /// before the response.
+    ///
+    /// The body may also be what `GET` answered (an `AdminTemplate`), edited, so that a read can
+    /// be sent back as it is: a JSON object whose members are all among `id`, `revision`,
+    /// `updatedAt`, `updatedBy`, `template` and `stringUpdates`, with an object `template`, is
+    /// taken as that wrapper and its `template` is the document. The other members are read-only
+    /// and ignored: the precondition is `If-Match`, not `revision`.
     ///
     /// * `If-None-Match: *` (and no `If-Match`) creates the template: `201` with `Location`. It
     ///   also re-creates a deleted template (its revision numbers continue). When a live
@@ -687,7 +694,14 @@ extension APIProtocol {
     ///
     /// The body is the whole template document; its `id` must equal the path's. Every rule the
     /// document breaks is reported at once (`422`, one `errors` entry per rule with a JSON
-    /// pointer). A successful write is a new revision, published to clients before the response.
+    /// pointer into the document). A successful write is a new revision, published to clients
+    /// before the response.
+    ///
+    /// The body may also be what `GET` answered (an `AdminTemplate`), edited, so that a read can
+    /// be sent back as it is: a JSON object whose members are all among `id`, `revision`,
+    /// `updatedAt`, `updatedBy`, `template` and `stringUpdates`, with an object `template`, is
+    /// taken as that wrapper and its `template` is the document. The other members are read-only
+    /// and ignored: the precondition is `If-Match`, not `revision`.
     ///
     /// * `If-None-Match: *` (and no `If-Match`) creates the template: `201` with `Location`. It
     ///   also re-creates a deleted template (its revision numbers continue). When a live
