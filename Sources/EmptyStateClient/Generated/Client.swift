@@ -63,6 +63,10 @@ import HTTPTypes
 /// stops: the request was waiting for a worker when the drain ended, and was not carried out.
 /// Admin changes may also answer `503 store-busy` (`Retry-After: 1`) when another writer held
 /// the template store past its busy timeout; nothing was changed. Both may be sent again.
+/// With PostgreSQL (`--database-url`), every operation under `/v1/admin` and `POST /v1/events`
+/// answers `503 store-unavailable` (`Retry-After: 2`) while the database cannot be reached;
+/// client reads (`/v1/templates…`, `/v1/app-status`) are still answered from the replica's
+/// last published catalogue.
 ///
 /// libmicrohttpd, the HTTP library underneath, answers a few malformed requests itself before
 /// the service sees them, with a short HTML body and no `X-Request-ID`; they are not listed under
@@ -1685,7 +1689,9 @@ internal struct Client: APIProtocol {
     ///
     /// Answers 200 with the number of templates loaded once the catalogue is loaded, and 503
     /// (`not-ready`) once the server has begun shutting down, so load balancers stop routing to
-    /// it while in-flight requests finish.
+    /// it while in-flight requests finish. Ready means "serves client reads": with PostgreSQL,
+    /// an unreachable database does not make a replica unready (every replica shares it, and
+    /// reads are served from memory); `store` says whether writes can be served now.
     ///
     ///
     /// - Remark: HTTP `GET /readyz`.

@@ -536,21 +536,40 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Readiness/templates`.
             internal var templates: Swift.Int
+            /// `unavailable` while the database (PostgreSQL) cannot be reached: writes and event
+            /// posts answer 503 until it returns; reads are unaffected. Always `ok` with SQLite.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Readiness/store`.
+            internal enum StorePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case ok = "ok"
+                case unavailable = "unavailable"
+            }
+            /// `unavailable` while the database (PostgreSQL) cannot be reached: writes and event
+            /// posts answer 503 until it returns; reads are unaffected. Always `ok` with SQLite.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Readiness/store`.
+            internal var store: Components.Schemas.Readiness.StorePayload
             /// Creates a new `Readiness`.
             ///
             /// - Parameters:
             ///   - status:
             ///   - templates: The number of templates loaded.
+            ///   - store: `unavailable` while the database (PostgreSQL) cannot be reached: writes and event
             internal init(
                 status: Components.Schemas.Readiness.StatusPayload,
-                templates: Swift.Int
+                templates: Swift.Int,
+                store: Components.Schemas.Readiness.StorePayload
             ) {
                 self.status = status
                 self.templates = templates
+                self.store = store
             }
             internal enum CodingKeys: String, CodingKey {
                 case status
                 case templates
+                case store
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -562,9 +581,14 @@ extension Components {
                     Swift.Int.self,
                     forKey: .templates
                 )
+                self.store = try container.decode(
+                    Components.Schemas.Readiness.StorePayload.self,
+                    forKey: .store
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "status",
-                    "templates"
+                    "templates",
+                    "store"
                 ])
             }
         }
@@ -763,12 +787,14 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/RevisionNumber`.
         internal typealias RevisionNumber = Swift.Int
-        /// RFC 3339 in UTC, in whole seconds or with milliseconds (clients must accept both); sorts
-        /// as text within one form.
-        ///
+        /// When a change was made, RFC 3339 in UTC in whole seconds (what Swift's default ISO 8601 date decoding accepts); sorts as text.
         ///
         /// - Remark: Generated from `#/components/schemas/Timestamp`.
         internal typealias Timestamp = Foundation.Date
+        /// An instant of the analytics, RFC 3339 in UTC with milliseconds.
+        ///
+        /// - Remark: Generated from `#/components/schemas/EventTimestamp`.
+        internal typealias EventTimestamp = Foundation.Date
         /// Who made the change, the name of the admin token used, or `built-in` for templates imported from the release.
         ///
         /// - Remark: Generated from `#/components/schemas/Actor`.
@@ -2475,9 +2501,9 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/AnalyticsSummary`.
         internal struct AnalyticsSummary: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/from`.
-            internal var from: Components.Schemas.Timestamp
+            internal var from: Components.Schemas.EventTimestamp
             /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/to`.
-            internal var to: Components.Schemas.Timestamp
+            internal var to: Components.Schemas.EventTimestamp
             /// The `templateId` filter, or `null` for every template.
             ///
             /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/templateId`.
@@ -2524,8 +2550,8 @@ extension Components {
             ///   - groups: One entry per group with events, in key order, each with its `key`; empty without `groupBy`.
             ///   - updateStates: With `include=updateStates` only: the displays of each update state's template per
             internal init(
-                from: Components.Schemas.Timestamp,
-                to: Components.Schemas.Timestamp,
+                from: Components.Schemas.EventTimestamp,
+                to: Components.Schemas.EventTimestamp,
                 templateId: Swift.String? = nil,
                 groupBy: Components.Schemas.AnalyticsSummary.GroupByPayload? = nil,
                 totals: Components.Schemas.AnalyticsCounts,
@@ -2552,11 +2578,11 @@ extension Components {
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.from = try container.decode(
-                    Components.Schemas.Timestamp.self,
+                    Components.Schemas.EventTimestamp.self,
                     forKey: .from
                 )
                 self.to = try container.decode(
-                    Components.Schemas.Timestamp.self,
+                    Components.Schemas.EventTimestamp.self,
                     forKey: .to
                 )
                 self.templateId = try container.decodeIfPresent(
@@ -2624,11 +2650,11 @@ extension Components {
             /// When it happened, corrected by `clockSkewMs`.
             ///
             /// - Remark: Generated from `#/components/schemas/ExportedEvent/occurredAt`.
-            internal var occurredAt: Components.Schemas.Timestamp
+            internal var occurredAt: Components.Schemas.EventTimestamp
             /// When the server received it.
             ///
             /// - Remark: Generated from `#/components/schemas/ExportedEvent/receivedAt`.
-            internal var receivedAt: Components.Schemas.Timestamp
+            internal var receivedAt: Components.Schemas.EventTimestamp
             /// `receivedAt − sentAt` in milliseconds when the app sent `sentAt` (added to its `occurredAt`), else 0.
             ///
             /// - Remark: Generated from `#/components/schemas/ExportedEvent/clockSkewMs`.
@@ -2662,8 +2688,8 @@ extension Components {
                 appVersion: Swift.String,
                 actionId: Swift.String? = nil,
                 sessionId: Swift.String? = nil,
-                occurredAt: Components.Schemas.Timestamp,
-                receivedAt: Components.Schemas.Timestamp,
+                occurredAt: Components.Schemas.EventTimestamp,
+                receivedAt: Components.Schemas.EventTimestamp,
                 clockSkewMs: Swift.Int64
             ) {
                 self.cursor = cursor
@@ -2744,11 +2770,11 @@ extension Components {
                     forKey: .sessionId
                 )
                 self.occurredAt = try container.decode(
-                    Components.Schemas.Timestamp.self,
+                    Components.Schemas.EventTimestamp.self,
                     forKey: .occurredAt
                 )
                 self.receivedAt = try container.decode(
-                    Components.Schemas.Timestamp.self,
+                    Components.Schemas.EventTimestamp.self,
                     forKey: .receivedAt
                 )
                 self.clockSkewMs = try container.decode(

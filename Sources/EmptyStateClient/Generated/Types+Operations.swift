@@ -2113,7 +2113,9 @@ internal enum Operations {
     ///
     /// Answers 200 with the number of templates loaded once the catalogue is loaded, and 503
     /// (`not-ready`) once the server has begun shutting down, so load balancers stop routing to
-    /// it while in-flight requests finish.
+    /// it while in-flight requests finish. Ready means "serves client reads": with PostgreSQL,
+    /// an unreachable database does not make a replica unready (every replica shares it, and
+    /// reads are served from memory); `store` says whether writes can be served now.
     ///
     ///
     /// - Remark: HTTP `GET /readyz`.
@@ -3165,11 +3167,12 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server began stopping while the request waited for a worker; it was not carried out
-            /// (`Connection: close`). Send it again after `Retry-After` seconds, to another instance or
-            /// to this one once it is back.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/get(listAdminTemplates)/responses/503`.
@@ -3676,11 +3679,12 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server began stopping while the request waited for a worker; it was not carried out
-            /// (`Connection: close`). Send it again after `Retry-After` seconds, to another instance or
-            /// to this one once it is back.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/get(getAdminTemplate)/responses/503`.
@@ -4235,10 +4239,11 @@ internal enum Operations {
                 }
             }
             /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
-            /// writer held the template store past its busy timeout (10 s). `shutting-down`: the server
-            /// began stopping while the request waited for a worker (`Connection: close`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy` or `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy` or `shutting-down`.
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached. `shutting-down`: the server began stopping while
+            /// the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/put(putAdminTemplate)/responses/503`.
@@ -4622,10 +4627,11 @@ internal enum Operations {
                 }
             }
             /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
-            /// writer held the template store past its busy timeout (10 s). `shutting-down`: the server
-            /// began stopping while the request waited for a worker (`Connection: close`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy` or `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy` or `shutting-down`.
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached. `shutting-down`: the server began stopping while
+            /// the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/delete(deleteAdminTemplate)/responses/503`.
@@ -5346,10 +5352,11 @@ internal enum Operations {
                 }
             }
             /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
-            /// writer held the template store past its busy timeout (10 s). `shutting-down`: the server
-            /// began stopping while the request waited for a worker (`Connection: close`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy` or `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy` or `shutting-down`.
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached. `shutting-down`: the server began stopping while
+            /// the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/strings/{locale}/put(putAdminTemplateStrings)/responses/503`.
@@ -5664,11 +5671,12 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server began stopping while the request waited for a worker; it was not carried out
-            /// (`Connection: close`). Send it again after `Retry-After` seconds, to another instance or
-            /// to this one once it is back.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/revisions/get(listAdminTemplateRevisions)/responses/503`.
@@ -6192,11 +6200,12 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server began stopping while the request waited for a worker; it was not carried out
-            /// (`Connection: close`). Send it again after `Retry-After` seconds, to another instance or
-            /// to this one once it is back.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/revisions/{revision}/get(getAdminTemplateRevision)/responses/503`.
@@ -6856,10 +6865,11 @@ internal enum Operations {
                 }
             }
             /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
-            /// writer held the template store past its busy timeout (10 s). `shutting-down`: the server
-            /// began stopping while the request waited for a worker (`Connection: close`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy` or `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy` or `shutting-down`.
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached. `shutting-down`: the server began stopping while
+            /// the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/rollback/post(rollbackAdminTemplate)/responses/503`.
@@ -9468,11 +9478,12 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server began stopping while the request waited for a worker; it was not carried out
-            /// (`Connection: close`). Send it again after `Retry-After` seconds, to another instance or
-            /// to this one once it is back.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/locales/get(listAdminLocales)/responses/503`.
@@ -9914,11 +9925,12 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server began stopping while the request waited for a worker; it was not carried out
-            /// (`Connection: close`). Send it again after `Retry-After` seconds, to another instance or
-            /// to this one once it is back.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/audit/get(listAdminAudit)/responses/503`.
@@ -10721,11 +10733,12 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server began stopping while the request waited for a worker; it was not carried out
-            /// (`Connection: close`). Send it again after `Retry-After` seconds, to another instance or
-            /// to this one once it is back.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/analytics/summary/get(getAnalyticsSummary)/responses/503`.
@@ -11215,11 +11228,12 @@ internal enum Operations {
                     }
                 }
             }
-            /// The server began stopping while the request waited for a worker; it was not carried out
-            /// (`Connection: close`). Send it again after `Retry-After` seconds, to another instance or
-            /// to this one once it is back.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down`.
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/analytics/events/get(exportAnalyticsEvents)/responses/503`.

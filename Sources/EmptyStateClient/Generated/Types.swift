@@ -95,7 +95,9 @@ internal protocol APIProtocol: Sendable {
     ///
     /// Answers 200 with the number of templates loaded once the catalogue is loaded, and 503
     /// (`not-ready`) once the server has begun shutting down, so load balancers stop routing to
-    /// it while in-flight requests finish.
+    /// it while in-flight requests finish. Ready means "serves client reads": with PostgreSQL,
+    /// an unreachable database does not make a replica unready (every replica shares it, and
+    /// reads are served from memory); `store` says whether writes can be served now.
     ///
     ///
     /// - Remark: HTTP `GET /readyz`.
@@ -590,7 +592,9 @@ extension APIProtocol {
     ///
     /// Answers 200 with the number of templates loaded once the catalogue is loaded, and 503
     /// (`not-ready`) once the server has begun shutting down, so load balancers stop routing to
-    /// it while in-flight requests finish.
+    /// it while in-flight requests finish. Ready means "serves client reads": with PostgreSQL,
+    /// an unreachable database does not make a replica unready (every replica shares it, and
+    /// reads are served from memory); `store` says whether writes can be served now.
     ///
     ///
     /// - Remark: HTTP `GET /readyz`.
