@@ -107,6 +107,7 @@ package final class PostgresBackend: Service, Sendable {
     /// - Throws: `StoreError` thrown by `body` as it is; `.unavailable` when the database is known
     ///   to be down, cannot be reached, or does not answer in time; `.database` for other
     ///   failures (a query error: a defect, logged by the caller).
+    @discardableResult
     @available(*, noasync, message: "blocks its thread: call it from worker threads only")
     package func blocking<T: Sendable>(
         timeout: Duration? = nil,
