@@ -41,17 +41,23 @@ package final class CatalogueChangeListener: Service, Sendable {
         self.catchUp = catchUp
     }
 
+    /// Runs until the service group shuts down; never fails (losing the database is an outage
+    /// it waits out, not an error of the group).
     package func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await withThrowingTaskGroup(of: Void.self) { group in
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.listen() }
                 group.addTask {
                     while !Task.isCancelled {
-                        try await Task.sleep(for: self.backstop)
+                        do {
+                            try await Task.sleep(for: self.backstop)
+                        } catch {
+                            return  // cancelled: shutting down
+                        }
                         await self.runCatchUp()
                     }
                 }
-                try await group.next()
+                await group.next()
                 group.cancelAll()
             }
         }
