@@ -3,10 +3,11 @@
 #   bash Tests/integration/run.sh .build/debug/empty-state-server
 # Starts the server on a free port with a scratch data directory, runs every test_*.sh in this
 # folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
-# behaviour, then admin roles and durability on a second server (admin_roles.sh), the hostile
-# clients, schemathesis's generated requests on a server of their own (schemathesis.sh), and the
-# client openapi-python-client generates, driven through every operation (python_client.sh).
-# Prints "N passed, M failed" and exits 1 on any failure.
+# behaviour, then admin roles and durability on a second server (admin_roles.sh), three replicas
+# on a throwaway PostgreSQL (replicas.sh), the hostile clients, schemathesis's generated requests
+# on a server of their own (schemathesis.sh), and the client openapi-python-client generates,
+# driven through every operation (python_client.sh). Prints "N passed, M failed" and exits 1 on
+# any failure.
 set -uo pipefail
 
 BIN=${1:?usage: run.sh path/to/empty-state-server}
@@ -16,6 +17,8 @@ WORK=$(mktemp -d)
 SERVER_PID=""
 cleanup() {
     [ -n "$SERVER_PID" ] && kill -9 "$SERVER_PID" 2>/dev/null
+    # replicas.sh's replicas and PostgreSQL, when it was interrupted
+    declare -F rep_cleanup >/dev/null && rep_cleanup
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -97,6 +100,8 @@ source "$HERE/startup.sh"
 # shellcheck source=Tests/integration/admin_roles.sh
 source "$HERE/admin_roles.sh"
 source "$HERE/events_durability.sh"
+# shellcheck source=Tests/integration/replicas.sh
+source "$HERE/replicas.sh"
 # shellcheck source=Tests/integration/hostile.sh
 source "$HERE/hostile.sh"
 # shellcheck source=Tests/integration/schemathesis.sh
