@@ -123,7 +123,8 @@ cmd_start() {
         { cmd_stop; die "could not create the database"; }
     echo "$password" >"$DIR/password"
     chmod 600 "$DIR/password"
-    local url="postgres://$APP_USER:$password@127.0.0.1:$port/$APP_DB"
+    # No TLS on loopback: sslmode=disable saves the client asking for it first.
+    local url="postgres://$APP_USER:$password@127.0.0.1:$port/$APP_DB?sslmode=disable"
     (umask 077 && echo "$url" >"$DIR/url")
     echo "$url"
 }
@@ -170,7 +171,7 @@ cmd_createdb() {
     local name=${1:?usage: postgres.sh createdb DIR NAME}
     [[ $name =~ ^[a-z_][a-z0-9_]*$ ]] || die "database names here are lower-case identifiers: $name"
     cmd_psql -q -c "CREATE DATABASE $name OWNER $APP_USER" </dev/null >/dev/null
-    echo "postgres://$APP_USER:$(state password)@127.0.0.1:$(state port)/$name"
+    echo "postgres://$APP_USER:$(state password)@127.0.0.1:$(state port)/$name?sslmode=disable"
 }
 
 cmd_down() {

@@ -131,6 +131,10 @@ if [ "${rep_up:-0}" = 3 ]; then
     rep_tables=$(rep_psql -c "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()")
     if [ "${rep_tables:-0}" -gt 0 ]; then pass "start: the schema is in PostgreSQL ($rep_tables tables)"; else
         fail "start: the schema is in PostgreSQL" "no table in the database's schema"; fi
+    expect_eq "start: the schema was migrated by one replica (log lines 'database schema migrated')" 1 \
+        "$(cat "$WORK"/rep[123].log | grep -c 'database schema migrated')"
+    expect_eq "start: schema_migration holds each version once" \
+        "$(rep_psql -c "SELECT count(DISTINCT version) FROM schema_migration")" "$(rep_psql -c "SELECT count(*) FROM schema_migration")"
     for n in 1 2 3; do
         [ -e "$WORK/rep$n/store.sqlite" ] && fail "start: replica $n keeps no SQLite store" "$WORK/rep$n/store.sqlite exists"
     done
@@ -327,6 +331,24 @@ if [ "${rep_up:-0}" = 3 ]; then
     else
         fail "kill -9: replica 1 starts again" "$(tail -n 5 "$WORK/rep1.log")"
     fi
+
+    # --- A schema newer than the binary: exit 78 ---------------------------------------------------
+    rep_psql -c "INSERT INTO schema_migration (version, description) VALUES (999999, 'from the future')" >/dev/null
+    rep_start 4
+    rep_status="still running after 30 s"
+    for _ in $(seq 1 300); do
+        if ! kill -0 "${REP_PIDS[4]}" 2>/dev/null; then
+            wait "${REP_PIDS[4]}"
+            rep_status=$?
+            break
+        fi
+        sleep 0.1
+    done
+    [ "$rep_status" = "still running after 30 s" ] && kill -9 "${REP_PIDS[4]}" 2>/dev/null
+    REP_PIDS[4]=""
+    expect_eq "schema: a replica refuses a schema newer than it knows (exit 78)" 78 "$rep_status"
+    expect_match "schema: and says why" "newer than this binary knows" "$(cat "$WORK/rep4.log")"
+    rep_psql -c "DELETE FROM schema_migration WHERE version = 999999" >/dev/null
 
     # --- Shutdown ----------------------------------------------------------------------------------
     for n in 1 2 3; do
