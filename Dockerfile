@@ -8,6 +8,13 @@
 #
 #   docker build -t empty-state-service .
 #   docker run --rm -p 8080:8080 empty-state-service
+#
+# Replicas on PostgreSQL (README, "Deployment: replicas on PostgreSQL"): give every container the
+# same database URL at run time, e.g.
+#   docker run --rm -p 8080:8080 \
+#     -e EMPTY_STATE_DATABASE_URL='postgres://empty_state:secret@db:5432/empty_state?sslmode=require' \
+#     empty-state-service
+# (better from a secret store or an --env-file than on the command line).
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -55,6 +62,12 @@ COPY config/ /app/config/
 COPY openapi.yaml /app/openapi.yaml
 RUN mkdir -p /app/data && chown app:app /app/data
 
+# EMPTY_STATE_DATABASE_URL (postgres://user:password@host:5432/database[?sslmode=…]) is read too,
+# and deliberately not set here: an ENV would bake a password into the image and its history.
+# Without it the state is SQLite in /app/data; with it, templates, events and admin tokens live
+# in PostgreSQL and /app/data only receives the first generated admin token (when no token is
+# configured and this replica is the first to start). No extra library is needed: the
+# PostgreSQL client is Swift, linked into the binary.
 ENV EMPTY_STATE_HOST=0.0.0.0 \
     EMPTY_STATE_PORT=8080 \
     EMPTY_STATE_DATA_DIR=/app/data \
