@@ -147,7 +147,7 @@ def publish(args):
         waits.append(round(slowest * 1000, 3))
         etags_differ += len(etags) > 1
     print(json.dumps({"ms": waits, "missed": missed, "etags_differ": etags_differ,
-                      "p50": statistics.median(waits), "max": max(waits)}))
+                      "p50": round(statistics.median(waits), 3), "max": max(waits)}))
 
 
 def race(args):

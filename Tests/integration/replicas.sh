@@ -20,7 +20,8 @@ if [ -z "${WORK:-}" ]; then # run alone
     # shellcheck source=Tests/integration/lib.sh
     source "$HERE/lib.sh"
     REP_ALONE=1
-    trap 'rep_cleanup; rm -rf "$WORK"' EXIT
+    # REPLICAS_KEEP_WORK=1 keeps the logs and files in $WORK for a look afterwards.
+    trap 'rep_cleanup; [ -n "${REPLICAS_KEEP_WORK:-}" ] && echo "kept $WORK" || rm -rf "$WORK"' EXIT
 fi
 echo "== replicas on PostgreSQL"
 
@@ -239,7 +240,7 @@ if [ "${rep_up:-0}" = 3 ]; then
     expect_eq "outage: an admin write gets 503 (answered in ${rep_ms} ms)" 503 "$STATUS"
     expect_eq "outage: the write's 503 is problem+json" "application/problem+json" "$(header Content-Type | cut -d';' -f1)"
     expect_match "outage: the write's 503 has Retry-After" '^[0-9]+$' "$(header Retry-After)"
-    rep_event='{"id":"'"$(cat /proc/sys/kernel/random/uuid)"'","type":"displayed","templateId":"connectionRefused","locale":"fr","platform":"ios","appVersion":"5.2.0","occurredAt":"'"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'"}'
+    rep_event='{"id":"'"$(cat /proc/sys/kernel/random/uuid)"'","type":"displayed","templateId":"connectionRefused","revision":1,"locale":"fr","platform":"ios","appVersion":"5.2.0","occurredAt":"'"$(date -u +%Y-%m-%dT%H:%M:%SZ)"'"}'
     fetch --max-time 30 -X POST -H 'Content-Type: application/json' -d "$rep_event" "$R2/v1/events"
     expect_eq "outage: POST /v1/events gets 503" 503 "$STATUS"
     expect_match "outage: the events' 503 has Retry-After" '^[0-9]+$' "$(header Retry-After)"
@@ -269,7 +270,8 @@ if [ "${rep_up:-0}" = 3 ]; then
         fi
     done
     fetch --max-time 30 -X POST -H 'Content-Type: application/json' -d "$rep_event" "$R2/v1/events"
-    expect_eq "outage: the event refused during the outage is accepted after it" "202 1" "$STATUS $(json .accepted)"
+    expect_eq "outage: the event refused during the outage is accepted after it (status, accepted, duplicates)" "202 1 0" \
+        "$STATUS $(json .accepted) $(json .duplicates)"
     for n in 1 2 3; do
         rep_ready=""
         for _ in $(seq 1 100); do
