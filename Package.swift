@@ -91,9 +91,7 @@ let package = Package(
                 "HTTPServer",
                 "EmptyStateCore",
                 "EmptyStateStore",
-                "EmptyStatePostgres",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -106,6 +104,8 @@ let package = Package(
             dependencies: [
                 "EmptyStateService",
                 "EmptyStatePostgres",
+                "EmptyStateStore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -27,7 +27,7 @@ package final class PostgresBackend: Service, Sendable {
     package let location: String
     /// The longest a store call waits for the database before answering `unavailable`.
     package let wait: Duration
-    let logger: Logger
+    package let logger: Logger
     private let reachable = Atomic<Bool>(true)
 
     /// - Parameters:

@@ -1,4 +1,3 @@
-import EmptyStatePostgres
 import EmptyStateStore
 import Foundation
 import HTTPServer
@@ -113,12 +112,19 @@ package struct AdminToken: Sendable, Equatable {
 /// Checks bearer tokens in constant time and says who is asking.
 struct AdminAuthorization: Sendable {
     let tokens: [AdminToken]
-    /// Tokens kept in PostgreSQL, by the SHA-256 of their secret (valid on every replica).
+    /// Tokens kept in the shared store, by the SHA-256 of their secret (valid on every replica).
     var hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = []
+    /// How the shared store hashes a secret.
+    var hash: (@Sendable (String) -> String)?
 
-    init(tokens: [AdminToken], hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = []) {
+    init(
+        tokens: [AdminToken],
+        hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = [],
+        hash: (@Sendable (String) -> String)? = nil
+    ) {
         self.tokens = tokens
         self.hashed = hashed
+        self.hash = hash
     }
 
     /// The token of the request when it is valid and its role allows `needed`; otherwise the
@@ -140,8 +146,8 @@ struct AdminAuthorization: Sendable {
         for token in tokens where Self.constantTimeEquals(offered, Array(token.secret.utf8)) {
             match = token
         }
-        if !hashed.isEmpty {
-            let digest = Array(PostgresAdminTokens.hash(String(decoding: offered, as: UTF8.self)).utf8)
+        if !hashed.isEmpty, let hash {
+            let digest = Array(hash(String(decoding: offered, as: UTF8.self)).utf8)
             for token in hashed where Self.constantTimeEquals(digest, token.sha256) {
                 match = AdminToken(name: token.name, role: token.role, secret: "")
             }
@@ -200,12 +206,12 @@ struct AdminAuthorization: Sendable {
     /// the data directory (generated on first start, readable by the owner only). The token
     /// itself is never logged: only where to find it.
     ///
-    /// With PostgreSQL and no configured token, the tokens are the database's (see
+    /// With a shared store (PostgreSQL) and no configured token, the tokens are the store's (see
     /// `loadShared`).
     static func load(
         configured: [AdminToken],
         dataDirectory: String,
-        database: PostgresBackend?,
+        shared: (any SharedStore)?,
         logger: Logger
     ) throws -> AdminAuthorization {
         if !configured.isEmpty {
@@ -215,7 +221,7 @@ struct AdminAuthorization: Sendable {
             )
             return AdminAuthorization(tokens: configured)
         }
-        if let database { return try loadShared(database: database, dataDirectory: dataDirectory, logger: logger) }
+        if let shared { return try loadShared(shared, dataDirectory: dataDirectory, logger: logger) }
         let path = (dataDirectory as NSString).appendingPathComponent("admin-token")
         if let data = FileManager.default.contents(atPath: path),
             let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
@@ -246,13 +252,13 @@ struct AdminAuthorization: Sendable {
     /// succeeds, and it alone writes the secret to `admin-token` in its data directory (mode
     /// 0600). The database keeps only the secret's SHA-256.
     private static func loadShared(
-        database: PostgresBackend,
+        _ shared: any SharedStore,
         dataDirectory: String,
         logger: Logger
     ) throws -> AdminAuthorization {
         do {
             let secret = generateSecret()
-            if try PostgresAdminTokens.createFirstToken(database, name: "admin", secret: secret) {
+            if try shared.createFirstToken(name: "admin", secret: secret) {
                 let path = (dataDirectory as NSString).appendingPathComponent("admin-token")
                 unlink(path)  // a token of an earlier database in this directory is not valid here
                 try writeSecretFile(path, secret)
@@ -261,14 +267,14 @@ struct AdminAuthorization: Sendable {
                     metadata: ["admin.token_file": "\(path)"]
                 )
             }
-            let tokens = try PostgresAdminTokens.load(database).compactMap { token in
+            let tokens = try shared.adminTokens().compactMap { token in
                 AdminToken.Role(rawValue: token.role).map { (token.name, $0, Array(token.secretSHA256.utf8)) }
             }
             logger.info(
                 "admin tokens from the database",
                 metadata: ["admin.tokens": "\(tokens.map { "\($0.0):\($0.1.rawValue)" })"]
             )
-            return AdminAuthorization(tokens: [], hashed: tokens)
+            return AdminAuthorization(tokens: [], hashed: tokens, hash: { shared.hash(secret: $0) })
         } catch StoreError.unavailable(let reason) {
             throw EmptyStateApplication.StartupError(
                 description: "cannot reach the database to read admin tokens: \(reason)",

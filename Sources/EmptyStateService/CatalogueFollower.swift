@@ -1,4 +1,3 @@
-import EmptyStatePostgres
 import EmptyStateStore
 import Logging
 import Synchronization
@@ -12,16 +11,17 @@ import Synchronization
 /// whose revision it already serves.
 final class CatalogueFollower: Sendable {
     private let state: CatalogueState
-    private let store: PostgresTemplateStore
+    private let shared: any SharedStore
+    private var store: any TemplateStoring { shared.templates }
     private let logger: Logger
     /// The feed number of the last change applied.
     private let applied: Mutex<Int64>
 
     /// - Parameter after: the feed number read before the snapshot was loaded: everything after
     ///   it may be missing from the snapshot.
-    init(state: CatalogueState, store: PostgresTemplateStore, after: Int64, logger: Logger) {
+    init(state: CatalogueState, shared: any SharedStore, after: Int64, logger: Logger) {
         self.state = state
-        self.store = store
+        self.shared = shared
         self.logger = logger
         applied = Mutex(after)
     }
@@ -35,7 +35,7 @@ final class CatalogueFollower: Sendable {
         let after = lastApplied
         let changes: [(seq: Int64, documentID: String)]
         do {
-            changes = try store.changes(after: after)
+            changes = try shared.changes(after: after)
         } catch {
             logger.warning("reading the catalogue change feed failed", metadata: ["error": "\(error)"])
             return

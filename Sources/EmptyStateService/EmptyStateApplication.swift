@@ -1,5 +1,4 @@
 import EmptyStateCore
-import EmptyStatePostgres
 import EmptyStateStore
 import Foundation
 import HTTPServer
@@ -17,6 +16,11 @@ package final class EmptyStateApplication: Sendable {
         /// The process's exit status: 78 (EX_CONFIG) for something to fix in the configuration,
         /// 69 (EX_UNAVAILABLE) when the database cannot be reached (a supervisor retries).
         package var exitStatus: Int32 = 78
+
+        package init(description: String, exitStatus: Int32 = 78) {
+            self.description = description
+            self.exitStatus = exitStatus
+        }
     }
 
     package let configuration: ServiceConfiguration
@@ -28,9 +32,10 @@ package final class EmptyStateApplication: Sendable {
     private let retention: RetentionPruner
     /// SQLite: publishes app policies other processes sharing the store file wrote.
     private let policyWatcher: PolicyWatcher?
-    /// PostgreSQL: the shared database, and what publishes the changes other replicas commit.
-    private let database: PostgresBackend?
-    private let listener: CatalogueChangeListener?
+    /// PostgreSQL: the store shared by replicas, and what runs beside the HTTP service for it
+    /// (its pool, and the listener that publishes the changes other replicas commit).
+    private let shared: (any SharedStore)?
+    private let sharedServices: [any Service]
     /// Served at `GET /metrics`.
     package let metrics: ServiceMetrics
     private let server: HTTPServer
@@ -43,7 +48,9 @@ package final class EmptyStateApplication: Sendable {
     /// representation of the live templates and wires the routes.
     /// - Throws: `StartupError` naming the file, field and rule when the catalogue is invalid,
     ///   or the file or directory that could not be used.
-    package init(configuration: ServiceConfiguration, logger: Logger) throws {
+    /// - Parameter shared: the store shared by replicas (`--database-url`); `nil`: SQLite in the
+    ///   data directory.
+    package init(configuration: ServiceConfiguration, shared: (any SharedStore)? = nil, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
         let metrics = ServiceMetrics()
@@ -79,22 +86,29 @@ package final class EmptyStateApplication: Sendable {
         }
         let backend: Backend
         do {
-            backend = try Self.openStores(configuration: configuration, metrics: metrics, logger: logger)
+            backend = try Self.openStores(
+                configuration: configuration,
+                shared: shared,
+                metrics: metrics,
+                logger: logger
+            )
         } catch let error as StartupError {
             throw error
         } catch {
-            throw StartupError(description: "cannot use the store \(configuration.storeLocation): \(error)")
+            throw StartupError(
+                description: "cannot use the store \(shared?.location ?? configuration.storePath): \(error)"
+            )
         }
         store = backend.templates
         events = backend.events
-        database = backend.database
+        self.shared = shared
         // PostgreSQL: the change feed's number before the snapshot is loaded; the listener
         // catches up from it, so a change committed meanwhile by another replica is not missed.
         let feedStart: Int64
         do {
             let importStarted = ContinuousClock.now
             let imported = try store.importBuiltins(catalogue.templates)
-            feedStart = try (store as? PostgresTemplateStore)?.latestChange() ?? 0
+            feedStart = try shared?.latestChange() ?? 0
             logger.info(
                 "store opened",
                 metadata: [
@@ -136,7 +150,7 @@ package final class EmptyStateApplication: Sendable {
         let authorization = try AdminAuthorization.load(
             configured: configuration.adminTokens,
             dataDirectory: configuration.dataDirectory,
-            database: database,
+            shared: shared,
             logger: logger
         )
 
@@ -158,7 +172,7 @@ package final class EmptyStateApplication: Sendable {
         // down. A database outage does not make a replica unready: every replica shares the
         // database, so taking them out of the load balancer would stop the reads they can
         // still serve. The body says whether writes can be served now.
-        router.get("/readyz") { [readiness, state, database] request in
+        router.get("/readyz") { [readiness, state, shared] request in
             guard readiness.isReady else {
                 return ProblemDetails(
                     status: 503,
@@ -172,7 +186,7 @@ package final class EmptyStateApplication: Sendable {
                 headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
                 body: .bytes(
                     Array(
-                        #"{"status":"ready","templates":\#(state.snapshot.templateCount),"store":"\#(database?.isReachable == false ? "unavailable" : "ok")"}"#
+                        #"{"status":"ready","templates":\#(state.snapshot.templateCount),"store":"\#(shared?.isReachable == false ? "unavailable" : "ok")"}"#
                             .utf8
                     )
                 )
@@ -198,12 +212,12 @@ package final class EmptyStateApplication: Sendable {
         AdminAPI(store: store, state: state, authorization: authorization, logger: logger).register(on: &router)
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
-        if let database, let shared = store as? PostgresTemplateStore {
-            let follower = CatalogueFollower(state: state, store: shared, after: feedStart, logger: logger)
-            listener = CatalogueChangeListener(database: database, logger: logger) { follower.catchUp() }
+        if let shared {
+            let follower = CatalogueFollower(state: state, shared: shared, after: feedStart, logger: logger)
+            sharedServices = shared.services { follower.catchUp() }
             policyWatcher = nil
         } else {
-            listener = nil
+            sharedServices = []
             policyWatcher = PolicyWatcher(state: state, store: store, logger: logger)
         }
         let ingest = EventIngest(
@@ -283,8 +297,7 @@ package final class EmptyStateApplication: Sendable {
     package func runUntilSignalled() throws {
         signal(SIGPIPE, SIG_IGN)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        if let database { services.append(.init(service: database)) }
-        if let listener { services.append(.init(service: listener)) }
+        for service in sharedServices { services.append(.init(service: service)) }
         services.append(
             .init(
                 service: HTTPService(application: self),
@@ -313,73 +326,35 @@ package final class EmptyStateApplication: Sendable {
     private struct Backend {
         var templates: any TemplateStoring
         var events: any EventStoring
-        var database: PostgresBackend?
     }
 
-    /// Opens SQLite in the data directory, or PostgreSQL at `--database-url` (migrating its
-    /// schema under the advisory lock first).
+    /// Opens SQLite in the data directory, or takes the shared store's.
     private static func openStores(
         configuration: ServiceConfiguration,
+        shared: (any SharedStore)?,
         metrics: ServiceMetrics,
         logger: Logger
     ) throws -> Backend {
-        guard let url = configuration.databaseURL else {
-            let templates = try TemplateStore(
-                path: configuration.storePath,
-                logger: logger,
-                onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
-            )
-            let events: EventStore
-            do {
-                events = try EventStore(
-                    path: configuration.eventStorePath,
-                    logger: logger,
-                    onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
-                )
-            } catch {
-                throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
-            }
-            return Backend(templates: templates, events: events)
+        if let shared {
+            shared.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
+            return Backend(templates: shared.templates, events: shared.events)
         }
-        let database = PostgresBackend(url: url, logger: logger)
-        database.startPool()
-        let newer: Int?
-        do {
-            newer = try database.blocking(timeout: .seconds(20)) { client -> Int? in
-                do {
-                    let applied = try await PostgresSchema.migrate(client, logger: logger)
-                    logger.info(
-                        "database schema checked",
-                        metadata: [
-                            "schema.version": "\(PostgresSchema.currentVersion)", "schema.applied": "\(applied)",
-                        ]
-                    )
-                    return nil
-                } catch let tooNew as PostgresSchema.TooNew {
-                    return tooNew.found
-                }
-            }
-        } catch .unavailable(let reason) {
-            throw StartupError(description: "cannot reach the database \(url.redacted): \(reason)", exitStatus: 69)
-        } catch {
-            throw StartupError(description: "cannot migrate the database \(url.redacted): \(error)")
-        }
-        if let newer {
-            throw StartupError(
-                description: PostgresSchema.TooNew(found: newer, known: PostgresSchema.currentVersion).description
-            )
-        }
-        let templates = PostgresTemplateStore(
-            database: database,
+        let templates = try TemplateStore(
+            path: configuration.storePath,
             logger: logger,
             onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
         )
-        let events = PostgresEventStore(
-            database: database,
-            logger: logger,
-            onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
-        )
-        return Backend(templates: templates, events: events, database: database)
+        let events: EventStore
+        do {
+            events = try EventStore(
+                path: configuration.eventStorePath,
+                logger: logger,
+                onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
+            )
+        } catch {
+            throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
+        }
+        return Backend(templates: templates, events: events)
     }
 }
 

@@ -1,4 +1,3 @@
-import EmptyStatePostgres
 import HTTPServer
 
 /// How log lines are written (`--log-format`): the access log's formats, which swift-log's
@@ -35,12 +34,6 @@ package struct ServiceConfiguration: Sendable {
     package var eventStorePath: String {
         dataDirectory.hasSuffix("/") ? dataDirectory + "events.sqlite" : dataDirectory + "/events.sqlite"
     }
-
-    /// PostgreSQL shared by replicas (`--database-url`); `nil`: SQLite in the data directory.
-    package var databaseURL: PostgresURL?
-
-    /// Where the stores are, for messages (the URL without its password, or the SQLite path).
-    package var storeLocation: String { databaseURL?.redacted ?? storePath }
 
     /// The SQLite database of the localization store.
     package var storePath: String {

@@ -152,6 +152,16 @@ struct EmptyStateServer: ParsableCommand {
     /// The configuration, or exit 78 (EX_CONFIG) with the reason when the admin tokens file
     /// cannot be used: the file is named in the flags, but it is a file that is wrong, like an
     /// invalid catalogue, not a flag.
+    /// The PostgreSQL shared by replicas, when configured.
+    private func resolvedDatabaseURL() throws -> PostgresURL? {
+        guard let text = databaseURL ?? environment("EMPTY_STATE_DATABASE_URL"), !text.isEmpty else { return nil }
+        do {
+            return try PostgresURL(text)
+        } catch {
+            throw ValidationError("--database-url: \(error.description)")
+        }
+    }
+
     private func resolvedConfiguration() throws -> ServiceConfiguration {
         do {
             return try resolvedSettings()
@@ -182,7 +192,8 @@ struct EmptyStateServer: ParsableCommand {
         var configuration = try resolvedConfiguration()
         configuration.logFormat = format
         do {
-            let application = try EmptyStateApplication(configuration: configuration, logger: logger)
+            let shared = try resolvedDatabaseURL().map { try PostgresSharedStore(url: $0, logger: logger) }
+            let application = try EmptyStateApplication(configuration: configuration, shared: shared, logger: logger)
             try application.runUntilSignalled()
         } catch let error as EmptyStateApplication.StartupError {
             logger.critical("cannot start", metadata: ["error": "\(error.description)"])
@@ -324,13 +335,7 @@ struct EmptyStateServer: ParsableCommand {
         if let path = adminTokensFile ?? environment("EMPTY_STATE_ADMIN_TOKENS_FILE") {
             configuration.adminTokens += try AdminToken.load(file: path)
         }
-        if let text = databaseURL ?? environment("EMPTY_STATE_DATABASE_URL"), !text.isEmpty {
-            do {
-                configuration.databaseURL = try PostgresURL(text)
-            } catch {
-                throw ValidationError("--database-url: \(error.description)")
-            }
-        }
+        _ = try resolvedDatabaseURL()
         guard (0...600).contains(configuration.http.drainTimeout) else {
             throw ValidationError("--drain-timeout must be between 0 and 600 seconds")
         }

@@ -1,0 +1,103 @@
+import EmptyStatePostgres
+import EmptyStateService
+import EmptyStateStore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The store shared by replicas, on PostgreSQL (`--database-url`): opens the pool, migrates the
+/// schema under the advisory lock, and hands the application its stores, change feed, admin
+/// tokens and services. The application sees only `SharedStore`.
+final class PostgresSharedStore: SharedStore {
+    let database: PostgresBackend
+    private let templateStore: PostgresTemplateStore
+    let events: any EventStoring
+
+    private let commitObserver = CommitObserver()
+
+    /// Opens and migrates the database at `url`.
+    /// - Throws: `EmptyStateApplication.StartupError`: exit 69 when the database cannot be
+    ///   reached within 20 s, 78 when its schema is newer than this binary.
+    @available(*, noasync)
+    init(url: PostgresURL, logger: Logger) throws {
+        let database = PostgresBackend(url: url, logger: logger)
+        database.startPool()
+        let newer: Int?
+        do {
+            newer = try database.blocking(timeout: .seconds(20)) { client -> Int? in
+                do {
+                    let applied = try await PostgresSchema.migrate(client, logger: logger)
+                    logger.info(
+                        "database schema checked",
+                        metadata: [
+                            "schema.version": "\(PostgresSchema.currentVersion)", "schema.applied": "\(applied)",
+                        ]
+                    )
+                    return nil
+                } catch let tooNew as PostgresSchema.TooNew {
+                    return tooNew.found
+                }
+            }
+        } catch .unavailable(let reason) {
+            database.stopPool()
+            throw EmptyStateApplication.StartupError(
+                description: "cannot reach the database \(url.redacted): \(reason)",
+                exitStatus: 69
+            )
+        } catch {
+            database.stopPool()
+            throw EmptyStateApplication.StartupError(
+                description: "cannot migrate the database \(url.redacted): \(error)"
+            )
+        }
+        if let newer {
+            database.stopPool()
+            throw EmptyStateApplication.StartupError(
+                description: PostgresSchema.TooNew(found: newer, known: PostgresSchema.currentVersion).description
+            )
+        }
+        self.database = database
+        let observer = commitObserver
+        templateStore = PostgresTemplateStore(database: database, logger: logger) { observer.tell("templates", $0) }
+        events = PostgresEventStore(database: database, logger: logger) { observer.tell("events", $0) }
+    }
+
+    var templates: any TemplateStoring { templateStore }
+
+    var location: String { database.location }
+
+    var isReachable: Bool { database.isReachable }
+
+    func latestChange() throws(StoreError) -> Int64 { try templateStore.latestChange() }
+
+    func changes(after: Int64) throws(StoreError) -> [(seq: Int64, documentID: String)] {
+        try templateStore.changes(after: after)
+    }
+
+    func observeCommits(_ observer: @escaping @Sendable (_ store: String, _ seconds: Double) -> Void) {
+        commitObserver.set(observer)
+    }
+
+    func hash(secret: String) -> String { PostgresAdminTokens.hash(secret) }
+
+    func createFirstToken(name: String, secret: String) throws(StoreError) -> Bool {
+        try PostgresAdminTokens.createFirstToken(database, name: name, secret: secret)
+    }
+
+    func adminTokens() throws(StoreError) -> [(name: String, role: String, secretSHA256: String)] {
+        try PostgresAdminTokens.load(database).map { ($0.name, $0.role, $0.secretSHA256) }
+    }
+
+    func services(catchUp: @escaping @Sendable () -> Void) -> [any Service] {
+        [database, CatalogueChangeListener(database: database, logger: database.logger, catchUp: catchUp)]
+    }
+}
+
+/// Who is told each commit's duration (the application's metrics, set once it exists).
+private final class CommitObserver: Sendable {
+    private let observer = Mutex<(@Sendable (String, Double) -> Void)?>(nil)
+
+    func set(_ observer: @escaping @Sendable (String, Double) -> Void) { self.observer.withLock { $0 = observer } }
+
+    func tell(_ store: String, _ seconds: Double) { observer.withLock { $0 }?(store, seconds) }
+}
