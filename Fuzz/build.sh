@@ -35,7 +35,8 @@ modules_for() {
         percent) echo HTTPServer CMicroHTTPD JSONCoding Logging ;;
         events)
             echo EmptyStateService EmptyStateStore EmptyStateCore JSONCoding HTTPServer CMicroHTTPD GRDB Logging Metrics \
-                CoreMetrics Prometheus Atomics _AtomicsShims
+                CoreMetrics Prometheus Atomics _AtomicsShims ServiceLifecycle UnixSignals ConcurrencyHelpers AsyncAlgorithms \
+                DequeModule OrderedCollections InternalCollectionsUtilities
             ;;
         *) echo "unknown target $1" >&2; exit 2 ;;
     esac
