@@ -99,18 +99,24 @@ package enum Timestamp {
     }
 
     /// Formats milliseconds since the epoch as RFC 3339 UTC with three fraction digits
-    /// (`2026-11-22T05:40:12.345Z`).
+    /// (`2026-11-22T05:40:12.345Z`), in the proleptic Gregorian calendar that `parse` reads.
     ///
-    /// The date and time of day are Foundation's; the fraction is written here, from the integer,
-    /// because `ISO8601FormatStyle(includingFractionalSeconds:)` formats the binary `Double` of a
-    /// `Date` and truncates it: `….001` comes out as `.000`, `….004` as `.003`, for about half of
-    /// all millisecond values.
+    /// With `gmtime_r`, not Foundation: `ISO8601FormatStyle` switches to the Julian calendar
+    /// before October 1582 (`1546-11-22T05:40:12Z` parsed and formatted again came back ten days
+    /// off; found by `Fuzz/Targets/events.swift`), and its fractional seconds format the binary
+    /// `Double` of a `Date` and truncate it (`….001` comes out as `.000`).
     package static func format(milliseconds: Int64) -> String {
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let fraction = milliseconds - seconds * 1000
-        var text = Date(timeIntervalSince1970: Double(seconds)).formatted(wholeSeconds)
-        text.removeLast()  // "Z"
-        text += fraction < 10 ? ".00\(fraction)Z" : fraction < 100 ? ".0\(fraction)Z" : ".\(fraction)Z"
-        return text
+        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+        let fraction = milliseconds - Int64(seconds) * 1000
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return
+            "\(pad(Int64(parts.tm_year) + 1900, 4))-\(pad(Int64(parts.tm_mon) + 1, 2))-\(pad(Int64(parts.tm_mday), 2))T"
+            + "\(pad(Int64(parts.tm_hour), 2)):\(pad(Int64(parts.tm_min), 2)):\(pad(Int64(parts.tm_sec), 2))."
+            + "\(pad(fraction, 3))Z"
     }
 }

@@ -526,6 +526,14 @@ struct TimestampTests {
         #expect(Timestamp.parse("2016-12-31T23:59:60Z") == Timestamp.parse("2016-12-31T23:59:59Z"))
     }
 
+    /// Found by the events fuzz target: Foundation's formatter turns Julian before October 1582.
+    @Test("format(milliseconds:) writes what parse reads, before the Gregorian reform too")
+    func formatBefore1582() throws {
+        let parsed = try #require(Timestamp.parse("1546-11-22T06:40:12+01:00"))
+        #expect(Timestamp.format(milliseconds: parsed) == "1546-11-22T05:40:12.000Z")
+        #expect(Timestamp.parse(Timestamp.format(milliseconds: parsed)) == parsed)
+    }
+
     @Test(
         "invalid date-times",
         arguments: [
