@@ -12,7 +12,16 @@ import Synchronization
 /// transaction: a writer thread takes everything queued since its last commit and inserts it
 /// with one `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING RETURNING id` (measured
 /// faster than COPY once duplicates must be dropped; see `../shared/notes/postgres.md`). The
-/// unique `id` drops an event sent twice, to one replica or to two.
+/// unique `id` drops an event sent twice, to one replica or to two. `writers` threads commit in
+/// parallel (PostgreSQL's throughput grows with concurrent writers); rows go in `id` order, so
+/// two transactions inserting the same ids wait for each other instead of deadlocking.
+///
+/// **The export cursor.** With several transactions in flight (on this replica or others), a
+/// serial number would not follow commit order: an export could pass a number whose transaction
+/// commits later, and skip its rows. So `seq` is the inserting transaction's id shifted left by
+/// 16 bits plus the row's position in it, and `events(after:)` returns only rows of
+/// transactions older than every transaction still running (`pg_snapshot_xmin`): a row that
+/// appears later always has a larger `seq` than every row already exported.
 package final class PostgresEventStore: EventStoring {
     package let database: PostgresBackend
     private let logger: Logger
@@ -20,6 +29,10 @@ package final class PostgresEventStore: EventStoring {
     private let wake = DispatchSemaphore(value: 0)
     private let running = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
+    /// Writer threads, each committing one group at a time.
+    private let writers: Int
+    /// The most events one transaction inserts: `seq` has 16 bits for the row's position.
+    static let maximumEventsPerTransaction = 60_000
     /// Called with the duration of each group commit, in seconds (for metrics).
     private let onCommit: (@Sendable (Double) -> Void)?
     /// Marks an absent optional text in the insert's arrays: a control character, which no
@@ -41,7 +54,14 @@ package final class PostgresEventStore: EventStoring {
         }
     }
 
-    package init(database: PostgresBackend, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) {
+    package init(
+        database: PostgresBackend,
+        writers: Int = 4,
+        logger: Logger,
+        onCommit: (@Sendable (Double) -> Void)? = nil
+    ) {
+        precondition(writers >= 1)
+        self.writers = writers
         self.database = database
         self.logger = logger
         self.onCommit = onCommit
@@ -52,16 +72,18 @@ package final class PostgresEventStore: EventStoring {
     package func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.withLock { $0.open = true }
-        let thread = Thread { [self] in writerLoop() }
-        thread.name = "event-writer"
-        thread.start()
+        for index in 0..<writers {
+            let thread = Thread { [self] in writerLoop() }
+            thread.name = "event-writer-\(index)"
+            thread.start()
+        }
     }
 
     package func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         queue.withLock { $0.open = false }
-        wake.signal()
-        stopped.wait()
+        for _ in 0..<writers { wake.signal() }
+        for _ in 0..<writers { stopped.wait() }
     }
 
     package func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool] {
@@ -90,17 +112,34 @@ package final class PostgresEventStore: EventStoring {
                 defer { state.submissions.removeAll(keepingCapacity: true) }
                 return state.submissions
             }
-            if !group.isEmpty { commit(group) }
+            commitInTransactions(group)
             if !running.load(ordering: .acquiring) {
                 let rest = queue.withLock { state -> [Submission] in
                     defer { state.submissions.removeAll() }
                     return state.submissions
                 }
-                if !rest.isEmpty { commit(rest) }
+                commitInTransactions(rest)
                 stopped.signal()
                 return
             }
         }
+    }
+
+    /// Commits `group` in as few transactions as `maximumEventsPerTransaction` allows (one,
+    /// unless a burst queued more); a submission is never split.
+    private func commitInTransactions(_ group: [Submission]) {
+        var chunk: [Submission] = []
+        var events = 0
+        for submission in group {
+            if !chunk.isEmpty, events + submission.events.count > Self.maximumEventsPerTransaction {
+                commit(chunk)
+                chunk.removeAll()
+                events = 0
+            }
+            chunk.append(submission)
+            events += submission.events.count
+        }
+        if !chunk.isEmpty { commit(chunk) }
     }
 
     /// The columns of one group's events, as arrays for `unnest`.
@@ -165,18 +204,20 @@ package final class PostgresEventStore: EventStoring {
                     if !columns.id.isEmpty {
                         for try await id in try await connection.query(
                             """
-                            INSERT INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
-                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
-                            SELECT id, type, template_id, NULLIF(revision, -1), NULLIF(etag, \(absent)), locale,
-                                platform, app_version, NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)),
-                                occurred_at, received_at, clock_skew_ms, request_id
+                            INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
+                                app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                            SELECT (pg_current_xact_id()::text::bigint << 16) + e.n, id, type, template_id,
+                                NULLIF(revision, -1), NULLIF(etag, \(absent)), locale, platform, app_version,
+                                NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)), occurred_at, received_at,
+                                clock_skew_ms, request_id
                             FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
                                 \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
                                 \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
                                 \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
                                 \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
-                                AS e(id, type, template_id, revision, etag, locale, platform, app_version, action_id,
-                                    session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                                WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
+                                    action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
+                            ORDER BY id
                             ON CONFLICT (id) DO NOTHING
                             RETURNING id
                             """,
@@ -323,7 +364,9 @@ package final class PostgresEventStore: EventStoring {
                 """
                 SELECT seq, id, type, template_id, revision, etag, locale, platform, app_version, action_id,
                     session_id, occurred_at, received_at, clock_skew_ms, request_id
-                FROM event WHERE seq > \(after) ORDER BY seq LIMIT \(limit)
+                FROM event WHERE seq > \(after)
+                    AND seq < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)
+                ORDER BY seq LIMIT \(limit)
                 """,
                 logger: logger
             )

@@ -86,7 +86,7 @@ package enum PostgresSchema {
                 """,
                 """
                 CREATE TABLE event (
-                    seq BIGSERIAL PRIMARY KEY,              -- export cursor
+                    seq BIGINT PRIMARY KEY,                 -- export cursor: inserting transaction << 16 + row
                     id TEXT NOT NULL UNIQUE,                -- client UUID: duplicates are dropped
                     type TEXT NOT NULL,
                     template_id TEXT NOT NULL,

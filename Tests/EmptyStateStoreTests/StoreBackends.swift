@@ -106,3 +106,21 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         }.start()
     }
 }
+
+/// `store.events(after:limit:)` once it returns `count` events, or what it returns after 5 s.
+/// PostgreSQL exports only the rows of transactions older than every transaction still running
+/// (so that its cursor never skips a row), and other tests' transactions count: a row committed
+/// a moment ago may not be exported yet.
+func exported(
+    _ store: any EventStoring,
+    after: Int64 = 0,
+    limit: Int,
+    count: Int
+) throws -> [(cursor: Int64, event: AnalyticsEvent)] {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while true {
+        let rows = try store.events(after: after, limit: limit)
+        if rows.count >= count || ContinuousClock.now >= deadline { return rows }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
