@@ -217,7 +217,7 @@ package final class PostgresEventStore: EventStoring {
                                 \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
                                 WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
                                     action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
-                            ORDER BY id
+                            ORDER BY id COLLATE "C"
                             ON CONFLICT (id) DO NOTHING
                             RETURNING id
                             """,

@@ -87,7 +87,7 @@ package enum PostgresSchema {
                 """
                 CREATE TABLE event (
                     seq BIGINT PRIMARY KEY,                 -- export cursor: inserting transaction << 16 + row
-                    id TEXT NOT NULL UNIQUE,                -- client UUID: duplicates are dropped
+                    id TEXT COLLATE "C" NOT NULL UNIQUE,    -- client UUID: duplicates are dropped (bytewise: no strcoll per comparison)
                     type TEXT NOT NULL,
                     template_id TEXT NOT NULL,
                     revision BIGINT,
