@@ -432,6 +432,9 @@ internal protocol APIProtocol: Sendable {
     /// `cursor` of the last line, or `after` itself when the page is empty (nothing newer yet:
     /// ask again later with the same cursor). Cursors grow but are not contiguous. Events
     /// pruned by retention are no longer exported; rejected (quarantined) events never are.
+    /// With PostgreSQL (replicas), a page holds only events whose transactions are older than
+    /// every one still running, so a cursor never passes an event that commits later; the
+    /// newest events may appear a moment after their `202`.
     /// Any admin token (`viewer` or `editor`) may read.
     ///
     ///
@@ -1167,6 +1170,9 @@ extension APIProtocol {
     /// `cursor` of the last line, or `after` itself when the page is empty (nothing newer yet:
     /// ask again later with the same cursor). Cursors grow but are not contiguous. Events
     /// pruned by retention are no longer exported; rejected (quarantined) events never are.
+    /// With PostgreSQL (replicas), a page holds only events whose transactions are older than
+    /// every one still running, so a cursor never passes an event that commits later; the
+    /// newest events may appear a moment after their `202`.
     /// Any admin token (`viewer` or `editor`) may read.
     ///
     ///
