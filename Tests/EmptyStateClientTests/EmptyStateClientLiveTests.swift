@@ -178,6 +178,46 @@ struct EmptyStateClientLiveTests {
         #expect(lines.allSatisfy { $0.contains("\"revision\":\(template.revision ?? 0)") })
     }
 
+    /// The real server answers 503 when its event store stays locked past SQLite's busy timeout
+    /// (10 s): another process holds an exclusive transaction on `events.sqlite` for 12 s.
+    @Test("the real server answering 503 (its event store locked): retried until accepted, stored once")
+    func eventsRetriedOnServer503() async throws {
+        let service = try LiveService()
+        defer { service.stop() }
+        let database = service.dataDirectory.appendingPathComponent("data/events.sqlite").path
+        let locker = Process()
+        locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        locker.arguments = [
+            "python3", "-c",
+            "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                + "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(12); c.execute('ROLLBACK')",
+            database,
+        ]
+        let output = Pipe()
+        locker.standardOutput = output
+        try locker.run()
+        defer { locker.waitUntilExit() }
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
+
+        var configuration = Self.configuration(service.baseURL, locales: ["fr"])
+        configuration.requestTimeout = 20  // longer than the server's 10 s busy timeout
+        let transport = RecordingTransport()
+        let client = EmptyStateClient(configuration: configuration, transport: transport)
+        let template = try await client.template("connectionRefused")
+        let running = Task { await client.run() }
+        defer { running.cancel() }
+        client.displayed(template)
+        let deadline = ContinuousClock.now + .seconds(40)
+        while client.queuedEventCount > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(client.queuedEventCount == 0)
+        let posts = transport.recorded.filter { $0.operationID == "postEvents" }.map(\.status)
+        #expect(posts.first == 503 && posts.last == 202, "503 from the server, then accepted: \(posts)")
+        let export = try await service.admin("/v1/admin/analytics/events?limit=1000")
+        #expect(export.split(separator: "\n").filter { $0.contains("9.9.9-test") }.count == 1, "stored once")
+    }
+
     @Test("events queued when the app was killed are delivered after it restarts")
     func eventsSurviveRestart() async throws {
         let service = try LiveService()
