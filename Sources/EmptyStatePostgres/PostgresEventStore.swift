@@ -25,121 +25,75 @@ import Synchronization
 package final class PostgresEventStore: EventStoring {
     package let database: PostgresBackend
     private let logger: Logger
-    private let queue = Mutex<(submissions: [Submission], open: Bool)>(([], false))
-    private let wake = DispatchSemaphore(value: 0)
-    private let running = Atomic<Bool>(false)
-    private let stopped = DispatchSemaphore(value: 0)
-    /// Writer threads, each committing one group at a time.
-    private let writers: Int
+    /// The group commit: `writers` threads, each committing with `commit(_:database:logger:)`.
+    private let groups: GroupCommitQueue
     /// The most events one transaction inserts: `seq` has 16 bits for the row's position.
     static let maximumEventsPerTransaction = 60_000
-    /// Called with the duration of each group commit, in seconds (for metrics).
-    private let onCommit: (@Sendable (Double) -> Void)?
     /// Marks an absent optional text in the insert's arrays: a control character, which no
     /// stored event field can hold (ingestion refuses them).
     private static let absent = "\u{1}"
     /// The longest an analytics read (a summary over months of events) waits for its answer.
     private static let analyticsWait = Duration.seconds(30)
 
-    private final class Submission: @unchecked Sendable {
-        // Written by the writer thread before `done` is signalled, read by the submitter after.
-        let events: [AnalyticsEvent]
-        let quarantined: [QuarantinedEvent]
-        var result: Result<[Bool], StoreError> = .failure(.database("not committed"))
-        let done = DispatchSemaphore(value: 0)
+    private typealias Submission = GroupCommitQueue.Submission
 
-        init(events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) {
-            self.events = events
-            self.quarantined = quarantined
-        }
-    }
-
+    /// - Parameter writers: threads committing groups in parallel.
     package init(
         database: PostgresBackend,
         writers: Int = 4,
         logger: Logger,
         onCommit: (@Sendable (Double) -> Void)? = nil
     ) {
-        precondition(writers >= 1)
-        self.writers = writers
         self.database = database
         self.logger = logger
-        self.onCommit = onCommit
+        groups = GroupCommitQueue(writers: writers, onCommit: onCommit) { group in
+            Self.commitInTransactions(group, database: database, logger: logger)
+        }
     }
 
     package var location: String { database.location }
 
-    package func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        queue.withLock { $0.open = true }
-        for index in 0..<writers {
-            let thread = Thread { [self] in writerLoop() }
-            thread.name = "event-writer-\(index)"
-            thread.start()
-        }
-    }
+    package func start() { groups.start() }
 
-    package func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        queue.withLock { $0.open = false }
-        for _ in 0..<writers { wake.signal() }
-        for _ in 0..<writers { stopped.wait() }
-    }
+    package func stop() { groups.stop() }
 
     package func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool] {
-        guard !events.isEmpty || !quarantined.isEmpty else { return [] }
         guard database.isReachable else {
             throw .unavailable("the database at \(location) is unreachable (waiting for it to come back)")
         }
-        let submission = Submission(events: events, quarantined: quarantined)
-        let accepted = queue.withLock { state -> Bool in
-            guard state.open else { return false }
-            state.submissions.append(submission)
-            return true
-        }
-        guard accepted else { throw .database("the event writer is not running") }
-        wake.signal()
-        submission.done.wait()
-        return try submission.result.get()
-    }
-
-    private func writerLoop() {
-        // Inserting is work that serving templates to users should come before.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        while true {
-            wake.wait()
-            let group = queue.withLock { state -> [Submission] in
-                defer { state.submissions.removeAll(keepingCapacity: true) }
-                return state.submissions
-            }
-            commitInTransactions(group)
-            if !running.load(ordering: .acquiring) {
-                let rest = queue.withLock { state -> [Submission] in
-                    defer { state.submissions.removeAll() }
-                    return state.submissions
-                }
-                commitInTransactions(rest)
-                stopped.signal()
-                return
-            }
-        }
+        return try groups.append(events, quarantined: quarantined)
     }
 
     /// Commits `group` in as few transactions as `maximumEventsPerTransaction` allows (one,
     /// unless a burst queued more); a submission is never split.
-    private func commitInTransactions(_ group: [Submission]) {
+    private static func commitInTransactions(
+        _ group: [Submission],
+        database: PostgresBackend,
+        logger: Logger
+    ) -> Result<[[Bool]], StoreError> {
+        var outcomes: [[Bool]] = []
         var chunk: [Submission] = []
         var events = 0
-        for submission in group {
-            if !chunk.isEmpty, events + submission.events.count > Self.maximumEventsPerTransaction {
-                commit(chunk)
+        func flush() -> StoreError? {
+            defer {
                 chunk.removeAll()
                 events = 0
+            }
+            switch commit(chunk, database: database, logger: logger) {
+            case .success(let done): outcomes += done
+            case .failure(let error): return error
+            }
+            return nil
+        }
+        for submission in group {
+            if !chunk.isEmpty, events + submission.events.count > maximumEventsPerTransaction, let error = flush() {
+                return .failure(error)
             }
             chunk.append(submission)
             events += submission.events.count
         }
-        if !chunk.isEmpty { commit(chunk) }
+        if !chunk.isEmpty, let error = flush() { return .failure(error) }
+        return .success(outcomes)
     }
 
     /// The columns of one group's events, as arrays for `unnest`.
@@ -192,10 +146,13 @@ package final class PostgresEventStore: EventStoring {
         }
     }
 
-    private func commit(_ group: [Submission]) {
-        let started = ContinuousClock.now
+    /// One transaction: the chunk's events and quarantined events.
+    private static func commit(
+        _ group: [Submission],
+        database: PostgresBackend,
+        logger: Logger
+    ) -> Result<[[Bool]], StoreError> {
         let columns = Columns(group)
-        let logger = logger
         let absent = Self.absent
         do {
             let inserted = try database.blocking { client in
@@ -242,22 +199,20 @@ package final class PostgresEventStore: EventStoring {
             }
             // An id inserted by this group is new for its first occurrence only.
             var claimed: Set<String> = []
-            for submission in group {
-                submission.result = .success(
-                    submission.events.map { event in
-                        inserted.contains(event.id) && claimed.insert(event.id).inserted
-                    }
-                )
-            }
+            return .success(
+                group.map { submission in
+                    submission.events.map { event in inserted.contains(event.id) && claimed.insert(event.id).inserted }
+                }
+            )
         } catch {
             if case .database(let message) = error {
-                logger.error("event commit failed", metadata: ["error": "\(message)", "store.url": "\(location)"])
+                logger.error(
+                    "event commit failed",
+                    metadata: ["error": "\(message)", "store.url": "\(database.location)"]
+                )
             }
-            for submission in group { submission.result = .failure(error) }
+            return .failure(error)
         }
-        let elapsed = ContinuousClock.now - started
-        onCommit?(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        for submission in group { submission.done.signal() }
     }
 
     // MARK: - Reading

@@ -18,35 +18,18 @@ package final class EventStore: Sendable {
     package let path: String
     private let pool: DatabasePool
     private let logger: Logger
-    /// Submissions waiting for the writer, and whether it accepts more: one lock for both, so a
-    /// submission can never slip in after the writer's final drain.
-    private let queue = Mutex<(submissions: [Submission], open: Bool)>(([], false))
-    private let wake = DispatchSemaphore(value: 0)
-    private let running = Atomic<Bool>(false)
-    private let stopped = DispatchSemaphore(value: 0)
-    /// Called with the duration of each group commit, in seconds (for metrics).
-    private let onCommit: (@Sendable (Double) -> Void)?
-
-    /// One request's events waiting for the next group commit.
-    private final class Submission: @unchecked Sendable {
-        // Written by the writer thread before `done` is signalled, read by the submitter after.
-        let events: [AnalyticsEvent]
-        let quarantined: [QuarantinedEvent]
-        var result: Result<[Bool], StoreError> = .failure(.database("not committed"))
-        let done = DispatchSemaphore(value: 0)
-
-        init(events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) {
-            self.events = events
-            self.quarantined = quarantined
-        }
-    }
+    /// The group commit: one writer thread, committing with `commit(_:pool:)`.
+    private let groups: GroupCommitQueue
 
     /// Opens (creating and migrating when needed) the event database at `path`.
     package init(path: String, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) throws(StoreError) {
         self.path = path
         self.logger = logger
-        self.onCommit = onCommit
-        pool = try DurablePool.open(path: path, migrator: Self.migrator, foreignKeys: false)
+        let pool = try DurablePool.open(path: path, migrator: Self.migrator, foreignKeys: false)
+        self.pool = pool
+        groups = GroupCommitQueue(onCommit: onCommit) { group in
+            Self.commit(group, pool: pool, logger: logger, path: path)
+        }
     }
 
     private static var migrator: DatabaseMigrator {
@@ -87,106 +70,64 @@ package final class EventStore: Sendable {
     }
 
     /// Starts the group-commit writer thread. Call once; `stop()` ends it.
-    package func start() {
-        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        queue.withLock { $0.open = true }
-        let thread = Thread { [self] in writerLoop() }
-        thread.name = "event-writer"
-        thread.start()
-    }
+    package func start() { groups.start() }
 
     /// Commits what is queued, then ends the writer thread.
-    package func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        queue.withLock { $0.open = false }
-        wake.signal()
-        stopped.wait()
-    }
+    package func stop() { groups.stop() }
 
     /// Stores `events` (dropping ids already stored) and `quarantined`, durably, in the next group
     /// commit; blocks until that commit is done.
     /// - Returns: for each event, whether it was new (`false`: a duplicate of a stored id).
     package func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool] {
-        guard !events.isEmpty || !quarantined.isEmpty else { return [] }
-        let submission = Submission(events: events, quarantined: quarantined)
-        let accepted = queue.withLock { state -> Bool in
-            guard state.open else { return false }
-            state.submissions.append(submission)
-            return true
-        }
-        guard accepted else { throw .database("the event writer is not running") }
-        wake.signal()
-        submission.done.wait()
-        return try submission.result.get()
+        try groups.append(events, quarantined: quarantined)
     }
 
-    private func writerLoop() {
-        // Inserting is CPU work that serving templates to users should come before: on Linux the
-        // nice value is per thread, and who = 0 is the calling one.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        while true {
-            wake.wait()
-            let group = queue.withLock { state -> [Submission] in
-                defer { state.submissions.removeAll(keepingCapacity: true) }
-                return state.submissions
-            }
-            if !group.isEmpty { commit(group) }
-            if !running.load(ordering: .acquiring) {
-                // `open` is false by now: nothing can be added after this drain.
-                let rest = queue.withLock { state -> [Submission] in
-                    defer { state.submissions.removeAll() }
-                    return state.submissions
-                }
-                if !rest.isEmpty { commit(rest) }
-                stopped.signal()
-                return
-            }
-        }
-    }
-
-    private func commit(_ group: [Submission]) {
-        let started = ContinuousClock.now
+    /// One transaction for the whole group (`synchronous=FULL`: fsync'd before it returns).
+    private static func commit(
+        _ group: [GroupCommitQueue.Submission],
+        pool: DatabasePool,
+        logger: Logger,
+        path: String
+    ) -> Result<[[Bool]], StoreError> {
         do {
-            let outcomes = try pool.write { db -> [[Bool]] in
-                let insertEvent = try db.cachedStatement(
-                    sql: """
-                        INSERT OR IGNORE INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
-                            action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """
-                )
-                let insertQuarantine = try db.cachedStatement(
-                    sql: "INSERT INTO quarantine (received_at, reason, payload, request_id) VALUES (?, ?, ?, ?)"
-                )
-                var outcomes: [[Bool]] = []
-                for submission in group {
-                    var inserted: [Bool] = []
-                    inserted.reserveCapacity(submission.events.count)
-                    for event in submission.events {
-                        try insertEvent.execute(arguments: [
-                            event.id, event.kind.rawValue, event.templateID, event.revision, event.etag, event.locale,
-                            event.platform, event.appVersion, event.actionID, event.sessionID, event.occurredAt,
-                            event.receivedAt, event.clockSkewMilliseconds, event.requestID,
-                        ])
-                        inserted.append(db.changesCount > 0)
+            return .success(
+                try pool.write { db -> [[Bool]] in
+                    let insertEvent = try db.cachedStatement(
+                        sql: """
+                            INSERT OR IGNORE INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
+                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """
+                    )
+                    let insertQuarantine = try db.cachedStatement(
+                        sql: "INSERT INTO quarantine (received_at, reason, payload, request_id) VALUES (?, ?, ?, ?)"
+                    )
+                    var outcomes: [[Bool]] = []
+                    for submission in group {
+                        var inserted: [Bool] = []
+                        inserted.reserveCapacity(submission.events.count)
+                        for event in submission.events {
+                            try insertEvent.execute(arguments: [
+                                event.id, event.kind.rawValue, event.templateID, event.revision, event.etag,
+                                event.locale, event.platform, event.appVersion, event.actionID, event.sessionID,
+                                event.occurredAt, event.receivedAt, event.clockSkewMilliseconds, event.requestID,
+                            ])
+                            inserted.append(db.changesCount > 0)
+                        }
+                        for item in submission.quarantined {
+                            try insertQuarantine.execute(arguments: [
+                                item.receivedAt, item.reason, item.payload, item.requestID,
+                            ])
+                        }
+                        outcomes.append(inserted)
                     }
-                    for item in submission.quarantined {
-                        try insertQuarantine.execute(arguments: [
-                            item.receivedAt, item.reason, item.payload, item.requestID,
-                        ])
-                    }
-                    outcomes.append(inserted)
+                    return outcomes
                 }
-                return outcomes
-            }
-            for (submission, inserted) in zip(group, outcomes) { submission.result = .success(inserted) }
+            )
         } catch {
             logger.error("event commit failed", metadata: ["error": "\(error)", "store.path": "\(path)"])
-            for submission in group { submission.result = .failure(.database("\(error)")) }
+            return .failure(.database("\(error)"))
         }
-        let elapsed = ContinuousClock.now - started
-        onCommit?(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        for submission in group { submission.done.signal() }
     }
 
     // MARK: - Reading
