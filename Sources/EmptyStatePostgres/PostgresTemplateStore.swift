@@ -230,27 +230,14 @@ package final class PostgresTemplateStore: TemplateStoring {
     // MARK: - Reads
 
     package func liveTemplates() throws(StoreError) -> [StoredTemplate] {
-        let logger = logger
-        let rows = try read { client in
-            var rows: [(String, Int, String, String, String)] = []
-            for try await row in try await client.query(
-                """
-                SELECT id, revision, document, updated_at, updated_by FROM template
-                WHERE deleted = false AND kind = 'template' ORDER BY id COLLATE "C"
-                """,
-                logger: logger
-            ).decode((String, Int, String, String, String).self) {
-                rows.append(row)
-            }
-            return rows
-        }
+        let rows = try liveRows(kind: .template)
         return try Self.parsing {
-            try rows.map { id, revision, document, updatedAt, updatedBy in
+            try rows.map { row in
                 StoredTemplate(
-                    template: try StoredDocuments.template(fromText: document),
-                    revision: revision,
-                    updatedAt: updatedAt,
-                    updatedBy: updatedBy
+                    template: try StoredDocuments.template(fromText: row.document),
+                    revision: row.revision,
+                    updatedAt: row.updatedAt,
+                    updatedBy: row.updatedBy
                 )
             }
         }
@@ -379,27 +366,14 @@ package final class PostgresTemplateStore: TemplateStoring {
     // MARK: - App policies
 
     package func livePolicies() throws(StoreError) -> [StoredAppPolicy] {
-        let logger = logger
-        let rows = try read { client in
-            var rows: [(String, Int, String, String, String)] = []
-            for try await row in try await client.query(
-                """
-                SELECT id, revision, document, updated_at, updated_by FROM template
-                WHERE kind = 'app-policy' AND deleted = false ORDER BY id COLLATE "C"
-                """,
-                logger: logger
-            ).decode((String, Int, String, String, String).self) {
-                rows.append(row)
-            }
-            return rows
-        }
+        let rows = try liveRows(kind: .appPolicy)
         return try Self.parsing {
-            try rows.map { _, revision, document, updatedAt, updatedBy in
+            try rows.map { row in
                 StoredAppPolicy(
-                    policy: try StoredDocuments.appPolicy(fromText: document),
-                    revision: revision,
-                    updatedAt: updatedAt,
-                    updatedBy: updatedBy
+                    policy: try StoredDocuments.appPolicy(fromText: row.document),
+                    revision: row.revision,
+                    updatedAt: row.updatedAt,
+                    updatedBy: row.updatedBy
                 )
             }
         }
@@ -687,6 +661,32 @@ package final class PostgresTemplateStore: TemplateStoring {
         var total = 0
         for try await value in try await client.query(query, logger: logger).decode(Int.self) { total = value }
         return total
+    }
+
+    /// The current rows of every live document of `kind`, in id order (bytewise, as SQLite).
+    private func liveRows(kind: Kind) throws(StoreError) -> [CurrentRow] {
+        let logger = logger
+        return try read { client in
+            var rows: [CurrentRow] = []
+            for try await (revision, document, updatedAt, updatedBy) in try await client.query(
+                """
+                SELECT revision, document, updated_at, updated_by FROM template
+                WHERE deleted = false AND kind = \(kind.rawValue) ORDER BY id COLLATE "C"
+                """,
+                logger: logger
+            ).decode((Int, String, String, String).self) {
+                rows.append(
+                    CurrentRow(
+                        revision: revision,
+                        deleted: false,
+                        document: document,
+                        updatedAt: updatedAt,
+                        updatedBy: updatedBy
+                    )
+                )
+            }
+            return rows
+        }
     }
 
     private static func row(
