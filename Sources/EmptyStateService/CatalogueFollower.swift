@@ -55,7 +55,7 @@ final class CatalogueFollower: Sendable {
     }
 
     private func apply(documentID id: String) throws {
-        if let platform = TemplateStore.appPolicyPlatform(documentID: id) {
+        if let platform = StoredDocuments.appPolicyPlatform(documentID: id) {
             do {
                 let stored = try store.policy(platform: platform)
                 guard state.publish(policy: stored) else { return }

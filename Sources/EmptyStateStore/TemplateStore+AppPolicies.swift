@@ -20,14 +20,6 @@ package struct StoredAppPolicy: Sendable, Equatable {
 /// `app-policy:<platform>`, which no template id can be): every change is a revision, with the
 /// same rollback and audit trail. Errors name the platform (`ios`), not the row id.
 extension TemplateStore {
-    /// The store id of a platform's policy (in revisions and the audit trail).
-    package static func documentID(of platform: Platform) -> String { StoredDocuments.appPolicyID(platform) }
-
-    /// The platform whose policy has this store id; `nil` for a template id.
-    package static func appPolicyPlatform(documentID: String) -> Platform? {
-        StoredDocuments.appPolicyPlatform(documentID: documentID)
-    }
-
     /// Every platform's policy, for the snapshot clients are served from.
     package func livePolicies() throws(StoreError) -> [StoredAppPolicy] {
         try read { db in
@@ -49,7 +41,7 @@ extension TemplateStore {
                 db,
                 sql: "SELECT id, revision FROM template WHERE kind = 'app-policy' AND deleted = 0"
             ) {
-                if let platform = Self.appPolicyPlatform(documentID: row["id"]) {
+                if let platform = StoredDocuments.appPolicyPlatform(documentID: row["id"]) {
                     revisions[platform] = row["revision"]
                 }
             }
@@ -115,7 +107,7 @@ extension TemplateStore {
                 let text = try String.fetchOne(
                     db,
                     sql: "SELECT document FROM revision WHERE template_id = ? AND revision = ?",
-                    arguments: [Self.documentID(of: platform), target]
+                    arguments: [StoredDocuments.appPolicyID(platform), target]
                 )
             else { throw StoreError.noSuchRevision(id: platform.rawValue, revision: target) }
             return try self.applyPolicy(
@@ -138,7 +130,7 @@ extension TemplateStore {
         -> Page<RevisionRecord>
     {
         try revisions(
-            documentID: Self.documentID(of: platform),
+            documentID: StoredDocuments.appPolicyID(platform),
             kind: StoredDocuments.appPolicyKind,
             reportedAs: platform.rawValue,
             page: page,
@@ -149,7 +141,7 @@ extension TemplateStore {
     /// One revision of a policy with its document.
     package func policyRevision(platform: Platform, number: Int) throws(StoreError) -> RevisionRecord {
         try revision(
-            documentID: Self.documentID(of: platform),
+            documentID: StoredDocuments.appPolicyID(platform),
             kind: StoredDocuments.appPolicyKind,
             reportedAs: platform.rawValue,
             number: number
@@ -165,7 +157,7 @@ extension TemplateStore {
                 SELECT id, revision, document, updated_at, updated_by FROM template
                 WHERE id = ? AND kind = 'app-policy' AND deleted = 0
                 """,
-            arguments: [documentID(of: platform)]
+            arguments: [StoredDocuments.appPolicyID(platform)]
         )
     }
 
@@ -178,7 +170,7 @@ extension TemplateStore {
         action: RevisionRecord.Action,
         actor: String
     ) throws -> StoredAppPolicy {
-        let id = Self.documentID(of: policy.platform)
+        let id = StoredDocuments.appPolicyID(policy.platform)
         let document = StoredDocuments.text(of: policy.document)
         let now = Timestamp.now()
         try db.execute(

@@ -45,7 +45,7 @@ extension TemplateStore {
                         previous: try current.map { try StoredDocuments.template(fromText: $0.document) },
                         revision: revision + 1,
                         action: .import,
-                        actor: Self.builtinActor,
+                        actor: BuiltinImport.actor,
                         now: now,
                         edited: false
                     )
@@ -57,7 +57,7 @@ extension TemplateStore {
                         previous: nil,
                         revision: 1,
                         action: .import,
-                        actor: Self.builtinActor,
+                        actor: BuiltinImport.actor,
                         now: now,
                         edited: false
                     )

@@ -13,9 +13,6 @@ import Synchronization
 /// reads, paging and the audit trail in `+Reads`, app policies in `+AppPolicies`; how documents
 /// are kept as text is shared with the other backend (`StoredDocuments`, `BuiltinImport`).
 package final class TemplateStore: Sendable {
-    /// Who wrote the revisions imported from `config/templates/`.
-    package static let builtinActor = BuiltinImport.actor
-
     let pool: DatabasePool
     let logger: Logger
     package let path: String

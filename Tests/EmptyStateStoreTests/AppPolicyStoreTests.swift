@@ -57,7 +57,7 @@ struct AppPolicyStoreTests {
             let revisions = try store.policyRevisions(platform: .ios, page: 1, pageSize: 10)
             #expect(revisions.items.map(\.revision) == [2, 1])
             #expect(revisions.items.first?.changedFields == ["/latestVersion"])
-            #expect(revisions.items.first?.templateID == TemplateStore.documentID(of: .ios))
+            #expect(revisions.items.first?.templateID == StoredDocuments.appPolicyID(.ios))
             let one = try store.policyRevision(platform: .ios, number: 1)
             #expect(one.document?["latestVersion"] == .string("5.3.0"))
             #expect(throws: StoreError.noSuchRevision(id: "ios", revision: 9)) {
@@ -69,7 +69,7 @@ struct AppPolicyStoreTests {
 
             let restored = try store.rollbackPolicy(platform: .ios, to: 1, expectedRevision: 2, actor: "carol")
             #expect(restored.revision == 3 && restored.policy == policy())
-            let audit = try store.audit(page: 1, pageSize: 3, templateID: TemplateStore.documentID(of: .ios))
+            let audit = try store.audit(page: 1, pageSize: 3, templateID: StoredDocuments.appPolicyID(.ios))
             #expect(audit.items.map(\.action) == [.rollback, .replace, .create])
 
             // Templates neither list nor find the policies.
@@ -79,8 +79,8 @@ struct AppPolicyStoreTests {
             #expect(throws: StoreError.notFound(id: "app-policy:ios")) {
                 try store.revisions(id: "app-policy:ios", page: 1, pageSize: 10)
             }
-            #expect(TemplateStore.appPolicyPlatform(documentID: "app-policy:web") == .web)
-            #expect(TemplateStore.appPolicyPlatform(documentID: "loading") == nil)
+            #expect(StoredDocuments.appPolicyPlatform(documentID: "app-policy:web") == .web)
+            #expect(StoredDocuments.appPolicyPlatform(documentID: "loading") == nil)
         }
     }
 

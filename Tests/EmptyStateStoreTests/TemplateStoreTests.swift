@@ -40,7 +40,7 @@ struct ImportTests {
             let second = try store.importBuiltins(templates)
             #expect(second.added == 0 && second.updated == 0)
             #expect(try store.liveTemplates().map(\.revision).allSatisfy { $0 == 1 })
-            #expect(try store.template(id: "loading").updatedBy == TemplateStore.builtinActor)
+            #expect(try store.template(id: "loading").updatedBy == BuiltinImport.actor)
         }
     }
 
@@ -122,7 +122,7 @@ struct WriteTests {
             let frenchTitle = try #require(strings.first { $0.locale == "fr" && $0.key == "title" })
             #expect(frenchTitle.updatedBy == "translator" && frenchTitle.value == "Patientez")
             let english = try #require(strings.first { $0.locale == "en" && $0.key == "title" })
-            #expect(english.updatedBy == TemplateStore.builtinActor)
+            #expect(english.updatedBy == BuiltinImport.actor)
             let revision = try store.revision(id: "loading", number: 2)
             #expect(revision.action == .strings && revision.changedFields == ["/strings/fr/title"])
             #expect(revision.createdBy == "translator")
