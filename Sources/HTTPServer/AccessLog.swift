@@ -47,8 +47,8 @@ package final class AccessLog: Sendable {
     ///   - sink: where the lines go; standard error when `nil`.
     package init(
         format: AccessLogFormat,
-        bufferSize: Int = 64 * 1024,
-        buffersPerThread: Int = 8,
+        bufferSize: Int = 256 * 1024,
+        buffersPerThread: Int = 4,
         flushInterval: Duration = .milliseconds(100),
         sink: Sink? = nil
     ) {
