@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// `append` returns once its events are committed. Concurrent `append` calls share one
 /// transaction: a writer thread takes everything queued since its last commit and inserts it
-/// with one `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING RETURNING id` (measured
-/// faster than COPY once duplicates must be dropped; see `../shared/notes/postgres.md`). The
+/// with one statement, `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING`, that answers
+/// the positions of the events it inserted in one array (measured faster than COPY once
+/// duplicates must be dropped; see `../shared/notes/postgres.md`). The
 /// unique `id` drops an event sent twice, to one replica or to two. `writers` threads commit in
 /// parallel (PostgreSQL's throughput grows with concurrent writers); rows go in `id` order, so
 /// two transactions inserting the same ids wait for each other instead of deadlocking.
@@ -155,53 +156,55 @@ package final class PostgresEventStore: EventStoring {
         let columns = Columns(group)
         let absent = Self.absent
         do {
-            let inserted = try database.blocking { client in
-                try await client.withTransaction(logger: logger) { connection in
-                    var inserted: Set<String> = []
-                    if !columns.id.isEmpty {
-                        for try await id in try await connection.query(
-                            """
-                            INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
-                                app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
-                            SELECT (pg_current_xact_id()::text::bigint << 16) + e.n, id, type, template_id,
-                                NULLIF(revision, -1), NULLIF(etag, \(absent)), locale, platform, app_version,
-                                NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)), occurred_at, received_at,
-                                clock_skew_ms, request_id
-                            FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
-                                \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
-                                \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
-                                \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
-                                \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
-                                WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
-                                    action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
-                            ORDER BY id COLLATE "C"
-                            ON CONFLICT (id) DO NOTHING
-                            RETURNING id
-                            """,
-                            logger: logger
-                        ).decode(String.self) {
-                            inserted.insert(id)
-                        }
-                    }
-                    if !columns.quarantineReason.isEmpty {
-                        try await connection.all(
-                            """
-                            INSERT INTO quarantine (received_at, reason, payload, request_id)
-                            SELECT * FROM unnest(\(columns.quarantineReceivedAt)::int8[],
-                                \(columns.quarantineReason)::text[], \(columns.quarantinePayload)::text[],
-                                \(columns.quarantineRequestID)::text[])
-                            """,
-                            logger: logger
-                        )
-                    }
-                    return inserted
-                }
+            // One statement, so one round trip: its quarantine insert (a data-modifying WITH, which
+            // runs whether or not anything refers to it) and its event insert commit together as
+            // the statement's own transaction; BEGIN and COMMIT would cost two more round trips
+            // per group. It answers one row: the positions (1-based, in `columns` order) of the
+            // events it inserted, which `seq` holds in its low 16 bits. Rows go in by id, then
+            // position, so of an id sent twice in one group the first is the one inserted.
+            let positions = try database.blocking { client in
+                let rows = try await client.query(
+                    """
+                    WITH quarantined AS (
+                        INSERT INTO quarantine (received_at, reason, payload, request_id)
+                        SELECT * FROM unnest(\(columns.quarantineReceivedAt)::int8[],
+                            \(columns.quarantineReason)::text[], \(columns.quarantinePayload)::text[],
+                            \(columns.quarantineRequestID)::text[])
+                    ), inserted AS (
+                        INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
+                            app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                        SELECT (pg_current_xact_id()::text::bigint << 16) + e.n, id, type, template_id,
+                            NULLIF(revision, -1), NULLIF(etag, \(absent)), locale, platform, app_version,
+                            NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)), occurred_at, received_at,
+                            clock_skew_ms, request_id
+                        FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
+                            \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
+                            \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
+                            \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
+                            \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
+                            WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
+                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
+                        ORDER BY id COLLATE "C", n
+                        ON CONFLICT (id) DO NOTHING
+                        RETURNING seq
+                    )
+                    SELECT coalesce(array_agg((seq & 65535)::int4), '{}') FROM inserted
+                    """,
+                    logger: logger
+                )
+                var positions: [Int32] = []
+                for try await row in rows.decode([Int32].self) { positions = row }
+                return positions
             }
-            // An id inserted by this group is new for its first occurrence only.
-            var claimed: Set<String> = []
+            var inserted = [Bool](repeating: false, count: columns.id.count)
+            for position in positions where position >= 1 && Int(position) <= inserted.count {
+                inserted[Int(position) - 1] = true
+            }
+            var next = 0
             return .success(
                 group.map { submission in
-                    submission.events.map { event in inserted.contains(event.id) && claimed.insert(event.id).inserted }
+                    defer { next += submission.events.count }
+                    return Array(inserted[next..<next + submission.events.count])
                 }
             )
         } catch {
