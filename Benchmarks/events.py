@@ -174,8 +174,12 @@ class BodyMaker:
         return (self.format % tuple(f"{prefix}{n:012x}" for n in range(start, start + BATCH))).encode()
 
 
-def client(mode, port, revision, etag, prebuild, barrier, stop, results):
-    """One client process: one keep-alive connection, batches back to back until `stop`.
+def client(mode, port, revision, etag, prebuild, barrier, stop, results, interval=None):
+    """One client process: one keep-alive connection, batches back to back until `stop`, or, with
+    `interval`, one batch every `interval` seconds on a fixed schedule (open loop: a batch whose
+    turn came while the previous one was still out is sent at once, and its latency counts from
+    its turn, not from when it went out, so a slow server cannot hide its delay by delaying the
+    next send — the correction wrk2 makes).
     mode "ingest": valid JSON batches, each must get 202 with accepted == BATCH;
     mode "ceiling": the same bodies as text/plain, each must get 415 (nothing is stored)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
@@ -192,7 +196,13 @@ def client(mode, port, revision, etag, prebuild, barrier, stop, results):
     perf_counter = time.perf_counter
     barrier.wait()
     cpu_before = os.times()
+    # Clients start spread over one interval, so paced batches do not arrive in bursts of CLIENTS.
+    turn = perf_counter() + (interval or 0) * (os.getpid() % 97) / 97
     while not stop.value:
+        if interval is not None:
+            pause = turn - perf_counter()
+            if pause > 0:
+                time.sleep(pause)
         if mode == "ceiling":  # nothing is stored: the same bodies can go again
             body = bodies[sent % len(bodies)]
         elif sent < len(bodies):
@@ -204,7 +214,9 @@ def client(mode, port, revision, etag, prebuild, barrier, stop, results):
         sent += 1
         if connection.sock is None:  # the server closed the previous one
             connects += 1
-        started = perf_counter()
+        started = perf_counter() if interval is None else turn
+        if interval is not None:
+            turn += interval
         try:
             connection.request("POST", "/v1/events", body=body, headers=headers)
             response = connection.getresponse()
@@ -238,9 +250,11 @@ def client(mode, port, revision, etag, prebuild, barrier, stop, results):
     })
 
 
-def run_clients(mode, port, revision, etag, seconds, during=None):
+def run_clients(mode, port, revision, etag, seconds, during=None, events_per_second=None):
     """Runs CLIENTS client processes for `seconds` (or, with `during`, for as long as during()
-    takes, started RAMP_SECONDS after the clients). Returns the phase summary and during()'s result."""
+    takes, started RAMP_SECONDS after the clients): back to back, or with `events_per_second`
+    paced to offer that rate in all (see `client`). Returns the phase summary and during()'s
+    result."""
     context = multiprocessing.get_context("fork")
     barrier = context.Barrier(CLIENTS + 1, timeout=120)
     stop = context.RawValue("b", 0)
@@ -249,7 +263,9 @@ def run_clients(mode, port, revision, etag, seconds, during=None):
         prebuild = 64  # sent in turn
     else:
         prebuild = int(PREBUILD_EVENTS_PER_SECOND * (seconds + RAMP_SECONDS + 1) / CLIENTS / BATCH) + 1
-    processes = [context.Process(target=client, args=(mode, port, revision, etag, prebuild, barrier, stop, results))
+    interval = None if events_per_second is None else CLIENTS * BATCH / events_per_second
+    processes = [context.Process(target=client,
+                                 args=(mode, port, revision, etag, prebuild, barrier, stop, results, interval))
                  for _ in range(CLIENTS)]
     for process in processes:
         process.start()
