@@ -35,6 +35,9 @@ import time
 import uuid
 from datetime import datetime, timedelta, timezone
 
+import benchlib
+from benchlib import percentile
+
 BIN, ROOT = sys.argv[1], sys.argv[2]
 
 
@@ -317,29 +320,10 @@ def run_clients(mode, port, revision, etag, seconds, during=None, events_per_sec
 # --- reads ----------------------------------------------------------------------------------------
 
 def wrk(port, duration_text):
-    result = subprocess.run(
-        ["wrk", "-t2", "-c64", f"-d{duration_text}", "--latency", f"http://127.0.0.1:{port}{READ_PATH}"],
-        capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"wrk failed ({result.returncode}): {result.stderr.strip()}")
-    output = result.stdout
-    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-    errors = []
-    socket_errors = re.search(r"Socket errors: (.*)", output)
-    if socket_errors and any(int(n) > 0 for n in re.findall(r"\d+", socket_errors.group(1))):
-        errors.append(f"socket errors: {socket_errors.group(1)}")
-    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    if non_2xx:
-        errors.append(f"non-2xx/3xx: {non_2xx.group(1)}")
-    return rate, errors
+    return benchlib.wrk(f"http://127.0.0.1:{port}{READ_PATH}", duration_text)
 
 
 # --- report ---------------------------------------------------------------------------------------
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
 
 def ms(seconds):
     return f"{seconds * 1000:.1f} ms"
@@ -476,11 +460,7 @@ def main():
         lines.append("wrk errors: " + "; ".join(wrk_errors) + ".")
     if complaints:
         lines.append(f"Server logged {len(complaints)} warning/error lines, e.g. `{complaints[0][:200]}`.")
-    print("\n".join(lines))
-    results = os.path.join(ROOT, "Benchmarks", "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "latest.md"), "a") as f:
-        f.write("\n" + "\n".join(lines) + "\n")
+    benchlib.report(ROOT, lines)
 
 
 if __name__ == "__main__":

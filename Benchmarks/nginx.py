@@ -20,6 +20,8 @@ import tempfile
 import time
 import urllib.request
 
+import benchlib
+
 BIN, ROOT = sys.argv[1], sys.argv[2]
 DURATION = os.environ.get("BENCH_DURATION", "5s")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -85,10 +87,7 @@ http {{
 
 
 def wrk(port):
-    output = subprocess.run(
-        pinned(CLIENT_CPU, ["wrk", "-t1", "-c64", f"-d{DURATION}", f"http://127.0.0.1:{port}{PATH}"]),
-        capture_output=True, text=True, check=True).stdout
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    return benchlib.wrk(f"http://127.0.0.1:{port}{PATH}", DURATION, threads=1, pin=CLIENT_CPU)[0]
 
 
 def main():
@@ -126,11 +125,7 @@ def main():
         f"servers on CPU {SERVER_CPU}, wrk on CPU {CLIENT_CPU}. Per-round ratios: "
         + ", ".join(f"{r:.2f}" for r in ratios) + ".",
     ]
-    print("\n".join(lines))
-    results = os.path.join(ROOT, "Benchmarks", "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "latest.md"), "a") as f:
-        f.write("\n" + "\n".join(lines) + "\n")
+    benchlib.report(ROOT, lines)
 
 
 if __name__ == "__main__":

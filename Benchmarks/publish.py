@@ -23,6 +23,9 @@ import tempfile
 import threading
 import time
 
+import benchlib
+from benchlib import percentile
+
 BIN, ROOT = sys.argv[1], sys.argv[2]
 DURATION = os.environ.get("BENCH_DURATION", "5s")
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -92,11 +95,7 @@ class Editor:
 
 
 def wrk(port):
-    output = subprocess.run(
-        ["wrk", "-t2", "-c64", f"-d{DURATION}", "--latency",
-         f"http://127.0.0.1:{port}/v1/templates/{TEMPLATE}?locale=de&platform=ios"],
-        capture_output=True, text=True, check=True).stdout
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    return benchlib.wrk(f"http://127.0.0.1:{port}/v1/templates/{TEMPLATE}?locale=de&platform=ios", DURATION)[0]
 
 
 def reads_while_publishing(port, editors):
@@ -150,11 +149,6 @@ def time_to_served(port, editor, samples=100):
     return to_served, write_latency
 
 
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
 def main():
     data_dir = tempfile.mkdtemp(prefix="publish-bench-")
     process, port = start_server(data_dir)
@@ -193,11 +187,7 @@ def main():
         f"writes: two editors (one connection and template each) PUT …/strings/fr paced at {WRITES_PER_SECOND}/s in all; "
         f"write → served: {len(served)} writes, each followed by client GETs until the new title is served.",
     ]
-    print("\n".join(lines))
-    results = os.path.join(ROOT, "Benchmarks", "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "latest.md"), "a") as f:
-        f.write("\n" + "\n".join(lines) + "\n")
+    benchlib.report(ROOT, lines)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,8 @@ from datetime import datetime, timedelta, timezone
 
 BIN, ROOT = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
+from benchlib import percentile  # noqa: E402
 import events  # noqa: E402  (the ingestion clients; it reads the same BIN and ROOT from argv)
 
 READ_DURATION = os.environ.get("BENCH_READ_DURATION", "5s")
@@ -67,9 +69,6 @@ def log(message):
 
 def ms(seconds):
     return f"{seconds * 1000:.2f} ms"
-
-
-percentile = events.percentile
 
 
 # --- processes ------------------------------------------------------------------------------------
@@ -281,15 +280,8 @@ def publish_served(writer_port, ports):
 # --- 2. reads --------------------------------------------------------------------------------------
 
 def wrk(port):
-    result = subprocess.run(["wrk", "-t2", "-c64", f"-d{READ_DURATION}", "--latency", f"http://127.0.0.1:{port}{READ_PATH}"],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(f"wrk failed ({result.returncode}): {result.stderr.strip()}")
-    output = result.stdout
-    errors = re.search(r"Socket errors: (.*)", output)
-    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    bad = (errors and any(int(n) for n in re.findall(r"\d+", errors.group(1)))) or non_2xx
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)), bool(bad)
+    rate, errors = benchlib.wrk(f"http://127.0.0.1:{port}{READ_PATH}", READ_DURATION)
+    return rate, bool(errors)
 
 
 # --- 3. ingestion -----------------------------------------------------------------------------------
@@ -464,11 +456,7 @@ def main():
         lines.append("wrk saw socket errors or non-2xx answers in: " + ", ".join(wrk_bad) + ".")
     if complaints:
         lines.append(f"The servers logged {len(complaints)} warning/error lines, e.g. `{complaints[0][:200]}`.")
-    print("\n".join(lines))
-    results = os.path.join(ROOT, "Benchmarks", "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "latest.md"), "a") as f:
-        f.write("\n" + "\n".join(lines) + "\n")
+    benchlib.report(ROOT, lines)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,9 @@ import tempfile
 import threading
 import time
 
+import benchlib
+from benchlib import percentile
+
 BIN, ROOT = sys.argv[1], sys.argv[2]
 SIZES = [int(n) for n in (sys.argv[3] if len(sys.argv) > 3 else os.environ.get("SCALE_SIZES", "15,10000")).split(",")]
 DURATION = os.environ.get("BENCH_DURATION", "5s")
@@ -98,10 +101,7 @@ class Editor:
 
 
 def wrk(port):
-    output = subprocess.run(
-        ["wrk", "-t2", "-c64", f"-d{DURATION}", f"http://127.0.0.1:{port}/v1/templates/{TEMPLATE}?locale=de&platform=ios"],
-        capture_output=True, text=True, check=True).stdout
-    return float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    return benchlib.wrk(f"http://127.0.0.1:{port}/v1/templates/{TEMPLATE}?locale=de&platform=ios", DURATION)[0]
 
 
 def reads_while_publishing(port, editor, per_second=20):
@@ -135,11 +135,6 @@ def first_bundle_after_publish(port, editor, samples=5):
         client.getresponse().read()
         times.append(time.perf_counter() - started)
     return times
-
-
-def percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def measure(size):
@@ -200,11 +195,7 @@ def main():
         "publish p50 ≤ 10 ms, p99 ≤ 50 ms; reads while publishing 20/s ≥ 0.85× idle. "
         f"Reads: `wrk -t2 -c64 -d{DURATION}` on one template, 3 rounds; catalogues from Benchmarks/catalogue.py.",
     ]
-    print("\n".join(lines))
-    results = os.path.join(ROOT, "Benchmarks", "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "latest.md"), "a") as f:
-        f.write("\n" + "\n".join(lines) + "\n")
+    benchlib.report(ROOT, lines)
 
 
 if __name__ == "__main__":
