@@ -127,10 +127,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Finds the built server for the tests that start it (service and client tests).
+        .target(name: "LiveServerSupport", path: "Tests/LiveServerSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "EmptyStateServiceTests",
             dependencies: [
                 "EmptyStateService", "EmptyStateStore", "HTTPServer", "EmptyStateCore", "JSONCoding", "CZlib",
+                "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -163,7 +166,7 @@ package.targets += [
     .testTarget(
         name: "EmptyStateClientTests",
         dependencies: [
-            "EmptyStateClient",
+            "EmptyStateClient", "LiveServerSupport",
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

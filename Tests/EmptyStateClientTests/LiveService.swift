@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LiveServerSupport
 import OpenAPIRuntime
 import OpenAPIURLSession
 
@@ -28,7 +29,7 @@ final class LiveService {
 
     /// Starts the server and waits for its `http.port=` line.
     init() throws {
-        guard let binary = Self.serverBinary() else {
+        guard let binary = ServerBinary.url() else {
             throw LiveServiceError(
                 "empty-state-server was not found next to the test bundle; run `swift build` before `swift test`"
             )
@@ -101,21 +102,6 @@ final class LiveService {
                 let strings = object["strings"] as? [String: Any] ?? [:]
                 return (object["id"] as? String ?? "", strings.keys.sorted())
             }
-    }
-
-    /// `empty-state-server` built beside the test bundle.
-    static func serverBinary() -> URL? {
-        var candidates: [URL] = []
-        for start in [CommandLine.arguments.first, Bundle.main.executablePath].compactMap({ $0 }) {
-            var directory = URL(fileURLWithPath: start).resolvingSymlinksInPath().deletingLastPathComponent()
-            while directory.path != "/" && !directory.path.isEmpty {
-                candidates.append(directory)
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return candidates.map { $0.appendingPathComponent("empty-state-server") }.first {
-            FileManager.default.isExecutableFile(atPath: $0.path)
-        }
     }
 }
 

@@ -1,31 +1,14 @@
 import Foundation
 import JSONCoding
+import LiveServerSupport
 import Testing
 
 /// The real `empty-state-server` binary, started on port 0 and driven over raw HTTP/1.1.
 @Suite("empty-state-server, live")
 struct LiveServerTests {
-    /// `empty-state-server` built beside the test bundle: in the directory of
-    /// `CommandLine.arguments[0]` or one of its ancestors.
-    static func serverBinary() -> URL? {
-        var candidates: [URL] = []
-        for start in [CommandLine.arguments.first, Bundle.main.executablePath].compactMap({ $0 }) {
-            var directory = URL(fileURLWithPath: start).resolvingSymlinksInPath().deletingLastPathComponent()
-            while directory.path != "/" && !directory.path.isEmpty {
-                candidates.append(directory)
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return candidates.map { $0.appendingPathComponent("empty-state-server") }.first {
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: $0.path, isDirectory: &isDirectory) && !isDirectory.boolValue
-                && FileManager.default.isExecutableFile(atPath: $0.path)
-        }
-    }
-
     @Test("serves HTTP/1.1 with keep-alive and exits 0 on SIGTERM", .timeLimit(.minutes(1)))
     func live() throws {
-        guard let binary = Self.serverBinary() else {
+        guard let binary = ServerBinary.url() else {
             Issue.record(
                 """
                 empty-state-server was not found next to the test bundle (\(CommandLine.arguments.first ?? "?")); \
