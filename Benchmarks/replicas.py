@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Three replicas on one PostgreSQL: the deployment half of `make bench`.
 
-Starts a throwaway PostgreSQL (scripts/postgres.sh, its defaults: fsync and synchronous_commit on),
+Starts a throwaway PostgreSQL (scripts/postgres.sh: fsync and synchronous_commit on, wal_init_zero off),
 three replicas of the release build on it and, as the baseline of the same run, one server in
 SQLite mode (no --database-url). Every server runs at its defaults (access log on, to a file),
 with an editor token passed on the command line. Measures:
@@ -442,7 +442,7 @@ def main():
         f"| {pg_phase['client_cores']:.2f} / {pg_phase['server_cores']:.2f} / {pg_cpu:.2f} / {pg_phase['machine_cores']:.2f} | | |",
         f"| client ceiling (same clients and bodies, text/plain → 415) | {ceiling['batches_per_second'] * events.BATCH:.0f} events/s | | |",
         "",
-        f"PostgreSQL 15 from scripts/postgres.sh at its defaults (fsync, synchronous_commit on), on loopback TCP, "
+        f"PostgreSQL 15 from scripts/postgres.sh (fsync, synchronous_commit on; wal_init_zero off), on loopback TCP, "
         f"sharing the machine's cores with the replicas and the clients. Publish: {PUBLISHES} PUT …/strings/fr of "
         f"`{PUBLISH_TEMPLATE}` on replica 1, {PUBLISH_INTERVAL * 1000:.0f} ms apart; after each 200, one poller per "
         f"replica GETs `{PUBLISH_PATH}` until the new title is served ({polls} GETs in all); the slowest replica counts. "
