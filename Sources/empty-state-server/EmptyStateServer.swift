@@ -89,7 +89,7 @@ struct EmptyStateServer: ParsableCommand {
 
     @Option(
         help:
-            "Bytes per connection for the request line and headers (past it: 431). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default 32768]"
+            "Bytes per connection for the request line and headers (past it: 431). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default 16384]"
     )
     var headerMemoryLimit: Int?
 
@@ -282,7 +282,7 @@ struct EmptyStateServer: ParsableCommand {
             headerMemoryLimit,
             "EMPTY_STATE_HEADER_MEMORY_LIMIT",
             "--header-memory-limit",
-            default: 32 * 1024,
+            default: 16 * 1024,
             range: 4096...(16 * 1024 * 1024)
         )
         configuration.http.maxBodySize = try integer(
