@@ -6,8 +6,8 @@
 # See README.md.
 #
 # Called by `make bench` from the repository root. Environment:
-#   BENCH_DURATION     wrk duration per measurement           (default 5s)
-#   BENCH_ROUNDS       service/baseline/floor rounds per scenario (default 5)
+#   BENCH_DURATION     wrk duration per measurement           (default 2s)
+#   BENCH_ROUNDS       service/baseline/floor rounds per scenario (default 12)
 #   BENCH_WARMUP       wrk warm-up per server per scenario     (default 1s, 0 = none)
 #   BENCH_THREADS      wrk threads                             (default: one per client CPU)
 #   BENCH_CONNECTIONS  wrk connections                         (default 64)
@@ -18,8 +18,11 @@
 #   BENCH_SERVICE_ARGS extra service flags, split on spaces (e.g. "--memo-entries 0")
 set -euo pipefail
 
-BENCH_DURATION=${BENCH_DURATION:-5s}
-BENCH_ROUNDS=${BENCH_ROUNDS:-5}
+# Many short rounds rather than a few long ones: this machine's speed jumps between two levels
+# (about 130k and 160k req/s for every server) that last tens of seconds, and a round's ratio is
+# only sound when its service and baseline runs fall in the same level (see Benchmarks/README.md).
+BENCH_DURATION=${BENCH_DURATION:-2s}
+BENCH_ROUNDS=${BENCH_ROUNDS:-12}
 BENCH_WARMUP=${BENCH_WARMUP:-1s}
 BENCH_THREADS=${BENCH_THREADS:-}
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
