@@ -347,7 +347,7 @@ def main():
         connection.close()
 
         events.SERVER_PID = replicas[0].process.pid
-        # The read rounds left gigabytes of access log in the page cache; written back during
+        # The read rounds left near a gigabyte of access log in the page cache; written back during
         # ingestion they would compete with PostgreSQL's WAL flushes for the disk. Write them now.
         dirty = dirty_kilobytes()
         synced = time.monotonic()
