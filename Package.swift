@@ -44,6 +44,7 @@ let package = Package(
             name: "HTTPServer",
             dependencies: [
                 "CMicroHTTPD",
+                "CZlib",
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -54,14 +55,23 @@ let package = Package(
         // The domain: templates, validation, locale negotiation, pseudo-locales, rendering.
         .target(
             name: "EmptyStateCore",
-            dependencies: ["JSONCoding", "CZlib"],
+            dependencies: ["JSONCoding"],
             swiftSettings: swiftSettings
         ),
-        // The localization store: SQLite through GRDB, revisions, audit.
+        // The store contract both backends implement: the interfaces, their errors and records,
+        // and the logic every backend shares (preconditions, built-in import, documents as text,
+        // group commit). No database driver.
         .target(
             name: "EmptyStateStore",
+            dependencies: ["EmptyStateCore", "JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
+        // The embedded backend: SQLite through GRDB (templates, revisions, audit; events).
+        .target(
+            name: "EmptyStateSQLite",
             dependencies: [
                 "EmptyStateCore",
+                "EmptyStateStore",
                 "JSONCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,6 +101,7 @@ let package = Package(
                 "HTTPServer",
                 "EmptyStateCore",
                 "EmptyStateStore",
+                "EmptyStateSQLite",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
@@ -121,7 +132,7 @@ let package = Package(
         .testTarget(
             name: "EmptyStateStoreTests",
             dependencies: [
-                "EmptyStateStore", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
+                "EmptyStateStore", "EmptyStateSQLite", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
@@ -132,7 +143,8 @@ let package = Package(
         .testTarget(
             name: "EmptyStateServiceTests",
             dependencies: [
-                "EmptyStateService", "EmptyStateStore", "HTTPServer", "EmptyStateCore", "JSONCoding", "CZlib",
+                "EmptyStateService", "EmptyStateStore", "EmptyStateSQLite", "HTTPServer", "EmptyStateCore",
+                "JSONCoding", "CZlib",
                 "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],

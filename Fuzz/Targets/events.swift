@@ -11,12 +11,13 @@
 //   is what `sentAt` says (0 without it).
 // For a refused event: the pointer is "" or one of the event's members, and there is a message.
 // Every `occurredAt` and `sentAt` that parses survives format → parse unchanged.
+
 import EmptyStateCore
+@testable import EmptyStateService
+import EmptyStateSQLite
 import EmptyStateStore
 import JSONCoding
 import Logging
-
-@testable import EmptyStateService
 
 #if canImport(Glibc)
     import Glibc

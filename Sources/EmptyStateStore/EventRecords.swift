@@ -75,18 +75,6 @@ package struct QuarantinedEvent: Sendable, Equatable {
 /// What an analytics summary is broken down by.
 package enum SummaryGrouping: String, Sendable, CaseIterable {
     case template, action, locale, platform, appVersion, day
-
-    /// The SQL expression of the group key (a fixed set: never built from input).
-    var column: String {
-        switch self {
-        case .template: return "template_id"
-        case .action: return "action_id"
-        case .locale: return "locale"
-        case .platform: return "platform"
-        case .appVersion: return "app_version"
-        case .day: return "strftime('%Y-%m-%d', occurred_at / 1000, 'unixepoch')"
-        }
-    }
 }
 
 /// Displays and taps of one group (or of everything, with `key == nil`).

@@ -1,5 +1,3 @@
-import GRDB
-
 /// Why a store operation did not happen. The admin API maps each case to one HTTP status.
 package enum StoreError: Error, Sendable, Equatable {
     /// No template ever had this id.
@@ -20,19 +18,8 @@ package enum StoreError: Error, Sendable, Equatable {
     /// The database cannot be reached (PostgreSQL down, or its connections exhausted past the
     /// wait bound); nothing was changed, and the same request may be sent again later.
     case unavailable(String)
-    /// SQLite failed; the message is for the log, never for clients.
+    /// The database failed; the message is for the log, never for clients.
     case database(String)
-
-    /// The store error for a failure of GRDB or SQLite: `busy` when the store was locked, a
-    /// `database` error with the message otherwise.
-    package static func from(_ error: any Error) -> StoreError {
-        if let database = error as? DatabaseError,
-            database.resultCode == .SQLITE_BUSY || database.resultCode == .SQLITE_LOCKED
-        {
-            return .busy
-        }
-        return .database("\(error)")
-    }
 
     package static func == (lhs: StoreError, rhs: StoreError) -> Bool {
         switch (lhs, rhs) {

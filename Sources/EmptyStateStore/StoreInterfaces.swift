@@ -171,11 +171,3 @@ extension EventStoring {
         try prune(before: cutoff, chunk: 5000)
     }
 }
-
-extension TemplateStore: TemplateStoring {
-    package var location: String { path }
-}
-
-extension EventStore: EventStoring {
-    package var location: String { path }
-}

@@ -16,6 +16,21 @@ package struct StoredTemplate: Sendable, Equatable {
     }
 }
 
+/// A live app policy with its bookkeeping.
+package struct StoredAppPolicy: Sendable, Equatable {
+    package var policy: AppPolicy
+    package var revision: Int
+    package var updatedAt: String
+    package var updatedBy: String
+
+    package init(policy: AppPolicy, revision: Int, updatedAt: String, updatedBy: String) {
+        self.policy = policy
+        self.revision = revision
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+    }
+}
+
 /// One immutable revision of a template: what changed, who, when, and (when asked for) the
 /// whole document as it was.
 package struct RevisionRecord: Sendable, Equatable {

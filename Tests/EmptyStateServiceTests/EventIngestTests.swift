@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateSQLite
 import EmptyStateStore
 import Foundation
 import HTTPServer

@@ -1,4 +1,5 @@
 import Dispatch
+import EmptyStateSQLite
 import Foundation
 import Logging
 import Synchronization

@@ -1,4 +1,5 @@
 import EmptyStatePostgres
+import EmptyStateSQLite
 import EmptyStateStore
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateStore
 import GRDB
 
 /// Reads of templates, one page at a time for listings, and the audit trail. They run on

@@ -1,6 +1,6 @@
 import CZlib
 
-/// gzip (RFC 1952) compression through zlib.
+/// gzip (RFC 1952) compression through zlib, for `Content-Encoding: gzip` bodies.
 package enum Gzip {
     /// The compressed bytes, or `nil` when zlib failed.
     package static func compress(_ input: [UInt8]) -> [UInt8]? {

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateStore
 import GRDB
 
 /// Seeding from `config/templates/`, by the rule of `BuiltinImport.decide(current:document:)`.

@@ -1,20 +1,6 @@
 import EmptyStateCore
+import EmptyStateStore
 import GRDB
-
-/// A live app policy with its bookkeeping.
-package struct StoredAppPolicy: Sendable, Equatable {
-    package var policy: AppPolicy
-    package var revision: Int
-    package var updatedAt: String
-    package var updatedBy: String
-
-    package init(policy: AppPolicy, revision: Int, updatedAt: String, updatedBy: String) {
-        self.policy = policy
-        self.revision = revision
-        self.updatedAt = updatedAt
-        self.updatedBy = updatedBy
-    }
-}
 
 /// App policies are versioned documents in the templates' tables (`kind = 'app-policy'`, id
 /// `app-policy:<platform>`, which no template id can be): every change is a revision, with the

@@ -1,4 +1,5 @@
 import Dispatch
+import EmptyStateStore
 import Foundation
 import GRDB
 import Logging
@@ -186,7 +187,7 @@ package final class EventStore: Sendable {
                     return order.compactMap { result[$0] }
                 }
                 let totals = try rows(nil).first ?? SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:])
-                return (totals, try groupBy.map { try rows($0.column) } ?? [])
+                return (totals, try groupBy.map { try rows($0.sqliteColumn) } ?? [])
             }
         } catch {
             throw .database("\(error)")
@@ -302,5 +303,19 @@ package final class EventStore: Sendable {
     /// The writer connection's `PRAGMA synchronous` (2 = FULL: every commit is fsync'd).
     package func synchronousMode() throws -> Int {
         try pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+}
+
+extension SummaryGrouping {
+    /// SQLite's expression of the group key (a fixed set: never built from input).
+    var sqliteColumn: String {
+        switch self {
+        case .template: return "template_id"
+        case .action: return "action_id"
+        case .locale: return "locale"
+        case .platform: return "platform"
+        case .appVersion: return "app_version"
+        case .day: return "strftime('%Y-%m-%d', occurred_at / 1000, 'unixepoch')"
+        }
     }
 }

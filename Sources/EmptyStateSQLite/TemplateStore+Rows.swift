@@ -1,3 +1,4 @@
+import EmptyStateStore
 import GRDB
 
 /// Records from SQLite rows; the text columns are decoded as every backend decodes them

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateStore
 import GRDB
 
 /// Changes to templates: each is one transaction that checks the caller's precondition, writes

@@ -1,3 +1,4 @@
+import EmptyStateStore
 import GRDB
 
 /// The SQLite schema of `TemplateStore`, versioned: each migration runs once, in order, when the

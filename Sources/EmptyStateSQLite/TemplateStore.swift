@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateStore
 import GRDB
 import Logging
 import Synchronization

@@ -1,3 +1,4 @@
+import EmptyStateStore
 import GRDB
 
 /// How both stores open SQLite: a WAL pool whose every commit is fsync'd before it returns.
