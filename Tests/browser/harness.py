@@ -1,0 +1,162 @@
+"""What the browser checks share: the real server started on a free port, the admin API, a
+second origin for the web component, and Debian's Chromium driven by Playwright.
+
+Never `playwright install`: it downloads a browser build, which cannot work here. Playwright
+drives the `chromium` package (`CHROMIUM` overrides the path).
+"""
+
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ADMIN_TOKEN = "browser-checks-editor-token-0123456789"
+
+
+def chromium_path():
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.path.exists(path):
+        raise SystemExit("Debian's chromium is missing: make deps installs it (apt-get install chromium)")
+    return path
+
+
+class Server:
+    """The server binary on 127.0.0.1, a free port, a throwaway data directory."""
+
+    def __init__(self, binary, extra_args=()):
+        self.data = tempfile.mkdtemp(prefix="browser-checks-")
+        self.log_path = os.path.join(self.data, "server.log")
+        self.log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(
+            [
+                binary,
+                "--host", "127.0.0.1",
+                "--port", "0",
+                "--data-dir", os.path.join(self.data, "data"),
+                "--config-dir", os.path.join(ROOT, "config"),
+                "--openapi-path", os.path.join(ROOT, "openapi.yaml"),
+                "--admin-token", f"browser:editor:{ADMIN_TOKEN}",
+                "--log-level", "notice",
+                *extra_args,
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.time() + 30
+        self.port = None
+        while time.time() < deadline and self.port is None:
+            if self.process.poll() is not None:
+                raise SystemExit(f"the server exited ({self.process.returncode}):\n{open(self.log_path).read()}")
+            match = re.search(r"http\.port=(\d+)", open(self.log_path, errors="replace").read())
+            if match:
+                self.port = int(match.group(1))
+            else:
+                time.sleep(0.05)
+        if self.port is None:
+            self.stop()
+            raise SystemExit("the server did not report its port within 30 s")
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def request(self, method, path, body=None, headers=None):
+        """(status, headers, body bytes) of one request."""
+        data = json.dumps(body).encode() if body is not None and not isinstance(body, bytes) else body
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers, error.read()
+
+    def admin(self, method, path, body=None, headers=None):
+        all_headers = {"Authorization": f"Bearer {ADMIN_TOKEN}", **(headers or {})}
+        if body is not None:
+            all_headers["Content-Type"] = "application/json"
+        return self.request(method, "/v1/admin" + path, body, all_headers)
+
+    def put_template(self, document):
+        status, _, body = self.admin(
+            "PUT", f"/templates/{document['id']}", document, {"If-None-Match": "*"}
+        )
+        if status not in (200, 201):
+            raise SystemExit(f"PUT {document['id']}: {status} {body.decode(errors='replace')}")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.log.close()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+
+class OtherOrigin:
+    """A second origin (another port) serving pages that load the component from the server, so
+    the component's requests are cross-origin as on a real site."""
+
+    def __init__(self):
+        self.pages = {}
+        pages = self.pages
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = pages.get(self.path.split("?")[0])
+                if body is None:
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def add(self, path, html):
+        self.pages[path] = html.encode()
+        return self.url + path
+
+    def stop(self):
+        self.httpd.shutdown()
+
+
+class Results:
+    """Every check counts once; the run ends with `N passed, N failed`."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.failures = []
+
+    def check(self, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            self.failures.append(f"{name}: {detail}")
+            print(f"FAIL  {name}{' — ' + str(detail) if detail else ''}", flush=True)
+        return ok
+
+
+def builtin_ids():
+    return sorted(name[:-5] for name in os.listdir(os.path.join(ROOT, "config", "templates")) if name.endswith(".json"))
+
+
+def builtin_document(template_id):
+    with open(os.path.join(ROOT, "config", "templates", template_id + ".json"), encoding="utf-8") as f:
+        return json.load(f)
