@@ -103,6 +103,7 @@ let package = Package(
                 "EmptyStateStore",
                 "EmptyStateSQLite",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
