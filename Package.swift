@@ -26,7 +26,7 @@ let package = Package(
     ],
     targets: [
         // C libraries, each wrapped once.
-        // libmicrohttpd's API and the C the HTTP layer needs beside it (shim.c; Linux only).
+        // libmicrohttpd's API and the C the HTTP layer needs beside it (a .c file per concern; Linux only).
         // `make deps` installs libmicrohttpd-dev, which puts microhttpd.h in /usr/include.
         .target(
             name: "CMicroHTTPD",
@@ -113,6 +113,7 @@ let package = Package(
                 "EmptyStateStore",
                 "EmptyStateSQLite",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -7,7 +7,7 @@
 # (`-sanitize=fuzzer,address`) and `-enable-testing`. Each harness in Fuzz/Targets is then
 # compiled with swiftc against those modules (as a member of the same package, so `package`
 # declarations are visible) and linked with their objects and libFuzzer's main.
-# The C harness (httpkey) is compiled with clang together with Sources/CMicroHTTPD/shim.c.
+# The C harness (httpkey) is compiled with clang together with Sources/CMicroHTTPD/*.c.
 #
 # Usage: Fuzz/build.sh [target...]   (default: every target)
 set -euo pipefail
@@ -62,10 +62,10 @@ fi
 for target in "${TARGETS[@]}"; do
     echo "== fuzz-$target"
     if [ "$target" = httpkey ]; then
-        # shim.c is compiled into the harness; its MHD calls are unused here, and libmicrohttpd
-        # only satisfies the link.
+        # The module's C files are compiled into the harness; their MHD calls are unused here, and
+        # libmicrohttpd only satisfies the link.
         "$CLANG" -g -O1 -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-            -I Sources/CMicroHTTPD/include Fuzz/Targets/httpkey.c Sources/CMicroHTTPD/shim.c \
+            -I Sources/CMicroHTTPD/include Fuzz/Targets/httpkey.c Sources/CMicroHTTPD/*.c \
             -lmicrohttpd -lpthread -o "$BIN/fuzz-httpkey"
         continue
     fi

@@ -1,6 +1,6 @@
-// libFuzzer target: the header scan and the memo key of Sources/CMicroHTTPD/shim.c, called the way
-// MHD_get_connection_values_n calls them, with fuzzer-chosen (kind, key, keySize, value, valueSize)
-// sequences, and checked against a plain model.
+// libFuzzer target: the header scan and the memo key (Sources/CMicroHTTPD/headers.c and
+// memo_key.c), called the way MHD_get_connection_values_n calls them, with fuzzer-chosen (kind,
+// key, keySize, value, valueSize) sequences, and checked against a plain model.
 //
 // Invariants:
 // - CMicroHTTPD_keyValue / CMicroHTTPD_appendKeyField never write past the buffer (ASan: the

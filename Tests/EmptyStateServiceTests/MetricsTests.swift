@@ -111,7 +111,7 @@ struct MetricsTests {
     }
 
     @Test("GET /metrics counts requests by route pattern, method and status, and samples the gauges")
-    func application() throws {
+    func application() async throws {
         let dataDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("empty-state-metrics-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
@@ -124,83 +124,93 @@ struct MetricsTests {
         let secret = "metrics-test-secret-0123456789"
         configuration.adminTokens = [AdminToken(name: "metrics-test", role: .editor, secret: secret)]
         let application = try EmptyStateApplication(configuration: configuration, logger: Self.silent)
-        let port = try application.start()
-        defer { application.shutdown() }
-        let connection = try RawHTTPConnection(port: port)
-        defer { connection.close() }
-
-        func scrape() throws -> Exposition {
-            try connection.send("GET", "/metrics")
-            let response = try connection.readResponse()
-            #expect(response.status == 200)
-            #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
-            #expect(response.header("Cache-Control") == "no-store")
-            return Exposition(response.bodyText)
+        let (port, stop) = try await application.start()
+        do {
+            try exercise(application, port: port, secret: secret)
+        } catch {
+            await stop()
+            throw error
         }
+        await stop()
 
-        // Before any request: every fixed series is there, events at 0.
-        let before = try scrape()
-        let snapshot = application.state.snapshot
-        let live = try application.store.liveTemplates()
-        #expect(before["catalogue_templates"] == Double(live.count))
-        #expect(snapshot.templateCount == live.count)
-        #expect(before["catalogue_revision"] == Double(live.map(\.revision).reduce(0, +)))
-        #expect((before["http_open_connections"] ?? 0) >= 1, "the scrape's own connection is open")
-        #expect(before["http_memo_entries"] == 0, "no client answer is remembered yet")
-        for outcome in ["accepted", "duplicate", "rejected"] {
-            #expect(before["events_total{outcome=\"\(outcome)\"}"] == 0)
+        func exercise(_ application: EmptyStateApplication, port: Int, secret: String) throws {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+
+            func scrape() throws -> Exposition {
+                try connection.send("GET", "/metrics")
+                let response = try connection.readResponse()
+                #expect(response.status == 200)
+                #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
+                #expect(response.header("Cache-Control") == "no-store")
+                return Exposition(response.bodyText)
+            }
+
+            // Before any request: every fixed series is there, events at 0.
+            let before = try scrape()
+            let snapshot = application.state.snapshot
+            let live = try application.store.liveTemplates()
+            #expect(before["catalogue_templates"] == Double(live.count))
+            #expect(snapshot.templateCount == live.count)
+            #expect(before["catalogue_revision"] == Double(live.map(\.revision).reduce(0, +)))
+            #expect((before["http_open_connections"] ?? 0) >= 1, "the scrape's own connection is open")
+            #expect(before["http_memo_entries"] == 0, "no client answer is remembered yet")
+            for outcome in ["accepted", "duplicate", "rejected"] {
+                #expect(before["events_total{outcome=\"\(outcome)\"}"] == 0)
+            }
+            #expect(before[#"store_commit_duration_seconds_count{store="events"}"#] == 0)
+            let commitsBefore = try #require(before[#"store_commit_duration_seconds_count{store="templates"}"#])
+            #expect(commitsBefore >= 1, "importing the built-in templates at start is a write transaction")
+            #expect(before.types["http_request_duration_seconds"] == nil, "no request has been answered yet")
+
+            for _ in 0..<2 {
+                try connection.send("GET", "/v1/templates/connectionRefused?locale=fr&platform=ios")
+                #expect(try connection.readResponse().status == 200)
+            }
+            #expect(try scrape()["http_memo_entries"] == 1, "the repeated request is one remembered answer")
+            try connection.send("GET", "/v1/templates/noSuchTemplate")
+            #expect(try connection.readResponse().status == 404)
+            try connection.send("HEAD", "/healthz")
+            #expect(try connection.readResponse(hasBody: false).status == 200)
+            try connection.send("GET", "/v2/nothing/here")
+            #expect(try connection.readResponse().status == 404)
+            // A published change (a blocking admin handler): the revision moves, a template goes.
+            let auth = ("Authorization", "Bearer \(secret)")
+            try connection.send("GET", "/v1/admin/templates/loading", headers: [auth])
+            let current = try connection.readResponse()
+            let etag = try #require(current.header("ETag"))
+            try connection.send("DELETE", "/v1/admin/templates/loading", headers: [auth, ("If-Match", etag)])
+            #expect(try connection.readResponse().status == 204)
+
+            let after = try scrape()
+            let requests = #"http_requests_total{route="/v1/templates/{id}",method="GET","#
+            #expect(after[requests + #"status="200"}"#] == 2)
+            #expect(after[requests + #"status="404"}"#] == 1, "an unknown template is the route's 404")
+            #expect(after[#"http_requests_total{route="unmatched",method="GET",status="404"}"#] == 1)
+            #expect(after[#"http_requests_total{route="/healthz",method="HEAD",status="200"}"#] == 1)
+            #expect(after[#"http_requests_total{route="/v1/admin/templates/{id}",method="GET",status="200"}"#] == 1)
+            #expect(after[#"http_requests_total{route="/v1/admin/templates/{id}",method="DELETE",status="204"}"#] == 1)
+            #expect(after[#"http_requests_total{route="/metrics",method="GET",status="200"}"#] == 2)
+            #expect(after.types["http_requests_total"] == "counter")
+
+            #expect(after.types["http_request_duration_seconds"] == "histogram")
+            #expect(after[#"http_request_duration_seconds_count{route="/v1/templates/{id}"}"#] == 3)
+            #expect(after[#"http_request_duration_seconds_bucket{route="/v1/templates/{id}",le="+Inf"}"#] == 3)
+            #expect(after[#"http_request_duration_seconds_bucket{route="/v1/templates/{id}",le="0.0001"}"#] != nil)
+            #expect(after[#"http_request_duration_seconds_bucket{route="/v1/templates/{id}",le="5.0"}"#] == 3)
+            #expect((after[#"http_request_duration_seconds_sum{route="/v1/templates/{id}"}"#] ?? 0) > 0)
+
+            #expect(after["http_memo_entries"] == 1, "deleting another template kept the remembered answer")
+            #expect(after["catalogue_revision"] == before["catalogue_revision"].map { $0 + 1 })
+            #expect(after["catalogue_templates"] == before["catalogue_templates"].map { $0 - 1 })
+            #expect(after[#"store_commit_duration_seconds_count{store="templates"}"#] == commitsBefore + 1)
+            #expect(after.types["store_commit_duration_seconds"] == "histogram")
+            #expect(
+                !after.samples.keys.contains { $0.contains("connectionRefused") || $0.contains("/v2/") },
+                "raw paths are never labels"
+            )
+
         }
-        #expect(before[#"store_commit_duration_seconds_count{store="events"}"#] == 0)
-        let commitsBefore = try #require(before[#"store_commit_duration_seconds_count{store="templates"}"#])
-        #expect(commitsBefore >= 1, "importing the built-in templates at start is a write transaction")
-        #expect(before.types["http_request_duration_seconds"] == nil, "no request has been answered yet")
-
-        for _ in 0..<2 {
-            try connection.send("GET", "/v1/templates/connectionRefused?locale=fr&platform=ios")
-            #expect(try connection.readResponse().status == 200)
-        }
-        #expect(try scrape()["http_memo_entries"] == 1, "the repeated request is one remembered answer")
-        try connection.send("GET", "/v1/templates/noSuchTemplate")
-        #expect(try connection.readResponse().status == 404)
-        try connection.send("HEAD", "/healthz")
-        #expect(try connection.readResponse(hasBody: false).status == 200)
-        try connection.send("GET", "/v2/nothing/here")
-        #expect(try connection.readResponse().status == 404)
-        // A published change (a blocking admin handler): the revision moves, a template goes.
-        let auth = ("Authorization", "Bearer \(secret)")
-        try connection.send("GET", "/v1/admin/templates/loading", headers: [auth])
-        let current = try connection.readResponse()
-        let etag = try #require(current.header("ETag"))
-        try connection.send("DELETE", "/v1/admin/templates/loading", headers: [auth, ("If-Match", etag)])
-        #expect(try connection.readResponse().status == 204)
-
-        let after = try scrape()
-        let requests = #"http_requests_total{route="/v1/templates/{id}",method="GET","#
-        #expect(after[requests + #"status="200"}"#] == 2)
-        #expect(after[requests + #"status="404"}"#] == 1, "an unknown template is the route's 404")
-        #expect(after[#"http_requests_total{route="unmatched",method="GET",status="404"}"#] == 1)
-        #expect(after[#"http_requests_total{route="/healthz",method="HEAD",status="200"}"#] == 1)
-        #expect(after[#"http_requests_total{route="/v1/admin/templates/{id}",method="GET",status="200"}"#] == 1)
-        #expect(after[#"http_requests_total{route="/v1/admin/templates/{id}",method="DELETE",status="204"}"#] == 1)
-        #expect(after[#"http_requests_total{route="/metrics",method="GET",status="200"}"#] == 2)
-        #expect(after.types["http_requests_total"] == "counter")
-
-        #expect(after.types["http_request_duration_seconds"] == "histogram")
-        #expect(after[#"http_request_duration_seconds_count{route="/v1/templates/{id}"}"#] == 3)
-        #expect(after[#"http_request_duration_seconds_bucket{route="/v1/templates/{id}",le="+Inf"}"#] == 3)
-        #expect(after[#"http_request_duration_seconds_bucket{route="/v1/templates/{id}",le="0.0001"}"#] != nil)
-        #expect(after[#"http_request_duration_seconds_bucket{route="/v1/templates/{id}",le="5.0"}"#] == 3)
-        #expect((after[#"http_request_duration_seconds_sum{route="/v1/templates/{id}"}"#] ?? 0) > 0)
-
-        #expect(after["http_memo_entries"] == 1, "deleting another template kept the remembered answer")
-        #expect(after["catalogue_revision"] == before["catalogue_revision"].map { $0 + 1 })
-        #expect(after["catalogue_templates"] == before["catalogue_templates"].map { $0 - 1 })
-        #expect(after[#"store_commit_duration_seconds_count{store="templates"}"#] == commitsBefore + 1)
-        #expect(after.types["store_commit_duration_seconds"] == "histogram")
-        #expect(
-            !after.samples.keys.contains { $0.contains("connectionRefused") || $0.contains("/v2/") },
-            "raw paths are never labels"
-        )
     }
 
     @Test("events and commits recorded through the metrics type appear under their labels")

@@ -3,8 +3,9 @@
 
 // The C side of the HTTP layer: libmicrohttpd's API, plus what Swift cannot do with it alone
 // (call variadic functions, walk its value lists without a closure per value) and the few
-// scans on the request path that are cheaper in C. The logic is in shim.c; this header only
-// declares it. Only the HTTPServer module imports this one.
+// scans on the request path that are cheaper in C. This header only declares it; the logic is in
+// the .c files beside include/, one per section below (named in its MARK). Only the HTTPServer
+// module imports this one.
 
 // microhttpd.h expects these to be included first.
 #include <sys/types.h>
@@ -18,11 +19,11 @@
 /// See "Slow and idle connections" below.
 struct CMicroHTTPD_Guard;
 
-// MARK: - Starting and asking the daemon
+// MARK: - Starting and asking the daemon (daemon.c)
 
 /// Whether the running libmicrohttpd is a version whose internals the server relies on were
 /// checked against (the in-place `X-Request-ID` write and the query-argument limit; see
-/// shim.c). Returns 1 when it is, 0 otherwise; `*version` is set to the running version.
+/// daemon.c). Returns 1 when it is, 0 otherwise; `*version` is set to the running version.
 int CMicroHTTPD_isVerifiedVersion(const char **version);
 
 /// Starts a daemon listening on `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free one).
@@ -48,17 +49,7 @@ uint16_t CMicroHTTPD_boundPort(struct MHD_Daemon *daemon);
 /// The number of open connections, used to drain before stopping.
 unsigned int CMicroHTTPD_currentConnections(struct MHD_Daemon *daemon);
 
-/// Names the calling thread (at most 15 bytes are kept), as `top -H` and /proc show it.
-void CMicroHTTPD_nameThread(const char *name);
-
-/// Writes the client's IP address as text into `buffer`; returns 0 on success, -1 when unknown.
-/// IPv4 is formatted by hand (it is on every access-log line; glibc's inet_ntop goes through
-/// sprintf), IPv6 by inet_ntop.
-int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *buffer, socklen_t capacity);
-
-/// The length of the leading run of `bytes` that the access log writes as they are: printable
-/// ASCII other than '"' and '\\' (one table lookup per byte).
-size_t CMicroHTTPD_plainRun(const uint8_t *bytes, size_t count);
+// MARK: - The query-argument limit (query_arguments.c)
 
 /// The value `con_cls` holds on the first access-handler call of a request whose query has more
 /// than the daemon's `maxArguments` arguments. Its arguments were not parsed (they would have
@@ -70,7 +61,18 @@ void *CMicroHTTPD_tooManyArgumentsMarker(void);
 /// arguments near the limit); likewise not parsed.
 void *CMicroHTTPD_argumentsTooLargeMarker(void);
 
-// MARK: - The request being handled on this thread
+// MARK: - The access log (access_log.c)
+
+/// Writes the client's IP address as text into `buffer`; returns 0 on success, -1 when unknown.
+/// IPv4 is formatted by hand (it is on every access-log line; glibc's inet_ntop goes through
+/// sprintf), IPv6 by inet_ntop.
+int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *buffer, socklen_t capacity);
+
+/// The length of the leading run of `bytes` that the access log writes as they are: printable
+/// ASCII other than '"' and '\\' (one table lookup per byte).
+size_t CMicroHTTPD_plainRun(const uint8_t *bytes, size_t count);
+
+// MARK: - Threads and CPUs (threads.c)
 
 /// Records the connection whose access handler runs on this thread (NULL when none does).
 void CMicroHTTPD_setCurrentConnection(struct MHD_Connection *connection);
@@ -89,7 +91,17 @@ struct CMicroHTTPD_ThreadSlot {
 /// This thread's slot (zeroed when the thread starts).
 struct CMicroHTTPD_ThreadSlot *CMicroHTTPD_threadSlot(void);
 
-// MARK: - Headers
+/// Names the calling thread (at most 15 bytes are kept), as `top -H` and /proc show it.
+void CMicroHTTPD_nameThread(const char *name);
+
+/// The number of CPUs this process may run on: its affinity mask (taskset, a container's
+/// cpuset), or the online CPUs when the mask cannot be read.
+int CMicroHTTPD_usableCores(void);
+
+/// Raises the calling thread's nice value (Linux schedules threads individually); 0 on success.
+int CMicroHTTPD_lowerThreadPriority(int niceness);
+
+// MARK: - Headers (headers.c)
 
 /// The first value of request header `name` (compared case-insensitively), or NULL when the
 /// request has none; `*count` is set to how many times the header occurs. One pass in C: most
@@ -119,7 +131,7 @@ enum MHD_Result CMicroHTTPD_scanMessageHeader(
     void *found, enum MHD_ValueKind kind, const char *key, size_t keySize, const char *value, size_t valueSize
 );
 
-// MARK: - The memo key
+// MARK: - The memo key (memo_key.c)
 
 /// Builds the key of a remembered answer (see ResponseMemo.swift): everything about a request
 /// that may change the answer, as fields of one tag byte, a 2-byte big-endian length and the
@@ -178,7 +190,7 @@ struct CMicroHTTPD_RequestKey CMicroHTTPD_requestKey(
 /// compared whole, so a collision costs a probe, never a wrong answer.
 uint64_t CMicroHTTPD_hashKey(const uint8_t *bytes, size_t count, uint64_t seed);
 
-// MARK: - Slow and idle connections
+// MARK: - Slow and idle connections (connection_guard.c)
 
 /// Every open connection of a daemon, with how long it has been waiting for a request's line and
 /// headers: what cuts off clients that send them too slowly, and sheds the longest-waiting
@@ -230,14 +242,5 @@ struct CMicroHTTPD_SweepResult CMicroHTTPD_guardSweep(
 
 /// CLOCK_MONOTONIC in nanoseconds.
 int64_t CMicroHTTPD_monotonicNanoseconds(void);
-
-// MARK: - The machine
-
-/// The number of CPUs this process may run on: its affinity mask (taskset, a container's
-/// cpuset), or the online CPUs when the mask cannot be read.
-int CMicroHTTPD_usableCores(void);
-
-/// Raises the calling thread's nice value (Linux schedules threads individually); 0 on success.
-int CMicroHTTPD_lowerThreadPriority(int niceness);
 
 #endif

@@ -1,22 +1,12 @@
 import JSONCoding
 
-/// One broken rule: where (a JSON pointer into the template document) and which rule.
-package struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {
-    package var pointer: String
-    package var rule: String
-
-    package init(_ pointer: String, _ rule: String) {
-        self.pointer = pointer
-        self.rule = rule
-    }
-
-    package var description: String { "\(pointer.isEmpty ? "/" : pointer): \(rule)" }
-}
-
-/// Every rule a template document breaks.
-package struct TemplateValidationError: Error, Sendable, Equatable {
-    package var issues: [ValidationIssue]
-}
+// One job in one file: the rules of a template document (config/templates/README.md), checked
+// top-down in the order of the document (id, aliases, category and style, visual, actions,
+// strings and their copy). Every check writes into the parser's one list of issues through
+// `fail`, `string` and `enumeration`, and reads `origin`; split by section, those would have to be
+// internal to the whole module instead of private to the parser, and a rule that spans sections
+// (the error rule: category and actions; labels: actions and strings) would sit in neither file.
+// What the parser reports, `ValidationIssue`, is in ValidationIssue.swift: AppPolicy uses it too.
 
 /// Turns a template document into a `Template`, checking every rule of `config/templates/README.md`
 /// and reporting all broken ones at once (not just the first).

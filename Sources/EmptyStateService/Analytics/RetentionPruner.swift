@@ -2,27 +2,18 @@ import Dispatch
 import EmptyStateStore
 import Logging
 
-/// Deletes analytics events older than the retention period: once at start, then hourly, on a
-/// background queue (never on a request).
-final class RetentionPruner: Sendable {
-    private let task: PeriodicTask
+/// Deletes analytics events older than the retention period: once at start, then hourly (a
+/// `PeriodicWork` of the application, never on a request).
+struct RetentionPruner: Sendable {
+    static let firstAfter = DispatchTimeInterval.seconds(1)
+    static let interval = DispatchTimeInterval.seconds(3600)
 
-    init(store: any EventStoring, days: Int, logger: Logger) {
-        task = PeriodicTask(
-            label: "event-retention",
-            firstAfter: .seconds(1),
-            every: .seconds(3600),
-            leeway: .seconds(60)
-        ) {
-            Self.prune(store: store, days: days, logger: logger)
-        }
-    }
+    let store: any EventStoring
+    let days: Int
+    let logger: Logger
 
-    func start() { task.start() }
-
-    func stop() { task.stop() }
-
-    private static func prune(store: any EventStoring, days: Int, logger: Logger) {
+    /// One pass; failures are logged and the next pass tries again.
+    func prune() {
         let cutoff = Timestamp.nowMilliseconds() - Int64(days) * 86_400_000
         do {
             let deleted = try store.prune(before: cutoff)

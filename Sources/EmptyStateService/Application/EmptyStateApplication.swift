@@ -7,6 +7,7 @@ import JSONCoding
 import Logging
 import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 /// The whole service: the catalogue loaded and pre-rendered, the routes, and the HTTP server.
 /// Tests build exactly what `empty-state-server` runs.
@@ -156,60 +157,17 @@ package final class EmptyStateApplication: Sendable {
         )
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
-        let openAPIBody = SharedBytes(Array(openAPI))
-        let openAPIETag = "\"\(ContentHash.hex(Array(openAPI)))\""
         var router = Router()
         router.get("/v1/templates/{id}", memoized: true) { client.template($0) }
         router.get("/v1/templates", memoized: true) { client.bundle($0) }
         router.get("/v1/app-status", memoized: true) { client.appStatus($0) }
-        router.get("/healthz") { _ in
-            HTTPResponse(
-                status: 200,
-                headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                body: .bytes(Array(#"{"status":"ok"}"#.utf8))
-            )
-        }
-        // Ready means "can serve reads": the snapshot is loaded and the server is not shutting
-        // down. A database outage does not make a replica unready: every replica shares the
-        // database, so taking them out of the load balancer would stop the reads they can
-        // still serve. The body says whether writes can be served now.
-        router.get("/readyz") { [readiness, state, shared] request in
-            guard readiness.isReady else {
-                return ProblemDetails(
-                    status: 503,
-                    slug: "not-ready",
-                    title: "Service Unavailable",
-                    detail: "The service is starting or shutting down."
-                ).response(requestID: request.id, extraHeaders: [("Retry-After", "1")])
-            }
-            return HTTPResponse(
-                status: 200,
-                headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                body: .bytes(
-                    Array(
-                        #"{"status":"ready","templates":\#(state.snapshot.templateCount),"store":"\#(shared?.isReachable == false ? "unavailable" : "ok")"}"#
-                            .utf8
-                    )
-                )
-            )
-        }
-        router.get("/openapi.yaml") { request in
-            if let condition = request.headers["if-none-match"],
-                ConditionalRequests.noneMatch(condition, matches: openAPIETag)
-            {
-                return HTTPResponse(status: 304, headers: [("ETag", openAPIETag)])
-            }
-            return HTTPResponse(
-                status: 200,
-                headers: [
-                    ("Content-Type", "application/yaml"), ("ETag", openAPIETag),
-                    ("Cache-Control", "public, max-age=300"),
-                ],
-                body: .shared(openAPIBody)
-            )
-        }
-        // For the scrape network only: no authentication (see the README's "Metrics").
-        router.get("/metrics") { [state] _ in metrics.scrape(catalogue: state.snapshot) }
+        OperationalRoutes(
+            state: state,
+            shared: shared,
+            readiness: readiness,
+            metrics: metrics,
+            openAPI: Array(openAPI)
+        ).register(on: &router)
         AdminAPI(store: store, state: state, authorization: authorization, logger: logger).register(on: &router)
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
@@ -250,13 +208,76 @@ package final class EmptyStateApplication: Sendable {
         if let accessLog { metrics.countDroppedAccessLogLines { accessLog.droppedLines } }
     }
 
-    /// Binds and starts serving.
+    /// Everything that runs for the application's life, in start order: the database pool and
+    /// its change listener (PostgreSQL), the access log, the event writer, the periodic jobs, and
+    /// last the HTTP server. The group shuts them down in the reverse order: the server stops
+    /// accepting and answers what it accepted (so requests waiting for a group commit are
+    /// answered), the jobs end, the event writer commits what is queued, the access log writes its
+    /// last lines, and the pool closes after every write that needed it.
+    /// - Parameter onListening: told the bound port once the server listens.
+    func services(onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> [any Service] {
+        var services = sharedServices
+        let sequence = StartSequence()
+        var step = 0
+        func next() -> Int {
+            defer { step += 1 }
+            return step
+        }
+        if let accessLog {
+            services.append(
+                WorkerService(name: "access-log", step: next(), sequence: sequence, start: accessLog.start) {
+                    accessLog.stop()
+                }
+            )
+        }
+        services.append(
+            WorkerService(
+                name: "event-writer",
+                step: next(),
+                sequence: sequence,
+                start: events.start,
+                stop: events.stop
+            )
+        )
+        services.append(
+            PeriodicWork(
+                name: "event-retention",
+                step: next(),
+                sequence: sequence,
+                firstAfter: RetentionPruner.firstAfter,
+                every: RetentionPruner.interval,
+                leeway: .seconds(60),
+                work: retention.prune
+            )
+        )
+        if let policyWatcher {
+            services.append(
+                PeriodicWork(
+                    name: "app-policy-watcher",
+                    step: next(),
+                    sequence: sequence,
+                    firstAfter: PolicyWatcher.interval,
+                    every: PolicyWatcher.interval,
+                    leeway: .milliseconds(100),
+                    work: policyWatcher.refresh
+                )
+            )
+        }
+        services.append(
+            WorkerService(
+                name: "http",
+                step: next(),
+                sequence: sequence,
+                start: { onListening(try self.startServing()) },
+                stop: stopServing
+            )
+        )
+        return services
+    }
+
+    /// Binds and starts serving; then `/readyz` says ready.
     /// - Returns: the bound port.
-    package func start() throws -> Int {
-        events.start()
-        retention.start()
-        accessLog?.start()
-        policyWatcher?.start()
+    private func startServing() throws -> Int {
         let port = try server.start()
         readiness.isReady = true
         logger.notice(
@@ -270,45 +291,22 @@ package final class EmptyStateApplication: Sendable {
         return port
     }
 
-    /// Reports not-ready, drains open connections (bounded) and stops.
-    package func shutdown() {
+    /// Reports not-ready, drains open connections (bounded) and stops serving.
+    private func stopServing() {
         readiness.isReady = false
         logger.notice(
             "shutting down: draining connections",
             metadata: ["http.drain_timeout_s": "\(configuration.http.drainTimeout)"]
         )
         server.shutdown()
-        // After the HTTP drain: requests still waiting for a group commit have been answered.
-        policyWatcher?.stop()
-        retention.stop()
-        events.stop()
-        // Last: every request has been answered, and its line is written before the process exits.
-        accessLog?.stop()
-        logger.notice("stopped")
     }
 
-    /// Starts, then serves until SIGTERM or SIGINT, then shuts down gracefully; blocks the
-    /// calling thread (the main thread: never one of Swift concurrency's).
-    ///
-    /// The services run in one `ServiceGroup`: the database pool, the change listener and the
-    /// HTTP service, in that order. Shutdown goes in reverse: the HTTP service stops accepting,
-    /// answers what it accepted, flushes queued events and the access log; then the listener
-    /// stops; the pool closes last, after every write that needed it.
+    /// Starts every service and serves until SIGTERM or SIGINT, then shuts down gracefully (see
+    /// `services`); blocks the calling thread (the main thread: never one of Swift concurrency's).
     @available(*, noasync)
     package func runUntilSignalled() throws {
         signal(SIGPIPE, SIG_IGN)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        for service in sharedServices { services.append(.init(service: service)) }
-        services.append(
-            .init(
-                service: HTTPService(application: self),
-                successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup
-            )
-        )
-        let group = ServiceGroup(
-            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        )
+        let group = makeGroup(signals: [.sigterm, .sigint])
         let done = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error)?>(nil)
         Task {
@@ -321,6 +319,55 @@ package final class EmptyStateApplication: Sendable {
         }
         done.wait()
         if let error = failure.withLock({ $0 }) { throw error }
+        logger.notice("stopped")
+    }
+
+    /// Starts every service in the background, as `runUntilSignalled` does, for tests.
+    /// - Returns: the bound port, and the running group: `triggerGracefulShutdown()` stops it,
+    ///   and the task ends once it has.
+    package func start() async throws -> (port: Int, stop: @Sendable () async -> Void) {
+        let listening = AsyncStream<Int>.makeStream()
+        let group = makeGroup(
+            signals: [],
+            onListening: { port in
+                listening.continuation.yield(port)
+                listening.continuation.finish()
+            }
+        )
+        let running = Task {
+            // A group that ends before the server listens (it could not bind) ends the wait too.
+            defer { listening.continuation.finish() }
+            try await group.run()
+        }
+        var ports = listening.stream.makeAsyncIterator()
+        guard let port = await ports.next() else {
+            try await running.value
+            throw StartupError(description: "the service group ended before the server listened")
+        }
+        return (
+            port,
+            {
+                await group.triggerGracefulShutdown()
+                _ = try? await running.value
+            }
+        )
+    }
+
+    private func makeGroup(
+        signals: [UnixSignal],
+        onListening: @escaping @Sendable (Int) -> Void = { _ in }
+    ) -> ServiceGroup {
+        // Any service ending, by failure or not, shuts the others down in order.
+        let configurations = services(onListening: onListening).map {
+            ServiceGroupConfiguration.ServiceConfiguration(
+                service: $0,
+                successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            )
+        }
+        return ServiceGroup(
+            configuration: .init(services: configurations, gracefulShutdownSignals: signals, logger: logger)
+        )
     }
 
     /// The stores of the configured backend.
@@ -359,38 +406,9 @@ package final class EmptyStateApplication: Sendable {
     }
 }
 
-/// The HTTP server as a service of the group: starts serving, waits for the group's graceful
-/// shutdown, then drains and stops (on a thread of its own: draining blocks for seconds).
-private struct HTTPService: Service {
-    let application: EmptyStateApplication
-
-    func run() async throws {
-        _ = try application.start()
-        try? await gracefulShutdown()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                application.shutdown()
-                continuation.resume()
-            }
-            thread.name = "shutdown"
-            thread.start()
-        }
-    }
-}
-
 extension Duration {
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}
-
-/// Whether `/readyz` says ready: set after the server binds, cleared when shutdown begins.
-private final class Readiness: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    var isReady: Bool {
-        get { flag.load(ordering: .relaxed) }
-        set { flag.store(newValue, ordering: .relaxed) }
     }
 }

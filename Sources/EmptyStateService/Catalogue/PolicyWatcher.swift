@@ -2,38 +2,21 @@ import Dispatch
 import EmptyStateStore
 import Logging
 
-/// Serves app policies that another replica sharing the store committed: every second, on a
-/// background queue, it reads each platform's policy revision (one small indexed query) and
-/// publishes the ones newer than what is served. This process's own writes are published before
-/// they are acknowledged and are skipped here.
-final class PolicyWatcher: Sendable {
+/// Serves app policies that another process sharing the SQLite store committed: every second
+/// (a `PeriodicWork` of the application), it reads each platform's policy revision (one small
+/// indexed query) and publishes the ones newer than what is served. This process's own writes
+/// are published before they are acknowledged and are skipped here. (On PostgreSQL the change
+/// feed does this: `CatalogueFollower`.)
+struct PolicyWatcher: Sendable {
     /// How often the store is asked.
     static let interval = DispatchTimeInterval.seconds(1)
 
-    private let state: CatalogueState
-    private let store: any TemplateStoring
-    private let logger: Logger
-    private let task: PeriodicTask
+    let state: CatalogueState
+    let store: any TemplateStoring
+    let logger: Logger
 
-    init(state: CatalogueState, store: any TemplateStoring, logger: Logger) {
-        self.state = state
-        self.store = store
-        self.logger = logger
-        task = PeriodicTask(
-            label: "app-policy-watcher",
-            firstAfter: Self.interval,
-            every: Self.interval,
-            leeway: .milliseconds(100)
-        ) { [state, store, logger] in
-            Self.refresh(state: state, store: store, logger: logger)
-        }
-    }
-
-    func start() { task.start() }
-
-    func stop() { task.stop() }
-
-    private static func refresh(state: CatalogueState, store: any TemplateStoring, logger: Logger) {
+    /// One look at the store; failures are logged and the next look tries again.
+    func refresh() {
         do {
             for platform in try state.refreshPolicies(from: store) {
                 logger.notice(

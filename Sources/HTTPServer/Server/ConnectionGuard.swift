@@ -10,7 +10,7 @@ import Synchronization
 /// libmicrohttpd 0.9.75 only has an idle timeout, which every received byte resets: 1,100
 /// clients sending one header byte every 3 s held all 1,024 connections forever, and a normal
 /// client waited in the kernel's backlog until it gave up. The guard keeps, per connection, since
-/// when it waits for a request's head (see `CMicroHTTPD_Guard` in shim.c); a thread of its own
+/// when it waits for a request's head (see `CMicroHTTPD_Guard` in connection_guard.c); a thread of its own
 /// sweeps that list every `intervalSeconds`:
 /// - a connection that has waited longer than `headerTimeout` is closed (a slow head, or a
 ///   keep-alive connection idle that long);

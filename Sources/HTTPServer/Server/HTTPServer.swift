@@ -98,7 +98,7 @@ package final class HTTPServer: Sendable {
             let found = version.map { String(cString: $0) } ?? "unknown"
             throw StartError(
                 description:
-                    "libmicrohttpd \(found) is not a version this server was checked against (0.9.75): it relies on how that version keeps header values and parses query arguments (see Sources/CMicroHTTPD/shim.c)"
+                    "libmicrohttpd \(found) is not a version this server was checked against (0.9.75): it relies on how that version keeps header values and parses query arguments (see Sources/CMicroHTTPD/daemon.c)"
             )
         }
         guard

@@ -1,0 +1,42 @@
+#ifndef CMICROHTTPD_INTERNAL_H
+#define CMICROHTTPD_INTERNAL_H
+
+// What the module's C files share and Swift never sees (this header is outside include/): the
+// connection guard's state, which the URI callback reads its limits from, and the callbacks
+// daemon.c installs when it starts a daemon. The public API is include/CMicroHTTPD.h.
+
+#include "CMicroHTTPD.h"
+
+#include <pthread.h>
+
+/// One open connection (connection_guard.c).
+struct GuardedConnection;
+
+/// A daemon's connection guard (see "Slow and idle connections" in CMicroHTTPD.h).
+struct CMicroHTTPD_Guard {
+    /// Query arguments a request may carry, and the connection memory limit they must fit in
+    /// (read by the URI callback; set once, before the daemon starts).
+    unsigned int maxArguments;
+    size_t memoryLimit;
+    /// Held while a connection is added or removed, and for a whole sweep. The sweep's
+    /// `shutdown(fd)` happens under it, and MHD calls NOTIFY_CLOSED (which removes the record)
+    /// before it closes the socket (MHD_cleanup_connections, daemon.c): so a swept descriptor is
+    /// always still the connection's own, never a number the kernel has since given to another.
+    pthread_mutex_t mutex;
+    struct GuardedConnection *head;
+    unsigned int count;
+};
+
+/// The URI callback (MHD_OPTION_URI_LOG_CALLBACK, with the guard as `cls`): counts the query's
+/// arguments before MHD parses them. In query_arguments.c.
+__attribute__((visibility("hidden"))) void *CMicroHTTPD_countArguments(
+    void *cls, const char *uri, struct MHD_Connection *connection
+);
+
+/// The connection callback (MHD_OPTION_NOTIFY_CONNECTION, with the guard as `cls`): lists a
+/// connection with the guard when it opens and unlists it when it closes. In connection_guard.c.
+__attribute__((visibility("hidden"))) void CMicroHTTPD_notifyConnection(
+    void *cls, struct MHD_Connection *connection, void **socketContext, enum MHD_ConnectionNotificationCode code
+);
+
+#endif

@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+
+// Fetching and caching templates: the cache's freshness rules, the conditional GET, and the
+// fall-backs to a stale copy or the bundled snapshot when the service cannot answer.
+
+extension EmptyStateClient {
+    /// The template `id` (or an alias) in the app's preferred locales and platform.
+    ///
+    /// - Parameters:
+    ///   - parameters: values for the copy's `{name}` placeholders (`["provider": "BankID"]`).
+    /// - Returns: the freshest copy available without waiting when one is cached.
+    /// - Throws: ``EmptyStateClientError``: the template does not exist, or nothing usable is
+    ///   cached or bundled and the service cannot answer.
+    public func template(_ id: String, parameters: [String: String] = [:]) async throws -> EmptyStateTemplate {
+        let key = cacheKey(id, parameters)
+        guard let entry = cache.entry(key) else {
+            return try await fetch(id, parameters: parameters, key: key, cached: nil)
+        }
+        let age = entry.age(at: now())
+        let maxAge = configuration.maxAge ?? entry.policy.maxAge
+        if age < maxAge { return entry.template }
+        if age < maxAge + entry.policy.staleWhileRevalidate {
+            requestRevalidation(Revalidation(key: key, id: id, parameters: parameters))
+            return entry.template
+        }
+        return try await fetch(id, parameters: parameters, key: key, cached: entry)
+    }
+
+    /// Fetches the whole catalogue in the preferred locales (`GET /v1/templates`) into the cache
+    /// and onto disk, so that every template is then answered without the network.
+    /// - Returns: how many templates were cached.
+    @discardableResult
+    public func prefetch() async throws -> Int {
+        let response: Operations.ListTemplates.Output
+        do {
+            response = try await api.listTemplates(
+                query: .init(platform: platformParameter),
+                headers: .init(acceptLanguage: configuration.acceptLanguage)
+            )
+        } catch {
+            throw EmptyStateClientError.unavailable("\(error)")
+        }
+        guard case .ok(let ok) = response else {
+            throw EmptyStateClientError.unavailable("GET /v1/templates answered \(response.statusCode)")
+        }
+        let bundle = try ok.body.applicationJsonCharsetUtf8
+        let policy = CachePolicy(cacheControl: ok.headers.cacheControl)
+        let received = now()
+        var byID: [String: CachedTemplate] = [:]
+        for template in bundle.templates {
+            // The bundle's ETag is not a template's: these copies revalidate with a full GET.
+            let entry = CachedTemplate(
+                template: EmptyStateTemplate(template, etag: nil),
+                etag: nil,
+                receivedAt: received,
+                policy: policy
+            )
+            byID[template.id] = entry
+            cache.store(entry, for: cacheKey(template.id, [:]))
+        }
+        for (alias, id) in bundle.aliases.additionalProperties {
+            if let entry = byID[id] { cache.store(entry, for: cacheKey(alias, [:])) }
+        }
+        return byID.count
+    }
+
+    private var platformParameter: Components.Parameters.Platform? {
+        Components.Parameters.Platform(rawValue: configuration.platform)
+    }
+
+    private func cacheKey(_ id: String, _ parameters: [String: String]) -> String {
+        guard !parameters.isEmpty else { return keyPrefix + id }
+        return keyPrefix + id + "?"
+            + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+    }
+
+    /// Asks the service for `id`, conditionally when a copy is cached, and falls back to the
+    /// cached copy (within `stale-if-error`) or the bundled snapshot when it cannot answer.
+    func fetch(
+        _ id: String,
+        parameters: [String: String],
+        key: String,
+        cached: CachedTemplate?
+    ) async throws -> EmptyStateTemplate {
+        let failure: String
+        do {
+            let response = try await api.getTemplate(
+                path: .init(id: id),
+                query: .init(
+                    platform: platformParameter,
+                    param: parameters.isEmpty
+                        ? nil
+                        : .init(
+                            additionalProperties: Dictionary(
+                                uniqueKeysWithValues: parameters.map { ("param." + $0.key, $0.value) }
+                            )
+                        )
+                ),
+                headers: .init(acceptLanguage: configuration.acceptLanguage, ifNoneMatch: cached?.etag)
+            )
+            switch response {
+            case .ok(let ok):
+                let template = try ok.body.applicationJsonCharsetUtf8
+                let entry = CachedTemplate(
+                    template: EmptyStateTemplate(template, etag: ok.headers.eTag),
+                    etag: ok.headers.eTag,
+                    receivedAt: now(),
+                    policy: CachePolicy(cacheControl: ok.headers.cacheControl)
+                )
+                cache.store(entry, for: key)
+                return entry.template
+            case .notModified(let notModified):
+                guard var entry = cached else {
+                    failure = "304 Not Modified without a cached copy"
+                    break
+                }
+                entry.receivedAt = now()
+                entry.policy = CachePolicy(cacheControl: notModified.headers.cacheControl)
+                cache.store(entry, for: key)
+                return entry.template
+            case .notFound:
+                cache.remove(key)
+                throw EmptyStateClientError.unknownTemplate(id)
+            case .badRequest(let problem):
+                let detail = (try? problem.body.applicationProblemJson.detail) ?? "400 Bad Request"
+                throw EmptyStateClientError.invalidRequest(detail)
+            case .methodNotAllowed, .internalServerError, .undocumented:
+                failure = "GET /v1/templates/\(id) answered \(response.statusCode)"
+            }
+        } catch let error as EmptyStateClientError {
+            throw error
+        } catch {
+            failure = "\(error)"
+        }
+        if let cached,
+            cached.age(at: now()) <= (configuration.maxAge ?? cached.policy.maxAge) + cached.policy.staleIfError
+        {
+            logger.notice(
+                "The service could not be reached; a cached template is served",
+                metadata: ["template.id": "\(id)", "error": "\(failure)"]
+            )
+            return cached.template
+        }
+        if let bundled = bundledSnapshot().template(id, locales: configuration.preferredLocales) {
+            logger.notice(
+                "The service could not be reached; the bundled template is served",
+                metadata: ["template.id": "\(id)", "error": "\(failure)"]
+            )
+            return bundled.filled(with: parameters)
+        }
+        throw EmptyStateClientError.unavailable(failure)
+    }
+
+    private func bundledSnapshot() -> BundledSnapshot {
+        snapshot.withLock { snapshot in
+            if let snapshot { return snapshot }
+            let (loaded, failures) = BundledSnapshot.load(configuration.bundledSnapshots)
+            for (url, error) in failures {
+                logger.error(
+                    "A bundled snapshot could not be read",
+                    metadata: ["snapshot.file": "\(url.lastPathComponent)", "error": "\(error)"]
+                )
+            }
+            snapshot = loaded
+            return loaded
+        }
+    }
+}

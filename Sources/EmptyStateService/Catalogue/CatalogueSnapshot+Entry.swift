@@ -1,0 +1,53 @@
+import EmptyStateCore
+import JSONCoding
+import Synchronization
+
+// One template in a snapshot, with its representations rendered on first request.
+
+extension CatalogueSnapshot {
+    /// One template, its revision, and its representations by locale and platform, rendered on
+    /// first request. A class: snapshots share it while the template is unchanged, and the
+    /// request path passes it around without retaining each field.
+    package final class Entry: Sendable {
+        package let template: Template
+        /// The store revision (0 when served straight from files).
+        package let revision: Int
+        package let locales: LocaleSet
+        /// The digest of the template's document, summed into the bundles' ETags.
+        let digest: ContentDigest
+        /// `locales.tags.count × Platform.allCases.count` slots, filled on first request.
+        private let rendered: Mutex<[Representation?]>
+
+        init(template: Template, revision: Int, locales: LocaleSet) {
+            self.template = template
+            self.revision = revision
+            self.locales = locales
+            var writer = JSONWriter(capacity: 2048)
+            writer.value(template.document)
+            digest = ContentDigest(writer.bytes)
+            rendered = Mutex(Array(repeating: nil, count: locales.tags.count * Platform.allCases.count))
+        }
+
+        /// The representation in `locale` (one of `locales.tags`) for `platform`, rendered now
+        /// if no request asked for it before.
+        package func representation(locale: String, platform: Platform) -> Representation? {
+            guard let index = locales.tags.firstIndex(of: locale) else { return nil }
+            let slot = index * Platform.allCases.count + platform.index
+            return rendered.withLock { slots in
+                if let made = slots[slot] { return made }
+                let copy = TemplateRenderer.copy(of: template, in: locale)
+                let made = Representation(
+                    bytes: TemplateRenderer.render(template, copy: copy, platform: platform, revision: revision),
+                    contentLanguage: copy.locale
+                )
+                slots[slot] = made
+                return made
+            }
+        }
+
+        /// How many representations have been rendered so far.
+        var renderedCount: Int {
+            rendered.withLock { slots in slots.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+        }
+    }
+}
