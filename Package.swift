@@ -110,6 +110,7 @@ let package = Package(
             dependencies: [
                 "HTTPServer",
                 "EmptyStateCore",
+                "EmptyStateWeb",
                 "EmptyStateStore",
                 "EmptyStateSQLite",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -159,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "EmptyStateServiceTests",
             dependencies: [
-                "EmptyStateService", "EmptyStateStore", "EmptyStateSQLite", "HTTPServer", "EmptyStateCore",
+                "EmptyStateService", "EmptyStateStore", "EmptyStateSQLite", "HTTPServer", "EmptyStateCore", "EmptyStateWeb",
                 "JSONCoding", "CZlib",
                 "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),

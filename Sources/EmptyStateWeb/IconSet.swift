@@ -1,4 +1,5 @@
 import CAssets
+import EmptyStateCore
 
 /// The icons the service can draw on the web: Lucide's set (ISC licence, see NOTICE), sanitized
 /// by `Tools/icons/generate.py` and compiled into the binary (`CAssets_lucideIcons`).
@@ -6,7 +7,7 @@ import CAssets
 /// A template names its web icon; the service writes the SVG. Editors never send SVG text: inline
 /// SVG from a writer would be stored XSS on every page that shows the template. A write whose
 /// web icon is not in the set is refused (`contains(_:)`).
-package struct IconSet: Sendable {
+package struct IconSet: IconDrawing {
     /// The root every icon is drawn in: Lucide's 24-unit grid and stroke, sized to the 64 x 64
     /// icon slot, hidden from assistive technology (the heading carries the meaning) and out of
     /// the tab order (`focusable` is for old Edge and IE, which focused SVGs).

@@ -112,6 +112,12 @@ struct EmptyStateServer: ParsableCommand {
     var cacheMaxAge: Int?
 
     @Option(
+        help:
+            "Where web pages load illustrations from: an http(s) URL; {name} in it is replaced by the asset name, otherwise the name is appended. [EMPTY_STATE_ILLUSTRATION_BASE_URL, default none: illustrations are left out of the HTML]"
+    )
+    var illustrationBaseUrl: String?
+
+    @Option(
         help: "Days analytics events are kept before they are pruned. [EMPTY_STATE_EVENT_RETENTION_DAYS, default 90]"
     )
     var eventRetentionDays: Int?
@@ -306,6 +312,12 @@ struct EmptyStateServer: ParsableCommand {
             default: 300,
             range: 0...31_536_000
         )
+        if let base = illustrationBaseUrl ?? environment("EMPTY_STATE_ILLUSTRATION_BASE_URL"), !base.isEmpty {
+            guard base.hasPrefix("https://") || base.hasPrefix("http://"), !base.contains("\""), !base.contains(" ") else {
+                throw ValidationError("--illustration-base-url must be an http:// or https:// URL (got \"\(base)\")")
+            }
+            configuration.illustrationBaseURL = base
+        }
         if let drainTimeout {
             configuration.http.drainTimeout = drainTimeout
         } else if let text = environment("EMPTY_STATE_DRAIN_TIMEOUT") {

@@ -35,12 +35,15 @@ package enum TemplateRenderer {
     ///   - parameters: values for `{placeholder}`s; those without a value stay visible and are listed.
     ///   - revision: the store revision the copy comes from, written as `revision` so that an app
     ///     can name what it showed without keeping headers; 0 (served from files) writes none.
+    ///   - icons: for `platform` web, the icon's SVG markup is written beside its name as `svg`
+    ///     (left out when the set has no such icon).
     package static func write(
         _ template: Template,
         copy: LocalizedCopy,
         platform: Platform,
         parameters: [String: String],
         revision: Int = 0,
+        icons: (any IconDrawing)? = nil,
         into writer: inout JSONWriter
     ) {
         var unfilled: [String] = []
@@ -70,6 +73,9 @@ package enum TemplateRenderer {
         case .icon(let symbols):
             writer.member("type", "icon")
             writer.member("name", symbols[platform] ?? "")
+            if platform == .web, let svg = icons?.svg(named: symbols[platform] ?? "") {
+                writer.member("svg", svg)
+            }
             writer.key("width")
             writer.int(64)
             writer.key("height")
@@ -117,10 +123,19 @@ package enum TemplateRenderer {
         copy: LocalizedCopy,
         platform: Platform,
         parameters: [String: String] = [:],
-        revision: Int = 0
+        revision: Int = 0,
+        icons: (any IconDrawing)? = nil
     ) -> [UInt8] {
-        var writer = JSONWriter(capacity: 768)
-        write(template, copy: copy, platform: platform, parameters: parameters, revision: revision, into: &writer)
+        var writer = JSONWriter(capacity: platform == .web && icons != nil ? 1536 : 768)
+        write(
+            template,
+            copy: copy,
+            platform: platform,
+            parameters: parameters,
+            revision: revision,
+            icons: icons,
+            into: &writer
+        )
         return writer.bytes
     }
 

@@ -143,7 +143,11 @@ extension AdminAPI {
     private func validate(_ document: JSONValue, id: String, bodyLocale: String? = nil) throws -> Template {
         guard case .object = document else { throw AdminProblems.notAnObject }
         switch TemplateParser.parse(document, expectedID: id) {
-        case .success(let template): return template
+        case .success(let template):
+            if let rule = WebIconRule.violation(in: template) {
+                throw AdminProblems.unprocessable([.init(.pointer(WebIconRule.pointer), rule)])
+            }
+            return template
         case .failure(let failure):
             let prefix = bodyLocale.map { "/strings/" + jsonPointerToken($0) }
             throw AdminProblems.unprocessable(

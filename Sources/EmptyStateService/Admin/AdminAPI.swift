@@ -24,6 +24,7 @@ struct AdminAPI: Sendable {
         registerLocales(on: &router)
         registerAudit(on: &router)
         registerAppPolicies(on: &router)
+        registerIcons(on: &router)
     }
 
     /// A route handler for `handler`: the caller's token must allow `role` (401/403 otherwise),

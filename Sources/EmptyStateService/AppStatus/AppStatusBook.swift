@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateWeb
 import EmptyStateStore
 import JSONCoding
 import Synchronization
@@ -201,7 +202,13 @@ package final class AppStatusBook: Sendable {
             }
         }
         let copy = TemplateRenderer.copy(of: template, in: locale)
-        let rendered = TemplateRenderer.render(template, copy: copy, platform: platform, parameters: parameters)
+        let rendered = TemplateRenderer.render(
+            template,
+            copy: copy,
+            platform: platform,
+            parameters: parameters,
+            icons: IconSet.lucide
+        )
         return (body(state: state, policy: policy, template: rendered), copy.locale)
     }
 

@@ -70,6 +70,15 @@ package final class EmptyStateApplication: Sendable {
                 description: "the catalogue in \(configuration.templatesDirectory) is invalid:\n\(error.description)"
             )
         }
+        let iconErrors = catalogue.templates.compactMap { template in
+            WebIconRule.violation(in: template).map { "\(template.id).json: \(WebIconRule.pointer): \($0)" }
+        }
+        if !iconErrors.isEmpty {
+            throw StartupError(
+                description:
+                    "the catalogue in \(configuration.templatesDirectory) is invalid:\n\(iconErrors.joined(separator: "\n"))"
+            )
+        }
         guard let openAPI = FileManager.default.contents(atPath: configuration.openAPIPath) else {
             throw StartupError(
                 description: "cannot read the OpenAPI document at \(configuration.openAPIPath) (set --openapi-path)"
@@ -161,6 +170,7 @@ package final class EmptyStateApplication: Sendable {
         router.get("/v1/templates/{id}", memoized: true) { client.template($0) }
         router.get("/v1/templates", memoized: true) { client.bundle($0) }
         router.get("/v1/app-status", memoized: true) { client.appStatus($0) }
+        WebAPI(client: client, illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         OperationalRoutes(
             state: state,
             shared: shared,
@@ -187,7 +197,14 @@ package final class EmptyStateApplication: Sendable {
             onOutcome: { metrics.recordEvents(accepted: $0, duplicates: $1, rejected: $2) }
         )
         // Background: under CPU contention, serving templates to users comes before analytics.
-        router.add(.post, "/v1/events", background: true) { ingest.post($0) }
+        router.add(.post, "/v1/events", background: true) { request in
+            // Pages on any origin report events (the web component); the answer must say so
+            // for the browser to hand it to them.
+            var response = ingest.post(request)
+            response.headers.append(("Access-Control-Allow-Origin", "*"))
+            return response
+        }
+        router.add(.options, "/v1/events") { WebAPI.eventsPreflight($0) }
         AnalyticsAPI(store: events, authorization: authorization, logger: logger).register(on: &router)
         // The rule of the per-request line it replaces: on at `info` and below.
         let accessLog = logger.logLevel <= .info ? AccessLog(format: configuration.logFormat) : nil

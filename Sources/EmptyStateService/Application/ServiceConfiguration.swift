@@ -19,6 +19,9 @@ package struct ServiceConfiguration: Sendable {
     package var cacheMaxAge = 300
     package var staleWhileRevalidate = 86_400
     package var staleIfError = 604_800
+    /// Where web pages get illustrations: `{name}` is replaced by the asset name, or the name is
+    /// appended. `nil`: the HTML leaves illustrations out (the heading still says it all).
+    package var illustrationBaseURL: String?
     /// How log lines are written: `text` (swift-log's layout, and `key=value` access lines) or
     /// `json` (one object per line, the access log's and every other).
     package var logFormat = LogFormat.text

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateWeb
 import JSONCoding
 import Synchronization
 
@@ -17,6 +18,9 @@ extension CatalogueSnapshot {
         let digest: ContentDigest
         /// `locales.tags.count × Platform.allCases.count` slots, filled on first request.
         private let rendered: Mutex<[Representation?]>
+        /// The HTML fragments and pages, by locale and heading level, rendered on first request
+        /// (`htmlRepresentation`).
+        let html = HTMLRepresentations()
 
         init(template: Template, revision: Int, locales: LocaleSet) {
             self.template = template
@@ -37,7 +41,13 @@ extension CatalogueSnapshot {
                 if let made = slots[slot] { return made }
                 let copy = TemplateRenderer.copy(of: template, in: locale)
                 let made = Representation(
-                    bytes: TemplateRenderer.render(template, copy: copy, platform: platform, revision: revision),
+                    bytes: TemplateRenderer.render(
+                        template,
+                        copy: copy,
+                        platform: platform,
+                        revision: revision,
+                        icons: IconSet.lucide
+                    ),
                     contentLanguage: copy.locale
                 )
                 slots[slot] = made

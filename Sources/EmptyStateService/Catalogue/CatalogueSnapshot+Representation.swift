@@ -19,6 +19,11 @@ extension CatalogueSnapshot {
         /// The identity variant's strong, quoted ETag.
         package let etag: String
         package let contentLanguage: String
+        /// JSON for templates and bundles; HTML and the web assets have theirs.
+        package let contentType: String
+        /// Sent with every answer of this representation besides the usual ones (the HTML's
+        /// `Content-Security-Policy`).
+        package let extraHeaders: [(name: String, value: String)]
         /// Known without compressing, so a 304 never needs the gzip bytes.
         package let gzipETag: String
         private let body: LazyBytes
@@ -26,14 +31,23 @@ extension CatalogueSnapshot {
         private let answers = PreparedAnswers()
 
         /// Wraps bytes already rendered; the ETag is their hash.
-        package init(bytes: [UInt8], contentLanguage: String) {
+        package init(
+            bytes: [UInt8],
+            contentLanguage: String,
+            contentType: String = Representation.json,
+            extraHeaders: [(name: String, value: String)] = []
+        ) {
             let hash = ContentHash.hex(bytes)
             etag = "\"\(hash)\""
             gzipETag = "\"\(hash)-gzip\""
             body = LazyBytes(SharedBytes(bytes))
             compressed = CompressedBody(inBackground: false)
             self.contentLanguage = contentLanguage
+            self.contentType = contentType
+            self.extraHeaders = extraHeaders
         }
+
+        package static let json = "application/json; charset=utf-8"
 
         /// A representation whose bytes are made by `make` when first needed, with an ETag known
         /// from elsewhere (`tag`, unquoted); its gzip bytes are made in the background.
@@ -43,6 +57,8 @@ extension CatalogueSnapshot {
             body = LazyBytes(make: make)
             compressed = CompressedBody(inBackground: true)
             self.contentLanguage = contentLanguage
+            contentType = Self.json
+            extraHeaders = []
         }
 
         /// The identity variant (made now if it was not yet).

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateWeb
 import EmptyStateStore
 import HTTPServer
 import JSONCoding
@@ -266,6 +267,9 @@ package final class CatalogueSnapshot: Sendable {
     /// The number of templates served.
     package var templateCount: Int { contents.ids.count }
 
+    /// The templates in id order (the gallery shows them so).
+    package var entriesInOrder: [Entry] { contents.ids.map { contents.entries[$0]! } }
+
     /// Alias → canonical id.
     package var aliases: [String: String] { contents.aliases }
 
@@ -284,6 +288,7 @@ package final class CatalogueSnapshot: Sendable {
                 platform: platform,
                 parameters: parameters,
                 revision: entry.revision,
+                icons: IconSet.lucide,
                 into: &writer
             )
         }

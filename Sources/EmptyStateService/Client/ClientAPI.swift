@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateWeb
 import HTTPServer
 import JSONCoding
 
@@ -22,20 +23,7 @@ struct ClientAPI: Sendable {
         case .failure(let problem): return problem.response(requestID: request.id)
         }
         let name = request.pathParameters["id"] ?? ""
-        guard let entry = snapshot.entry(named: name) else {
-            return ProblemDetails(
-                status: 404,
-                slug: "unknown-template",
-                title: "Unknown Template",
-                detail: "There is no template with this id.",
-                errors: [
-                    .init(
-                        .parameter("id"),
-                        TemplateParser.isValidID(name) ? "no such template" : "not a valid template id"
-                    )
-                ]
-            ).response(requestID: request.id)
-        }
+        guard let entry = snapshot.entry(named: name) else { return Self.unknownTemplate(name, request: request) }
         let locale = entry.locales.resolve(query.preferences)
         if query.parameters.isEmpty, let rendered = entry.representation(locale: locale, platform: query.platform) {
             return respond(with: rendered, to: request, query: query, memoName: name)
@@ -47,11 +35,25 @@ struct ClientAPI: Sendable {
                 copy: copy,
                 platform: query.platform,
                 parameters: query.parameters,
-                revision: entry.revision
+                revision: entry.revision,
+                icons: IconSet.lucide
             ),
             contentLanguage: copy.locale
         )
         return respond(with: personalized, to: request, query: query, personalized: true)
+    }
+
+    /// The 404 of a template id or alias the catalogue does not have.
+    static func unknownTemplate(_ name: String, request: HTTPRequest) -> HTTPResponse {
+        ProblemDetails(
+            status: 404,
+            slug: "unknown-template",
+            title: "Unknown Template",
+            detail: "There is no template with this id.",
+            errors: [
+                .init(.parameter("id"), TemplateParser.isValidID(name) ? "no such template" : "not a valid template id")
+            ]
+        ).response(requestID: request.id)
     }
 
     /// `GET /v1/templates`
@@ -88,13 +90,33 @@ struct ClientAPI: Sendable {
         personalized: Bool = false,
         memoName: String? = nil
     ) -> HTTPResponse {
+        respond(
+            with: representation,
+            to: request,
+            varyOnLanguage: !query.localeFromQuery,
+            personalized: personalized,
+            memoName: memoName
+        )
+    }
+
+    /// `respond(with:to:query:…)` for answers that are not negotiated from a query (the web
+    /// assets), with their own `Cache-Control`.
+    /// - Parameter varyOnLanguage: `Accept-Language` chose the representation.
+    func respond(
+        with representation: CatalogueSnapshot.Representation,
+        to request: HTTPRequest,
+        varyOnLanguage: Bool,
+        personalized: Bool = false,
+        memoName: String? = nil,
+        cacheControl: String? = nil
+    ) -> HTTPResponse {
+        let cacheControl = cacheControl ?? self.cacheControl
         let acceptsGzip = ConditionalRequests.acceptsGzip(request.headers["accept-encoding"])
         let gzip = acceptsGzip ? representation.gzip : nil
         var notModified = false
         if let condition = request.headers["if-none-match"] {
             notModified = ConditionalRequests.noneMatch(condition, matches: gzip?.etag ?? representation.etag)
         }
-        let varyOnLanguage = !query.localeFromQuery
         let make = {
             Self.answer(
                 representation,
@@ -128,14 +150,18 @@ struct ClientAPI: Sendable {
         var headers: [(name: String, value: String)] = [
             ("ETag", variant.etag),
             ("Cache-Control", cacheControl),
+            // Public, unauthenticated reads: any site may fetch them (the web component does, from
+            // the page's origin). No credentials are ever involved, so `*` is safe.
+            ("Access-Control-Allow-Origin", "*"),
         ]
         // An app-status answer without a template has no language.
         if !representation.contentLanguage.isEmpty {
             headers.append(("Content-Language", representation.contentLanguage))
         }
         headers.append(("Vary", varyOnLanguage ? "Accept-Language, Accept-Encoding" : "Accept-Encoding"))
+        headers.append(contentsOf: representation.extraHeaders)
         if notModified { return PreparedResponse(status: 304, headers: headers, body: nil) }
-        headers.append(("Content-Type", "application/json; charset=utf-8"))
+        headers.append(("Content-Type", representation.contentType))
         if gzip != nil { headers.append(("Content-Encoding", "gzip")) }
         return PreparedResponse(status: 200, headers: headers, body: variant.body)
     }
