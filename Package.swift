@@ -160,7 +160,8 @@ let package = Package(
         .testTarget(
             name: "EmptyStateServiceTests",
             dependencies: [
-                "EmptyStateService", "EmptyStateStore", "EmptyStateSQLite", "HTTPServer", "EmptyStateCore", "EmptyStateWeb",
+                "EmptyStateService", "EmptyStateStore", "EmptyStateSQLite", "HTTPServer", "EmptyStateCore",
+                "EmptyStateWeb",
                 "JSONCoding", "CZlib",
                 "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),

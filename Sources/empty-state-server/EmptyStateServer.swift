@@ -313,7 +313,8 @@ struct EmptyStateServer: ParsableCommand {
             range: 0...31_536_000
         )
         if let base = illustrationBaseUrl ?? environment("EMPTY_STATE_ILLUSTRATION_BASE_URL"), !base.isEmpty {
-            guard base.hasPrefix("https://") || base.hasPrefix("http://"), !base.contains("\""), !base.contains(" ") else {
+            guard base.hasPrefix("https://") || base.hasPrefix("http://"), !base.contains("\""), !base.contains(" ")
+            else {
                 throw ValidationError("--illustration-base-url must be an http:// or https:// URL (got \"\(base)\")")
             }
             configuration.illustrationBaseURL = base

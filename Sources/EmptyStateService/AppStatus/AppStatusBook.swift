@@ -1,6 +1,6 @@
 import EmptyStateCore
-import EmptyStateWeb
 import EmptyStateStore
+import EmptyStateWeb
 import JSONCoding
 import Synchronization
 

@@ -1,6 +1,6 @@
 import EmptyStateCore
-import EmptyStateWeb
 import EmptyStateStore
+import EmptyStateWeb
 import HTTPServer
 import JSONCoding
 import Synchronization

@@ -59,7 +59,11 @@ struct WebAPI: Sendable {
         let locale = entry.locales.resolve(query.preferences)
         let kind = CatalogueSnapshot.HTMLKind(page: page, headingLevel: level)
         if query.parameters.isEmpty,
-            let rendered = entry.htmlRepresentation(locale: locale, kind: kind, illustrationBaseURL: illustrationBaseURL)
+            let rendered = entry.htmlRepresentation(
+                locale: locale,
+                kind: kind,
+                illustrationBaseURL: illustrationBaseURL
+            )
         {
             return client.respond(with: rendered, to: request, query: query, memoName: name)
         }
@@ -140,7 +144,10 @@ struct WebAPI: Sendable {
         let tag = LocaleTag(locale)
         let items = snapshot.entriesInOrder.prefix(500).map { entry in
             let resolved = tag.flatMap { entry.locales.resolve($0) } ?? entry.locales.fallback
-            return GalleryPage.Item(template: entry.template, copy: TemplateRenderer.copy(of: entry.template, in: resolved))
+            return GalleryPage.Item(
+                template: entry.template,
+                copy: TemplateRenderer.copy(of: entry.template, in: resolved)
+            )
         }
         let body = GalleryPage.render(
             Array(items),
