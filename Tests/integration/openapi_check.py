@@ -617,6 +617,31 @@ def run_all(checker: Checker, body_limit: int) -> None:
     )
     run(Case("bundle bad locale", "GET", "/v1/templates?locale=not_a_tag!", 400, extra=[problem_type("invalid-parameter"), first_error_parameter("locale")]))
 
+    # The web platform: HTML fragment and page, the stylesheet, the SVG in platform=web JSON.
+    run(
+        Case(
+            "web JSON carries the SVG",
+            "GET",
+            "/v1/templates/connectionRefused?locale=en&platform=web",
+            200,
+            extra=[
+                body_field("visual.svg is inline SVG", lambda body: body["visual"]["svg"].startswith("<svg") and 'aria-hidden="true"' in body["visual"]["svg"]),
+                header_is("Access-Control-Allow-Origin", "*"),
+            ],
+        )
+    )
+    run(Case("ios JSON carries no SVG", "GET", "/v1/templates/connectionRefused?platform=ios", 200, extra=[body_field("no visual.svg", lambda body: "svg" not in body["visual"])]))
+    for path in ("/v1/web/templates/connectionRefused?locale=ar", "/v1/web/templates/connectionRefused/page?locale=de&level=2"):
+        run(Case(f"web HTML {path}", "GET", path, 200, extra=[header_is("Content-Type", "text/html; charset=utf-8"), vary_lists("Accept-Encoding")]))
+    run(Case("web HTML negotiated", "GET", "/v1/web/templates/noNetwork", 200, headers={"Accept-Language": "fr"}, extra=[header_is("Content-Language", "fr"), vary_lists("Accept-Language", "Accept-Encoding")]))
+    run(Case("web HTML bad level", "GET", "/v1/web/templates/connectionRefused?level=7", 400, extra=[problem_type("invalid-parameter"), first_error_parameter("level")]))
+    run(Case("web HTML unknown template", "GET", "/v1/web/templates/nope", 404, extra=[problem_type("unknown-template")]))
+    run(Case("web stylesheet", "GET", "/v1/web/assets/empty-state.css", 200, headers={"Accept-Encoding": "gzip"}, extra=[header_is("Content-Encoding", "gzip")]))
+    run(Case("web component", "HEAD", "/v1/web/assets/empty-state.js", 200, extra=[header_is("Content-Type", "text/javascript; charset=utf-8")]))
+    run(Case("web asset unknown", "GET", "/v1/web/assets/empty-state.0000000000000000.css", 404, extra=[problem_type("not-found")]))
+    run(Case("gallery", "GET", "/preview?locale=ar&size=200x150&style=subtle&platform=android", 200))
+    run(Case("gallery bad size", "GET", "/preview?size=1x1", 400, extra=[problem_type("invalid-parameter"), first_error_parameter("size")]))
+
     # One template.
     one = f"/v1/templates/{template_id}"
     french = f"{one}?locale=fr&platform=android"
@@ -783,7 +808,7 @@ def run_admin(checker: Checker, token: str, body_limit: int) -> None:
         "category": "error",
         "style": "default",
         "defaultLocale": "en",
-        "visual": {"icon": {"ios": "exclamationmark.triangle", "android": "error", "web": "alert-triangle"}},
+        "visual": {"icon": {"ios": "exclamationmark.triangle", "android": "error", "web": "triangle-alert"}},
         "actions": [
             {"id": "retry", "role": "primary", "type": "retry"},
             {"id": "help", "role": "secondary", "type": "openURL", "target": "https://example.com/help"},
@@ -973,6 +998,9 @@ def run_admin(checker: Checker, token: str, body_limit: int) -> None:
     # Locales.
     run(Case("admin locales", "GET", "/v1/admin/locales", 200, headers=auth, extra=[body_field("lists en and fr", lambda b: {"en", "fr"} <= {entry["locale"] for entry in b["locales"]})]))
     run(Case("admin locales", "HEAD", "/v1/admin/locales", 200, headers=auth))
+    run(Case("admin icons", "GET", "/v1/admin/icons?q=wifi&svg=true&limit=2", 200, headers=auth, extra=[body_field("wifi first, with SVG", lambda b: b["icons"][0]["name"] == "wifi" and b["icons"][0]["svg"].startswith("<svg") and len(b["icons"]) == 2)]))
+    run(Case("admin icons", "HEAD", "/v1/admin/icons", 200, headers=auth))
+    run(Case("admin icons bad limit", "GET", "/v1/admin/icons?limit=0", 400, headers=auth, extra=[first_error_parameter("limit")]))
 
     # Listing and paging.
     run(Case("admin list", "GET", "/v1/admin/templates", 200, headers=auth, extra=[body_field("lists the scratch template", lambda b: tid in {i["id"] for i in b["items"]} or b["total"] > b["pageSize"])]))
@@ -1140,8 +1168,18 @@ def run_events(checker: Checker, body_limit: int) -> EventRun:
     run(Case("events over 500", "POST", "/v1/events", 413, headers=as_json, body=body({"events": [{}] * 501}), extra=[problem_type("payload-too-large"), problem_pointers("")]))
     if body_limit > 0:
         run(Case("events body over the server limit", "POST", "/v1/events", 413, oversized=body_limit + 1, extra=[problem_type("payload-too-large")]))
-    run(Case("events method not allowed", "GET", "/v1/events", 405, extra=[problem_type("method-not-allowed"), allow_is("POST")]))
-    run(Case("events method not allowed", "HEAD", "/v1/events", 405, extra=[allow_is("POST")]))
+    run(Case("events method not allowed", "GET", "/v1/events", 405, extra=[problem_type("method-not-allowed"), allow_is("POST", "OPTIONS")]))
+    run(Case("events method not allowed", "HEAD", "/v1/events", 405, extra=[allow_is("POST", "OPTIONS")]))
+    run(
+        Case(
+            "events CORS preflight",
+            "OPTIONS",
+            "/v1/events",
+            204,
+            headers={"Origin": "https://shop.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"},
+            extra=[header_is("Access-Control-Allow-Origin", "*"), header_is("Access-Control-Allow-Headers", "Content-Type")],
+        )
+    )
 
     stored = {e["id"]: e for e in (displayed, tapped, single, skewed)}
     not_stored = [bad["id"], future["id"], unshown["id"], refused["id"]]
