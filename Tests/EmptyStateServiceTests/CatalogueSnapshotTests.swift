@@ -1,5 +1,6 @@
 import EmptyStateCore
 import EmptyStateStore
+import EmptyStateWeb
 import HTTPServer
 import Testing
 
@@ -16,7 +17,12 @@ struct CatalogueSnapshotTests {
         let snapshot = CatalogueSnapshot(catalogue: catalogue)
         for platform in Platform.allCases {
             let assembled = try #require(snapshot.bundle(locale: locale, platform: platform)).identity.body.array
-            let rendered = TemplateRenderer.renderBundle(catalogue, locale: locale, platform: platform)
+            let rendered = TemplateRenderer.renderBundle(
+                catalogue,
+                locale: locale,
+                platform: platform,
+                icons: IconSet.lucide
+            )
             #expect(assembled == rendered, "bundle \(locale)/\(platform) differs")
         }
     }

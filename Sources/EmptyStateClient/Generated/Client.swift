@@ -1490,6 +1490,1683 @@ internal struct Client: APIProtocol {
             }
         )
     }
+    /// One template as an HTML fragment (a `<section>`), for server-side includes and fetch + insert.
+    ///
+    /// The same template, locale negotiation, placeholders, caching and errors as `getTemplate`,
+    /// as HTML styled by `/v1/web/assets/empty-state.css`: the icon as inline SVG (hidden from
+    /// assistive technology), the heading (`h3`, or `level`), the message, and the actions as
+    /// `<button type="button">` with `data-action-id`, `data-action-type` and
+    /// `data-action-target`, the primary first. Every string is HTML-escaped; what the template
+    /// lacks is left out. An illustration is an `<img>` from the server's
+    /// `--illustration-base-url` (`alt=""` when decorative), or left out without one.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)`.
+    internal func getTemplateFragment(_ input: Operations.GetTemplateFragment.Input) async throws -> Operations.GetTemplateFragment.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetTemplateFragment.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/templates/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "level",
+                    value: input.query.level
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.WebHTML.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControl.self
+                        ),
+                        contentLanguage: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Language",
+                            as: Components.Headers.ContentLanguage.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        ),
+                        contentEncoding: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Encoding",
+                            as: Components.Headers.ContentEncoding.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        contentSecurityPolicy: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Security-Policy",
+                            as: Components.Headers.ContentSecurityPolicy.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.WebHTML.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "text/html; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "text/html; charset=utf-8":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .textHtmlCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 304:
+                    let headers: Components.Responses.NotModified.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControl.self
+                        ),
+                        contentLanguage: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Language",
+                            as: Components.Headers.ContentLanguage.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        )
+                    )
+                    return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.BadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.UnknownTemplate.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnknownTemplate.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The headers of getTemplateFragment, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)`.
+    internal func headTemplateFragment(_ input: Operations.HeadTemplateFragment.Input) async throws -> Operations.HeadTemplateFragment.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.HeadTemplateFragment.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/templates/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .head
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "level",
+                    value: input.query.level
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.WebHTMLHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControl.self
+                        ),
+                        contentLanguage: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Language",
+                            as: Components.Headers.ContentLanguage.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        ),
+                        contentEncoding: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Encoding",
+                            as: Components.Headers.ContentEncoding.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        contentSecurityPolicy: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Security-Policy",
+                            as: Components.Headers.ContentSecurityPolicy.self
+                        )
+                    )
+                    return .ok(.init(headers: headers))
+                case 304:
+                    let headers: Components.Responses.NotModified.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControl.self
+                        ),
+                        contentLanguage: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Language",
+                            as: Components.Headers.ContentLanguage.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        )
+                    )
+                    return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .badRequest(.init(headers: headers))
+                case 404:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .notFound(.init(headers: headers))
+                case 500:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
+    ///
+    /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
+    /// stylesheet at its hashed URL), its heading an `h1` unless `level` says otherwise.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)`.
+    internal func getTemplatePage(_ input: Operations.GetTemplatePage.Input) async throws -> Operations.GetTemplatePage.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetTemplatePage.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/templates/{}/page",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "level",
+                    value: input.query.level
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.WebHTML.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControl.self
+                        ),
+                        contentLanguage: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Language",
+                            as: Components.Headers.ContentLanguage.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        ),
+                        contentEncoding: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Encoding",
+                            as: Components.Headers.ContentEncoding.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        contentSecurityPolicy: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Security-Policy",
+                            as: Components.Headers.ContentSecurityPolicy.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.WebHTML.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "text/html; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "text/html; charset=utf-8":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .textHtmlCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 304:
+                    let headers: Components.Responses.NotModified.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControl.self
+                        ),
+                        contentLanguage: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Language",
+                            as: Components.Headers.ContentLanguage.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        )
+                    )
+                    return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.BadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.UnknownTemplate.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnknownTemplate.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The headers of getTemplatePage, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)`.
+    internal func headTemplatePage(_ input: Operations.HeadTemplatePage.Input) async throws -> Operations.HeadTemplatePage.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.HeadTemplatePage.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/templates/{}/page",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .head
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "level",
+                    value: input.query.level
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.WebHTMLHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControl.self
+                        ),
+                        contentLanguage: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Language",
+                            as: Components.Headers.ContentLanguage.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        ),
+                        contentEncoding: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Encoding",
+                            as: Components.Headers.ContentEncoding.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        contentSecurityPolicy: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Security-Policy",
+                            as: Components.Headers.ContentSecurityPolicy.self
+                        )
+                    )
+                    return .ok(.init(headers: headers))
+                case 304:
+                    let headers: Components.Responses.NotModified.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControl.self
+                        ),
+                        contentLanguage: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Language",
+                            as: Components.Headers.ContentLanguage.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        )
+                    )
+                    return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .badRequest(.init(headers: headers))
+                case 404:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .notFound(.init(headers: headers))
+                case 500:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The stylesheet or the web component.
+    ///
+    /// - Remark: HTTP `GET /v1/web/assets/{name}`.
+    /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)`.
+    internal func getWebAsset(_ input: Operations.GetWebAsset.Input) async throws -> Operations.GetWebAsset.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetWebAsset.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/assets/{}",
+                    parameters: [
+                        input.path.name
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.WebAsset.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.AssetCacheControl.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        ),
+                        contentEncoding: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Encoding",
+                            as: Components.Headers.ContentEncoding.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.WebAsset.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "text/css; charset=utf-8",
+                            "text/javascript; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "text/css; charset=utf-8":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .textCssCharsetUtf8(value)
+                            }
+                        )
+                    case "text/javascript; charset=utf-8":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .textJavascriptCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 304:
+                    let headers: Components.Responses.WebAssetNotModified.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.AssetCacheControl.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        )
+                    )
+                    return .notModified(.init(headers: headers))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The headers of getWebAsset, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/assets/{name}`.
+    /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)`.
+    internal func headWebAsset(_ input: Operations.HeadWebAsset.Input) async throws -> Operations.HeadWebAsset.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.HeadWebAsset.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/assets/{}",
+                    parameters: [
+                        input.path.name
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .head
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.WebAssetHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.AssetCacheControl.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        ),
+                        contentEncoding: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Content-Encoding",
+                            as: Components.Headers.ContentEncoding.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        )
+                    )
+                    return .ok(.init(headers: headers))
+                case 304:
+                    let headers: Components.Responses.WebAssetNotModified.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.ETag.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.AssetCacheControl.self
+                        ),
+                        vary: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Vary",
+                            as: Components.Headers.Vary.self
+                        )
+                    )
+                    return .notModified(.init(headers: headers))
+                case 404:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .notFound(.init(headers: headers))
+                case 500:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Every template (the first 500) side by side in one locale, style, platform and container size.
+    ///
+    /// A page for designers and ops to look before shipping; its choices are a plain form.
+    /// `make screenshots` photographs it. Not cached (`no-store`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /preview`.
+    /// - Remark: Generated from `#/paths//preview/get(getGallery)`.
+    internal func getGallery(_ input: Operations.GetGallery.Input) async throws -> Operations.GetGallery.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetGallery.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/preview",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "style",
+                    value: input.query.style
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "size",
+                    value: input.query.size
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.Gallery.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Gallery.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "text/html; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "text/html; charset=utf-8":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .textHtmlCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.BadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The headers of getGallery, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /preview`.
+    /// - Remark: Generated from `#/paths//preview/head(headGallery)`.
+    internal func headGallery(_ input: Operations.HeadGallery.Input) async throws -> Operations.HeadGallery.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.HeadGallery.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/preview",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .head
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "style",
+                    value: input.query.style
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "size",
+                    value: input.query.size
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.GalleryHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .ok(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .badRequest(.init(headers: headers))
+                case 500:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// Liveness probe.
     ///
     /// Answers 200 while the process is serving requests at all.
@@ -2383,6 +4060,383 @@ internal struct Client: APIProtocol {
                         name: "X-Request-ID",
                         as: Components.Headers.XRequestID.self
                     ))
+                    return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The web icon set (Lucide), so an editor can choose a template's `visual.icon.web`.
+    ///
+    /// A template's web icon must be one of these names: a write naming another gets
+    /// `422 validation-failed` at `/visual/icon/web`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/icons`.
+    /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)`.
+    internal func listIcons(_ input: Operations.ListIcons.Input) async throws -> Operations.ListIcons.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ListIcons.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/admin/icons",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "q",
+                    value: input.query.q
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "limit",
+                    value: input.query.limit
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "svg",
+                    value: input.query.svg
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.AdminIconList.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminIconList.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json; charset=utf-8":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.IconList.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationJsonCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.AdminBadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.AdminBadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminBadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 401:
+                    let headers: Components.Responses.AdminUnauthorized.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Headers.WWWAuthenticate.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminUnauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.AdminInternalError.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminInternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The headers of listIcons, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/icons`.
+    /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)`.
+    internal func headIcons(_ input: Operations.HeadIcons.Input) async throws -> Operations.HeadIcons.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.HeadIcons.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/admin/icons",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .head
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "q",
+                    value: input.query.q
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "limit",
+                    value: input.query.limit
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "svg",
+                    value: input.query.svg
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.AdminHeadOK.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .ok(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .badRequest(.init(headers: headers))
+                case 401:
+                    let headers: Components.Responses.AdminUnauthorizedHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Headers.WWWAuthenticate.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .unauthorized(.init(headers: headers))
+                case 500:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
                     return .internalServerError(.init(headers: headers))
                 default:
                     return .undocumented(
@@ -9961,6 +12015,79 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The CORS preflight of a JSON post from a page on another origin (the web component's).
+    ///
+    /// `Content-Type: application/json` makes a cross-origin post non-simple, so browsers ask
+    /// first. Only the event sink (and the client reads, which need no preflight) allow other
+    /// origins; the admin and analytics APIs answer no preflight.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/events`.
+    /// - Remark: Generated from `#/paths//v1/events/options(preflightEvents)`.
+    internal func preflightEvents(_ input: Operations.PreflightEvents.Input) async throws -> Operations.PreflightEvents.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightEvents.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/events",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Operations.PreflightEvents.Output.NoContent.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

@@ -7,6 +7,22 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
     internal enum Headers {
+        /// `*`: any page may read client answers (no credentials are involved).
+        ///
+        /// - Remark: Generated from `#/components/headers/Access-Control-Allow-Origin`.
+        internal enum AccessControlAllowOrigin: String, Codable, Hashable, Sendable, CaseIterable {
+            case _ast_ = "*"
+        }
+        /// The HTML may load the stylesheet and images, and run nothing.
+        ///
+        /// - Remark: Generated from `#/components/headers/Content-Security-Policy`.
+        internal typealias ContentSecurityPolicy = Swift.String
+        /// At a hashed name: `public, max-age=31536000, immutable` (those bytes never change). At the
+        /// stable name: as a template's (`public, max-age=<cache-max-age>, …`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/headers/AssetCache-Control`.
+        internal typealias AssetCacheControl = Swift.String
         /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
         ///
         /// - Remark: Generated from `#/components/headers/X-Request-ID`.

@@ -7,6 +7,18 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/parameters` section of the OpenAPI document.
     internal enum Parameters {
+        /// The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+        ///
+        /// - Remark: Generated from `#/components/parameters/HeadingLevel`.
+        internal typealias HeadingLevel = Swift.Int
+        /// The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+        ///
+        /// - Remark: Generated from `#/components/parameters/PageHeadingLevel`.
+        internal typealias PageHeadingLevel = Swift.Int
+        /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+        ///
+        /// - Remark: Generated from `#/components/parameters/WebPlatform`.
+        internal typealias WebPlatform = Components.Schemas.Platform
         /// A template's id or one of its aliases.
         ///
         /// - Remark: Generated from `#/components/parameters/TemplateId`.

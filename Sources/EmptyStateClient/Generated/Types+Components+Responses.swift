@@ -7,6 +7,628 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/responses` section of the OpenAPI document.
     internal enum Responses {
+        internal struct WebHTML: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/WebHTML/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
+                /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
+                /// carries the tag of the coding the request would have got.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/ETag`.
+                internal var eTag: Components.Headers.ETag
+                /// Templates may be cached by any cache for `max-age` seconds, then served stale while
+                /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
+                /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
+                /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
+                /// stale-if-error=604800`.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControl
+                /// The locale the response was resolved for (the bundle's locale, or the template's).
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/Content-Language`.
+                internal var contentLanguage: Components.Headers.ContentLanguage
+                /// - Remark: Generated from `#/components/headers/Vary`.
+                internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
+                    case acceptEncoding = "Accept-Encoding"
+                    case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                }
+                /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/Vary`.
+                internal var vary: Components.Headers.Vary
+                /// - Remark: Generated from `#/components/headers/Content-Encoding`.
+                internal enum ContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                    case gzip = "gzip"
+                }
+                /// Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/Content-Encoding`.
+                internal var contentEncoding: Components.Headers.ContentEncoding?
+                /// - Remark: Generated from `#/components/headers/Access-Control-Allow-Origin`.
+                internal enum AccessControlAllowOrigin: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _ast_ = "*"
+                }
+                /// `*`: any page may read client answers (no credentials are involved).
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/Access-Control-Allow-Origin`.
+                internal var accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin
+                /// The HTML may load the stylesheet and images, and run nothing.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/Content-Security-Policy`.
+                internal var contentSecurityPolicy: Components.Headers.ContentSecurityPolicy
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
+                ///   - contentLanguage: The locale the response was resolved for (the bundle's locale, or the template's).
+                ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
+                ///   - accessControlAllowOrigin: `*`: any page may read client answers (no credentials are involved).
+                ///   - contentSecurityPolicy: The HTML may load the stylesheet and images, and run nothing.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.ETag,
+                    cacheControl: Components.Headers.CacheControl,
+                    contentLanguage: Components.Headers.ContentLanguage,
+                    vary: Components.Headers.Vary,
+                    contentEncoding: Components.Headers.ContentEncoding? = nil,
+                    accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin,
+                    contentSecurityPolicy: Components.Headers.ContentSecurityPolicy
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                    self.contentLanguage = contentLanguage
+                    self.vary = vary
+                    self.contentEncoding = contentEncoding
+                    self.accessControlAllowOrigin = accessControlAllowOrigin
+                    self.contentSecurityPolicy = contentSecurityPolicy
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.WebHTML.Headers
+            /// - Remark: Generated from `#/components/responses/WebHTML/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/WebHTML/content/text\/html; charset=utf-8`.
+                case textHtmlCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textHtmlCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textHtmlCharsetUtf8`.
+                /// - SeeAlso: `.textHtmlCharsetUtf8`.
+                internal var textHtmlCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textHtmlCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.WebHTML.Body
+            /// Creates a new `WebHTML`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.WebHTML.Headers,
+                body: Components.Responses.WebHTML.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct WebHTMLHead: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
+                /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
+                /// carries the tag of the coding the request would have got.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/ETag`.
+                internal var eTag: Components.Headers.ETag
+                /// Templates may be cached by any cache for `max-age` seconds, then served stale while
+                /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
+                /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
+                /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
+                /// stale-if-error=604800`.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControl
+                /// The locale the response was resolved for (the bundle's locale, or the template's).
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Content-Language`.
+                internal var contentLanguage: Components.Headers.ContentLanguage
+                /// - Remark: Generated from `#/components/headers/Vary`.
+                internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
+                    case acceptEncoding = "Accept-Encoding"
+                    case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                }
+                /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Vary`.
+                internal var vary: Components.Headers.Vary
+                /// - Remark: Generated from `#/components/headers/Content-Encoding`.
+                internal enum ContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                    case gzip = "gzip"
+                }
+                /// Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Content-Encoding`.
+                internal var contentEncoding: Components.Headers.ContentEncoding?
+                /// - Remark: Generated from `#/components/headers/Access-Control-Allow-Origin`.
+                internal enum AccessControlAllowOrigin: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _ast_ = "*"
+                }
+                /// `*`: any page may read client answers (no credentials are involved).
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Access-Control-Allow-Origin`.
+                internal var accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin
+                /// The HTML may load the stylesheet and images, and run nothing.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Content-Security-Policy`.
+                internal var contentSecurityPolicy: Components.Headers.ContentSecurityPolicy
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
+                ///   - contentLanguage: The locale the response was resolved for (the bundle's locale, or the template's).
+                ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
+                ///   - accessControlAllowOrigin: `*`: any page may read client answers (no credentials are involved).
+                ///   - contentSecurityPolicy: The HTML may load the stylesheet and images, and run nothing.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.ETag,
+                    cacheControl: Components.Headers.CacheControl,
+                    contentLanguage: Components.Headers.ContentLanguage,
+                    vary: Components.Headers.Vary,
+                    contentEncoding: Components.Headers.ContentEncoding? = nil,
+                    accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin,
+                    contentSecurityPolicy: Components.Headers.ContentSecurityPolicy
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                    self.contentLanguage = contentLanguage
+                    self.vary = vary
+                    self.contentEncoding = contentEncoding
+                    self.accessControlAllowOrigin = accessControlAllowOrigin
+                    self.contentSecurityPolicy = contentSecurityPolicy
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.WebHTMLHead.Headers
+            /// Creates a new `WebHTMLHead`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.WebHTMLHead.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct WebAsset: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/WebAsset/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAsset/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
+                /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
+                /// carries the tag of the coding the request would have got.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAsset/headers/ETag`.
+                internal var eTag: Components.Headers.ETag
+                /// At a hashed name: `public, max-age=31536000, immutable` (those bytes never change). At the
+                /// stable name: as a template's (`public, max-age=<cache-max-age>, …`).
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAsset/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.AssetCacheControl
+                /// - Remark: Generated from `#/components/headers/Vary`.
+                internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
+                    case acceptEncoding = "Accept-Encoding"
+                    case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                }
+                /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAsset/headers/Vary`.
+                internal var vary: Components.Headers.Vary
+                /// - Remark: Generated from `#/components/headers/Content-Encoding`.
+                internal enum ContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                    case gzip = "gzip"
+                }
+                /// Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAsset/headers/Content-Encoding`.
+                internal var contentEncoding: Components.Headers.ContentEncoding?
+                /// - Remark: Generated from `#/components/headers/Access-Control-Allow-Origin`.
+                internal enum AccessControlAllowOrigin: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _ast_ = "*"
+                }
+                /// `*`: any page may read client answers (no credentials are involved).
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAsset/headers/Access-Control-Allow-Origin`.
+                internal var accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                ///   - cacheControl: At a hashed name: `public, max-age=31536000, immutable` (those bytes never change). At the
+                ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
+                ///   - accessControlAllowOrigin: `*`: any page may read client answers (no credentials are involved).
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.ETag,
+                    cacheControl: Components.Headers.AssetCacheControl,
+                    vary: Components.Headers.Vary,
+                    contentEncoding: Components.Headers.ContentEncoding? = nil,
+                    accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                    self.vary = vary
+                    self.contentEncoding = contentEncoding
+                    self.accessControlAllowOrigin = accessControlAllowOrigin
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.WebAsset.Headers
+            /// - Remark: Generated from `#/components/responses/WebAsset/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/WebAsset/content/text\/css; charset=utf-8`.
+                case textCssCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textCssCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textCssCharsetUtf8`.
+                /// - SeeAlso: `.textCssCharsetUtf8`.
+                internal var textCssCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textCssCharsetUtf8(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "text/css; charset=utf-8",
+                                body: self
+                            )
+                        }
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/WebAsset/content/text\/javascript; charset=utf-8`.
+                case textJavascriptCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textJavascriptCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textJavascriptCharsetUtf8`.
+                /// - SeeAlso: `.textJavascriptCharsetUtf8`.
+                internal var textJavascriptCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textJavascriptCharsetUtf8(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "text/javascript; charset=utf-8",
+                                body: self
+                            )
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.WebAsset.Body
+            /// Creates a new `WebAsset`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.WebAsset.Headers,
+                body: Components.Responses.WebAsset.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct WebAssetHead: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/WebAssetHead/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
+                /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
+                /// carries the tag of the coding the request would have got.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/ETag`.
+                internal var eTag: Components.Headers.ETag
+                /// At a hashed name: `public, max-age=31536000, immutable` (those bytes never change). At the
+                /// stable name: as a template's (`public, max-age=<cache-max-age>, …`).
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.AssetCacheControl
+                /// - Remark: Generated from `#/components/headers/Vary`.
+                internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
+                    case acceptEncoding = "Accept-Encoding"
+                    case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                }
+                /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/Vary`.
+                internal var vary: Components.Headers.Vary
+                /// - Remark: Generated from `#/components/headers/Content-Encoding`.
+                internal enum ContentEncoding: String, Codable, Hashable, Sendable, CaseIterable {
+                    case gzip = "gzip"
+                }
+                /// Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/Content-Encoding`.
+                internal var contentEncoding: Components.Headers.ContentEncoding?
+                /// - Remark: Generated from `#/components/headers/Access-Control-Allow-Origin`.
+                internal enum AccessControlAllowOrigin: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _ast_ = "*"
+                }
+                /// `*`: any page may read client answers (no credentials are involved).
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/Access-Control-Allow-Origin`.
+                internal var accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                ///   - cacheControl: At a hashed name: `public, max-age=31536000, immutable` (those bytes never change). At the
+                ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
+                ///   - accessControlAllowOrigin: `*`: any page may read client answers (no credentials are involved).
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.ETag,
+                    cacheControl: Components.Headers.AssetCacheControl,
+                    vary: Components.Headers.Vary,
+                    contentEncoding: Components.Headers.ContentEncoding? = nil,
+                    accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                    self.vary = vary
+                    self.contentEncoding = contentEncoding
+                    self.accessControlAllowOrigin = accessControlAllowOrigin
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.WebAssetHead.Headers
+            /// Creates a new `WebAssetHead`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.WebAssetHead.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct WebAssetNotModified: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/WebAssetNotModified/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetNotModified/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
+                /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
+                /// carries the tag of the coding the request would have got.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetNotModified/headers/ETag`.
+                internal var eTag: Components.Headers.ETag
+                /// At a hashed name: `public, max-age=31536000, immutable` (those bytes never change). At the
+                /// stable name: as a template's (`public, max-age=<cache-max-age>, …`).
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetNotModified/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.AssetCacheControl
+                /// - Remark: Generated from `#/components/headers/Vary`.
+                internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
+                    case acceptEncoding = "Accept-Encoding"
+                    case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                }
+                /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebAssetNotModified/headers/Vary`.
+                internal var vary: Components.Headers.Vary
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
+                ///   - cacheControl: At a hashed name: `public, max-age=31536000, immutable` (those bytes never change). At the
+                ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.ETag,
+                    cacheControl: Components.Headers.AssetCacheControl,
+                    vary: Components.Headers.Vary
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                    self.vary = vary
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.WebAssetNotModified.Headers
+            /// Creates a new `WebAssetNotModified`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.WebAssetNotModified.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct Gallery: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Gallery/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/Gallery/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                internal init(xRequestID: Components.Headers.XRequestID) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.Gallery.Headers
+            /// - Remark: Generated from `#/components/responses/Gallery/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Gallery/content/text\/html; charset=utf-8`.
+                case textHtmlCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textHtmlCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textHtmlCharsetUtf8`.
+                /// - SeeAlso: `.textHtmlCharsetUtf8`.
+                internal var textHtmlCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textHtmlCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.Gallery.Body
+            /// Creates a new `Gallery`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.Gallery.Headers,
+                body: Components.Responses.Gallery.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct GalleryHead: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/GalleryHead/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/GalleryHead/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                internal init(xRequestID: Components.Headers.XRequestID) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.GalleryHead.Headers
+            /// Creates a new `GalleryHead`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.GalleryHead.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct AdminIconList: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminIconList/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminIconList/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                internal init(xRequestID: Components.Headers.XRequestID) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminIconList.Headers
+            /// - Remark: Generated from `#/components/responses/AdminIconList/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminIconList/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.IconList)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.IconList {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminIconList.Body
+            /// Creates a new `AdminIconList`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminIconList.Headers,
+                body: Components.Responses.AdminIconList.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         internal struct Template: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Template/headers`.
             internal struct Headers: Sendable, Hashable {

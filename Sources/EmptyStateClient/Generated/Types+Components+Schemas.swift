@@ -7,6 +7,88 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     internal enum Schemas {
+        /// - Remark: Generated from `#/components/schemas/IconList`.
+        internal struct IconList: Codable, Hashable, Sendable {
+            /// How many names match (`icons` holds at most `limit` of them).
+            ///
+            /// - Remark: Generated from `#/components/schemas/IconList/total`.
+            internal var total: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/IconList/IconsPayload`.
+            internal struct IconsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/IconList/IconsPayload/name`.
+                internal var name: Swift.String
+                /// The icon's SVG markup (`svg=true`).
+                ///
+                /// - Remark: Generated from `#/components/schemas/IconList/IconsPayload/svg`.
+                internal var svg: Swift.String?
+                /// Creates a new `IconsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                ///   - svg: The icon's SVG markup (`svg=true`).
+                internal init(
+                    name: Swift.String,
+                    svg: Swift.String? = nil
+                ) {
+                    self.name = name
+                    self.svg = svg
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case name
+                    case svg
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.name = try container.decode(
+                        Swift.String.self,
+                        forKey: .name
+                    )
+                    self.svg = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .svg
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "name",
+                        "svg"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/IconList/icons`.
+            internal typealias IconsPayload = [Components.Schemas.IconList.IconsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/IconList/icons`.
+            internal var icons: Components.Schemas.IconList.IconsPayload
+            /// Creates a new `IconList`.
+            ///
+            /// - Parameters:
+            ///   - total: How many names match (`icons` holds at most `limit` of them).
+            ///   - icons:
+            internal init(
+                total: Swift.Int,
+                icons: Components.Schemas.IconList.IconsPayload
+            ) {
+                self.total = total
+                self.icons = icons
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case total
+                case icons
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.total = try container.decode(
+                    Swift.Int.self,
+                    forKey: .total
+                )
+                self.icons = try container.decode(
+                    Components.Schemas.IconList.IconsPayload.self,
+                    forKey: .icons
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "total",
+                    "icons"
+                ])
+            }
+        }
         /// A template id or alias.
         ///
         /// - Remark: Generated from `#/components/schemas/TemplateId`.
@@ -220,8 +302,8 @@ extension Components {
                 ])
             }
         }
-        /// The icon (64×64: an SF Symbol on iOS, a Material icon on Android, an icon name on the web)
-        /// or illustration asset (360×230) to show. `label` is present exactly when the visual is not
+        /// The icon (64×64: an SF Symbol on iOS, a Material icon on Android, a Lucide icon name on the
+        /// web, drawn in `svg`) or illustration asset (360×230) to show. `label` is present exactly when the visual is not
         /// decorative and should be announced by assistive technologies.
         ///
         ///
@@ -240,6 +322,13 @@ extension Components {
             internal var width: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Visual/height`.
             internal var height: Swift.Int
+            /// `platform=web` icons only: the icon as inline SVG markup from the service's vetted set
+            /// (Lucide), `aria-hidden="true"`, `focusable="false"`, drawn in `currentColor`, with no
+            /// script, title, style or external reference. A template never carries SVG of its own.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Visual/svg`.
+            internal var svg: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Visual/decorative`.
             internal var decorative: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/Visual/label`.
@@ -251,6 +340,7 @@ extension Components {
             ///   - name:
             ///   - width:
             ///   - height:
+            ///   - svg: `platform=web` icons only: the icon as inline SVG markup from the service's vetted set
             ///   - decorative:
             ///   - label:
             internal init(
@@ -258,6 +348,7 @@ extension Components {
                 name: Swift.String,
                 width: Swift.Int,
                 height: Swift.Int,
+                svg: Swift.String? = nil,
                 decorative: Swift.Bool,
                 label: Swift.String? = nil
             ) {
@@ -265,6 +356,7 @@ extension Components {
                 self.name = name
                 self.width = width
                 self.height = height
+                self.svg = svg
                 self.decorative = decorative
                 self.label = label
             }
@@ -273,6 +365,7 @@ extension Components {
                 case name
                 case width
                 case height
+                case svg
                 case decorative
                 case label
             }
@@ -294,6 +387,10 @@ extension Components {
                     Swift.Int.self,
                     forKey: .height
                 )
+                self.svg = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .svg
+                )
                 self.decorative = try container.decode(
                     Swift.Bool.self,
                     forKey: .decorative
@@ -307,6 +404,7 @@ extension Components {
                     "name",
                     "width",
                     "height",
+                    "svg",
                     "decorative",
                     "label"
                 ])

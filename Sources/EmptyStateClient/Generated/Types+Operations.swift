@@ -1867,6 +1867,2217 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// One template as an HTML fragment (a `<section>`), for server-side includes and fetch + insert.
+    ///
+    /// The same template, locale negotiation, placeholders, caching and errors as `getTemplate`,
+    /// as HTML styled by `/v1/web/assets/empty-state.css`: the icon as inline SVG (hidden from
+    /// assistive technology), the heading (`h3`, or `level`), the message, and the actions as
+    /// `<button type="button">` with `data-action-id`, `data-action-type` and
+    /// `data-action-target`, the primary first. Every string is HTML-escaped; what the template
+    /// lacks is left out. An illustration is an `<img>` from the server's
+    /// `--illustration-base-url` (`alt=""` when decorative), or left out without one.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)`.
+    internal enum GetTemplateFragment {
+        internal static let id: Swift.String = "getTemplateFragment"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.GetTemplateFragment.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/query/level`.
+                internal var level: Components.Parameters.HeadingLevel?
+                /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/query/platform`.
+                internal var platform: Components.Parameters.WebPlatform?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                ///   - level: The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///   - platform: Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil,
+                    level: Components.Parameters.HeadingLevel? = nil,
+                    platform: Components.Parameters.WebPlatform? = nil
+                ) {
+                    self.locale = locale
+                    self.param = param
+                    self.level = level
+                    self.platform = platform
+                }
+            }
+            internal var query: Operations.GetTemplateFragment.Input.Query
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplateFragment.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplateFragment.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetTemplateFragment.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.GetTemplateFragment.Input.Path,
+                query: Operations.GetTemplateFragment.Input.Query = .init(),
+                headers: Operations.GetTemplateFragment.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The template as HTML.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.WebHTML)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.WebHTML {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The representation matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query parameter is invalid (`invalid-parameter`; `errors` names each offending parameter),
+            /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
+            /// arguments, or one whose arguments do not fit beside the request line and headers, is not
+            /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
+            /// `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No template has this id or alias (`unknown-template`). An empty id (`/v1/templates/`) leaves a path that names no resource (`not-found`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.UnknownTemplate)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.UnknownTemplate {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case textHtmlCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .textHtmlCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textHtmlCharsetUtf8:
+                    return "text/html"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .textHtmlCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of getTemplateFragment, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)`.
+    internal enum HeadTemplateFragment {
+        internal static let id: Swift.String = "headTemplateFragment"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.HeadTemplateFragment.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/query/level`.
+                internal var level: Components.Parameters.HeadingLevel?
+                /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/query/platform`.
+                internal var platform: Components.Parameters.WebPlatform?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                ///   - level: The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///   - platform: Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil,
+                    level: Components.Parameters.HeadingLevel? = nil,
+                    platform: Components.Parameters.WebPlatform? = nil
+                ) {
+                    self.locale = locale
+                    self.param = param
+                    self.level = level
+                    self.platform = platform
+                }
+            }
+            internal var query: Operations.HeadTemplateFragment.Input.Query
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadTemplateFragment.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadTemplateFragment.Input.Path,
+                query: Operations.HeadTemplateFragment.Input.Query = .init(),
+                headers: Operations.HeadTemplateFragment.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.WebHTMLHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.WebHTMLHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The representation matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
+    ///
+    /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
+    /// stylesheet at its hashed URL), its heading an `h1` unless `level` says otherwise.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)`.
+    internal enum GetTemplatePage {
+        internal static let id: Swift.String = "getTemplatePage"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.GetTemplatePage.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/query/level`.
+                internal var level: Components.Parameters.PageHeadingLevel?
+                /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/query/platform`.
+                internal var platform: Components.Parameters.WebPlatform?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                ///   - level: The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+                ///   - platform: Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil,
+                    level: Components.Parameters.PageHeadingLevel? = nil,
+                    platform: Components.Parameters.WebPlatform? = nil
+                ) {
+                    self.locale = locale
+                    self.param = param
+                    self.level = level
+                    self.platform = platform
+                }
+            }
+            internal var query: Operations.GetTemplatePage.Input.Query
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplatePage.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplatePage.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetTemplatePage.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.GetTemplatePage.Input.Path,
+                query: Operations.GetTemplatePage.Input.Query = .init(),
+                headers: Operations.GetTemplatePage.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The template as HTML.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.WebHTML)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.WebHTML {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The representation matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query parameter is invalid (`invalid-parameter`; `errors` names each offending parameter),
+            /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
+            /// arguments, or one whose arguments do not fit beside the request line and headers, is not
+            /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
+            /// `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No template has this id or alias (`unknown-template`). An empty id (`/v1/templates/`) leaves a path that names no resource (`not-found`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.UnknownTemplate)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.UnknownTemplate {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case textHtmlCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .textHtmlCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textHtmlCharsetUtf8:
+                    return "text/html"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .textHtmlCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of getTemplatePage, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)`.
+    internal enum HeadTemplatePage {
+        internal static let id: Swift.String = "headTemplatePage"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.HeadTemplatePage.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/query/level`.
+                internal var level: Components.Parameters.PageHeadingLevel?
+                /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/query/platform`.
+                internal var platform: Components.Parameters.WebPlatform?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                ///   - level: The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+                ///   - platform: Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil,
+                    level: Components.Parameters.PageHeadingLevel? = nil,
+                    platform: Components.Parameters.WebPlatform? = nil
+                ) {
+                    self.locale = locale
+                    self.param = param
+                    self.level = level
+                    self.platform = platform
+                }
+            }
+            internal var query: Operations.HeadTemplatePage.Input.Query
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadTemplatePage.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadTemplatePage.Input.Path,
+                query: Operations.HeadTemplatePage.Input.Query = .init(),
+                headers: Operations.HeadTemplatePage.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.WebHTMLHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.WebHTMLHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The representation matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The stylesheet or the web component.
+    ///
+    /// - Remark: HTTP `GET /v1/web/assets/{name}`.
+    /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)`.
+    internal enum GetWebAsset {
+        internal static let id: Swift.String = "getWebAsset"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/assets/{name}/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// `empty-state.css` (the stylesheet) or `empty-state.js` (the `<empty-state>` component, an
+                /// ES module), or either at its hashed name (`empty-state.<16 hex digits>.css`), which the
+                /// service's pages link: the same bytes, cached for a year.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/assets/{name}/GET/path/name`.
+                internal var name: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - name: `empty-state.css` (the stylesheet) or `empty-state.js` (the `<empty-state>` component, an
+                internal init(name: Swift.String) {
+                    self.name = name
+                }
+            }
+            internal var path: Operations.GetWebAsset.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/assets/{name}/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/assets/{name}/GET/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/assets/{name}/GET/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/assets/{name}/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetWebAsset.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetWebAsset.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetWebAsset.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.GetWebAsset.Input.Path,
+                headers: Operations.GetWebAsset.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The stylesheet (`text/css; charset=utf-8`) or the component (`text/javascript; charset=utf-8`).
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.WebAsset)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.WebAsset {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The asset matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.WebAssetNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.WebAssetNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No resource at this path (any path not described in `paths`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `not-found`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `not-found`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case textCssCharsetUtf8
+            case textJavascriptCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/css":
+                    self = .textCssCharsetUtf8
+                case "text/javascript":
+                    self = .textJavascriptCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textCssCharsetUtf8:
+                    return "text/css"
+                case .textJavascriptCharsetUtf8:
+                    return "text/javascript"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .textCssCharsetUtf8,
+                    .textJavascriptCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of getWebAsset, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/assets/{name}`.
+    /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)`.
+    internal enum HeadWebAsset {
+        internal static let id: Swift.String = "headWebAsset"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/assets/{name}/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// `empty-state.css` (the stylesheet) or `empty-state.js` (the `<empty-state>` component, an
+                /// ES module), or either at its hashed name (`empty-state.<16 hex digits>.css`), which the
+                /// service's pages link: the same bytes, cached for a year.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/assets/{name}/HEAD/path/name`.
+                internal var name: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - name: `empty-state.css` (the stylesheet) or `empty-state.js` (the `<empty-state>` component, an
+                internal init(name: Swift.String) {
+                    self.name = name
+                }
+            }
+            internal var path: Operations.HeadWebAsset.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/assets/{name}/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/assets/{name}/HEAD/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/assets/{name}/HEAD/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/assets/{name}/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadWebAsset.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadWebAsset.Input.Path,
+                headers: Operations.HeadWebAsset.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.WebAssetHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.WebAssetHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The asset matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.WebAssetNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.WebAssetNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Every template (the first 500) side by side in one locale, style, platform and container size.
+    ///
+    /// A page for designers and ops to look before shipping; its choices are a plain form.
+    /// `make screenshots` photographs it. Not cached (`no-store`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /preview`.
+    /// - Remark: Generated from `#/paths//preview/get(getGallery)`.
+    internal enum GetGallery {
+        internal static let id: Swift.String = "getGallery"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/preview/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/preview/GET/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                /// Any other value is rejected with `400 invalid-parameter` whose `errors[0].parameter` is
+                /// `platform`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/preview/GET/query/platform`.
+                internal var platform: Components.Parameters.Platform?
+                /// - Remark: Generated from `#/paths/preview/GET/query/style`.
+                internal enum StylePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case template = "template"
+                    case _default = "default"
+                    case subtle = "subtle"
+                }
+                /// `template` (each template's own, the default), `default` or `subtle`.
+                ///
+                /// - Remark: Generated from `#/paths/preview/GET/query/style`.
+                internal var style: Operations.GetGallery.Input.Query.StylePayload?
+                /// - Remark: Generated from `#/paths/preview/GET/query/size`.
+                internal enum SizePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _400x400 = "400x400"
+                    case _200x150 = "200x150"
+                    case _360x640 = "360x640"
+                    case _640x360 = "640x360"
+                }
+                /// The size of every template's container, in CSS pixels.
+                ///
+                /// - Remark: Generated from `#/paths/preview/GET/query/size`.
+                internal var size: Operations.GetGallery.Input.Query.SizePayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - platform: The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                ///   - style: `template` (each template's own, the default), `default` or `subtle`.
+                ///   - size: The size of every template's container, in CSS pixels.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    platform: Components.Parameters.Platform? = nil,
+                    style: Operations.GetGallery.Input.Query.StylePayload? = nil,
+                    size: Operations.GetGallery.Input.Query.SizePayload? = nil
+                ) {
+                    self.locale = locale
+                    self.platform = platform
+                    self.style = style
+                    self.size = size
+                }
+            }
+            internal var query: Operations.GetGallery.Input.Query
+            /// - Remark: Generated from `#/paths/preview/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/preview/GET/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/preview/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGallery.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGallery.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetGallery.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.GetGallery.Input.Query = .init(),
+                headers: Operations.GetGallery.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The gallery page.
+            ///
+            /// - Remark: Generated from `#/paths//preview/get(getGallery)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Gallery)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.Gallery {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query parameter is invalid (`invalid-parameter`; `errors` names each offending parameter),
+            /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
+            /// arguments, or one whose arguments do not fit beside the request line and headers, is not
+            /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
+            /// `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//preview/get(getGallery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//preview/get(getGallery)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//preview/get(getGallery)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.InternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.InternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case textHtmlCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .textHtmlCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textHtmlCharsetUtf8:
+                    return "text/html"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .textHtmlCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of getGallery, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /preview`.
+    /// - Remark: Generated from `#/paths//preview/head(headGallery)`.
+    internal enum HeadGallery {
+        internal static let id: Swift.String = "headGallery"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/preview/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/preview/HEAD/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                /// Any other value is rejected with `400 invalid-parameter` whose `errors[0].parameter` is
+                /// `platform`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/preview/HEAD/query/platform`.
+                internal var platform: Components.Parameters.Platform?
+                /// - Remark: Generated from `#/paths/preview/HEAD/query/style`.
+                internal enum StylePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case template = "template"
+                    case _default = "default"
+                    case subtle = "subtle"
+                }
+                /// `template` (each template's own, the default), `default` or `subtle`.
+                ///
+                /// - Remark: Generated from `#/paths/preview/HEAD/query/style`.
+                internal var style: Operations.HeadGallery.Input.Query.StylePayload?
+                /// - Remark: Generated from `#/paths/preview/HEAD/query/size`.
+                internal enum SizePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _400x400 = "400x400"
+                    case _200x150 = "200x150"
+                    case _360x640 = "360x640"
+                    case _640x360 = "640x360"
+                }
+                /// The size of every template's container, in CSS pixels.
+                ///
+                /// - Remark: Generated from `#/paths/preview/HEAD/query/size`.
+                internal var size: Operations.HeadGallery.Input.Query.SizePayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - platform: The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                ///   - style: `template` (each template's own, the default), `default` or `subtle`.
+                ///   - size: The size of every template's container, in CSS pixels.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    platform: Components.Parameters.Platform? = nil,
+                    style: Operations.HeadGallery.Input.Query.StylePayload? = nil,
+                    size: Operations.HeadGallery.Input.Query.SizePayload? = nil
+                ) {
+                    self.locale = locale
+                    self.platform = platform
+                    self.style = style
+                    self.size = size
+                }
+            }
+            internal var query: Operations.HeadGallery.Input.Query
+            /// - Remark: Generated from `#/paths/preview/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/preview/HEAD/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/preview/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadGallery.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.HeadGallery.Input.Query = .init(),
+                headers: Operations.HeadGallery.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//preview/head(headGallery)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.GalleryHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.GalleryHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//preview/head(headGallery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//preview/head(headGallery)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
     /// Liveness probe.
     ///
     /// Answers 200 while the process is serving requests at all.
@@ -2941,6 +5152,439 @@ internal enum Operations {
             /// - Throws: An error if `self` is not `.internalServerError`.
             /// - SeeAlso: `.internalServerError`.
             internal var internalServerError: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The web icon set (Lucide), so an editor can choose a template's `visual.icon.web`.
+    ///
+    /// A template's web icon must be one of these names: a write naming another gets
+    /// `422 validation-failed` at `/visual/icon/web`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/icons`.
+    /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)`.
+    internal enum ListIcons {
+        internal static let id: Swift.String = "listIcons"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/icons/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// Words every name must contain (split on spaces and hyphens, case-insensitive); names
+                /// that start with the first word come first. Empty or absent: every name.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/icons/GET/query/q`.
+                internal var q: Swift.String?
+                /// At most this many icons in `icons` (`total` counts them all).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/icons/GET/query/limit`.
+                internal var limit: Swift.Int?
+                /// - Remark: Generated from `#/paths/v1/admin/icons/GET/query/svg`.
+                internal enum SvgPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                }
+                /// `true` adds each icon's SVG markup, as `platform=web` answers carry it.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/icons/GET/query/svg`.
+                internal var svg: Operations.ListIcons.Input.Query.SvgPayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - q: Words every name must contain (split on spaces and hyphens, case-insensitive); names
+                ///   - limit: At most this many icons in `icons` (`total` counts them all).
+                ///   - svg: `true` adds each icon's SVG markup, as `platform=web` answers carry it.
+                internal init(
+                    q: Swift.String? = nil,
+                    limit: Swift.Int? = nil,
+                    svg: Operations.ListIcons.Input.Query.SvgPayload? = nil
+                ) {
+                    self.q = q
+                    self.limit = limit
+                    self.svg = svg
+                }
+            }
+            internal var query: Operations.ListIcons.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/icons/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/icons/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListIcons.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListIcons.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListIcons.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.ListIcons.Input.Query = .init(),
+                headers: Operations.ListIcons.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The icons whose names match, names only unless `svg=true`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminIconList)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminIconList {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of listIcons, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/icons`.
+    /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)`.
+    internal enum HeadIcons {
+        internal static let id: Swift.String = "headIcons"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// Words every name must contain (split on spaces and hyphens, case-insensitive); names
+                /// that start with the first word come first. Empty or absent: every name.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/query/q`.
+                internal var q: Swift.String?
+                /// At most this many icons in `icons` (`total` counts them all).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/query/limit`.
+                internal var limit: Swift.Int?
+                /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/query/svg`.
+                internal enum SvgPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                }
+                /// `true` adds each icon's SVG markup, as `platform=web` answers carry it.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/query/svg`.
+                internal var svg: Operations.HeadIcons.Input.Query.SvgPayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - q: Words every name must contain (split on spaces and hyphens, case-insensitive); names
+                ///   - limit: At most this many icons in `icons` (`total` counts them all).
+                ///   - svg: `true` adds each icon's SVG markup, as `platform=web` answers carry it.
+                internal init(
+                    q: Swift.String? = nil,
+                    limit: Swift.Int? = nil,
+                    svg: Operations.HeadIcons.Input.Query.SvgPayload? = nil
+                ) {
+                    self.q = q
+                    self.limit = limit
+                    self.svg = svg
+                }
+            }
+            internal var query: Operations.HeadIcons.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadIcons.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.HeadIcons.Input.Query = .init(),
+                headers: Operations.HeadIcons.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
                 get throws {
                     switch self {
                     case let .internalServerError(response):
@@ -10485,6 +13129,138 @@ internal enum Operations {
                     .applicationProblemJson
                 ]
             }
+        }
+    }
+    /// The CORS preflight of a JSON post from a page on another origin (the web component's).
+    ///
+    /// `Content-Type: application/json` makes a cross-origin post non-simple, so browsers ask
+    /// first. Only the event sink (and the client reads, which need no preflight) allow other
+    /// origins; the admin and analytics APIs answer no preflight.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/events`.
+    /// - Remark: Generated from `#/paths//v1/events/options(preflightEvents)`.
+    internal enum PreflightEvents {
+        internal static let id: Swift.String = "preflightEvents"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/events/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/events/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightEvents.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.PreflightEvents.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// - Remark: Generated from `#/components/headers/Access-Control-Allow-Origin`.
+                    internal enum AccessControlAllowOrigin: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _ast_ = "*"
+                    }
+                    /// `*`: any page may read client answers (no credentials are involved).
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Allow-Origin`.
+                    internal var accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin
+                    /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Allow-Methods`.
+                    internal enum AccessControlAllowMethodsPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case post = "POST"
+                    }
+                    /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Allow-Methods`.
+                    internal var accessControlAllowMethods: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlAllowMethodsPayload
+                    /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Allow-Headers`.
+                    internal enum AccessControlAllowHeadersPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case contentType = "Content-Type"
+                    }
+                    /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Allow-Headers`.
+                    internal var accessControlAllowHeaders: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlAllowHeadersPayload
+                    /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Max-Age`.
+                    internal enum AccessControlMaxAgePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _86400 = "86400"
+                    }
+                    /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Max-Age`.
+                    internal var accessControlMaxAge: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlMaxAgePayload
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - accessControlAllowOrigin: `*`: any page may read client answers (no credentials are involved).
+                    ///   - accessControlAllowMethods:
+                    ///   - accessControlAllowHeaders:
+                    ///   - accessControlMaxAge:
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin,
+                        accessControlAllowMethods: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlAllowMethodsPayload,
+                        accessControlAllowHeaders: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlAllowHeadersPayload,
+                        accessControlMaxAge: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlMaxAgePayload
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.accessControlAllowOrigin = accessControlAllowOrigin
+                        self.accessControlAllowMethods = accessControlAllowMethods
+                        self.accessControlAllowHeaders = accessControlAllowHeaders
+                        self.accessControlMaxAge = accessControlMaxAge
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.PreflightEvents.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                internal init(headers: Operations.PreflightEvents.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// Any origin may post JSON here.
+            ///
+            /// - Remark: Generated from `#/paths//v1/events/options(preflightEvents)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.PreflightEvents.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Operations.PreflightEvents.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
     /// Displays, taps per action and tap-through rate in a time window, in total and per group.

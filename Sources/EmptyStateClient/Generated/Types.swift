@@ -79,6 +79,63 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/app-status`.
     /// - Remark: Generated from `#/paths//v1/app-status/head(headAppStatus)`.
     func headAppStatus(_ input: Operations.HeadAppStatus.Input) async throws -> Operations.HeadAppStatus.Output
+    /// One template as an HTML fragment (a `<section>`), for server-side includes and fetch + insert.
+    ///
+    /// The same template, locale negotiation, placeholders, caching and errors as `getTemplate`,
+    /// as HTML styled by `/v1/web/assets/empty-state.css`: the icon as inline SVG (hidden from
+    /// assistive technology), the heading (`h3`, or `level`), the message, and the actions as
+    /// `<button type="button">` with `data-action-id`, `data-action-type` and
+    /// `data-action-target`, the primary first. Every string is HTML-escaped; what the template
+    /// lacks is left out. An illustration is an `<img>` from the server's
+    /// `--illustration-base-url` (`alt=""` when decorative), or left out without one.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)`.
+    func getTemplateFragment(_ input: Operations.GetTemplateFragment.Input) async throws -> Operations.GetTemplateFragment.Output
+    /// The headers of getTemplateFragment, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)`.
+    func headTemplateFragment(_ input: Operations.HeadTemplateFragment.Input) async throws -> Operations.HeadTemplateFragment.Output
+    /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
+    ///
+    /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
+    /// stylesheet at its hashed URL), its heading an `h1` unless `level` says otherwise.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)`.
+    func getTemplatePage(_ input: Operations.GetTemplatePage.Input) async throws -> Operations.GetTemplatePage.Output
+    /// The headers of getTemplatePage, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)`.
+    func headTemplatePage(_ input: Operations.HeadTemplatePage.Input) async throws -> Operations.HeadTemplatePage.Output
+    /// The stylesheet or the web component.
+    ///
+    /// - Remark: HTTP `GET /v1/web/assets/{name}`.
+    /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)`.
+    func getWebAsset(_ input: Operations.GetWebAsset.Input) async throws -> Operations.GetWebAsset.Output
+    /// The headers of getWebAsset, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/assets/{name}`.
+    /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)`.
+    func headWebAsset(_ input: Operations.HeadWebAsset.Input) async throws -> Operations.HeadWebAsset.Output
+    /// Every template (the first 500) side by side in one locale, style, platform and container size.
+    ///
+    /// A page for designers and ops to look before shipping; its choices are a plain form.
+    /// `make screenshots` photographs it. Not cached (`no-store`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /preview`.
+    /// - Remark: Generated from `#/paths//preview/get(getGallery)`.
+    func getGallery(_ input: Operations.GetGallery.Input) async throws -> Operations.GetGallery.Output
+    /// The headers of getGallery, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /preview`.
+    /// - Remark: Generated from `#/paths//preview/head(headGallery)`.
+    func headGallery(_ input: Operations.HeadGallery.Input) async throws -> Operations.HeadGallery.Output
     /// Liveness probe.
     ///
     /// Answers 200 while the process is serving requests at all.
@@ -135,6 +192,20 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /openapi.yaml`.
     /// - Remark: Generated from `#/paths//openapi.yaml/head(headOpenAPIDocument)`.
     func headOpenAPIDocument(_ input: Operations.HeadOpenAPIDocument.Input) async throws -> Operations.HeadOpenAPIDocument.Output
+    /// The web icon set (Lucide), so an editor can choose a template's `visual.icon.web`.
+    ///
+    /// A template's web icon must be one of these names: a write naming another gets
+    /// `422 validation-failed` at `/visual/icon/web`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/icons`.
+    /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)`.
+    func listIcons(_ input: Operations.ListIcons.Input) async throws -> Operations.ListIcons.Output
+    /// The headers of listIcons, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/icons`.
+    /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)`.
+    func headIcons(_ input: Operations.HeadIcons.Input) async throws -> Operations.HeadIcons.Output
     /// The live templates, one line each, in id order.
     ///
     /// One page of the live (not deleted) templates, sorted by id, each with its current revision
@@ -402,6 +473,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/events`.
     /// - Remark: Generated from `#/paths//v1/events/post(postEvents)`.
     func postEvents(_ input: Operations.PostEvents.Input) async throws -> Operations.PostEvents.Output
+    /// The CORS preflight of a JSON post from a page on another origin (the web component's).
+    ///
+    /// `Content-Type: application/json` makes a cross-origin post non-simple, so browsers ask
+    /// first. Only the event sink (and the client reads, which need no preflight) allow other
+    /// origins; the admin and analytics APIs answer no preflight.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/events`.
+    /// - Remark: Generated from `#/paths//v1/events/options(preflightEvents)`.
+    func preflightEvents(_ input: Operations.PreflightEvents.Input) async throws -> Operations.PreflightEvents.Output
     /// Displays, taps per action and tap-through rate in a time window, in total and per group.
     ///
     /// Counts the stored events whose `occurredAt` (clock-corrected) is in `[from, to)`, of every
@@ -575,6 +656,135 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// One template as an HTML fragment (a `<section>`), for server-side includes and fetch + insert.
+    ///
+    /// The same template, locale negotiation, placeholders, caching and errors as `getTemplate`,
+    /// as HTML styled by `/v1/web/assets/empty-state.css`: the icon as inline SVG (hidden from
+    /// assistive technology), the heading (`h3`, or `level`), the message, and the actions as
+    /// `<button type="button">` with `data-action-id`, `data-action-type` and
+    /// `data-action-target`, the primary first. Every string is HTML-escaped; what the template
+    /// lacks is left out. An illustration is an `<img>` from the server's
+    /// `--illustration-base-url` (`alt=""` when decorative), or left out without one.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)`.
+    internal func getTemplateFragment(
+        path: Operations.GetTemplateFragment.Input.Path,
+        query: Operations.GetTemplateFragment.Input.Query = .init(),
+        headers: Operations.GetTemplateFragment.Input.Headers = .init()
+    ) async throws -> Operations.GetTemplateFragment.Output {
+        try await getTemplateFragment(Operations.GetTemplateFragment.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of getTemplateFragment, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)`.
+    internal func headTemplateFragment(
+        path: Operations.HeadTemplateFragment.Input.Path,
+        query: Operations.HeadTemplateFragment.Input.Query = .init(),
+        headers: Operations.HeadTemplateFragment.Input.Headers = .init()
+    ) async throws -> Operations.HeadTemplateFragment.Output {
+        try await headTemplateFragment(Operations.HeadTemplateFragment.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
+    ///
+    /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
+    /// stylesheet at its hashed URL), its heading an `h1` unless `level` says otherwise.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)`.
+    internal func getTemplatePage(
+        path: Operations.GetTemplatePage.Input.Path,
+        query: Operations.GetTemplatePage.Input.Query = .init(),
+        headers: Operations.GetTemplatePage.Input.Headers = .init()
+    ) async throws -> Operations.GetTemplatePage.Output {
+        try await getTemplatePage(Operations.GetTemplatePage.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of getTemplatePage, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)`.
+    internal func headTemplatePage(
+        path: Operations.HeadTemplatePage.Input.Path,
+        query: Operations.HeadTemplatePage.Input.Query = .init(),
+        headers: Operations.HeadTemplatePage.Input.Headers = .init()
+    ) async throws -> Operations.HeadTemplatePage.Output {
+        try await headTemplatePage(Operations.HeadTemplatePage.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The stylesheet or the web component.
+    ///
+    /// - Remark: HTTP `GET /v1/web/assets/{name}`.
+    /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)`.
+    internal func getWebAsset(
+        path: Operations.GetWebAsset.Input.Path,
+        headers: Operations.GetWebAsset.Input.Headers = .init()
+    ) async throws -> Operations.GetWebAsset.Output {
+        try await getWebAsset(Operations.GetWebAsset.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The headers of getWebAsset, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/web/assets/{name}`.
+    /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)`.
+    internal func headWebAsset(
+        path: Operations.HeadWebAsset.Input.Path,
+        headers: Operations.HeadWebAsset.Input.Headers = .init()
+    ) async throws -> Operations.HeadWebAsset.Output {
+        try await headWebAsset(Operations.HeadWebAsset.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Every template (the first 500) side by side in one locale, style, platform and container size.
+    ///
+    /// A page for designers and ops to look before shipping; its choices are a plain form.
+    /// `make screenshots` photographs it. Not cached (`no-store`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /preview`.
+    /// - Remark: Generated from `#/paths//preview/get(getGallery)`.
+    internal func getGallery(
+        query: Operations.GetGallery.Input.Query = .init(),
+        headers: Operations.GetGallery.Input.Headers = .init()
+    ) async throws -> Operations.GetGallery.Output {
+        try await getGallery(Operations.GetGallery.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of getGallery, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /preview`.
+    /// - Remark: Generated from `#/paths//preview/head(headGallery)`.
+    internal func headGallery(
+        query: Operations.HeadGallery.Input.Query = .init(),
+        headers: Operations.HeadGallery.Input.Headers = .init()
+    ) async throws -> Operations.HeadGallery.Output {
+        try await headGallery(Operations.HeadGallery.Input(
+            query: query,
+            headers: headers
+        ))
+    }
     /// Liveness probe.
     ///
     /// Answers 200 while the process is serving requests at all.
@@ -646,6 +856,36 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//openapi.yaml/head(headOpenAPIDocument)`.
     internal func headOpenAPIDocument(headers: Operations.HeadOpenAPIDocument.Input.Headers = .init()) async throws -> Operations.HeadOpenAPIDocument.Output {
         try await headOpenAPIDocument(Operations.HeadOpenAPIDocument.Input(headers: headers))
+    }
+    /// The web icon set (Lucide), so an editor can choose a template's `visual.icon.web`.
+    ///
+    /// A template's web icon must be one of these names: a write naming another gets
+    /// `422 validation-failed` at `/visual/icon/web`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/icons`.
+    /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)`.
+    internal func listIcons(
+        query: Operations.ListIcons.Input.Query = .init(),
+        headers: Operations.ListIcons.Input.Headers = .init()
+    ) async throws -> Operations.ListIcons.Output {
+        try await listIcons(Operations.ListIcons.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of listIcons, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/icons`.
+    /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)`.
+    internal func headIcons(
+        query: Operations.HeadIcons.Input.Query = .init(),
+        headers: Operations.HeadIcons.Input.Headers = .init()
+    ) async throws -> Operations.HeadIcons.Output {
+        try await headIcons(Operations.HeadIcons.Input(
+            query: query,
+            headers: headers
+        ))
     }
     /// The live templates, one line each, in id order.
     ///
@@ -1123,6 +1363,18 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// The CORS preflight of a JSON post from a page on another origin (the web component's).
+    ///
+    /// `Content-Type: application/json` makes a cross-origin post non-simple, so browsers ask
+    /// first. Only the event sink (and the client reads, which need no preflight) allow other
+    /// origins; the admin and analytics APIs answer no preflight.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/events`.
+    /// - Remark: Generated from `#/paths//v1/events/options(preflightEvents)`.
+    internal func preflightEvents(headers: Operations.PreflightEvents.Input.Headers = .init()) async throws -> Operations.PreflightEvents.Output {
+        try await preflightEvents(Operations.PreflightEvents.Input(headers: headers))
     }
     /// Displays, taps per action and tap-through rate in a time window, in total and per group.
     ///

@@ -145,7 +145,8 @@ package enum TemplateRenderer {
         _ catalogue: Catalogue,
         locale: String,
         platform: Platform,
-        parameters: [String: String] = [:]
+        parameters: [String: String] = [:],
+        icons: (any IconDrawing)? = nil
     ) -> [UInt8] {
         writeBundle(catalogue, locale: locale, platform: platform) { template, resolved, writer in
             write(
@@ -153,6 +154,7 @@ package enum TemplateRenderer {
                 copy: copy(of: template, in: resolved),
                 platform: platform,
                 parameters: parameters,
+                icons: icons,
                 into: &writer
             )
         }

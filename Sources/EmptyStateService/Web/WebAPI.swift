@@ -20,16 +20,20 @@ struct WebAPI: Sendable {
     /// The memo name of asset answers: never a template id or alias, so no publication forgets them.
     static let assetsMemoName = "\u{1}assets"
 
-    /// The assets as representations, made once.
+    /// The assets as representations, made once, by file name: one for the stable name and one
+    /// for the hashed name, since a representation keeps its prepared answers (and so their
+    /// `Cache-Control`) once made.
     private static let assets: [String: CatalogueSnapshot.Representation] = {
         var assets: [String: CatalogueSnapshot.Representation] = [:]
         for asset in WebAssets.all {
-            assets[asset.name] = CatalogueSnapshot.Representation(
-                bytes: asset.bytes,
-                contentLanguage: "",
-                contentType: asset.contentType,
-                extraHeaders: [("X-Content-Type-Options", "nosniff")]
-            )
+            for name in [asset.name, asset.hashedName] {
+                assets[name] = CatalogueSnapshot.Representation(
+                    bytes: asset.bytes,
+                    contentLanguage: "",
+                    contentType: asset.contentType,
+                    extraHeaders: [("X-Content-Type-Options", "nosniff")]
+                )
+            }
         }
         return assets
     }()
@@ -95,7 +99,7 @@ struct WebAPI: Sendable {
     /// (revalidated like templates) and at their hashed names (immutable for a year).
     func asset(_ request: HTTPRequest) -> HTTPResponse {
         let name = request.pathParameters["name"] ?? ""
-        guard let (asset, hashed) = WebAssets.asset(named: name), let representation = Self.assets[asset.name] else {
+        guard let (_, hashed) = WebAssets.asset(named: name), let representation = Self.assets[name] else {
             return ProblemDetails(
                 status: 404,
                 slug: "not-found",
