@@ -527,6 +527,8 @@ report() {
       "-d$BENCH_DURATION --latency\`, service, baseline and floor taking turns in each round" \
       "of the same run. Servers pinned to CPUs ${server_cpus:-(not pinned)}, wrk to CPUs" \
       "${client_cpus:-(not pinned)}; each server runs one thread per CPU it is given."
+    [[ -z ${web_json_sizes:-} ]] ||
+      echo "A web JSON answer with its inline SVG ($web_json): ${web_json_sizes}."
     echo
     echo "Per round:"
     echo
@@ -558,6 +560,8 @@ main() {
   details=()
   local single='/v1/templates/connectionRefused?locale=fr&platform=ios'
   local bundle='/v1/templates?locale=de&platform=android'
+  local fragment='/v1/web/templates/connectionRefused?locale=fr'
+  local web_json='/v1/templates/connectionRefused?locale=fr&platform=web'
 
   # The 304 scenario needs the ETag of the 200 answer, so capture that one first.
   capture "$tmp/scenario-1" "$single" 200
@@ -569,10 +573,18 @@ main() {
   [[ $(header_value "$tmp/scenario-3" content-encoding || true) == gzip ]] ||
     die "GET $bundle with Accept-Encoding: gzip has no Content-Encoding: gzip"
   gzip -t <"$tmp/scenario-3/body" || die "the bundle body is not valid gzip"
+  capture "$tmp/scenario-4" "$fragment" 200
+  [[ $(header_value "$tmp/scenario-4" content-type || true) == text/html* ]] ||
+    die "GET $fragment is not text/html"
+  # Not a throughput row: how much the inline SVG costs a web JSON answer on the wire.
+  capture "$tmp/web-json" "$web_json" 200 -H 'Accept-Encoding: gzip'
+  gzip -t <"$tmp/web-json/body" || die "the web JSON body is not valid gzip"
+  web_json_sizes="$(gzip -dc <"$tmp/web-json/body" | wc -c) bytes, $(wc -c <"$tmp/web-json/body") gzip"
 
   bench_scenario "$tmp/scenario-1" "single template (fr, ios)" "$single" 200
   bench_scenario "$tmp/scenario-2" "304 revalidation" "$single" 304 "If-None-Match: $etag"
   bench_scenario "$tmp/scenario-3" "gzip bundle (de, android)" "$bundle" 200 'Accept-Encoding: gzip'
+  bench_scenario "$tmp/scenario-4" "HTML fragment (fr, web)" "$fragment" 200
 
   # The scenarios above repeat one request, which the service answers from its memo after the
   # first time. The same single template with the memo off takes the whole path on every
