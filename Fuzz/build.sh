@@ -34,7 +34,8 @@ modules_for() {
         template | locale) echo EmptyStateCore JSONCoding ;;
         percent) echo HTTPServer CMicroHTTPD JSONCoding Logging ;;
         events)
-            echo EmptyStateService EmptyStateSQLite EmptyStateStore EmptyStateCore JSONCoding HTTPServer CMicroHTTPD GRDB Logging Metrics \
+            echo EmptyStateService EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStore EmptyStateCore JSONCoding HTTPServer \
+                CMicroHTTPD GRDB Logging Metrics \
                 CoreMetrics Prometheus Atomics _AtomicsShims ServiceLifecycle UnixSignals ConcurrencyHelpers AsyncAlgorithms \
                 DequeModule OrderedCollections InternalCollectionsUtilities
             ;;
@@ -79,6 +80,7 @@ for target in "${TARGETS[@]}"; do
         -package-name "$PACKAGE_NAME" -enable-upcoming-feature ExistentialAny \
         -I "$PRODUCTS/Modules" -I Sources/CZlib \
         -Xcc -fmodule-map-file="$PRODUCTS/CMicroHTTPD.build/module.modulemap" \
+        -Xcc -fmodule-map-file="$PRODUCTS/CAssets.build/module.modulemap" \
         -Xcc -fmodule-map-file="$CHECKOUTS/GRDB.swift/Sources/GRDBSQLite/module.modulemap" \
         -Xcc -fmodule-map-file="$CHECKOUTS/swift-atomics/Sources/_AtomicsShims/include/module.modulemap" \
         "Fuzz/Targets/$target.swift" "${objects[@]}" -lsqlite3 -lmicrohttpd -lz \

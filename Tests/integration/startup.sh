@@ -17,6 +17,13 @@ expect_match "invalid catalogue: names the file" 'connectionRefused\.json' "$(ca
 expect_match "invalid catalogue: names the field and the rule" '/actions: exactly one action must have role primary' \
     "$(cat "$WORK/broken.log")"
 
+jq '.visual.icon.web = "wifi-of"' "$ROOT/config/templates/connectionRefused.json" >"$broken/templates/connectionRefused.json"
+"$BIN" --port 0 --config-dir "$broken" --openapi-path "$ROOT/openapi.yaml" --data-dir "$WORK/data" \
+    >"$WORK/broken.log" 2>&1
+expect_eq "a built-in web icon outside the set: refuses to start (exit 78)" 78 "$?"
+expect_match "a built-in web icon outside the set: names the file and pointer" \
+    'connectionRefused\.json: /visual/icon/web: "wifi-of" is not in the web icon set' "$(cat "$WORK/broken.log")"
+
 printf '{"id": "loading", "style": "loud",}' >"$broken/templates/loading.json"
 "$BIN" --port 0 --config-dir "$broken" --openapi-path "$ROOT/openapi.yaml" --data-dir "$WORK/data" \
     >"$WORK/broken.log" 2>&1

@@ -2628,6 +2628,43 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.BadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 404:
                     let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -2834,6 +2871,13 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .badRequest(.init(headers: headers))
                 case 404:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,

@@ -3315,6 +3315,36 @@ internal enum Operations {
                     }
                 }
             }
+            /// A query parameter is invalid (`invalid-parameter`; `errors` names each offending parameter),
+            /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
+            /// arguments, or one whose arguments do not fit beside the request line and headers, is not
+            /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
+            /// `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No resource at this path (any path not described in `paths`).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `not-found`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `not-found`.
@@ -3558,6 +3588,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/assets/{name}/head(headWebAsset)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
                             response: self
                         )
                     }
