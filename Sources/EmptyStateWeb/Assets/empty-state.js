@@ -264,7 +264,8 @@ export class EmptyStateElement extends HTMLElement {
     this.#observer?.disconnect();
     const report = () => {
       console.debug(`EmptyState: displayed "${template.title}"`);
-      queue.add(this.#event("displayed", template));
+      const event = this.#event("displayed", template);
+      if (event) queue.add(event);
     };
     if (typeof IntersectionObserver !== "function") return report();
     this.#observer = new IntersectionObserver((entries, observer) => {
@@ -287,8 +288,9 @@ export class EmptyStateElement extends HTMLElement {
       sessionId: SESSION_ID,
       occurredAt: new Date().toISOString(),
     };
-    if (template.revision) event.revision = template.revision;
-    else event.etag = "unknown";
+    // The service requires the revision (or ETag) of what was shown; the store always gives one.
+    if (!template.revision) return null;
+    event.revision = template.revision;
     if (actionId) event.actionId = actionId;
     return event;
   }
@@ -300,7 +302,8 @@ export class EmptyStateElement extends HTMLElement {
     const action = template.actions.find((a) => a.id === button.dataset.actionId);
     if (!action) return;
     console.debug(`EmptyState: action "${action.label}" tapped`);
-    queue.add(this.#event("actionTapped", template, action.id));
+    const tapped = this.#event("actionTapped", template, action.id);
+    if (tapped) queue.add(tapped);
     this.dispatchEvent(
       new CustomEvent("empty-state-action", {
         bubbles: true,
