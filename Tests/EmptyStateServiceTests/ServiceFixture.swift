@@ -56,6 +56,13 @@ extension HTTPResponse {
     func json() throws -> JSONValue {
         try JSONParser.parse(bodyBytes)
     }
+
+    var bodyText: String { String(decoding: bodyBytes, as: UTF8.self) }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
 }
 
 extension JSONValue {
