@@ -8,8 +8,9 @@ import JSONCoding
 
 /// The real catalogue, pre-rendered once for every test of this target.
 enum ServiceFixture {
-    /// The package root: the folder that holds `Tests/EmptyStateServiceTests/`.
+    /// The package root: the folder that holds `Tests/EmptyStateServiceTests/Support/`.
     static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent()
