@@ -147,6 +147,8 @@ let package = Package(
                 "JSONCoding", "CZlib",
                 "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),
+                // `SharedStore.services` returns them (the follower's tests fake a shared store).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
