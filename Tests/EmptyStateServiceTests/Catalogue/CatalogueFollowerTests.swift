@@ -258,15 +258,6 @@ private struct Replicas {
     var swapCount: Int { swaps.all.count }
 }
 
-/// What each publication told the memo to forget.
-private final class Swaps: Sendable {
-    private let list = Mutex<[Set<String>?]>([])
-
-    func append(_ names: Set<String>?) { list.withLock { $0.append(names) } }
-    func reset() { list.withLock { $0 = [] } }
-    var all: [Set<String>?] { list.withLock { $0 } }
-}
-
 private func policy(_ platform: Platform, latest: String) -> AppPolicy {
     AppPolicy(
         platform: platform,
