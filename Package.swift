@@ -136,6 +136,8 @@ let package = Package(
                 "EmptyStateStore", "EmptyStateSQLite", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The change listener's tests run it in a service group.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -148,6 +150,8 @@ let package = Package(
                 "JSONCoding", "CZlib",
                 "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),
+                // `SharedStore.services` returns them (the follower's tests fake a shared store).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

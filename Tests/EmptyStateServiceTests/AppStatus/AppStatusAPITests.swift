@@ -40,15 +40,6 @@ private func request(
     HTTPRequest(method: .get, path: "/v1/app-status", query: query, headers: HTTPHeaders(headers), id: "test-request")
 }
 
-/// What each publication told the memo to forget.
-private final class Swaps: Sendable {
-    private let list = Mutex<[Set<String>?]>([])
-
-    func append(_ names: Set<String>?) { list.withLock { $0.append(names) } }
-    func reset() { list.withLock { $0 = [] } }
-    var all: [Set<String>?] { list.withLock { $0 } }
-}
-
 /// A client API over the built-in catalogue and the iOS policy, recording what publications invalidate.
 private func api(policy: StoredAppPolicy? = stored()) throws -> (ClientAPI, CatalogueState, Swaps) {
     let swaps = Swaps()
