@@ -12,8 +12,10 @@ extension PostgresEventStore {
         groupBy: SummaryGrouping?
     ) throws(StoreError) -> (totals: SummaryRow, groups: [SummaryRow]) {
         let logger = logger
-        return try database.blocking(timeout: Self.analyticsWait) { client in
-            func rows(_ grouping: SummaryGrouping?) async throws -> [SummaryRow] {
+        let (totals, groups): (SummaryCounts, SummaryCounts?) = try database.blocking(
+            timeout: Self.analyticsWait
+        ) { client in
+            func counts(_ grouping: SummaryGrouping?) async throws -> SummaryCounts {
                 let key = grouping.map(Self.keyExpression) ?? "NULL::text"
                 // Totals are one group: no GROUP BY (PostgreSQL refuses to group by a constant).
                 let groupBy = grouping == nil ? "" : "GROUP BY \(key)"
@@ -26,9 +28,8 @@ extension PostgresEventStore {
                 binds.append(from)
                 binds.append(to)
                 if let templateID { binds.append(templateID) }
-                var result: [String: SummaryRow] = [:]
-                var order: [String] = []
-                for try await (name, displays, taps) in try await client.query(
+                var counts = SummaryCounts()
+                for try await row in try await client.query(
                     PostgresQuery(
                         unsafeSQL: """
                             SELECT \(key) AS k, COUNT(*) FILTER (WHERE type = 'displayed'),
@@ -39,11 +40,9 @@ extension PostgresEventStore {
                     ),
                     logger: logger
                 ).decode((String?, Int, Int).self) {
-                    let slot = name ?? "\u{0}"
-                    order.append(slot)
-                    result[slot] = SummaryRow(key: name, displays: displays, taps: taps, tapsByAction: [:])
+                    counts.groups.append(row)
                 }
-                for try await (name, action, count) in try await client.query(
+                for try await row in try await client.query(
                     PostgresQuery(
                         unsafeSQL: """
                             SELECT \(key) AS k, action_id, COUNT(*) FROM event
@@ -53,14 +52,15 @@ extension PostgresEventStore {
                     ),
                     logger: logger
                 ).decode((String?, String?, Int).self) {
-                    if let action { result[name ?? "\u{0}"]?.tapsByAction[action] = count }
+                    counts.actionTaps.append(row)
                 }
-                return order.compactMap { result[$0] }
+                return counts
             }
-            let totals = try await rows(nil).first ?? SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:])
-            guard let groupBy else { return (totals, []) }
-            return (totals, try await rows(groupBy))
+            let totals = try await counts(nil)
+            guard let groupBy else { return (totals, nil) }
+            return (totals, try await counts(groupBy))
         }
+        return SummaryCounts.summary(totals: totals, groups: groups)
     }
 
     /// The SQL of a group key (a fixed set: never built from input).

@@ -1,6 +1,5 @@
 import EmptyStateCore
 import EmptyStateStore
-import JSONCoding
 import Logging
 import PostgresNIO
 
@@ -9,17 +8,7 @@ import PostgresNIO
 /// Errors name the platform (`ios`), not the row id.
 extension PostgresTemplateStore {
     package func livePolicies() throws(StoreError) -> [StoredAppPolicy] {
-        let rows = try liveRows(kind: .appPolicy)
-        return try Self.parsing {
-            try rows.map { row in
-                StoredAppPolicy(
-                    policy: try StoredDocuments.appPolicy(fromText: row.document),
-                    revision: row.revision,
-                    updatedAt: row.updatedAt,
-                    updatedBy: row.updatedBy
-                )
-            }
-        }
+        try liveRows(kind: .appPolicy).map { (row) throws(StoreError) in try StoredAppPolicy(row) }
     }
 
     package func policyRevisions() throws(StoreError) -> [Platform: Int] {
@@ -37,22 +26,9 @@ extension PostgresTemplateStore {
     }
 
     package func policy(platform: Platform) throws(StoreError) -> StoredAppPolicy {
-        let logger = logger
-        let id = StoredDocuments.appPolicyID(platform)
-        let row = try read { client in
-            try await client.withConnection { connection in
-                try await Self.row(connection, id: id, kind: .appPolicy, logger: logger)
-            }
-        }
+        let row = try current(id: StoredDocuments.appPolicyID(platform), kind: .appPolicy)
         guard let row, !row.deleted else { throw .notFound(id: platform.rawValue) }
-        return try Self.parsing {
-            StoredAppPolicy(
-                policy: try StoredDocuments.appPolicy(fromText: row.document),
-                revision: row.revision,
-                updatedAt: row.updatedAt,
-                updatedBy: row.updatedBy
-            )
-        }
+        return try StoredAppPolicy(row)
     }
 
     package func putPolicy(
@@ -62,27 +38,19 @@ extension PostgresTemplateStore {
     ) throws(StoreError) -> (stored: StoredAppPolicy, created: Bool) {
         let logger = logger
         return try write { connection in
-            let platform = policy.platform
-            let id = StoredDocuments.appPolicyID(platform)
-            let row = try await Self.row(connection, id: id, kind: .appPolicy, logger: logger)
-            let current = row?.revision ?? 0
-            switch precondition {
-            case .absent:
-                if row != nil { throw StoreError.alreadyExists(id: platform.rawValue, revision: current) }
-            case .revision(let expected):
-                guard row != nil else { throw StoreError.notFound(id: platform.rawValue) }
-                if expected != current { throw StoreError.stale(id: platform.rawValue, current: current) }
-            }
-            let stored = try await Self.applyPolicy(
-                connection,
-                policy,
-                previous: try row.map { try StoredDocuments.appPolicy(fromText: $0.document) },
-                revision: current + 1,
-                action: row == nil ? .create : .replace,
-                actor: actor,
-                logger: logger
+            let plan = try CatalogueRules.put(
+                name: policy.platform.rawValue,
+                current: try await Self.row(
+                    connection,
+                    id: StoredDocuments.appPolicyID(policy.platform),
+                    kind: .appPolicy,
+                    logger: logger
+                ),
+                precondition: precondition
             )
-            return (stored, row == nil)
+            let write = try RevisionWrite.policy(policy, plan: plan, actor: actor)
+            let stored = try await Self.applyPolicy(connection, policy, write, logger: logger)
+            return (stored, plan.created)
         }
     }
 
@@ -95,28 +63,19 @@ extension PostgresTemplateStore {
         let logger = logger
         return try write { connection in
             let id = StoredDocuments.appPolicyID(platform)
-            guard let row = try await Self.row(connection, id: id, kind: .appPolicy, logger: logger) else {
-                throw StoreError.notFound(id: platform.rawValue)
-            }
-            if let expectedRevision, expectedRevision != row.revision {
-                throw StoreError.stale(id: platform.rawValue, current: row.revision)
-            }
-            let recorded = try await connection.all(
-                "SELECT document FROM revision WHERE template_id = \(id) AND revision = \(target)",
-                logger: logger
+            let plan = try CatalogueRules.rollback(
+                name: platform.rawValue,
+                current: try await Self.row(connection, id: id, kind: .appPolicy, logger: logger),
+                expectedRevision: expectedRevision
             )
-            guard let first = recorded.first, let text = try first.decode(String?.self) else {
-                throw StoreError.noSuchRevision(id: platform.rawValue, revision: target)
-            }
-            return try await Self.applyPolicy(
-                connection,
-                try StoredDocuments.appPolicy(fromText: text),
-                previous: try StoredDocuments.appPolicy(fromText: row.document),
-                revision: row.revision + 1,
-                action: .rollback,
-                actor: actor,
-                logger: logger
+            let text = try CatalogueRules.rollbackText(
+                name: platform.rawValue,
+                number: target,
+                target: try await Self.recorded(connection, documentID: id, revision: target, logger: logger)
             )
+            let policy = try StoredDocuments.appPolicy(fromText: text)
+            let write = try RevisionWrite.policy(policy, plan: plan, actor: actor)
+            return try await Self.applyPolicy(connection, policy, write, logger: logger)
         }
     }
 
@@ -145,40 +104,16 @@ extension PostgresTemplateStore {
         )
     }
 
-    /// Writes `policy` as the current state at `revision`, appends the revision and announces it.
+    /// Writes `policy` as the current state `write` records, appends the revision and announces
+    /// it.
     static func applyPolicy(
         _ connection: PostgresConnection,
         _ policy: AppPolicy,
-        previous: AppPolicy?,
-        revision: Int,
-        action: RevisionRecord.Action,
-        actor: String,
+        _ write: RevisionWrite,
         logger: Logger
     ) async throws -> StoredAppPolicy {
-        let id = StoredDocuments.appPolicyID(policy.platform)
-        let document = StoredDocuments.text(of: policy.document)
-        let now = Timestamp.now()
-        try await connection.all(
-            """
-            INSERT INTO template (id, kind, revision, deleted, document, edited, updated_at, updated_by)
-            VALUES (\(id), 'app-policy', \(revision), false, \(document), true, \(now), \(actor))
-            ON CONFLICT (id) DO UPDATE SET revision = excluded.revision, document = excluded.document,
-                updated_at = excluded.updated_at, updated_by = excluded.updated_by
-            """,
-            logger: logger
-        )
-        let changed = StoredDocuments.text(
-            of:
-                .array(AppPolicy.changedFields(from: previous, to: policy).map(JSONValue.string))
-        )
-        try await connection.all(
-            """
-            INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by)
-            VALUES (\(id), \(revision), \(action.rawValue), \(document), \(changed), \(now), \(actor))
-            """,
-            logger: logger
-        )
-        try await announce(connection, documentID: id, revision: revision, logger: logger)
-        return StoredAppPolicy(policy: policy, revision: revision, updatedAt: now, updatedBy: actor)
+        try await setCurrent(connection, write, edited: true, logger: logger)
+        try await appendRevision(connection, write, logger: logger)
+        return StoredAppPolicy(policy: policy, revision: write.revision, updatedAt: write.at, updatedBy: write.by)
     }
 }

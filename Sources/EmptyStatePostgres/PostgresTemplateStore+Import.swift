@@ -45,17 +45,8 @@ extension PostgresTemplateStore {
                     revision = row!.revision + 1
                     updated += 1
                 }
-                try await Self.apply(
-                    connection,
-                    template: template,
-                    previous: previous,
-                    revision: revision,
-                    action: .import,
-                    actor: BuiltinImport.actor,
-                    now: now,
-                    edited: false,
-                    logger: logger
-                )
+                let write = BuiltinImport.write(template, previous: previous, revision: revision, now: now)
+                try await Self.apply(connection, template, write, edited: false, logger: logger)
             }
             return (added, updated)
         }

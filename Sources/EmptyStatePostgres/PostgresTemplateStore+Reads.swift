@@ -6,36 +6,11 @@ import PostgresNIO
 /// Reads of templates, one page at a time for listings, and the audit trail.
 extension PostgresTemplateStore {
     package func liveTemplates() throws(StoreError) -> [StoredTemplate] {
-        let rows = try liveRows(kind: .template)
-        return try Self.parsing {
-            try rows.map { row in
-                StoredTemplate(
-                    template: try StoredDocuments.template(fromText: row.document),
-                    revision: row.revision,
-                    updatedAt: row.updatedAt,
-                    updatedBy: row.updatedBy
-                )
-            }
-        }
+        try liveRows(kind: .template).map { (row) throws(StoreError) in try StoredTemplate(row) }
     }
 
     package func template(id: String) throws(StoreError) -> StoredTemplate {
-        let logger = logger
-        let row = try read { client in
-            try await client.withConnection { connection in
-                try await Self.row(connection, id: id, kind: .template, logger: logger)
-            }
-        }
-        guard let row else { throw .notFound(id: id) }
-        if row.deleted { throw .deleted(id: id, revision: row.revision) }
-        return try Self.parsing {
-            StoredTemplate(
-                template: try StoredDocuments.template(fromText: row.document),
-                revision: row.revision,
-                updatedAt: row.updatedAt,
-                updatedBy: row.updatedBy
-            )
-        }
+        try StoredTemplate(CatalogueRules.live(name: id, current: try current(id: id, kind: .template)))
     }
 
     package func strings(id: String) throws(StoreError) -> [StoredString] {
@@ -126,7 +101,7 @@ extension PostgresTemplateStore {
             }
             return (total, rows)
         }
-        let items = try Self.parsing { try rows.map { try $0.record(withDocument: false) } }
+        let items = try rows.map { (row) throws(StoreError) in try row.record(withDocument: false) }
         return Page(items: items, page: page, pageSize: pageSize, total: total)
     }
 
@@ -140,10 +115,10 @@ extension PostgresTemplateStore {
     }
 
     /// The current rows of every live document of `kind`, in id order (bytewise, as SQLite).
-    func liveRows(kind: Kind) throws(StoreError) -> [CurrentRow] {
+    func liveRows(kind: Kind) throws(StoreError) -> [CurrentDocument] {
         let logger = logger
         return try read { client in
-            var rows: [CurrentRow] = []
+            var rows: [CurrentDocument] = []
             for try await (revision, document, updatedAt, updatedBy) in try await client.query(
                 """
                 SELECT revision, document, updated_at, updated_by FROM template
@@ -152,7 +127,7 @@ extension PostgresTemplateStore {
                 logger: logger
             ).decode((Int, String, String, String).self) {
                 rows.append(
-                    CurrentRow(
+                    CurrentDocument(
                         revision: revision,
                         deleted: false,
                         document: document,
@@ -162,6 +137,16 @@ extension PostgresTemplateStore {
                 )
             }
             return rows
+        }
+    }
+
+    /// The current row of one document of `kind`, live or deleted, read outside a write.
+    func current(id: String, kind: Kind) throws(StoreError) -> CurrentDocument? {
+        let logger = logger
+        return try read { client in
+            try await client.withConnection { connection in
+                try await Self.row(connection, id: id, kind: kind, logger: logger)
+            }
         }
     }
 
@@ -199,7 +184,7 @@ extension PostgresTemplateStore {
             return (total, rows)
         }
         guard let (total, rows) = result else { throw .notFound(id: name) }
-        let items = try Self.parsing { try rows.map { try $0.record(withDocument: false) } }
+        let items = try rows.map { (row) throws(StoreError) in try row.record(withDocument: false) }
         return Page(items: items, page: page, pageSize: pageSize, total: total)
     }
 
@@ -233,6 +218,6 @@ extension PostgresTemplateStore {
         }
         guard found.exists else { throw .notFound(id: name) }
         guard let row = found.row else { throw .noSuchRevision(id: name, revision: number) }
-        return try Self.parsing { try row.record(withDocument: true) }
+        return try row.record(withDocument: true)
     }
 }

@@ -10,15 +10,6 @@ extension PostgresTemplateStore {
         case appPolicy = "app-policy"
     }
 
-    /// The current row of a document, live or deleted.
-    struct CurrentRow: Sendable {
-        var revision: Int
-        var deleted: Bool
-        var document: String
-        var updatedAt: String
-        var updatedBy: String
-    }
-
     /// A revision row as read, decoded into a `RevisionRecord` off the event loop.
     struct RevisionRow: Sendable {
         var id: String
@@ -60,29 +51,19 @@ extension PostgresTemplateStore {
         }
     }
 
-    /// Runs `body`, which parses stored documents; a failure means a damaged row.
-    static func parsing<T>(_ body: () throws -> T) throws(StoreError) -> T {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .database("a stored document cannot be read: \(error)")
-        }
-    }
-
     static func count(_ client: PostgresClient, _ query: PostgresQuery, logger: Logger) async throws -> Int {
         var total = 0
         for try await value in try await client.query(query, logger: logger).decode(Int.self) { total = value }
         return total
     }
 
+    /// The current row of a document of `kind`, live or deleted; `nil` when none ever had the id.
     static func row(
         _ connection: PostgresConnection,
         id: String,
         kind: Kind,
         logger: Logger
-    ) async throws -> CurrentRow? {
+    ) async throws -> CurrentDocument? {
         let rows = try await connection.all(
             """
             SELECT revision, deleted, document, updated_at, updated_by FROM template
@@ -94,7 +75,7 @@ extension PostgresTemplateStore {
         let (revision, deleted, document, updatedAt, updatedBy) = try first.decode(
             (Int, Bool, String, String, String).self
         )
-        return CurrentRow(
+        return CurrentDocument(
             revision: revision,
             deleted: deleted,
             document: document,

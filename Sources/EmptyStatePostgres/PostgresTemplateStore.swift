@@ -38,22 +38,17 @@ package final class PostgresTemplateStore: TemplateStoring {
         timeout: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) throws(StoreError) -> T {
-        let started = ContinuousClock.now
-        defer {
-            if let onCommit {
-                let elapsed = ContinuousClock.now - started
-                onCommit(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            }
-        }
         let logger = logger
         do {
-            return try database.blocking(timeout: timeout) { client in
-                try await client.withTransaction(logger: logger) { connection in
-                    try await connection.all(
-                        "SELECT pg_advisory_xact_lock(\(PostgresSchema.catalogueWriteLock))",
-                        logger: logger
-                    )
-                    return try await body(connection)
+            return try CommitTimer.timed(onCommit) { () throws(StoreError) -> T in
+                try database.blocking(timeout: timeout) { client in
+                    try await client.withTransaction(logger: logger) { connection in
+                        try await connection.all(
+                            "SELECT pg_advisory_xact_lock(\(PostgresSchema.catalogueWriteLock))",
+                            logger: logger
+                        )
+                        return try await body(connection)
+                    }
                 }
             }
         } catch {
