@@ -13,25 +13,29 @@ extension PostgresEventStore {
         var total = 0
         for (table, column) in [("event", "occurred_at"), ("quarantine", "received_at")] {
             while true {
-                let deleted = try database.blocking(timeout: .seconds(60)) { client in
-                    try await client.all(
-                        PostgresQuery(
-                            unsafeSQL: """
-                                WITH gone AS (
-                                    DELETE FROM \(table) WHERE seq IN (
-                                        SELECT seq FROM \(table) WHERE \(column) < $1 ORDER BY \(column) LIMIT $2)
-                                    RETURNING 1)
-                                SELECT COUNT(*) FROM gone
-                                """,
-                            binds: {
-                                var binds = PostgresBindings()
-                                binds.append(cutoff)
-                                binds.append(chunk)
-                                return binds
-                            }()
-                        ),
-                        logger: logger
-                    ).first?.decode(Int.self) ?? 0
+                // Each batch commits itself when sent: a batch abandoned before is never sent.
+                let deleted = try database.blocking(timeout: .seconds(60)) { client, commit in
+                    try await client.withConnection { connection in
+                        try commit.reach()
+                        return try await connection.all(
+                            PostgresQuery(
+                                unsafeSQL: """
+                                    WITH gone AS (
+                                        DELETE FROM \(table) WHERE seq IN (
+                                            SELECT seq FROM \(table) WHERE \(column) < $1 ORDER BY \(column) LIMIT $2)
+                                        RETURNING 1)
+                                    SELECT COUNT(*) FROM gone
+                                    """,
+                                binds: {
+                                    var binds = PostgresBindings()
+                                    binds.append(cutoff)
+                                    binds.append(chunk)
+                                    return binds
+                                }()
+                            ),
+                            logger: logger
+                        ).first?.decode(Int.self) ?? 0
+                    }
                 }
                 total += deleted
                 if deleted < chunk { break }

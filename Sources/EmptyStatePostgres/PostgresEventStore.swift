@@ -163,39 +163,44 @@ package final class PostgresEventStore: EventStoring {
             // per group. It answers one row: the positions (1-based, in `columns` order) of the
             // events it inserted, which `seq` holds in its low 16 bits. Rows go in by id, then
             // position, so of an id sent twice in one group the first is the one inserted.
-            let positions = try database.blocking { client in
-                let rows = try await client.query(
-                    """
-                    WITH quarantined AS (
-                        INSERT INTO quarantine (received_at, reason, payload, request_id)
-                        SELECT * FROM unnest(\(columns.quarantineReceivedAt)::int8[],
-                            \(columns.quarantineReason)::text[], \(columns.quarantinePayload)::text[],
-                            \(columns.quarantineRequestID)::text[])
-                    ), inserted AS (
-                        INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
-                            app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
-                        SELECT (pg_current_xact_id()::text::bigint << 16) + e.n, id, type, template_id,
-                            NULLIF(revision, -1), NULLIF(etag, \(absent)), locale, platform, app_version,
-                            NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)), occurred_at, received_at,
-                            clock_skew_ms, request_id
-                        FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
-                            \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
-                            \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
-                            \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
-                            \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
-                            WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
-                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
-                        ORDER BY id COLLATE "C", n
-                        ON CONFLICT (id) DO NOTHING
-                        RETURNING seq
+            // The statement commits itself: its commit point is where it is sent, once a
+            // connection is leased (a group abandoned while waiting for one is never sent).
+            let positions = try database.blocking { client, commit in
+                try await client.withConnection { connection in
+                    try commit.reach()
+                    let rows = try await connection.query(
+                        """
+                        WITH quarantined AS (
+                            INSERT INTO quarantine (received_at, reason, payload, request_id)
+                            SELECT * FROM unnest(\(columns.quarantineReceivedAt)::int8[],
+                                \(columns.quarantineReason)::text[], \(columns.quarantinePayload)::text[],
+                                \(columns.quarantineRequestID)::text[])
+                        ), inserted AS (
+                            INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
+                                app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                            SELECT (pg_current_xact_id()::text::bigint << 16) + e.n, id, type, template_id,
+                                NULLIF(revision, -1), NULLIF(etag, \(absent)), locale, platform, app_version,
+                                NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)), occurred_at, received_at,
+                                clock_skew_ms, request_id
+                            FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
+                                \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
+                                \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
+                                \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
+                                \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
+                                WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
+                                    action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
+                            ORDER BY id COLLATE "C", n
+                            ON CONFLICT (id) DO NOTHING
+                            RETURNING seq
+                        )
+                        SELECT coalesce(array_agg((seq & 65535)::int4), '{}') FROM inserted
+                        """,
+                        logger: logger
                     )
-                    SELECT coalesce(array_agg((seq & 65535)::int4), '{}') FROM inserted
-                    """,
-                    logger: logger
-                )
-                var positions: [Int32] = []
-                for try await row in rows.decode([Int32].self) { positions = row }
-                return positions
+                    var positions: [Int32] = []
+                    for try await row in rows.decode([Int32].self) { positions = row }
+                    return positions
+                }
             }
             var inserted = [Bool](repeating: false, count: columns.id.count)
             for position in positions where position >= 1 && Int(position) <= inserted.count {
@@ -209,11 +214,14 @@ package final class PostgresEventStore: EventStoring {
                 }
             )
         } catch {
-            if case .database(let message) = error {
+            switch error {
+            case .database(let message), .outcomeUnknown(let message):
                 logger.error(
                     "event commit failed",
                     metadata: ["error": "\(message)", "store.url": "\(database.location)"]
                 )
+            default:
+                break
             }
             return .failure(error)
         }

@@ -33,7 +33,9 @@ package final class PostgresTemplateStore: TemplateStoring {
 
     // MARK: - Transactions
 
-    /// One catalogue write: a transaction serialized with every other replica's writes.
+    /// One catalogue write: a transaction serialized with every other replica's writes. A write
+    /// that times out before its COMMIT is rolled back (`.unavailable`); one that times out after
+    /// it answers `.outcomeUnknown`.
     func write<T: Sendable>(
         timeout: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
@@ -41,14 +43,12 @@ package final class PostgresTemplateStore: TemplateStoring {
         let logger = logger
         do {
             return try CommitTimer.timed(onCommit) { () throws(StoreError) -> T in
-                try database.blocking(timeout: timeout) { client in
-                    try await client.withTransaction(logger: logger) { connection in
-                        try await connection.all(
-                            "SELECT pg_advisory_xact_lock(\(PostgresSchema.catalogueWriteLock))",
-                            logger: logger
-                        )
-                        return try await body(connection)
-                    }
+                try database.transaction(timeout: timeout) { connection in
+                    try await connection.all(
+                        "SELECT pg_advisory_xact_lock(\(PostgresSchema.catalogueWriteLock))",
+                        logger: logger
+                    )
+                    return try await body(connection)
                 }
             }
         } catch {
@@ -72,6 +72,8 @@ package final class PostgresTemplateStore: TemplateStoring {
     func logged(_ error: StoreError, _ message: Logger.Message) -> StoreError {
         switch error {
         case .database(let text):
+            logger.error(message, metadata: ["error": "\(text)", "store.url": "\(location)"])
+        case .outcomeUnknown(let text):
             logger.error(message, metadata: ["error": "\(text)", "store.url": "\(location)"])
         case .unavailable, .busy, .notFound, .deleted, .alreadyExists, .stale, .noSuchRevision, .conflicts:
             break
