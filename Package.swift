@@ -135,6 +135,8 @@ let package = Package(
                 "EmptyStateStore", "EmptyStateSQLite", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // ConnectionPoolError, for the tests of PostgresBackend.storeError.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

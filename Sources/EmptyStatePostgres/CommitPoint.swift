@@ -14,7 +14,9 @@ import Synchronization
 ///   `outcomeUnknown`.
 package final class CommitPoint: Sendable {
     /// Thrown by `reach()` when the waiter gave up first: the work must not commit.
-    package struct Abandoned: Error {}
+    package struct Abandoned: Error {
+        package init() {}
+    }
 
     /// How the waiter's giving up was decided.
     package enum Verdict: Sendable, Equatable {

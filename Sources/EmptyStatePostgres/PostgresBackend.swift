@@ -231,6 +231,10 @@ package final class PostgresBackend: Service, Sendable {
                 return storeError(inner)
             }
         }
+        if error is CommitPoint.Abandoned {
+            // Its waiter gave up (and answered) first; kept for completeness.
+            return .unavailable("the call was abandoned before its commit")
+        }
         if error is ConnectionPoolError || error is CancellationError {
             return .unavailable(String(reflecting: error))
         }

@@ -9,23 +9,23 @@ import Synchronization
 import Testing
 
 /// The wait bound of the backend under test: short, so a stall outlasts it.
-private let shortWait = Duration.milliseconds(1200)
+let shortWait = Duration.milliseconds(1200)
 /// How long a stalled COMMIT (or a held lock) lasts: well past `shortWait`. A stalled transaction
 /// holds back other tests' event exports (they return only rows older than every transaction still
 /// running, and wait 5 s for them) and their catalogue writes (the write lock is global): hence
 /// short stalls, one at a time (the suite is serialized).
-private let stallSeconds = 2.5
+let stallSeconds = 2.5
 
 private let logger = Logger(label: "test")
 
 /// A fresh, migrated schema of the test database with two backends on it: `fast`, the one under
-/// test (`shortWait`), and `slow`, which sets the stage and looks at what the database holds (it
+/// test (`shortWait` unless told), and `slow`, which sets the stage and looks at what the database holds (it
 /// waits long, so it sees the end of a stall).
-private struct Stage: Sendable {
+struct PostgresStage: Sendable {
     let fast: PostgresBackend
     let slow: PostgresBackend
 
-    init(fastConnections: Int = 2) throws {
+    init(fastConnections: Int = 2, fastWait: Duration = shortWait) throws {
         let url = try #require(StoreBackend.testDatabaseURL)
         let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let setup = PostgresBackend(url: url, maximumConnections: 1, logger: logger)
@@ -40,7 +40,7 @@ private struct Stage: Sendable {
         fast = PostgresBackend(
             url: url,
             maximumConnections: fastConnections,
-            wait: shortWait,
+            wait: fastWait,
             searchPath: schema,
             logger: logger
         )
@@ -110,7 +110,7 @@ struct PostgresCommitOutcomeTests {
     @Test("a COMMIT that stalls past the wait is outcomeUnknown; it committed, and a blind resend is stale")
     func stalledCommitThatCommits() async throws {
         try await offPool {
-            let stage = try Stage()
+            let stage = try PostgresStage()
             defer { stage.stop() }
             let reader = PostgresTemplateStore(database: stage.slow, logger: logger)
             let store = PostgresTemplateStore(database: stage.fast, logger: logger)
@@ -143,7 +143,7 @@ struct PostgresCommitOutcomeTests {
     @Test("a COMMIT that stalls past the wait and then fails is outcomeUnknown too; nothing was written")
     func stalledCommitThatFails() async throws {
         try await offPool {
-            let stage = try Stage()
+            let stage = try PostgresStage()
             defer { stage.stop() }
             let reader = PostgresTemplateStore(database: stage.slow, logger: logger)
             let store = PostgresTemplateStore(database: stage.fast, logger: logger)
@@ -161,10 +161,54 @@ struct PostgresCommitOutcomeTests {
         }
     }
 
+    @Test("a connection lost while its COMMIT runs is outcomeUnknown; the server rolled it back")
+    func connectionLostAtCommit() async throws {
+        try await offPool {
+            // A long wait bound: what ends the wait is the lost connection, not the clock.
+            let stage = try PostgresStage(fastWait: .seconds(20))
+            defer { stage.stop() }
+            let reader = PostgresTemplateStore(database: stage.slow, logger: logger)
+            let store = PostgresTemplateStore(database: stage.fast, logger: logger)
+            let template = try builtin("loading")
+            try reader.importBuiltins([template])
+            try stage.stallCommits(of: "revision")
+
+            // Terminates the backend once it sleeps in the COMMIT's deferred trigger.
+            let terminated = DispatchSemaphore(value: 0)
+            Thread {
+                defer { terminated.signal() }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < deadline {
+                    let killed = try? stage.slow.blocking { client in
+                        try await client.all(
+                            """
+                            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                            WHERE query = 'COMMIT;' AND wait_event = 'PgSleep' AND usename = current_user
+                            """,
+                            logger: logger
+                        ).count
+                    }
+                    if (killed ?? 0) > 0 { return }
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
+            }.start()
+
+            let answer = #expect(throws: StoreError.self) {
+                try store.put(retitled(template, french: "Coupé"), precondition: .revision(1), actor: "ops")
+            }
+            terminated.wait()
+            #expect(answer.map(isOutcomeUnknown) == true, "answered \(String(describing: answer))")
+            try stage.endStall(of: "revision")
+            // Terminated before its commit record: nothing was written (which the caller could
+            // not know, hence the answer).
+            #expect(try reader.template(id: "loading").revision == 1)
+        }
+    }
+
     @Test("a write stalled before its COMMIT is unavailable, and is rolled back once the stall ends")
     func stallBeforeCommit() async throws {
         try await offPool {
-            let stage = try Stage()
+            let stage = try PostgresStage()
             defer { stage.stop() }
             let reader = PostgresTemplateStore(database: stage.slow, logger: logger)
             let store = PostgresTemplateStore(database: stage.fast, logger: logger)
@@ -211,7 +255,7 @@ struct PostgresCommitOutcomeTests {
     @Test("events whose commit stalls past the wait are outcomeUnknown; they were stored, and resending is safe")
     func eventsStalledAtCommit() async throws {
         try await offPool {
-            let stage = try Stage()
+            let stage = try PostgresStage()
             defer { stage.stop() }
             let events = PostgresEventStore(database: stage.fast, writers: 1, logger: logger)
             events.start()
@@ -233,7 +277,7 @@ struct PostgresCommitOutcomeTests {
     @Test("events that waited past the wait for a connection are unavailable, and never sent")
     func eventsAbandonedBeforeSending() async throws {
         try await offPool {
-            let stage = try Stage(fastConnections: 1)
+            let stage = try PostgresStage(fastConnections: 1)
             defer { stage.stop() }
             let events = PostgresEventStore(database: stage.fast, writers: 1, logger: logger)
             events.start()
