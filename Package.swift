@@ -138,6 +138,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The change listener's tests run it in a service group.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // ConnectionPoolError, for the tests of PostgresBackend.storeError.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
