@@ -123,7 +123,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EmptyStateCoreTests",
             dependencies: ["EmptyStateCore", "JSONCoding"],

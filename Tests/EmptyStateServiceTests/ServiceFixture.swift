@@ -38,7 +38,7 @@ enum ServiceFixture {
         _ id: String? = nil,
         query: [(name: String, value: String)] = [],
         headers: [(name: String, value: String)] = []
-    ) -> HTTPRequest {
+    ) -> ClientAPI.Request {
         var request = HTTPRequest(
             method: .get,
             path: id.map { "/v1/templates/" + $0 } ?? "/v1/templates",
@@ -47,7 +47,7 @@ enum ServiceFixture {
             id: "test-request"
         )
         if let id { request.pathParameters["id"] = id }
-        return request
+        return ClientAPI.Request(request)
     }
 }
 

@@ -59,7 +59,7 @@ package final class EmptyStateApplication: Sendable {
         // The client routes' answers, remembered by request; forgotten whenever the catalogue changes.
         let memo =
             configuration.http.memoEntries > 0
-            ? ResponseMemo(capacity: configuration.http.memoEntries, varyingOn: ClientAPI.varyingHeaders) : nil
+            ? ResponseMemo(capacity: configuration.http.memoEntries) : nil
         let started = ContinuousClock.now
         let catalogue: Catalogue
         do {
@@ -159,9 +159,7 @@ package final class EmptyStateApplication: Sendable {
         let openAPIBody = SharedBytes(Array(openAPI))
         let openAPIETag = "\"\(ContentHash.hex(Array(openAPI)))\""
         var router = Router()
-        router.get("/v1/templates/{id}", memoized: true) { client.template($0) }
-        router.get("/v1/templates", memoized: true) { client.bundle($0) }
-        router.get("/v1/app-status", memoized: true) { client.appStatus($0) }
+        client.register(on: &router)
         router.get("/healthz") { _ in
             HTTPResponse(
                 status: 200,
