@@ -232,8 +232,12 @@ package final class EmptyStateApplication: Sendable {
         // The rule of the per-request line it replaces: on at `info` and below.
         let accessLog = logger.logLevel <= .info ? AccessLog(format: configuration.logFormat) : nil
         self.accessLog = accessLog
+        // The problem types are the service's contract, not a setting: the HTTP layer's own
+        // refusals (404, 405, 413, a query it cannot parse, 503 while shutting down) use them too.
+        var http = configuration.http
+        http.problemTypes = .emptyState
         server = HTTPServer(
-            configuration: configuration.http,
+            configuration: http,
             router: router,
             logger: logger,
             observer: { metrics.record($0) },

@@ -82,7 +82,11 @@ struct RequestCall {
         ) {
         case .success(let parsed): request = parsed
         case .failure(let problem):
-            return answer(problem.response(requestID: requestID), requestID: requestID, started: started)
+            return answer(
+                problem.response(requestID: requestID, in: server.configuration.problemTypes),
+                requestID: requestID,
+                started: started
+            )
         }
         let (dispatch, route, memoized) = server.dispatch(&request)
         switch dispatch {

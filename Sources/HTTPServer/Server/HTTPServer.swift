@@ -281,7 +281,7 @@ package final class HTTPServer: Sendable {
                         slug: "not-found",
                         title: "Not Found",
                         detail: "There is no resource at this path."
-                    ).response(requestID: request.id)
+                    ).response(requestID: request.id, in: configuration.problemTypes)
                 ), route, false
             )
         case .methodNotAllowed(let allowed):
@@ -293,7 +293,7 @@ package final class HTTPServer: Sendable {
                         slug: "method-not-allowed",
                         title: "Method Not Allowed",
                         detail: "\(request.method) is not allowed here; use \(allow)."
-                    ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
+                    ).response(requestID: request.id, in: configuration.problemTypes, extraHeaders: [("Allow", allow)])
                 ), route, false
             )
         }

@@ -4,10 +4,6 @@ import Testing
 
 @testable import HTTPServer
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The memo's contract: a memoized handler reads only the headers its route declared
 /// (`MemoizedRequest` offers no other: reading one does not compile), and the server makes the
 /// memo's key of exactly those. These tests hold the second half, the one the compiler cannot:
@@ -102,48 +98,10 @@ struct MemoizedRouteTests {
             ([("X-Variant", "b")], "variant=b", 4),
         ]
         for (index, expected) in cases.enumerated() {
-            let (status, body) = try Self.get(port: port, path: "/v", headers: expected.headers)
+            let (status, _, body) = try LiveHTTP.send(port: port, "GET", "/v", headers: expected.headers)
             #expect(status == 200, "request \(index)")
             #expect(body == expected.body, "request \(index)")
             #expect(calls.load(ordering: .relaxed) == expected.calls, "request \(index)")
         }
-    }
-
-    /// Sends `GET path` on a new connection (closed after the answer) and reads the answer whole.
-    private static func get(port: Int, path: String, headers: [(String, String)]) throws -> (Int, String) {
-        struct Failure: Error, CustomStringConvertible { var description: String }
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(description: "socket() failed: errno \(errno)") }
-        defer { close(descriptor) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw Failure(description: "connect failed: errno \(errno)") }
-        var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        let request = Array((head + "\r\n").utf8)
-        guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == request.count else {
-            throw Failure(description: "send failed: errno \(errno)")
-        }
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            received += chunk[0..<count]
-        }
-        let text = String(decoding: received, as: UTF8.self)
-        guard let split = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ")[1]) else {
-            throw Failure(description: "not an HTTP response: \(text)")
-        }
-        return (status, String(text[split.upperBound...]))
     }
 }
