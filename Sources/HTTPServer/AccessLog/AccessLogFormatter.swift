@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import JSONCoding
 
 #if canImport(Glibc)
     import Glibc
@@ -78,7 +79,8 @@ struct AccessLogDateCache {
 
 /// Appends bytes into memory it does not own (a slice of an access-log buffer), checking the
 /// capacity on each append: past it, nothing more is written and `overflow` is set, so a line is
-/// either written whole or not at all.
+/// either written whole or not at all. Escaped fields are written by `TextEscaper` into the
+/// memory that is left, with the same rule (JSONCoding's `LentMemory`).
 struct AccessLogLineWriter {
     let base: UnsafeMutablePointer<UInt8>
     let capacity: Int
@@ -108,6 +110,17 @@ struct AccessLogLineWriter {
         }
         (base + count).update(from: start, count: bytes.count)
         count += bytes.count
+    }
+
+    /// `bytes` escaped by `escaper`, cut at `limit` bytes (see `TextEscaper`), straight into the
+    /// memory that is left.
+    mutating func append(escaping bytes: UnsafeBufferPointer<UInt8>, with escaper: TextEscaper, limit: Int) {
+        guard !overflow else { return }
+        if let written = escaper.escape(bytes, limit: limit, into: base + count, capacity: capacity - count) {
+            count += written
+        } else {
+            overflow = true
+        }
     }
 
     @inline(__always)
@@ -156,12 +169,12 @@ package enum AccessLogFormat: String, Sendable, CaseIterable {
 /// Fields, in this order: time (RFC 3339, UTC, milliseconds), request id, method, path, query,
 /// status, response bytes, duration in milliseconds (3 decimals), client address, user agent.
 ///
-/// Text that comes from the client is escaped as `EscapingLogHandler` escapes every other line,
-/// so a line stays one line and no terminal acts on it: `\n`, `\r`, `\t`, `\\`, `\"`; every other
-/// C0 control, DEL, the C1 controls, U+2028, U+2029 and U+FFFD as `\u{X}` in text and `\uXXXX`
-/// in JSON; and each ill-formed UTF-8 sequence as an escaped U+FFFD (the same replacement Swift
-/// makes, maximal subpart by maximal subpart). The path, the query and the user agent stop at
-/// `maximumFieldBytes` bytes written, followed by `...`.
+/// Text that comes from the client is escaped as `EscapingLogHandler` escapes every other line
+/// (`TextEscaper`), so a line stays one line and no terminal acts on it: `\n`, `\r`, `\t`, `\\`,
+/// `\"`; every other C0 control, DEL, the C1 controls, U+2028, U+2029 and U+FFFD as `\u{X}` in
+/// text and `\uXXXX` in JSON; and each ill-formed UTF-8 sequence as an escaped U+FFFD (the same
+/// replacement Swift makes, maximal subpart by maximal subpart). The path, the query and the user
+/// agent stop at `maximumFieldBytes` bytes written, followed by `...`.
 enum AccessLogFormatter {
     /// Bytes of escaped output a client-supplied field may take; past it the field is cut.
     static let maximumFieldBytes = 4096
@@ -293,9 +306,6 @@ enum AccessLogFormatter {
         let start: Int
     }
 
-    /// The hex digits of `\u{X}` and `\uXXXX`.
-    private static let hex: StaticString = "0123456789ABCDEF0123456789abcdef"
-
     /// Appends `bytes` escaped (see the type's documentation), cut at `limit` bytes of output.
     static func escape(
         _ bytes: UnsafeBufferPointer<UInt8>,
@@ -303,106 +313,6 @@ enum AccessLogFormatter {
         limit: Int = maximumFieldBytes,
         into out: inout AccessLogLineWriter
     ) {
-        let end = out.count + limit
-        var index = 0
-        while index < bytes.count {
-            // The longest escape, `\u{FFFD}`, is 8 bytes; a UTF-8 sequence at most 4.
-            if out.count + 8 > end {
-                out.append("...")
-                return
-            }
-            let byte = bytes[index]
-            if byte >= 0x20, byte < 0x7F {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    out.append(UInt8(ascii: "\\"))
-                    out.append(byte)
-                    index += 1
-                    continue
-                }
-                // A run of printable ASCII with nothing to escape (most of a line) is copied at once.
-                let run = CMicroHTTPD_plainRun(
-                    bytes.baseAddress! + index,
-                    min(bytes.count - index, end - out.count - 8)
-                )
-                out.append(UnsafeBufferPointer(start: bytes.baseAddress! + index, count: max(run, 1)))
-                index += max(run, 1)
-                continue
-            }
-            if byte < 0x80 {
-                switch byte {
-                case 0x0A: out.append(#"\n"#)
-                case 0x0D: out.append(#"\r"#)
-                case 0x09: out.append(#"\t"#)
-                default: escapeScalar(UInt32(byte), json: json, into: &out)
-                }
-                index += 1
-                continue
-            }
-            let length = wellFormedLength(bytes, at: index)
-            guard length > 0 else {
-                escapeScalar(0xFFFD, json: json, into: &out)
-                index += max(1, -length)
-                continue
-            }
-            let scalar = decode(bytes, at: index, length: length)
-            if (0x80...0x9F).contains(scalar) || scalar == 0x2028 || scalar == 0x2029 || scalar == 0xFFFD {
-                escapeScalar(scalar, json: json, into: &out)
-            } else {
-                out.append(UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
-            }
-            index += length
-        }
-    }
-
-    /// `\u{X}` (uppercase hex, no leading zeros) in text, `\uxxxx` in JSON.
-    private static func escapeScalar(_ scalar: UInt32, json: Bool, into out: inout AccessLogLineWriter) {
-        let digits = UnsafeRawPointer(hex.utf8Start).assumingMemoryBound(to: UInt8.self)
-        if json {
-            out.append(#"\u"#)
-            for shift in stride(from: 12, through: 0, by: -4) {
-                out.append(digits[16 + Int((scalar >> UInt32(shift)) & 0xF)])
-            }
-        } else {
-            out.append(#"\u{"#)
-            var shift = 28
-            while shift > 0, scalar >> UInt32(shift) == 0 { shift -= 4 }
-            while shift >= 0 {
-                out.append(digits[Int((scalar >> UInt32(shift)) & 0xF)])
-                shift -= 4
-            }
-            out.append(UInt8(ascii: "}"))
-        }
-    }
-
-    /// The length of the well-formed UTF-8 sequence starting at `index` (a byte ≥ 0x80), or, when
-    /// it is ill-formed, minus the length of its maximal subpart (the bytes one U+FFFD replaces).
-    private static func wellFormedLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
-        let lead = bytes[index]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: (length, low) = (3, 0xA0)
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: (length, high) = (3, 0x9F)
-        case 0xF0: (length, low) = (4, 0x90)
-        case 0xF1...0xF3: length = 4
-        case 0xF4: (length, high) = (4, 0x8F)
-        default: return -1
-        }
-        for offset in 1..<length {
-            guard index + offset < bytes.count else { return -offset }
-            let byte = bytes[index + offset]
-            let (lower, upper) = offset == 1 ? (low, high) : (UInt8(0x80), UInt8(0xBF))
-            guard byte >= lower, byte <= upper else { return -offset }
-        }
-        return length
-    }
-
-    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, length: Int) -> UInt32 {
-        var scalar = UInt32(bytes[index]) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-        for offset in 1..<length { scalar = scalar << 6 | UInt32(bytes[index + offset] & 0x3F) }
-        return scalar
+        out.append(escaping: bytes, with: json ? .jsonLog : .quotedTextLog, limit: limit)
     }
 }
