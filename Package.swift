@@ -50,7 +50,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // A JSON value parser and a deterministic, allocation-light JSON writer.
+        // A JSON value parser, a deterministic, allocation-light JSON writer, and the one string
+        // escaper of JSON and log lines (TextEscaper).
         .target(name: "JSONCoding", swiftSettings: swiftSettings),
         // The domain: templates, validation, locale negotiation, pseudo-locales, rendering.
         .target(
@@ -124,7 +125,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EmptyStateCoreTests",
             dependencies: ["EmptyStateCore", "JSONCoding"],

@@ -36,8 +36,16 @@ private func stored(
 private func request(
     _ query: [(name: String, value: String)],
     headers: [(name: String, value: String)] = []
-) -> HTTPRequest {
-    HTTPRequest(method: .get, path: "/v1/app-status", query: query, headers: HTTPHeaders(headers), id: "test-request")
+) -> ClientAPI.Request {
+    ClientAPI.Request(
+        HTTPRequest(
+            method: .get,
+            path: "/v1/app-status",
+            query: query,
+            headers: HTTPHeaders(headers),
+            id: "test-request"
+        )
+    )
 }
 
 /// A client API over the built-in catalogue and the iOS policy, recording what publications invalidate.

@@ -39,7 +39,7 @@ enum ServiceFixture {
         _ id: String? = nil,
         query: [(name: String, value: String)] = [],
         headers: [(name: String, value: String)] = []
-    ) -> HTTPRequest {
+    ) -> ClientAPI.Request {
         var request = HTTPRequest(
             method: .get,
             path: id.map { "/v1/templates/" + $0 } ?? "/v1/templates",
@@ -48,7 +48,7 @@ enum ServiceFixture {
             id: "test-request"
         )
         if let id { request.pathParameters["id"] = id }
-        return request
+        return ClientAPI.Request(request)
     }
 }
 
