@@ -43,7 +43,10 @@ test: build unit-test integration-test browser-test fuzz-smoke lint client-sourc
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
 ## (scripts/postgres.sh, stopped afterwards, also on failure), or against
-## EMPTY_STATE_TEST_DATABASE_URL when it is already set
+## EMPTY_STATE_TEST_DATABASE_URL when it is already set. EMPTY_STATE_REQUIRE_POSTGRES=1 turns
+## "the PostgreSQL suites did not run" (no URL, or a server that does not answer) from a warning
+## into a failure: here they must run.
+unit-test: export EMPTY_STATE_REQUIRE_POSTGRES = 1
 unit-test: build
 	@if [ -n "$$EMPTY_STATE_TEST_DATABASE_URL" ]; then \
 		$(SWIFT) test -Xswiftc -warnings-as-errors; \

@@ -52,7 +52,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // A JSON value parser and a deterministic, allocation-light JSON writer.
+        // A JSON value parser, a deterministic, allocation-light JSON writer, and the one string
+        // escaper of JSON and log lines (TextEscaper).
         .target(name: "JSONCoding", swiftSettings: swiftSettings),
         // The domain: templates, validation, locale negotiation, pseudo-locales, rendering.
         .target(
@@ -135,7 +136,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "EmptyStateCoreTests",
             dependencies: ["EmptyStateCore", "JSONCoding"],
@@ -152,6 +157,10 @@ let package = Package(
                 "EmptyStateStore", "EmptyStateSQLite", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The change listener's tests run it in a service group.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // ConnectionPoolError, for the tests of PostgresBackend.storeError.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -165,6 +174,8 @@ let package = Package(
                 "JSONCoding", "CZlib",
                 "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),
+                // `SharedStore.services` returns them (the follower's tests fake a shared store).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,5 @@
-// What the access log writes that is cheaper formatted or scanned in C: the client's address
-// and the runs of bytes that need no escaping (declared in include/CMicroHTTPD.h).
+// What the access log writes that is cheaper formatted in C: the client's address (declared in
+// include/CMicroHTTPD.h).
 #if defined(__linux__)
 
 #include "CMicroHTTPD.h"
@@ -44,17 +44,6 @@ int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *buffer, s
         return -1;
     }
     return inet_ntop(address->sa_family, raw, buffer, capacity) == NULL ? -1 : 0;
-}
-
-/// 1 for the bytes `CMicroHTTPD_plainRun` passes: 0x20–0x7E without '"' (0x22) and '\\' (0x5C).
-static const uint8_t plainBytes[256] = { [0x20 ... 0x21] = 1, [0x23 ... 0x5B] = 1, [0x5D ... 0x7E] = 1 };
-
-size_t CMicroHTTPD_plainRun(const uint8_t *bytes, size_t count) {
-    size_t index = 0;
-    while (index < count && plainBytes[bytes[index]]) {
-        index++;
-    }
-    return index;
 }
 
 #endif  // __linux__

@@ -50,23 +50,21 @@ package enum PostgresAdminTokens {
     ) throws(StoreError) -> Bool {
         let logger = database.logger
         let hash = hash(secret)
-        return try database.blocking { client in
-            try await client.withTransaction(logger: logger) { connection in
-                // Serialized with the other replicas' first start, so "no token yet" holds.
-                try await connection.all(
-                    "SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))",
-                    logger: logger
-                )
-                let created = try await connection.all(
-                    """
-                    INSERT INTO admin_token (name, role, secret_sha256)
-                    SELECT \(name), 'editor', \(hash) WHERE NOT EXISTS (SELECT 1 FROM admin_token)
-                    RETURNING name
-                    """,
-                    logger: logger
-                )
-                return !created.isEmpty
-            }
+        return try database.transaction { connection in
+            // Serialized with the other replicas' first start, so "no token yet" holds.
+            try await connection.all(
+                "SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))",
+                logger: logger
+            )
+            let created = try await connection.all(
+                """
+                INSERT INTO admin_token (name, role, secret_sha256)
+                SELECT \(name), 'editor', \(hash) WHERE NOT EXISTS (SELECT 1 FROM admin_token)
+                RETURNING name
+                """,
+                logger: logger
+            )
+            return !created.isEmpty
         }
     }
 }

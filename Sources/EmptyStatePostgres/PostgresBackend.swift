@@ -19,6 +19,9 @@ import _ConnectionPoolModule
 /// connection with backoff and the query waits. So every call is bounded by `wait` and fails
 /// with `StoreError.unavailable`, and once an outage is known (the change listener, which holds
 /// a connection at all times, lost it) calls fail at once until the listener is connected again.
+/// A write that gives up is never committed later (its `CommitPoint`); one whose COMMIT was
+/// already sent when the bound passed answers `StoreError.outcomeUnknown` instead, because it
+/// may have committed.
 /// Only the listener sets reachability: a call that times out (a slow query) or fails on one
 /// pooled connection says nothing about the others.
 package final class PostgresBackend: Service, Sendable {
@@ -102,8 +105,9 @@ package final class PostgresBackend: Service, Sendable {
         }
     }
 
-    /// Runs `body` against the database from a synchronous worker thread and waits for it, at
-    /// most `wait` (or `timeout`).
+    /// Runs `body`, which only reads (or whose effect its caller may repeat), against the
+    /// database from a synchronous worker thread and waits for it, at most `wait` (or
+    /// `timeout`).
     /// - Throws: `StoreError` thrown by `body` as it is; `.unavailable` when the database is known
     ///   to be down, cannot be reached, or does not answer in time; `.database` for other
     ///   failures (a query error: a defect, logged by the caller).
@@ -113,31 +117,104 @@ package final class PostgresBackend: Service, Sendable {
         timeout: Duration? = nil,
         _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) throws(StoreError) -> T {
+        try blocking(timeout: timeout) { client, _ in try await body(client) }
+    }
+
+    /// Runs a write in one transaction, its COMMIT guarded by a `CommitPoint`, and waits for it
+    /// as `blocking(timeout:_:)` does.
+    /// - Throws: as `blocking(timeout:_:)`; `.unavailable` only when the COMMIT was not sent (the
+    ///   transaction is then rolled back, whenever the stalled statement returns), and
+    ///   `.outcomeUnknown` when it was sent and no answer came in time, or the connection failed
+    ///   while waiting for it.
+    @discardableResult
+    @available(*, noasync, message: "blocks its thread: call it from worker threads only")
+    package func transaction<T: Sendable>(
+        timeout: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) throws(StoreError) -> T {
+        let logger = logger
+        return try blocking(timeout: timeout) { client, commit in
+            try await client.withTransaction(logger: logger) { connection in
+                let value = try await body(connection)
+                // postgres-nio sends COMMIT as soon as this closure returns.
+                try commit.reach()
+                return value
+            }
+        }
+    }
+
+    /// Runs `body` against the database from a synchronous worker thread and waits for it, at
+    /// most `wait` (or `timeout`). A `body` that writes calls `commit.reach()` right before it
+    /// sends its COMMIT (or the statement that commits itself): see `CommitPoint`.
+    /// - Throws: `StoreError` thrown by `body` as it is; `.unavailable` when the database is known
+    ///   to be down, cannot be reached, or does not answer in time before the commit point (the
+    ///   work then never commits); `.outcomeUnknown` when the commit point was passed and no
+    ///   answer came in time, or the connection failed after it; `.database` for other failures
+    ///   (a query error: a defect, logged by the caller).
+    @discardableResult
+    @available(*, noasync, message: "blocks its thread: call it from worker threads only")
+    package func blocking<T: Sendable>(
+        timeout: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresClient, CommitPoint) async throws -> T
+    ) throws(StoreError) -> T {
         guard isReachable else {
             throw .unavailable("the database at \(location) is unreachable (waiting for it to come back)")
         }
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox<T>()
+        let commit = CommitPoint()
         let client = client
+        let logger = logger
+        let location = location
         let task = Task {
+            let result: Result<T, any Error>
             do {
-                box.set(.success(try await body(client)))
+                result = .success(try await body(client, commit))
             } catch {
-                box.set(.failure(error))
+                result = .failure(error)
+            }
+            box.set(result)
+            if commit.finish() {
+                // The caller was told the outcome is unknown; the log says what it was.
+                var metadata: Logger.Metadata = ["store.url": "\(location)", "store.outcome": "committed"]
+                if case .failure(let error) = result {
+                    metadata["store.outcome"] = "not committed"
+                    metadata["error"] = "\(String(reflecting: error))"
+                }
+                logger.warning("a write whose caller was told its outcome is unknown has ended", metadata: metadata)
             }
             done.signal()
         }
         let limit = timeout ?? wait
         let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
         if done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .timedOut {
-            task.cancel()
-            throw .unavailable("the database at \(location) did not answer within \(limit)")
+            switch commit.giveUp() {
+            case .abandoned:
+                // Ends a wait for a pooled connection, and postgres-nio ends the row sequences
+                // the work reads from now on; a statement already sent runs on. Either way the
+                // work throws by its commit point at the latest, and rolls back.
+                task.cancel()
+                throw .unavailable(
+                    "the database at \(location) did not answer within \(limit); the call was abandoned before any commit"
+                )
+            case .outcomeUnknown:
+                throw .outcomeUnknown(
+                    "the database at \(location) did not confirm the commit within \(limit); it may or may not have taken effect"
+                )
+            case .finished:
+                done.wait()  // it finished just now: its result is set (before `finish()`)
+            }
         }
         switch box.take() {
         case .success(let value):
             return value
         case .failure(let error):
-            throw Self.storeError(error)
+            let mapped = Self.storeError(error)
+            if case .unavailable(let reason) = mapped, commit.isReached {
+                // The connection failed after the COMMIT (or self-committing statement) was sent.
+                throw .outcomeUnknown("the connection failed after the commit was sent: \(reason)")
+            }
+            throw mapped
         case nil:
             throw .database("the database call ended without a result")
         }
@@ -153,6 +230,10 @@ package final class PostgresBackend: Service, Sendable {
             if let inner = transaction.closureError ?? transaction.beginError ?? transaction.commitError {
                 return storeError(inner)
             }
+        }
+        if error is CommitPoint.Abandoned {
+            // Its waiter gave up (and answered) first; kept for completeness.
+            return .unavailable("the call was abandoned before its commit")
         }
         if error is ConnectionPoolError || error is CancellationError {
             return .unavailable(String(reflecting: error))

@@ -1,9 +1,7 @@
-import Dispatch
 import EmptyStateStore
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
 
 /// Analytics events in PostgreSQL, with group commit: the same contract as the SQLite
 /// `EventStore`.
@@ -23,9 +21,12 @@ import Synchronization
 /// 16 bits plus the row's position in it, and `events(after:)` returns only rows of
 /// transactions older than every transaction still running (`pg_snapshot_xmin`): a row that
 /// appears later always has a larger `seq` than every row already exported.
+///
+/// Ingestion's group commit is here; the analytics reads and the export are in `+Reads`, the
+/// pruning of old events in `+Retention`.
 package final class PostgresEventStore: EventStoring {
     package let database: PostgresBackend
-    private let logger: Logger
+    let logger: Logger
     /// The group commit: `writers` threads, each committing with `commit(_:database:logger:)`.
     private let groups: GroupCommitQueue
     /// The most events one transaction inserts: `seq` has 16 bits for the row's position.
@@ -34,7 +35,7 @@ package final class PostgresEventStore: EventStoring {
     /// stored event field can hold (ingestion refuses them).
     private static let absent = "\u{1}"
     /// The longest an analytics read (a summary over months of events) waits for its answer.
-    private static let analyticsWait = Duration.seconds(30)
+    static let analyticsWait = Duration.seconds(30)
 
     private typealias Submission = GroupCommitQueue.Submission
 
@@ -162,39 +163,44 @@ package final class PostgresEventStore: EventStoring {
             // per group. It answers one row: the positions (1-based, in `columns` order) of the
             // events it inserted, which `seq` holds in its low 16 bits. Rows go in by id, then
             // position, so of an id sent twice in one group the first is the one inserted.
-            let positions = try database.blocking { client in
-                let rows = try await client.query(
-                    """
-                    WITH quarantined AS (
-                        INSERT INTO quarantine (received_at, reason, payload, request_id)
-                        SELECT * FROM unnest(\(columns.quarantineReceivedAt)::int8[],
-                            \(columns.quarantineReason)::text[], \(columns.quarantinePayload)::text[],
-                            \(columns.quarantineRequestID)::text[])
-                    ), inserted AS (
-                        INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
-                            app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
-                        SELECT (pg_current_xact_id()::text::bigint << 16) + e.n, id, type, template_id,
-                            NULLIF(revision, -1), NULLIF(etag, \(absent)), locale, platform, app_version,
-                            NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)), occurred_at, received_at,
-                            clock_skew_ms, request_id
-                        FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
-                            \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
-                            \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
-                            \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
-                            \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
-                            WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
-                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
-                        ORDER BY id COLLATE "C", n
-                        ON CONFLICT (id) DO NOTHING
-                        RETURNING seq
+            // The statement commits itself: its commit point is where it is sent, once a
+            // connection is leased (a group abandoned while waiting for one is never sent).
+            let positions = try database.blocking { client, commit in
+                try await client.withConnection { connection in
+                    try commit.reach()
+                    let rows = try await connection.query(
+                        """
+                        WITH quarantined AS (
+                            INSERT INTO quarantine (received_at, reason, payload, request_id)
+                            SELECT * FROM unnest(\(columns.quarantineReceivedAt)::int8[],
+                                \(columns.quarantineReason)::text[], \(columns.quarantinePayload)::text[],
+                                \(columns.quarantineRequestID)::text[])
+                        ), inserted AS (
+                            INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
+                                app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                            SELECT (pg_current_xact_id()::text::bigint << 16) + e.n, id, type, template_id,
+                                NULLIF(revision, -1), NULLIF(etag, \(absent)), locale, platform, app_version,
+                                NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)), occurred_at, received_at,
+                                clock_skew_ms, request_id
+                            FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
+                                \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
+                                \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
+                                \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
+                                \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
+                                WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
+                                    action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
+                            ORDER BY id COLLATE "C", n
+                            ON CONFLICT (id) DO NOTHING
+                            RETURNING seq
+                        )
+                        SELECT coalesce(array_agg((seq & 65535)::int4), '{}') FROM inserted
+                        """,
+                        logger: logger
                     )
-                    SELECT coalesce(array_agg((seq & 65535)::int4), '{}') FROM inserted
-                    """,
-                    logger: logger
-                )
-                var positions: [Int32] = []
-                for try await row in rows.decode([Int32].self) { positions = row }
-                return positions
+                    var positions: [Int32] = []
+                    for try await row in rows.decode([Int32].self) { positions = row }
+                    return positions
+                }
             }
             var inserted = [Bool](repeating: false, count: columns.id.count)
             for position in positions where position >= 1 && Int(position) <= inserted.count {
@@ -208,199 +214,16 @@ package final class PostgresEventStore: EventStoring {
                 }
             )
         } catch {
-            if case .database(let message) = error {
+            switch error {
+            case .database(let message), .outcomeUnknown(let message):
                 logger.error(
                     "event commit failed",
                     metadata: ["error": "\(message)", "store.url": "\(database.location)"]
                 )
+            default:
+                break
             }
             return .failure(error)
         }
-    }
-
-    // MARK: - Reading
-
-    package func summary(
-        from: Int64,
-        to: Int64,
-        templateID: String?,
-        groupBy: SummaryGrouping?
-    ) throws(StoreError) -> (totals: SummaryRow, groups: [SummaryRow]) {
-        let logger = logger
-        return try database.blocking(timeout: Self.analyticsWait) { client in
-            func rows(_ grouping: SummaryGrouping?) async throws -> [SummaryRow] {
-                let key = grouping.map(Self.keyExpression) ?? "NULL::text"
-                // Totals are one group: no GROUP BY (PostgreSQL refuses to group by a constant).
-                let groupBy = grouping == nil ? "" : "GROUP BY \(key)"
-                let orderBy = grouping == nil ? "" : "ORDER BY \(key) COLLATE \"C\" NULLS FIRST"
-                let filter =
-                    templateID == nil
-                    ? "occurred_at >= $1 AND occurred_at < $2"
-                    : "occurred_at >= $1 AND occurred_at < $2 AND template_id = $3"
-                var binds = PostgresBindings()
-                binds.append(from)
-                binds.append(to)
-                if let templateID { binds.append(templateID) }
-                var result: [String: SummaryRow] = [:]
-                var order: [String] = []
-                for try await (name, displays, taps) in try await client.query(
-                    PostgresQuery(
-                        unsafeSQL: """
-                            SELECT \(key) AS k, COUNT(*) FILTER (WHERE type = 'displayed'),
-                                COUNT(*) FILTER (WHERE type = 'actionTapped')
-                            FROM event WHERE \(filter) \(groupBy) \(orderBy)
-                            """,
-                        binds: binds
-                    ),
-                    logger: logger
-                ).decode((String?, Int, Int).self) {
-                    let slot = name ?? "\u{0}"
-                    order.append(slot)
-                    result[slot] = SummaryRow(key: name, displays: displays, taps: taps, tapsByAction: [:])
-                }
-                for try await (name, action, count) in try await client.query(
-                    PostgresQuery(
-                        unsafeSQL: """
-                            SELECT \(key) AS k, action_id, COUNT(*) FROM event
-                            WHERE \(filter) AND type = 'actionTapped' GROUP BY \(grouping == nil ? "" : key + ",") action_id
-                            """,
-                        binds: binds
-                    ),
-                    logger: logger
-                ).decode((String?, String?, Int).self) {
-                    if let action { result[name ?? "\u{0}"]?.tapsByAction[action] = count }
-                }
-                return order.compactMap { result[$0] }
-            }
-            let totals = try await rows(nil).first ?? SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:])
-            guard let groupBy else { return (totals, []) }
-            return (totals, try await rows(groupBy))
-        }
-    }
-
-    /// The SQL of a group key (a fixed set: never built from input).
-    private static func keyExpression(_ grouping: SummaryGrouping) -> String {
-        switch grouping {
-        case .template: return "template_id"
-        case .action: return "action_id"
-        case .locale: return "locale"
-        case .platform: return "platform"
-        case .appVersion: return "app_version"
-        case .day: return "to_char(to_timestamp(occurred_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
-        }
-    }
-
-    package func displaysByAppVersion(
-        from: Int64,
-        to: Int64,
-        templateIDs: [String]
-    ) throws(StoreError) -> [(templateID: String, appVersion: String, displays: Int)] {
-        guard !templateIDs.isEmpty else { return [] }
-        let logger = logger
-        return try database.blocking(timeout: Self.analyticsWait) { client in
-            var rows: [(templateID: String, appVersion: String, displays: Int)] = []
-            for try await (templateID, appVersion, count) in try await client.query(
-                """
-                SELECT template_id, app_version, COUNT(*) FROM event
-                WHERE occurred_at >= \(from) AND occurred_at < \(to) AND type = 'displayed'
-                    AND template_id = ANY(\(templateIDs))
-                GROUP BY template_id, app_version ORDER BY template_id COLLATE "C", app_version COLLATE "C"
-                """,
-                logger: logger
-            ).decode((String, String, Int).self) {
-                rows.append((templateID, appVersion, count))
-            }
-            return rows
-        }
-    }
-
-    package func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)] {
-        let logger = logger
-        return try database.blocking(timeout: Self.analyticsWait) { client in
-            var events: [(cursor: Int64, event: AnalyticsEvent)] = []
-            let rows = try await client.all(
-                """
-                SELECT seq, id, type, template_id, revision, etag, locale, platform, app_version, action_id,
-                    session_id, occurred_at, received_at, clock_skew_ms, request_id
-                FROM event WHERE seq > \(after)
-                    AND seq < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)
-                ORDER BY seq LIMIT \(limit)
-                """,
-                logger: logger
-            )
-            for row in rows {
-                let columns = row.makeRandomAccess()
-                events.append(
-                    (
-                        try columns["seq"].decode(Int64.self),
-                        AnalyticsEvent(
-                            id: try columns["id"].decode(String.self),
-                            kind: AnalyticsEvent.Kind(rawValue: try columns["type"].decode(String.self)) ?? .displayed,
-                            templateID: try columns["template_id"].decode(String.self),
-                            revision: try columns["revision"].decode(Int?.self),
-                            etag: try columns["etag"].decode(String?.self),
-                            locale: try columns["locale"].decode(String.self),
-                            platform: try columns["platform"].decode(String.self),
-                            appVersion: try columns["app_version"].decode(String.self),
-                            actionID: try columns["action_id"].decode(String?.self),
-                            sessionID: try columns["session_id"].decode(String?.self),
-                            occurredAt: try columns["occurred_at"].decode(Int64.self),
-                            receivedAt: try columns["received_at"].decode(Int64.self),
-                            clockSkewMilliseconds: try columns["clock_skew_ms"].decode(Int64.self),
-                            requestID: try columns["request_id"].decode(String.self)
-                        )
-                    )
-                )
-            }
-            return events
-        }
-    }
-
-    package func counts() throws(StoreError) -> (events: Int, quarantined: Int) {
-        let logger = logger
-        return try database.blocking { client in
-            let rows = try await client.all(
-                "SELECT (SELECT COUNT(*) FROM event), (SELECT COUNT(*) FROM quarantine)",
-                logger: logger
-            )
-            guard let row = rows.first else { return (0, 0) }
-            return try row.decode((Int, Int).self)
-        }
-    }
-
-    /// Deletes in batches of `chunk` rows, one short transaction each, so group commits are
-    /// never held up for long and the table is never rewritten (the index on the time column
-    /// finds the oldest rows; autovacuum reclaims the space).
-    @discardableResult
-    package func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int {
-        let logger = logger
-        var total = 0
-        for (table, column) in [("event", "occurred_at"), ("quarantine", "received_at")] {
-            while true {
-                let deleted = try database.blocking(timeout: .seconds(60)) { client in
-                    try await client.all(
-                        PostgresQuery(
-                            unsafeSQL: """
-                                WITH gone AS (
-                                    DELETE FROM \(table) WHERE seq IN (
-                                        SELECT seq FROM \(table) WHERE \(column) < $1 ORDER BY \(column) LIMIT $2)
-                                    RETURNING 1)
-                                SELECT COUNT(*) FROM gone
-                                """,
-                            binds: {
-                                var binds = PostgresBindings()
-                                binds.append(cutoff)
-                                binds.append(chunk)
-                                return binds
-                            }()
-                        ),
-                        logger: logger
-                    ).first?.decode(Int.self) ?? 0
-                }
-                total += deleted
-                if deleted < chunk { break }
-            }
-        }
-        return total
     }
 }

@@ -150,10 +150,9 @@ package final class EventStore: Sendable {
                     filter += " AND template_id = ?"
                     arguments += [templateID]
                 }
-                func rows(_ key: String?) throws -> [SummaryRow] {
+                func counts(_ key: String?) throws -> SummaryCounts {
                     let keyExpression = key ?? "NULL"
-                    var result: [String: SummaryRow] = [:]
-                    var order: [String] = []
+                    var counts = SummaryCounts()
                     for row in try Row.fetchAll(
                         db,
                         sql: """
@@ -163,15 +162,7 @@ package final class EventStore: Sendable {
                             """,
                         arguments: arguments
                     ) {
-                        let name: String? = row["k"]
-                        let slot = name ?? "\u{0}"
-                        order.append(slot)
-                        result[slot] = SummaryRow(
-                            key: name,
-                            displays: row["displays"] ?? 0,
-                            taps: row["taps"] ?? 0,
-                            tapsByAction: [:]
-                        )
+                        counts.groups.append((row["k"], row["displays"] ?? 0, row["taps"] ?? 0))
                     }
                     for row in try Row.fetchAll(
                         db,
@@ -181,13 +172,14 @@ package final class EventStore: Sendable {
                             """,
                         arguments: arguments
                     ) {
-                        let slot = (row["k"] as String?) ?? "\u{0}"
-                        if let action = row["action_id"] as String? { result[slot]?.tapsByAction[action] = row["n"] }
+                        counts.actionTaps.append((row["k"], row["action_id"], row["n"]))
                     }
-                    return order.compactMap { result[$0] }
+                    return counts
                 }
-                let totals = try rows(nil).first ?? SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:])
-                return (totals, try groupBy.map { try rows($0.sqliteColumn) } ?? [])
+                return SummaryCounts.summary(
+                    totals: try counts(nil),
+                    groups: try groupBy.map { try counts($0.sqliteColumn) }
+                )
             }
         } catch {
             throw .database("\(error)")

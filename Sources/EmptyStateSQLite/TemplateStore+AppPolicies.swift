@@ -12,10 +12,10 @@ extension TemplateStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, revision, document, updated_at, updated_by FROM template
+                    SELECT id, revision, deleted, document, updated_at, updated_by FROM template
                     WHERE kind = 'app-policy' AND deleted = 0 ORDER BY id
                     """
-            ).map { try Self.storedPolicy($0) }
+            ).map { try StoredAppPolicy(Self.current($0)) }
         }
     }
 
@@ -39,8 +39,10 @@ extension TemplateStore {
     /// - Throws: `.notFound` (named by the platform) when it has none.
     package func policy(platform: Platform) throws(StoreError) -> StoredAppPolicy {
         try read { db in
-            guard let row = try Self.policyRow(db, platform) else { throw StoreError.notFound(id: platform.rawValue) }
-            return try Self.storedPolicy(row)
+            guard let current = try Self.policyRow(db, platform) else {
+                throw StoreError.notFound(id: platform.rawValue)
+            }
+            return try StoredAppPolicy(current)
         }
     }
 
@@ -52,26 +54,13 @@ extension TemplateStore {
         actor: String
     ) throws(StoreError) -> (stored: StoredAppPolicy, created: Bool) {
         try write { db in
-            let platform = policy.platform
-            let row = try Self.policyRow(db, platform)
-            let current = row.map { $0["revision"] as Int } ?? 0
-            switch precondition {
-            case .absent:
-                if row != nil { throw StoreError.alreadyExists(id: platform.rawValue, revision: current) }
-            case .revision(let expected):
-                guard row != nil else { throw StoreError.notFound(id: platform.rawValue) }
-                if expected != current { throw StoreError.stale(id: platform.rawValue, current: current) }
-            }
-            let previous = try row.map { try StoredDocuments.appPolicy(fromText: $0["document"]) }
-            let stored = try self.applyPolicy(
-                db,
-                policy,
-                previous: previous,
-                revision: current + 1,
-                action: row == nil ? .create : .replace,
-                actor: actor
+            let plan = try CatalogueRules.put(
+                name: policy.platform.rawValue,
+                current: try Self.policyRow(db, policy.platform),
+                precondition: precondition
             )
-            return (stored, row == nil)
+            let stored = try self.applyPolicy(db, policy, try RevisionWrite.policy(policy, plan: plan, actor: actor))
+            return (stored, plan.created)
         }
     }
 
@@ -84,26 +73,18 @@ extension TemplateStore {
         actor: String
     ) throws(StoreError) -> StoredAppPolicy {
         try write { db in
-            guard let row = try Self.policyRow(db, platform) else { throw StoreError.notFound(id: platform.rawValue) }
-            let current: Int = row["revision"]
-            if let expectedRevision, expectedRevision != current {
-                throw StoreError.stale(id: platform.rawValue, current: current)
-            }
-            guard
-                let text = try String.fetchOne(
-                    db,
-                    sql: "SELECT document FROM revision WHERE template_id = ? AND revision = ?",
-                    arguments: [StoredDocuments.appPolicyID(platform), target]
-                )
-            else { throw StoreError.noSuchRevision(id: platform.rawValue, revision: target) }
-            return try self.applyPolicy(
-                db,
-                try StoredDocuments.appPolicy(fromText: text),
-                previous: try StoredDocuments.appPolicy(fromText: row["document"]),
-                revision: current + 1,
-                action: .rollback,
-                actor: actor
+            let plan = try CatalogueRules.rollback(
+                name: platform.rawValue,
+                current: try Self.policyRow(db, platform),
+                expectedRevision: expectedRevision
             )
+            let text = try CatalogueRules.rollbackText(
+                name: platform.rawValue,
+                number: target,
+                target: try Self.recorded(db, documentID: StoredDocuments.appPolicyID(platform), revision: target)
+            )
+            let policy = try StoredDocuments.appPolicy(fromText: text)
+            return try self.applyPolicy(db, policy, try RevisionWrite.policy(policy, plan: plan, actor: actor))
         }
     }
 
@@ -136,54 +117,22 @@ extension TemplateStore {
 
     // MARK: - Internals
 
-    private static func policyRow(_ db: Database, _ platform: Platform) throws -> Row? {
+    /// The current row of a platform's policy; `nil` when it has none.
+    private static func policyRow(_ db: Database, _ platform: Platform) throws -> CurrentDocument? {
         try Row.fetchOne(
             db,
             sql: """
-                SELECT id, revision, document, updated_at, updated_by FROM template
+                SELECT revision, deleted, document, updated_at, updated_by FROM template
                 WHERE id = ? AND kind = 'app-policy' AND deleted = 0
                 """,
             arguments: [StoredDocuments.appPolicyID(platform)]
-        )
+        ).map(Self.current)
     }
 
-    /// Writes `policy` as the current state at `revision` and appends the revision.
-    private func applyPolicy(
-        _ db: Database,
-        _ policy: AppPolicy,
-        previous: AppPolicy?,
-        revision: Int,
-        action: RevisionRecord.Action,
-        actor: String
-    ) throws -> StoredAppPolicy {
-        let id = StoredDocuments.appPolicyID(policy.platform)
-        let document = StoredDocuments.text(of: policy.document)
-        let now = Timestamp.now()
-        try db.execute(
-            sql: """
-                INSERT INTO template (id, revision, deleted, document, edited, updated_at, updated_by, kind)
-                VALUES (?, ?, 0, ?, 1, ?, ?, 'app-policy')
-                ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, document = excluded.document,
-                    updated_at = excluded.updated_at, updated_by = excluded.updated_by
-                """,
-            arguments: [id, revision, document, now, actor]
-        )
-        let changed = AppPolicy.changedFields(from: previous, to: policy)
-        try db.execute(
-            sql: Self.insertRevision,
-            arguments: [
-                id, revision, action.rawValue, document, StoredDocuments.changedFieldsText(changed), now, actor,
-            ]
-        )
-        return StoredAppPolicy(policy: policy, revision: revision, updatedAt: now, updatedBy: actor)
-    }
-
-    private static func storedPolicy(_ row: Row) throws(StoreError) -> StoredAppPolicy {
-        StoredAppPolicy(
-            policy: try StoredDocuments.appPolicy(fromText: row["document"]),
-            revision: row["revision"],
-            updatedAt: row["updated_at"],
-            updatedBy: row["updated_by"]
-        )
+    /// Writes `policy` as the current state `write` records and appends the revision.
+    private func applyPolicy(_ db: Database, _ policy: AppPolicy, _ write: RevisionWrite) throws -> StoredAppPolicy {
+        try setCurrent(db, write, edited: true)
+        try appendRevision(db, write)
+        return StoredAppPolicy(policy: policy, revision: write.revision, updatedAt: write.at, updatedBy: write.by)
     }
 }

@@ -40,26 +40,19 @@ extension TemplateStore {
                         metadata: ["template.id": "\(template.id)", "template.revision": "\(revision)"]
                     )
                 case .update:
+                    let previous = try current.map { try StoredDocuments.template(fromText: $0.document) }
                     try apply(
                         db,
-                        template: template,
-                        previous: try current.map { try StoredDocuments.template(fromText: $0.document) },
-                        revision: revision + 1,
-                        action: .import,
-                        actor: BuiltinImport.actor,
-                        now: now,
+                        template,
+                        BuiltinImport.write(template, previous: previous, revision: revision + 1, now: now),
                         edited: false
                     )
                     updated += 1
                 case .add:
                     try apply(
                         db,
-                        template: template,
-                        previous: nil,
-                        revision: 1,
-                        action: .import,
-                        actor: BuiltinImport.actor,
-                        now: now,
+                        template,
+                        BuiltinImport.write(template, previous: nil, revision: 1, now: now),
                         edited: false
                     )
                     added += 1

@@ -17,19 +17,20 @@ extension TemplateStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, revision, document, updated_at, updated_by FROM template
+                    SELECT id, revision, deleted, document, updated_at, updated_by FROM template
                     WHERE deleted = 0 AND kind = 'template' ORDER BY id
                     """
             ).map { row in
-                if let builtin = known[row["id"] as String], builtin.document == row["document"] as String {
+                let current = Self.current(row)
+                if let builtin = known[row["id"] as String], builtin.document == current.document {
                     return StoredTemplate(
                         template: builtin.template,
-                        revision: row["revision"],
-                        updatedAt: row["updated_at"],
-                        updatedBy: row["updated_by"]
+                        revision: current.revision,
+                        updatedAt: current.updatedAt,
+                        updatedBy: current.updatedBy
                     )
                 }
-                return try Self.stored(row)
+                return try StoredTemplate(current)
             }
         }
     }
@@ -37,7 +38,7 @@ extension TemplateStore {
     /// The live template with this id.
     /// - Throws: `.notFound` or `.deleted`.
     package func template(id: String) throws(StoreError) -> StoredTemplate {
-        try read { db in try self.live(db, id: id) }
+        try read { db in try StoredTemplate(CatalogueRules.live(name: id, current: try self.current(db, id: id))) }
     }
 
     /// The strings of a live template with who changed each and when.

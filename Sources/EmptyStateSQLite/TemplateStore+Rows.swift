@@ -4,12 +4,13 @@ import GRDB
 /// Records from SQLite rows; the text columns are decoded as every backend decodes them
 /// (`StoredDocuments`, `RevisionRecord.init(templateID:revision:action:…)`).
 extension TemplateStore {
-    /// A live template from a row of `template` (`document`, `revision`, `updated_at`,
-    /// `updated_by`).
-    static func stored(_ row: Row) throws(StoreError) -> StoredTemplate {
-        StoredTemplate(
-            template: try StoredDocuments.template(fromText: row["document"]),
+    /// The current row of a document from a row of `template` (`revision`, `deleted`,
+    /// `document`, `updated_at`, `updated_by`).
+    static func current(_ row: Row) -> CurrentDocument {
+        CurrentDocument(
             revision: row["revision"],
+            deleted: (row["deleted"] as Int) != 0,
+            document: row["document"],
             updatedAt: row["updated_at"],
             updatedBy: row["updated_by"]
         )

@@ -17,35 +17,14 @@ extension TemplateStore {
         -> (stored: StoredTemplate, created: Bool)
     {
         try write { db in
-            let now = Timestamp.now()
-            let row = try Row.fetchOne(
-                db,
-                sql: "SELECT revision, deleted, document FROM template WHERE id = ?",
-                arguments: [template.id]
+            let plan = try CatalogueRules.put(
+                name: template.id,
+                current: try self.current(db, id: template.id),
+                precondition: precondition
             )
-            let live = row.map { ($0["deleted"] as Int) == 0 } ?? false
-            let currentRevision = row.map { $0["revision"] as Int } ?? 0
-            switch precondition {
-            case .absent:
-                if live { throw StoreError.alreadyExists(id: template.id, revision: currentRevision) }
-            case .revision(let expected):
-                guard let row else { throw StoreError.notFound(id: template.id) }
-                guard live else { throw StoreError.deleted(id: template.id, revision: row["revision"]) }
-                if expected != currentRevision { throw StoreError.stale(id: template.id, current: currentRevision) }
-            }
             try self.checkConflicts(db, template: template)
-            let previous = live ? try row.map { try StoredDocuments.template(fromText: $0["document"]) } : nil
-            let stored = try self.apply(
-                db,
-                template: template,
-                previous: previous,
-                revision: currentRevision + 1,
-                action: live ? .replace : .create,
-                actor: actor,
-                now: now,
-                edited: true
-            )
-            return (stored, !live)
+            let write = try RevisionWrite.template(template, plan: plan, actor: actor)
+            return (try self.apply(db, template, write, edited: true), plan.created)
         }
     }
 
@@ -59,19 +38,21 @@ extension TemplateStore {
     ) throws -> StoredTemplate {
         do {
             return try timedWrite { db in
-                let current = try self.live(db, id: id)
-                if current.revision != expectedRevision { throw StoreError.stale(id: id, current: current.revision) }
-                let template = try build(current.template)
-                return try self.apply(
-                    db,
-                    template: template,
-                    previous: current.template,
-                    revision: current.revision + 1,
-                    action: .strings,
-                    actor: actor,
-                    now: Timestamp.now(),
-                    edited: true
+                let live = try CatalogueRules.change(
+                    name: id,
+                    current: try self.current(db, id: id),
+                    expectedRevision: expectedRevision
                 )
+                let current = try StoredDocuments.template(fromText: live.document)
+                let template = try build(current)
+                let write = RevisionWrite.template(
+                    template,
+                    previous: current,
+                    revision: live.revision + 1,
+                    action: .strings,
+                    actor: actor
+                )
+                return try self.apply(db, template, write, edited: true)
             }
         } catch let error as StoreError {
             throw error
@@ -87,25 +68,21 @@ extension TemplateStore {
     /// - Returns: the revision that records the deletion.
     package func delete(id: String, expectedRevision: Int, actor: String) throws(StoreError) -> Int {
         try write { db in
-            let current = try self.live(db, id: id)
-            if current.revision != expectedRevision { throw StoreError.stale(id: id, current: current.revision) }
-            let revision = current.revision + 1
-            let now = Timestamp.now()
+            let live = try CatalogueRules.change(
+                name: id,
+                current: try self.current(db, id: id),
+                expectedRevision: expectedRevision
+            )
+            let deletion = RevisionWrite.deletion(id: id, revision: live.revision + 1, actor: actor)
             try db.execute(
                 sql:
                     "UPDATE template SET revision = ?, deleted = 1, edited = 1, updated_at = ?, updated_by = ? WHERE id = ?",
-                arguments: [revision, now, actor, id]
+                arguments: [deletion.revision, deletion.at, deletion.by, id]
             )
             try db.execute(sql: "DELETE FROM template_string WHERE template_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM template_alias WHERE template_id = ?", arguments: [id])
-            try db.execute(
-                sql: Self.insertRevision,
-                arguments: [
-                    id, revision, RevisionRecord.Action.delete.rawValue, nil, StoredDocuments.changedFieldsText(["/"]),
-                    now, actor,
-                ]
-            )
-            return revision
+            try self.appendRevision(db, deletion)
+            return deletion.revision
         }
     }
 
@@ -121,40 +98,22 @@ extension TemplateStore {
         -> StoredTemplate
     {
         try write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT revision, deleted, document FROM template WHERE id = ? AND kind = 'template'",
-                    arguments: [id]
-                )
-            else { throw StoreError.notFound(id: id) }
-            let currentRevision: Int = row["revision"]
-            if let expectedRevision, expectedRevision != currentRevision {
-                throw StoreError.stale(id: id, current: currentRevision)
-            }
-            guard
-                let recorded = try Row.fetchOne(
-                    db,
-                    sql: "SELECT document FROM revision WHERE template_id = ? AND revision = ?",
-                    arguments: [id, target]
-                )
-            else { throw StoreError.noSuchRevision(id: id, revision: target) }
-            guard let text = recorded["document"] as String? else {
-                throw StoreError.conflicts([
-                    ("/revision", "revision \(target) records a deletion; roll back to a revision with content")
-                ])
-            }
+            let plan = try CatalogueRules.rollback(
+                name: id,
+                current: try self.current(db, id: id),
+                expectedRevision: expectedRevision
+            )
+            let text = try CatalogueRules.rollbackText(
+                name: id,
+                number: target,
+                target: try Self.recorded(db, documentID: id, revision: target)
+            )
             let template = try StoredDocuments.template(fromText: text)
-            let live = (row["deleted"] as Int) == 0
             try self.checkConflicts(db, template: template)
             return try self.apply(
                 db,
-                template: template,
-                previous: live ? try StoredDocuments.template(fromText: row["document"]) : nil,
-                revision: currentRevision + 1,
-                action: .rollback,
-                actor: actor,
-                now: Timestamp.now(),
+                template,
+                try RevisionWrite.template(template, plan: plan, actor: actor),
                 edited: true
             )
         }
@@ -162,19 +121,28 @@ extension TemplateStore {
 
     // MARK: - Pieces of a write
 
-    func live(_ db: Database, id: String) throws -> StoredTemplate {
+    /// The current row of the template `id`, live or deleted; `nil` when no template ever had it.
+    func current(_ db: Database, id: String) throws -> CurrentDocument? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT revision, deleted, document, updated_at, updated_by FROM template
+                WHERE id = ? AND kind = 'template'
+                """,
+            arguments: [id]
+        ).map(Self.current)
+    }
+
+    /// What the store holds for revision `number` of a document, for a rollback.
+    static func recorded(_ db: Database, documentID: String, revision number: Int) throws -> CatalogueRules.Target {
         guard
             let row = try Row.fetchOne(
                 db,
-                sql: """
-                    SELECT id, revision, deleted, document, updated_at, updated_by FROM template
-                    WHERE id = ? AND kind = 'template'
-                    """,
-                arguments: [id]
+                sql: "SELECT document FROM revision WHERE template_id = ? AND revision = ?",
+                arguments: [documentID, number]
             )
-        else { throw StoreError.notFound(id: id) }
-        if (row["deleted"] as Int) == 1 { throw StoreError.deleted(id: id, revision: row["revision"]) }
-        return try Self.stored(row)
+        else { return .missing }
+        return (row["document"] as String?).map { .document($0) } ?? .deletion
     }
 
     /// Throws `.conflicts` when `template`'s id or aliases clash with other live templates;
@@ -183,83 +151,55 @@ extension TemplateStore {
         try read { db in try self.checkConflicts(db, template: template) }
     }
 
-    /// Ids and aliases are unique across live templates.
+    /// Ids and aliases are unique across live templates (`CatalogueRules.checkConflicts`).
     func checkConflicts(_ db: Database, template: Template) throws {
-        var problems: [(pointer: String, rule: String)] = []
-        if let owner = try String.fetchOne(
-            db,
-            sql: "SELECT template_id FROM template_alias WHERE alias = ? AND template_id <> ?",
-            arguments: [template.id, template.id]
-        ) {
-            problems.append(("/id", "\"\(template.id)\" is an alias of \(owner)"))
-        }
-        for (index, alias) in template.aliases.enumerated() {
-            if let owner = try String.fetchOne(
+        var aliasOwners: [String: String] = [:]
+        for name in CatalogueRules.claimedNames(template) {
+            aliasOwners[name] = try String.fetchOne(
                 db,
                 sql: "SELECT template_id FROM template_alias WHERE alias = ? AND template_id <> ?",
-                arguments: [alias, template.id]
-            ) {
-                problems.append(("/aliases/\(index)", "\"\(alias)\" is already an alias of \(owner)"))
-            } else if try Bool.fetchOne(
-                db,
-                sql: "SELECT 1 FROM template WHERE id = ? AND deleted = 0 AND id <> ?",
-                arguments: [alias, template.id]
-            ) != nil {
-                problems.append(("/aliases/\(index)", "\"\(alias)\" is the id of another template"))
-            }
+                arguments: [name, template.id]
+            )
         }
-        if !problems.isEmpty { throw StoreError.conflicts(problems) }
+        var liveIDs: Set<String> = []
+        for alias in template.aliases
+        where try Bool.fetchOne(
+            db,
+            sql: "SELECT 1 FROM template WHERE id = ? AND deleted = 0 AND kind = 'template' AND id <> ?",
+            arguments: [alias, template.id]
+        ) != nil {
+            liveIDs.insert(alias)
+        }
+        try CatalogueRules.checkConflicts(template, aliasOwners: aliasOwners, liveIDs: liveIDs)
     }
 
-    /// Writes `template` as the current state at `revision`, syncs its strings and aliases, and
-    /// appends the revision. Unchanged strings keep who changed them and when.
+    /// Writes `template` as the current state `write` records, syncs its strings and aliases,
+    /// and appends the revision. Unchanged strings keep who changed them and when.
     @discardableResult
-    func apply(
-        _ db: Database,
-        template: Template,
-        previous: Template?,
-        revision: Int,
-        action: RevisionRecord.Action,
-        actor: String,
-        now: String,
-        edited: Bool
-    ) throws -> StoredTemplate {
-        let document = StoredDocuments.text(of: template.document)
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO template (id, revision, deleted, document, edited, updated_at, updated_by)
-                VALUES (?, ?, 0, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, deleted = 0, document = excluded.document,
-                    edited = MAX(template.edited, excluded.edited), updated_at = excluded.updated_at,
-                    updated_by = excluded.updated_by
-                """
-        ).execute(
-            arguments: [template.id, revision, document, edited ? 1 : 0, now, actor]
-        )
+    func apply(_ db: Database, _ template: Template, _ write: RevisionWrite, edited: Bool) throws -> StoredTemplate {
+        try setCurrent(db, write, edited: edited)
 
-        var wanted: [String: String] = [:]
-        for entry in template.strings {
-            for (key, value) in entry.values {
-                wanted[entry.locale + "\u{0}" + key] = value
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        ON CONFLICT(template_id, locale, key) DO UPDATE SET value = excluded.value,
-                            updated_at = excluded.updated_at, updated_by = excluded.updated_by
-                        WHERE template_string.value <> excluded.value
-                        """
-                ).execute(
-                    arguments: [template.id, entry.locale, key, value, now, actor]
-                )
-            }
+        var wanted: Set<String> = []
+        for (locale, key, value) in RevisionWrite.strings(of: template) {
+            wanted.insert(locale + "\u{0}" + key)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(template_id, locale, key) DO UPDATE SET value = excluded.value,
+                        updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                    WHERE template_string.value <> excluded.value
+                    """
+            ).execute(
+                arguments: [template.id, locale, key, value, write.at, write.by]
+            )
         }
         for row in try Row.fetchAll(
             db,
             sql: "SELECT locale, key FROM template_string WHERE template_id = ?",
             arguments: [template.id]
         )
-        where wanted[(row["locale"] as String) + "\u{0}" + (row["key"] as String)] == nil {
+        where !wanted.contains((row["locale"] as String) + "\u{0}" + (row["key"] as String)) {
             try db.cachedStatement(sql: "DELETE FROM template_string WHERE template_id = ? AND locale = ? AND key = ?")
                 .execute(
                     arguments: [template.id, row["locale"] as String, row["key"] as String]
@@ -274,21 +214,41 @@ extension TemplateStore {
             )
         }
 
-        let changed = TemplateDiff.changedFields(from: previous, to: template)
-        try db.cachedStatement(sql: Self.insertRevision).execute(
-            arguments: [
-                template.id, revision, action.rawValue, document, StoredDocuments.changedFieldsText(changed), now,
-                actor,
-            ]
-        )
-        return StoredTemplate(template: template, revision: revision, updatedAt: now, updatedBy: actor)
+        try appendRevision(db, write)
+        return StoredTemplate(template: template, revision: write.revision, updatedAt: write.at, updatedBy: write.by)
     }
 
-    /// Appends a revision: (template_id, revision, action, document, changed_fields, created_at,
-    /// created_by), numbered by `seq` in commit order (writes are serialized, so `MAX + 1` is
-    /// unique; the unique index makes it the audit trail's order).
-    static let insertRevision = """
-        INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by, seq)
-        VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM revision))
-        """
+    /// Writes the current row of a document (template or policy) as `write` leaves it: live, at
+    /// its revision. `edited` is sticky: once ops changed a document, a later import keeps off it.
+    func setCurrent(_ db: Database, _ write: RevisionWrite, edited: Bool) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO template (id, kind, revision, deleted, document, edited, updated_at, updated_by)
+                VALUES (?, ?, ?, 0, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET revision = excluded.revision, deleted = 0, document = excluded.document,
+                    edited = MAX(template.edited, excluded.edited), updated_at = excluded.updated_at,
+                    updated_by = excluded.updated_by
+                """
+        ).execute(
+            arguments: [
+                write.documentID, write.kind, write.revision, write.document, edited ? 1 : 0, write.at, write.by,
+            ]
+        )
+    }
+
+    /// Appends `write`'s revision, numbered by `seq` in commit order (writes are serialized, so
+    /// `MAX + 1` is unique; the unique index makes it the audit trail's order).
+    func appendRevision(_ db: Database, _ write: RevisionWrite) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by, seq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM revision))
+                """
+        ).execute(
+            arguments: [
+                write.documentID, write.revision, write.action.rawValue, write.document, write.changedFields, write.at,
+                write.by,
+            ]
+        )
+    }
 }

@@ -11,8 +11,9 @@ import Synchronization
 /// Each change is one transaction that writes the new current state and an immutable revision.
 /// Reads use GRDB's pool of reader connections and never wait for a writer. The schema is in
 /// `TemplateStore+Migrations.swift`, the import of built-ins in `+Import`, writes in `+Writes`,
-/// reads, paging and the audit trail in `+Reads`, app policies in `+AppPolicies`; how documents
-/// are kept as text is shared with the other backend (`StoredDocuments`, `BuiltinImport`).
+/// reads, paging and the audit trail in `+Reads`, app policies in `+AppPolicies`; the rules of a
+/// write and how documents are kept as text are shared with the other backend (`CatalogueRules`,
+/// `RevisionWrite`, `StoredDocuments`, `BuiltinImport`).
 package final class TemplateStore: Sendable {
     let pool: DatabasePool
     let logger: Logger
@@ -53,13 +54,7 @@ package final class TemplateStore: Sendable {
 
     /// One write transaction, its duration reported to `onCommit`.
     func timedWrite<T>(_ body: (Database) throws -> T) throws -> T {
-        guard let onCommit else { return try pool.write(body) }
-        let started = ContinuousClock.now
-        defer {
-            let elapsed = ContinuousClock.now - started
-            onCommit(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        }
-        return try pool.write(body)
+        try CommitTimer.timed(onCommit) { try pool.write(body) }
     }
 
     /// One read on a reader connection (never waits for the writer).

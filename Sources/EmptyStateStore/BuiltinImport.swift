@@ -1,3 +1,5 @@
+import EmptyStateCore
+
 /// The release's built-in templates against what the store holds: which are added, which
 /// updated, and which kept because ops changed them. A pure decision, so every backend imports
 /// alike.
@@ -40,5 +42,12 @@ package enum BuiltinImport {
         if current.document == document { return .unchanged }
         if current.edited || current.deleted { return .keepOpsVersion }
         return .update
+    }
+}
+
+extension BuiltinImport {
+    /// The revision that adds (`previous == nil`, at revision 1) or updates a built-in.
+    package static func write(_ template: Template, previous: Template?, revision: Int, now: String) -> RevisionWrite {
+        .template(template, previous: previous, revision: revision, action: .import, actor: actor, now: now)
     }
 }

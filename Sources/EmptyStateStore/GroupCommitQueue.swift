@@ -112,15 +112,14 @@ package final class GroupCommitQueue: Sendable {
 
     private func run(_ group: [Submission]) {
         guard !group.isEmpty else { return }
-        let started = ContinuousClock.now
-        switch commit(group) {
-        case .success(let outcomes):
-            for (submission, inserted) in zip(group, outcomes) { submission.result = .success(inserted) }
-        case .failure(let error):
-            for submission in group { submission.result = .failure(error) }
+        CommitTimer.timed(onCommit) {
+            switch commit(group) {
+            case .success(let outcomes):
+                for (submission, inserted) in zip(group, outcomes) { submission.result = .success(inserted) }
+            case .failure(let error):
+                for submission in group { submission.result = .failure(error) }
+            }
         }
-        let elapsed = ContinuousClock.now - started
-        onCommit?(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         for submission in group { submission.done.signal() }
     }
 }

@@ -18,6 +18,11 @@ package enum StoreError: Error, Sendable, Equatable {
     /// The database cannot be reached (PostgreSQL down, or its connections exhausted past the
     /// wait bound); nothing was changed, and the same request may be sent again later.
     case unavailable(String)
+    /// A write's COMMIT was sent, but no answer came (the wait bound passed, or the connection
+    /// failed): it may or may not have taken effect. The caller must read the current state
+    /// before sending the change again. (Never thrown while the COMMIT was not yet sent: then
+    /// the write is abandoned, rolled back, and the answer is `unavailable`.)
+    case outcomeUnknown(String)
     /// The database failed; the message is for the log, never for clients.
     case database(String)
 
@@ -33,6 +38,7 @@ package enum StoreError: Error, Sendable, Equatable {
         case (.database(let a), .database(let b)): return a == b
         case (.busy, .busy): return true
         case (.unavailable(let a), .unavailable(let b)): return a == b
+        case (.outcomeUnknown(let a), .outcomeUnknown(let b)): return a == b
         default: return false
         }
     }

@@ -19,7 +19,7 @@ struct WebAPITests {
         parameters: [String: String] = [:],
         query: [(name: String, value: String)] = [],
         headers: [(name: String, value: String)] = []
-    ) -> HTTPRequest {
+    ) -> ClientAPI.Request {
         var request = HTTPRequest(
             method: .get,
             path: path,
@@ -28,7 +28,7 @@ struct WebAPITests {
             id: "test-request"
         )
         for (name, value) in parameters { request.pathParameters[name] = value }
-        return request
+        return ClientAPI.Request(request)
     }
 
     private func fragment(
@@ -170,7 +170,7 @@ struct WebAPITests {
 
     @Test("the events preflight allows a JSON post from any origin")
     func preflight() {
-        let response = WebAPI.eventsPreflight(request("/v1/events"))
+        let response = WebAPI.eventsPreflight(HTTPRequest(method: .options, path: "/v1/events", id: "test-request"))
         #expect(response.status == 204)
         #expect(response.header("Access-Control-Allow-Origin") == "*")
         #expect(response.header("Access-Control-Allow-Methods") == "POST")

@@ -68,10 +68,6 @@ void *CMicroHTTPD_argumentsTooLargeMarker(void);
 /// sprintf), IPv6 by inet_ntop.
 int CMicroHTTPD_clientAddress(struct MHD_Connection *connection, char *buffer, socklen_t capacity);
 
-/// The length of the leading run of `bytes` that the access log writes as they are: printable
-/// ASCII other than '"' and '\\' (one table lookup per byte).
-size_t CMicroHTTPD_plainRun(const uint8_t *bytes, size_t count);
-
 // MARK: - Threads and CPUs (threads.c)
 
 /// Records the connection whose access handler runs on this thread (NULL when none does).

@@ -4224,6 +4224,68 @@ extension Components {
                 self.body = body
             }
         }
+        internal struct AdminWriteOutcomeUnknown: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminWriteOutcomeUnknown/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWriteOutcomeUnknown/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWriteOutcomeUnknown/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminWriteOutcomeUnknown.Headers
+            /// - Remark: Generated from `#/components/responses/AdminWriteOutcomeUnknown/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminWriteOutcomeUnknown/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminWriteOutcomeUnknown.Body
+            /// Creates a new `AdminWriteOutcomeUnknown`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminWriteOutcomeUnknown.Headers,
+                body: Components.Responses.AdminWriteOutcomeUnknown.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         internal struct AdminShuttingDown: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/AdminShuttingDown/headers`.
             internal struct Headers: Sendable, Hashable {

@@ -717,6 +717,7 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_invalidBody = "urn:empty-state:problem:invalid-body"
                 case urn_colon_emptyState_colon_problem_colon_storeUnavailable = "urn:empty-state:problem:store-unavailable"
                 case urn_colon_emptyState_colon_problem_colon_storeBusy = "urn:empty-state:problem:store-busy"
+                case urn_colon_emptyState_colon_problem_colon_outcomeUnknown = "urn:empty-state:problem:outcome-unknown"
                 case urn_colon_emptyState_colon_problem_colon_shuttingDown = "urn:empty-state:problem:shutting-down"
                 case urn_colon_emptyState_colon_problem_colon_unknownAppPolicy = "urn:empty-state:problem:unknown-app-policy"
             }

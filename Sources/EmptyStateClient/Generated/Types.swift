@@ -460,7 +460,10 @@ internal protocol APIProtocol: Sendable {
     /// disk (`synchronous=FULL`; concurrent requests share one commit, so one fsync serves many
     /// requests). `id` is the idempotency key: an event whose `id` is already stored, or came
     /// earlier in the same batch, counts in `duplicates` and is not stored again. A client that
-    /// got no `202` (a timeout, `503`) sends the same batch again. On `503` nothing was stored.
+    /// got no `202` (a timeout, `503`) sends the same batch again. On `503` nothing was
+    /// acknowledged: nothing was stored, except when PostgreSQL did not confirm the commit in
+    /// time (the `detail` says so), when the events may have been stored; resent, they count as
+    /// `duplicates`.
     ///
     /// **Limits.** At most 500 events and 512 KiB per request, and 32 KiB per event (as JSON);
     /// past any of them the whole request is refused with `413 payload-too-large` and nothing is
@@ -1343,7 +1346,10 @@ extension APIProtocol {
     /// disk (`synchronous=FULL`; concurrent requests share one commit, so one fsync serves many
     /// requests). `id` is the idempotency key: an event whose `id` is already stored, or came
     /// earlier in the same batch, counts in `duplicates` and is not stored again. A client that
-    /// got no `202` (a timeout, `503`) sends the same batch again. On `503` nothing was stored.
+    /// got no `202` (a timeout, `503`) sends the same batch again. On `503` nothing was
+    /// acknowledged: nothing was stored, except when PostgreSQL did not confirm the commit in
+    /// time (the `detail` says so), when the events may have been stored; resent, they count as
+    /// `duplicates`.
     ///
     /// **Limits.** At most 500 events and 512 KiB per request, and 32 KiB per event (as JSON);
     /// past any of them the whole request is refused with `413 payload-too-large` and nothing is

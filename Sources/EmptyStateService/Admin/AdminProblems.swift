@@ -52,7 +52,8 @@ enum AdminProblems {
     }
 
     /// The response for a store error: 404, 412, 422, 503 (`store-busy`, `store-unavailable`,
-    /// both with `Retry-After`) or 500; ETags of the current revision where the client needs one.
+    /// both with `Retry-After`: nothing was changed), 504 (`outcome-unknown`: the change may have
+    /// been made) or 500; ETags of the current revision where the client needs one.
     static func response(
         for error: StoreError,
         request: HTTPRequest,
@@ -143,6 +144,22 @@ enum AdminProblems {
                 detail:
                     "The database cannot be reached; nothing was changed. Clients are still served the last published catalogue. Send the request again later."
             ).response(requestID: request.id, extraHeaders: [("Retry-After", "2")])
+        case .outcomeUnknown(let message):
+            // 504, not 503: a 503 here promises that nothing was changed and the request may be
+            // sent again; this change may have been made. 504 is what a gateway answers when its
+            // upstream (here the database) did not answer in time, and means the same to a client
+            // whether it comes from this server or from a proxy in front of it.
+            logger.error(
+                "store write outcome unknown",
+                metadata: ["request.id": "\(request.id)", "error": "\(message)"]
+            )
+            return ProblemDetails(
+                status: 504,
+                slug: "outcome-unknown",
+                title: "Gateway Timeout",
+                detail:
+                    "The database did not confirm the change in time: it may or may not have been made. Read the \(subject.noun) again (GET, and compare its ETag, the revision) before sending the change again."
+            ).response(requestID: request.id)
         case .database(let message):
             logger.error("store failure", metadata: ["request.id": "\(request.id)", "error": "\(message)"])
             return ProblemDetails(

@@ -93,12 +93,20 @@ struct EventIngest: Sendable {
             inserted = try store.append(valid.map(\.event), quarantined: quarantined)
         } catch {
             logger.error("events not stored", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
+            // Whether or not the commit landed, the client does the same: it sends the batch
+            // again, and events already stored count as duplicates (ids are unique). So both
+            // outcomes are one 503; only its detail tells them apart.
+            let detail =
+                if case .outcomeUnknown = error {
+                    "The database did not confirm the commit in time: the events may have been stored. Retry the same batch: events already stored count as duplicates."
+                } else {
+                    "The events could not be stored; nothing was acknowledged. Retry the same batch: duplicates are dropped."
+                }
             return ProblemDetails(
                 status: 503,
                 slug: "store-unavailable",
                 title: "Service Unavailable",
-                detail:
-                    "The events could not be stored; nothing was acknowledged. Retry the same batch: duplicates are dropped."
+                detail: detail
             ).response(requestID: request.id, extraHeaders: [("Retry-After", "1")])
         }
         let accepted = inserted.filter { $0 }.count

@@ -13,7 +13,7 @@ extension ClientAPI {
     /// Answers are remembered by the server's memo under the platform's app-status name, except
     /// those asked with an `instanceId`: each device would be an entry of its own and push the
     /// templates' answers out. Those are made from the same prepared answers.
-    func appStatus(_ request: HTTPRequest) -> HTTPResponse {
+    func appStatus(_ request: Request) -> HTTPResponse {
         let snapshot = state.snapshot
         var errors: [ProblemDetails.FieldError] = []
         func version(_ name: String, example: String, required: Bool) -> AppVersion? {

@@ -60,7 +60,7 @@ package final class EmptyStateApplication: Sendable {
         // The client routes' answers, remembered by request; forgotten whenever the catalogue changes.
         let memo =
             configuration.http.memoEntries > 0
-            ? ResponseMemo(capacity: configuration.http.memoEntries, varyingOn: ClientAPI.varyingHeaders) : nil
+            ? ResponseMemo(capacity: configuration.http.memoEntries) : nil
         let started = ContinuousClock.now
         let catalogue: Catalogue
         do {
@@ -167,9 +167,7 @@ package final class EmptyStateApplication: Sendable {
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
         var router = Router()
-        router.get("/v1/templates/{id}", memoized: true) { client.template($0) }
-        router.get("/v1/templates", memoized: true) { client.bundle($0) }
-        router.get("/v1/app-status", memoized: true) { client.appStatus($0) }
+        client.register(on: &router)
         WebAPI(client: client, illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         OperationalRoutes(
             state: state,
@@ -209,8 +207,12 @@ package final class EmptyStateApplication: Sendable {
         // The rule of the per-request line it replaces: on at `info` and below.
         let accessLog = logger.logLevel <= .info ? AccessLog(format: configuration.logFormat) : nil
         self.accessLog = accessLog
+        // The problem types are the service's contract, not a setting: the HTTP layer's own
+        // refusals (404, 405, 413, a query it cannot parse, 503 while shutting down) use them too.
+        var http = configuration.http
+        http.problemTypes = .emptyState
         server = HTTPServer(
-            configuration: configuration.http,
+            configuration: http,
             router: router,
             logger: logger,
             observer: { metrics.record($0) },

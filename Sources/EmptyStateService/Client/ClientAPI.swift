@@ -9,13 +9,31 @@ struct ClientAPI: Sendable {
     let state: CatalogueState
     let cacheControl: String
 
-    /// Every request header `template` and `bundle` read. Their prepared answers depend on these,
-    /// the URL and the catalogue snapshot only, which lets the server remember them (their routes
-    /// are `memoized`): a handler here that starts reading another header must add it here.
-    static let varyingHeaders = ["Accept-Language", "Accept-Encoding", "If-None-Match"]
+    /// The request headers the client routes' answers depend on, beside the URL and the catalogue
+    /// snapshot. Their routes are memoized (the server remembers their answers by these, the
+    /// method and the URL), so their handlers read headers only through this list
+    /// (`MemoizedRequest`): reading another means adding it here, which adds it to the memo's key.
+    enum VaryingHeader: String, VaryingHeaders {
+        /// The locale, when the query has no `locale`.
+        case acceptLanguage = "Accept-Language"
+        /// Whether the gzip representation is sent.
+        case acceptEncoding = "Accept-Encoding"
+        /// Whether the answer is 304.
+        case ifNoneMatch = "If-None-Match"
+    }
+
+    /// A request to a client route, as its handler sees it.
+    typealias Request = MemoizedRequest<VaryingHeader>
+
+    /// Registers the client routes, memoized.
+    func register(on router: inout Router) {
+        router.get("/v1/templates/{id}", memoizedVaryingOn: VaryingHeader.self) { template($0) }
+        router.get("/v1/templates", memoizedVaryingOn: VaryingHeader.self) { bundle($0) }
+        router.get("/v1/app-status", memoizedVaryingOn: VaryingHeader.self) { appStatus($0) }
+    }
 
     /// `GET /v1/templates/{id}`
-    func template(_ request: HTTPRequest) -> HTTPResponse {
+    func template(_ request: Request) -> HTTPResponse {
         let snapshot = state.snapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
@@ -23,7 +41,7 @@ struct ClientAPI: Sendable {
         case .failure(let problem): return problem.response(requestID: request.id)
         }
         let name = request.pathParameters["id"] ?? ""
-        guard let entry = snapshot.entry(named: name) else { return Self.unknownTemplate(name, request: request) }
+        guard let entry = snapshot.entry(named: name) else { return Self.unknownTemplate(name, requestID: request.id) }
         let locale = entry.locales.resolve(query.preferences)
         if query.parameters.isEmpty, let rendered = entry.representation(locale: locale, platform: query.platform) {
             return respond(with: rendered, to: request, query: query, memoName: name)
@@ -44,7 +62,7 @@ struct ClientAPI: Sendable {
     }
 
     /// The 404 of a template id or alias the catalogue does not have.
-    static func unknownTemplate(_ name: String, request: HTTPRequest) -> HTTPResponse {
+    static func unknownTemplate(_ name: String, requestID: String) -> HTTPResponse {
         ProblemDetails(
             status: 404,
             slug: "unknown-template",
@@ -53,11 +71,11 @@ struct ClientAPI: Sendable {
             errors: [
                 .init(.parameter("id"), TemplateParser.isValidID(name) ? "no such template" : "not a valid template id")
             ]
-        ).response(requestID: request.id)
+        ).response(requestID: requestID)
     }
 
     /// `GET /v1/templates`
-    func bundle(_ request: HTTPRequest) -> HTTPResponse {
+    func bundle(_ request: Request) -> HTTPResponse {
         let snapshot = state.snapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
@@ -85,7 +103,7 @@ struct ClientAPI: Sendable {
     ///     when it changes; `nil`: the answer is not remembered.
     func respond(
         with representation: CatalogueSnapshot.Representation,
-        to request: HTTPRequest,
+        to request: Request,
         query: ClientQuery,
         personalized: Bool = false,
         memoName: String? = nil
@@ -104,17 +122,17 @@ struct ClientAPI: Sendable {
     /// - Parameter varyOnLanguage: `Accept-Language` chose the representation.
     func respond(
         with representation: CatalogueSnapshot.Representation,
-        to request: HTTPRequest,
+        to request: Request,
         varyOnLanguage: Bool,
         personalized: Bool = false,
         memoName: String? = nil,
         cacheControl: String? = nil
     ) -> HTTPResponse {
         let cacheControl = cacheControl ?? self.cacheControl
-        let acceptsGzip = ConditionalRequests.acceptsGzip(request.headers["accept-encoding"])
+        let acceptsGzip = ConditionalRequests.acceptsGzip(request.header(.acceptEncoding))
         let gzip = acceptsGzip ? representation.gzip : nil
         var notModified = false
-        if let condition = request.headers["if-none-match"] {
+        if let condition = request.header(.ifNoneMatch) {
             notModified = ConditionalRequests.noneMatch(condition, matches: gzip?.etag ?? representation.etag)
         }
         let make = {

@@ -33,7 +33,7 @@ struct ClientQuery {
     /// - Returns: the query, or a 400 problem naming every bad parameter.
     /// - Parameter knownTags: pre-parsed spellings of the catalogue's locales (a fast path).
     static func parse(
-        _ request: HTTPRequest,
+        _ request: ClientAPI.Request,
         knownTags: [String: LocaleTag] = [:]
     ) -> Result<ClientQuery, ProblemDetails> {
         var errors: [ProblemDetails.FieldError] = []
@@ -56,7 +56,7 @@ struct ClientQuery {
                     .init(.parameter("locale"), "is not a well-formed BCP 47 language tag (e.g. fr, pt-BR, zh-Hant-TW)")
                 )
             }
-        } else if let header = request.headers["accept-language"] {
+        } else if let header = request.header(.acceptLanguage) {
             preferences = LocaleNegotiation.parseAcceptLanguage(header)
         }
         var parameters: [String: String] = [:]

@@ -1,3 +1,4 @@
+import JSONCoding
 import Logging
 
 /// A `LogHandler` that escapes control characters in everything it writes, so a log line is
@@ -16,8 +17,9 @@ import Logging
 ///   Swift puts where a request held bytes that are not UTF-8 (so the log shows that it did);
 /// - `\\` for a backslash, so that text which already reads `\n` cannot pass for an escape.
 ///
-/// Everything else, including non-ASCII letters, is written unchanged. A line with nothing to
-/// escape costs one scan of its UTF-8 bytes and no copy (the access log runs per request).
+/// Everything else, including non-ASCII letters, is written unchanged (`TextEscaper.textLog`, and
+/// `quotedTextLog` for the strings inside lists). A line with nothing to escape costs one scan of
+/// its UTF-8 bytes and no copy.
 package struct EscapingLogHandler: LogHandler {
     private var inner: StreamLogHandler
     /// Ours, not `inner`'s: `StreamLogHandler` would merge what it provides unescaped.
@@ -87,8 +89,7 @@ package struct EscapingLogHandler: LogHandler {
     }
 
     private static func isClean(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { firstEscape(in: $0, quoting: false) == nil }
+        !TextEscaper.textLog.needsEscaping(text)
     }
 
     /// Whether `value` is a string with nothing to escape (lists and the rest are rewritten).
@@ -104,9 +105,7 @@ package struct EscapingLogHandler: LogHandler {
     }
 
     private static func escape(_ text: String, quoting: Bool) -> String {
-        var text = text
-        let clean = text.withUTF8 { bytes in firstEscape(in: bytes, quoting: quoting) == nil }
-        return clean ? text : slowEscape(text, quoting: quoting)
+        (quoting ? TextEscaper.quotedTextLog : TextEscaper.textLog).escaping(text)
     }
 
     /// A list or dictionary in swift-log's layout, its strings quoted and escaped.
@@ -122,47 +121,5 @@ package struct EscapingLogHandler: LogHandler {
             }
             return "[" + entries.joined(separator: ", ") + "]"
         }
-    }
-
-    /// Where the first byte of something to escape is, if anywhere.
-    private static func firstEscape(in bytes: UnsafeBufferPointer<UInt8>, quoting: Bool) -> Int? {
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte < 0x20 || byte == 0x7F || byte == 0x5C || (quoting && byte == 0x22) { return index }
-            if byte >= 0xC2 {
-                // The UTF-8 of U+0080–U+009F (C2 80–C2 9F), U+2028/U+2029 (E2 80 A8/A9) and
-                // U+FFFD (EF BF BD); a String's bytes are valid UTF-8, so lookahead is in range.
-                if byte == 0xC2, index + 1 < bytes.count, bytes[index + 1] <= 0x9F { return index }
-                if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80,
-                    bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9
-                {
-                    return index
-                }
-                if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBF, bytes[index + 2] == 0xBD {
-                    return index
-                }
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    private static func slowEscape(_ text: String, quoting: Bool) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count + 16)
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x0A: result += "\\n"
-            case 0x0D: result += "\\r"
-            case 0x09: result += "\\t"
-            case 0x5C: result += "\\\\"
-            case 0x22 where quoting: result += "\\\""
-            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0xFFFD:
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSONCoding
 import Logging
 
 /// A `LogHandler` writing one JSON object per line to standard error (`--log-format json`), for
@@ -8,7 +9,7 @@ import Logging
 /// Metadata keys come after the fixed members, sorted; values are strings (a list or dictionary
 /// as a JSON array or object of them). JSON's own escaping covers control characters; as in
 /// `EscapingLogHandler` and the access log, C1 controls, U+2028, U+2029 and U+FFFD are escaped
-/// too (`\uXXXX`). Each line goes out in one `write(2)`, so it never interleaves with the access
+/// too (`\uXXXX`: `TextEscaper.jsonLog`). Each line goes out in one `write(2)`, so it never interleaves with the access
 /// log's.
 package struct JSONLogHandler: LogHandler {
     private let label: String
@@ -99,19 +100,7 @@ package struct JSONLogHandler: LogHandler {
     /// `text` as a JSON string.
     static func quote(_ text: String, into line: inout String) {
         line += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x22: line += "\\\""
-            case 0x5C: line += "\\\\"
-            case 0x0A: line += "\\n"
-            case 0x0D: line += "\\r"
-            case 0x09: line += "\\t"
-            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0xFFFD:
-                let hex = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - hex.utf8.count) + hex
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
+        line += TextEscaper.jsonLog.escaping(text)
         line += "\""
     }
 

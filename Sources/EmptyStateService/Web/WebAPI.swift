@@ -39,14 +39,17 @@ struct WebAPI: Sendable {
     }()
 
     func register(on router: inout Router) {
-        router.get("/v1/web/templates/{id}", memoized: true) { html($0, page: false) }
-        router.get("/v1/web/templates/{id}/page", memoized: true) { html($0, page: true) }
-        router.get("/v1/web/assets/{name}", memoized: true) { asset($0) }
-        router.get("/preview") { gallery($0) }
+        // The HTML reads the headers the JSON reads, and is remembered by them the same way.
+        router.get("/v1/web/templates/{id}", memoizedVaryingOn: ClientAPI.VaryingHeader.self) { html($0, page: false) }
+        router.get("/v1/web/templates/{id}/page", memoizedVaryingOn: ClientAPI.VaryingHeader.self) {
+            html($0, page: true)
+        }
+        router.get("/v1/web/assets/{name}", memoizedVaryingOn: ClientAPI.VaryingHeader.self) { asset($0) }
+        router.get("/preview") { gallery(ClientAPI.Request($0)) }
     }
 
     /// `GET /v1/web/templates/{id}` and `…/page`.
-    func html(_ request: HTTPRequest, page: Bool) -> HTTPResponse {
+    func html(_ request: ClientAPI.Request, page: Bool) -> HTTPResponse {
         let snapshot = client.state.snapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
@@ -59,7 +62,9 @@ struct WebAPI: Sendable {
         case .failure(let problem): return problem.response(requestID: request.id)
         }
         let name = request.pathParameters["id"] ?? ""
-        guard let entry = snapshot.entry(named: name) else { return ClientAPI.unknownTemplate(name, request: request) }
+        guard let entry = snapshot.entry(named: name) else {
+            return ClientAPI.unknownTemplate(name, requestID: request.id)
+        }
         let locale = entry.locales.resolve(query.preferences)
         let kind = CatalogueSnapshot.HTMLKind(page: page, headingLevel: level)
         if query.parameters.isEmpty,
@@ -82,7 +87,7 @@ struct WebAPI: Sendable {
     }
 
     /// `level`: the heading's level, 1–6; 3 for a fragment and 1 for a page by default.
-    static func headingLevel(_ request: HTTPRequest, page: Bool) -> Result<Int, ProblemDetails> {
+    static func headingLevel(_ request: ClientAPI.Request, page: Bool) -> Result<Int, ProblemDetails> {
         guard let text = request.queryValue("level") else { return .success(page ? 1 : 3) }
         guard text.utf8.count == 1, let level = Int(text), (1...6).contains(level) else {
             return .failure(
@@ -97,7 +102,7 @@ struct WebAPI: Sendable {
 
     /// `GET /v1/web/assets/{name}`: `empty-state.css` and `empty-state.js` at their stable names
     /// (revalidated like templates) and at their hashed names (immutable for a year).
-    func asset(_ request: HTTPRequest) -> HTTPResponse {
+    func asset(_ request: ClientAPI.Request) -> HTTPResponse {
         let name = request.pathParameters["name"] ?? ""
         guard let (_, hashed) = WebAssets.asset(named: name), let representation = Self.assets[name] else {
             return ProblemDetails(
@@ -117,8 +122,9 @@ struct WebAPI: Sendable {
     }
 
     /// `GET /preview?locale=&style=&platform=&size=`: every template (the first 500) in frames of
-    /// one size. Rendered per request and not remembered: an ops page, not a hot path.
-    func gallery(_ request: HTTPRequest) -> HTTPResponse {
+    /// one size. Rendered per request and not remembered: an ops page, not a hot path. (It reads
+    /// the query as the client routes do, `Accept-Language` included.)
+    func gallery(_ request: ClientAPI.Request) -> HTTPResponse {
         let snapshot = client.state.snapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {

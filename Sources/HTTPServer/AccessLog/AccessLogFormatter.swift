@@ -1,167 +1,17 @@
 import CMicroHTTPD
-
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// What one access-log line says about a request, as the bytes MHD and the server hold: nothing
-/// is copied or decoded before it is written into the line.
-struct AccessLogEntry {
-    /// Where the query comes from: bytes (tests), or the arguments MHD parsed from the request on a
-    /// connection, joined again as `name=value&…` (MHD keeps no copy of the raw query).
-    enum Query {
-        case bytes(UnsafeBufferPointer<UInt8>)
-        case arguments(OpaquePointer)
-    }
-
-    /// Wall-clock time of the answer: seconds since 1970 and the milliseconds within that second.
-    var seconds: Int
-    var milliseconds: Int
-    var requestID: UnsafeBufferPointer<UInt8>
-    var method: UnsafeBufferPointer<UInt8>
-    var path: UnsafeBufferPointer<UInt8>
-    var query: Query
-    var status: Int
-    var responseBytes: Int
-    /// From the request fully read to its answer queued, as in `http_request_duration_seconds`.
-    var nanoseconds: Int64
-    /// Empty when unknown.
-    var clientAddress: UnsafeBufferPointer<UInt8>
-    /// `nil` when the request has no `User-Agent`.
-    var userAgent: UnsafeBufferPointer<UInt8>?
-}
-
-/// The date part of an RFC 3339 timestamp (`2026-11-23T19:43:13.`), formatted once per second
-/// (one per thread, like nginx's and Hummingbird's `DateCache`): `gmtime_r` per line would cost
-/// more than the rest of the line.
-struct AccessLogDateCache {
-    private var second = Int.min
-    private var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    /// `YYYY-MM-DDTHH:MM:SS.` is 20 bytes.
-    static let length = 20
-
-    /// Appends `seconds` as `YYYY-MM-DDTHH:MM:SS.`.
-    mutating func append(seconds: Int, to writer: inout AccessLogLineWriter) {
-        if seconds != second {
-            second = seconds
-            var time = time_t(seconds)
-            var parts = tm()
-            gmtime_r(&time, &parts)
-            withUnsafeMutableBytes(of: &text) { raw in
-                let out = raw.bindMemory(to: UInt8.self)
-                func put(_ value: Int32, _ digits: Int, at offset: Int) {
-                    var value = Int(value)
-                    for index in stride(from: offset + digits - 1, through: offset, by: -1) {
-                        out[index] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
-                        value /= 10
-                    }
-                }
-                put(parts.tm_year + 1900, 4, at: 0)
-                out[4] = UInt8(ascii: "-")
-                put(parts.tm_mon + 1, 2, at: 5)
-                out[7] = UInt8(ascii: "-")
-                put(parts.tm_mday, 2, at: 8)
-                out[10] = UInt8(ascii: "T")
-                put(parts.tm_hour, 2, at: 11)
-                out[13] = UInt8(ascii: ":")
-                put(parts.tm_min, 2, at: 14)
-                out[16] = UInt8(ascii: ":")
-                put(parts.tm_sec, 2, at: 17)
-                out[19] = UInt8(ascii: ".")
-            }
-        }
-        withUnsafeBytes(of: &text) { raw in
-            writer.append(UnsafeRawBufferPointer(rebasing: raw[0..<Self.length]).bindMemory(to: UInt8.self))
-        }
-    }
-}
-
-/// Appends bytes into memory it does not own (a slice of an access-log buffer), checking the
-/// capacity on each append: past it, nothing more is written and `overflow` is set, so a line is
-/// either written whole or not at all.
-struct AccessLogLineWriter {
-    let base: UnsafeMutablePointer<UInt8>
-    let capacity: Int
-    private(set) var count = 0
-    private(set) var overflow = false
-
-    init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
-        self.base = base
-        self.capacity = capacity
-    }
-
-    @inline(__always)
-    mutating func append(_ byte: UInt8) {
-        guard count < capacity else {
-            overflow = true
-            return
-        }
-        base[count] = byte
-        count += 1
-    }
-
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
-        guard capacity - count >= bytes.count else {
-            overflow = true
-            return
-        }
-        (base + count).update(from: start, count: bytes.count)
-        count += bytes.count
-    }
-
-    @inline(__always)
-    mutating func append(_ text: StaticString) {
-        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    /// `value` in decimal (negative values as 0: the fields are counts and sizes).
-    mutating func append(decimal value: Int) {
-        guard value > 0 else { return append(UInt8(ascii: "0")) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes hold any Int's 19 digits
-        withUnsafeMutableBytes(of: &digits) { raw in
-            var value = value
-            var index = raw.count
-            while value > 0 {
-                index -= 1
-                raw[index] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
-                value /= 10
-            }
-            append(UnsafeRawBufferPointer(rebasing: raw[index...]).bindMemory(to: UInt8.self))
-        }
-    }
-
-    /// `value` (0–999) as exactly 3 digits, zeros in front.
-    mutating func append(threeDigits value: Int) {
-        guard capacity - count >= 3 else {
-            overflow = true
-            return
-        }
-        base[count] = UInt8(truncatingIfNeeded: 0x30 + value / 100 % 10)
-        base[count + 1] = UInt8(truncatingIfNeeded: 0x30 + value / 10 % 10)
-        base[count + 2] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
-        count += 3
-    }
-}
-
-/// How an access-log line is laid out: `text` (one `key=value` line, greppable like the rest of
-/// the log) or `json` (one JSON object per line, for log shippers).
-package enum AccessLogFormat: String, Sendable, CaseIterable {
-    case text
-    case json
-}
+import JSONCoding
 
 /// Writes access-log lines, byte by byte, into a buffer: no `String`, no dictionary.
 ///
 /// Fields, in this order: time (RFC 3339, UTC, milliseconds), request id, method, path, query,
 /// status, response bytes, duration in milliseconds (3 decimals), client address, user agent.
 ///
-/// Text that comes from the client is escaped as `EscapingLogHandler` escapes every other line,
-/// so a line stays one line and no terminal acts on it: `\n`, `\r`, `\t`, `\\`, `\"`; every other
-/// C0 control, DEL, the C1 controls, U+2028, U+2029 and U+FFFD as `\u{X}` in text and `\uXXXX`
-/// in JSON; and each ill-formed UTF-8 sequence as an escaped U+FFFD (the same replacement Swift
-/// makes, maximal subpart by maximal subpart). The path, the query and the user agent stop at
-/// `maximumFieldBytes` bytes written, followed by `...`.
+/// Text that comes from the client is escaped as `EscapingLogHandler` escapes every other line
+/// (`TextEscaper`), so a line stays one line and no terminal acts on it: `\n`, `\r`, `\t`, `\\`,
+/// `\"`; every other C0 control, DEL, the C1 controls, U+2028, U+2029 and U+FFFD as `\u{X}` in
+/// text and `\uXXXX` in JSON; and each ill-formed UTF-8 sequence as an escaped U+FFFD (the same
+/// replacement Swift makes, maximal subpart by maximal subpart). The path, the query and the user
+/// agent stop at `maximumFieldBytes` bytes written, followed by `...`.
 enum AccessLogFormatter {
     /// Bytes of escaped output a client-supplied field may take; past it the field is cut.
     static let maximumFieldBytes = 4096
@@ -293,9 +143,6 @@ enum AccessLogFormatter {
         let start: Int
     }
 
-    /// The hex digits of `\u{X}` and `\uXXXX`.
-    private static let hex: StaticString = "0123456789ABCDEF0123456789abcdef"
-
     /// Appends `bytes` escaped (see the type's documentation), cut at `limit` bytes of output.
     static func escape(
         _ bytes: UnsafeBufferPointer<UInt8>,
@@ -303,106 +150,6 @@ enum AccessLogFormatter {
         limit: Int = maximumFieldBytes,
         into out: inout AccessLogLineWriter
     ) {
-        let end = out.count + limit
-        var index = 0
-        while index < bytes.count {
-            // The longest escape, `\u{FFFD}`, is 8 bytes; a UTF-8 sequence at most 4.
-            if out.count + 8 > end {
-                out.append("...")
-                return
-            }
-            let byte = bytes[index]
-            if byte >= 0x20, byte < 0x7F {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                    out.append(UInt8(ascii: "\\"))
-                    out.append(byte)
-                    index += 1
-                    continue
-                }
-                // A run of printable ASCII with nothing to escape (most of a line) is copied at once.
-                let run = CMicroHTTPD_plainRun(
-                    bytes.baseAddress! + index,
-                    min(bytes.count - index, end - out.count - 8)
-                )
-                out.append(UnsafeBufferPointer(start: bytes.baseAddress! + index, count: max(run, 1)))
-                index += max(run, 1)
-                continue
-            }
-            if byte < 0x80 {
-                switch byte {
-                case 0x0A: out.append(#"\n"#)
-                case 0x0D: out.append(#"\r"#)
-                case 0x09: out.append(#"\t"#)
-                default: escapeScalar(UInt32(byte), json: json, into: &out)
-                }
-                index += 1
-                continue
-            }
-            let length = wellFormedLength(bytes, at: index)
-            guard length > 0 else {
-                escapeScalar(0xFFFD, json: json, into: &out)
-                index += max(1, -length)
-                continue
-            }
-            let scalar = decode(bytes, at: index, length: length)
-            if (0x80...0x9F).contains(scalar) || scalar == 0x2028 || scalar == 0x2029 || scalar == 0xFFFD {
-                escapeScalar(scalar, json: json, into: &out)
-            } else {
-                out.append(UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
-            }
-            index += length
-        }
-    }
-
-    /// `\u{X}` (uppercase hex, no leading zeros) in text, `\uxxxx` in JSON.
-    private static func escapeScalar(_ scalar: UInt32, json: Bool, into out: inout AccessLogLineWriter) {
-        let digits = UnsafeRawPointer(hex.utf8Start).assumingMemoryBound(to: UInt8.self)
-        if json {
-            out.append(#"\u"#)
-            for shift in stride(from: 12, through: 0, by: -4) {
-                out.append(digits[16 + Int((scalar >> UInt32(shift)) & 0xF)])
-            }
-        } else {
-            out.append(#"\u{"#)
-            var shift = 28
-            while shift > 0, scalar >> UInt32(shift) == 0 { shift -= 4 }
-            while shift >= 0 {
-                out.append(digits[Int((scalar >> UInt32(shift)) & 0xF)])
-                shift -= 4
-            }
-            out.append(UInt8(ascii: "}"))
-        }
-    }
-
-    /// The length of the well-formed UTF-8 sequence starting at `index` (a byte ≥ 0x80), or, when
-    /// it is ill-formed, minus the length of its maximal subpart (the bytes one U+FFFD replaces).
-    private static func wellFormedLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
-        let lead = bytes[index]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: (length, low) = (3, 0xA0)
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: (length, high) = (3, 0x9F)
-        case 0xF0: (length, low) = (4, 0x90)
-        case 0xF1...0xF3: length = 4
-        case 0xF4: (length, high) = (4, 0x8F)
-        default: return -1
-        }
-        for offset in 1..<length {
-            guard index + offset < bytes.count else { return -offset }
-            let byte = bytes[index + offset]
-            let (lower, upper) = offset == 1 ? (low, high) : (UInt8(0x80), UInt8(0xBF))
-            guard byte >= lower, byte <= upper else { return -offset }
-        }
-        return length
-    }
-
-    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, length: Int) -> UInt32 {
-        var scalar = UInt32(bytes[index]) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-        for offset in 1..<length { scalar = scalar << 6 | UInt32(bytes[index + offset] & 0x3F) }
-        return scalar
+        out.append(escaping: bytes, with: json ? .jsonLog : .quotedTextLog, limit: limit)
     }
 }

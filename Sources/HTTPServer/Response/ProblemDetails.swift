@@ -1,6 +1,34 @@
 import JSONCoding
 
-/// An RFC 9457 problem document, the body of every error this service sends.
+/// How the `type` of a problem is made from its slug: RFC 9457 wants a URI that names the kind of
+/// problem, and which URIs those are is the application's to say (`urn:example:problem:` +
+/// `not-found`). The HTTP layer names none of its own: its refusals (400 for a query it cannot
+/// parse, 404, 405, 413, 503 while shutting down) use the namespace the application configures
+/// (`HTTPServerConfiguration.problemTypes`).
+package struct ProblemTypeNamespace: Sendable, Equatable {
+    /// What each slug is appended to; `nil`: every type is `about:blank`.
+    package let prefix: String?
+
+    /// Types `prefix` + slug.
+    package init(prefix: String) {
+        self.prefix = prefix
+    }
+
+    private init() {
+        prefix = nil
+    }
+
+    /// `about:blank` for every problem, RFC 9457's type for a problem the status code says all
+    /// about (§4.2.1): the default of a server whose application named no namespace.
+    package static let blank = ProblemTypeNamespace()
+
+    /// The `type` URI of the problem `slug`.
+    package func type(of slug: String) -> String {
+        prefix.map { $0 + slug } ?? "about:blank"
+    }
+}
+
+/// An RFC 9457 problem document, the body of every error a server of this module sends.
 package struct ProblemDetails: Error, Sendable {
     /// One field-level reason: which parameter, header or body member, and what is wrong with it.
     package struct FieldError: Sendable, Equatable {
@@ -20,11 +48,9 @@ package struct ProblemDetails: Error, Sendable {
         }
     }
 
-    /// Prefix of every problem `type`; the slug follows it.
-    package static let typePrefix = "urn:empty-state:problem:"
-
     package var status: Int
-    /// A stable identifier such as `unknown-template`.
+    /// A stable identifier such as `not-found`; the `type` is it in a namespace
+    /// (`ProblemTypeNamespace`).
     package var slug: String
     package var title: String
     package var detail: String
@@ -54,11 +80,16 @@ package struct ProblemDetails: Error, Sendable {
         )
     }
 
-    /// The problem as an `application/problem+json` response that must not be cached.
-    package func response(requestID: String, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
+    /// The problem as an `application/problem+json` response that must not be cached, its `type`
+    /// the slug in `namespace`.
+    package func response(
+        requestID: String,
+        in namespace: ProblemTypeNamespace,
+        extraHeaders: [(name: String, value: String)] = []
+    ) -> HTTPResponse {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
-        writer.member("type", Self.typePrefix + slug)
+        writer.member("type", namespace.type(of: slug))
         writer.member("title", title)
         writer.key("status")
         writer.int(status)

@@ -8,12 +8,14 @@ import Synchronization
 /// Prepared answers remembered by the request they answered, so that the same request again is
 /// answered without parsing, routing or running its handler.
 ///
-/// Only routes registered with `memoized: true` are remembered, and only when their handler
-/// answers with a `PreparedResponse`. Such a handler promises that its answer depends on nothing
-/// but the method, the URL with its query, the headers named in `varyingHeaders`, and state whose
-/// every change the application reports with `invalidate()`, or with `invalidate(names:)` naming
-/// what changed (each answer is remembered under the name its handler gives, `memoName`). The key is all of those, byte for
-/// byte as they arrived (see `CMicroHTTPD_requestKey`), and keys are compared whole: a request
+/// Only routes registered with `Router.get(_:memoizedVaryingOn:_:)` are remembered, and only
+/// when their handler answers with a `PreparedResponse`. Such a handler's answer depends on
+/// nothing but the method, the URL with its query, the headers its route declared (the only ones
+/// it can read: `MemoizedRequest`), and state whose every change the application reports with
+/// `invalidate()`, or with `invalidate(names:)` naming what changed (each answer is remembered
+/// under the name its handler gives, `memoName`). The key is all of those, byte for byte as they
+/// arrived (see `CMicroHTTPD_requestKey`; the server names the headers: every one a memoized
+/// route of its router declared), and keys are compared whole: a request
 /// that differs in any of them, even in how its query is spelled, is a different key. The
 /// `X-Request-ID` of each answer is still the request's own (the server lends the prepared
 /// response as usual), and every answer is logged and observed like any other.
@@ -26,19 +28,13 @@ package final class ResponseMemo: Sendable {
 
     /// How many answers are kept at most.
     package let capacity: Int
-    /// The request headers the memoized handlers read, as C strings for the key writer.
-    private let headerNames: NameList
     private let seed = UInt64.random(in: .min ... .max)
     private let table: Mutex<Table>
 
-    /// - Parameters:
-    ///   - capacity: answers kept at most; above 0.
-    ///   - varyingHeaders: every request header a memoized handler reads (at most 127).
-    package init(capacity: Int, varyingOn varyingHeaders: [String]) {
+    /// - Parameter capacity: answers kept at most; above 0.
+    package init(capacity: Int) {
         precondition(capacity > 0, "a memo holds at least one answer")
-        precondition(varyingHeaders.count <= 127, "a memo key has room for 127 header names")
         self.capacity = capacity
-        headerNames = NameList(varyingHeaders)
         table = Mutex(Table(capacity: capacity))
     }
 
@@ -105,11 +101,13 @@ package final class ResponseMemo: Sendable {
         let offeredID: UnsafeBufferPointer<UInt8>?
     }
 
-    /// Calls `body` with the key of the request on `connection`, valid only inside `body`.
+    /// Calls `body` with the key of the request on `connection`, made with the values of
+    /// `headers`; valid only inside `body`.
     func withKey<Result>(
         connection: OpaquePointer,
         method: UnsafePointer<CChar>,
         url: UnsafePointer<CChar>,
+        varyingOn headers: HeaderNames,
         _ body: (Request) -> Result
     ) -> Result {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumKeyLength) { buffer in
@@ -117,9 +115,9 @@ package final class ResponseMemo: Sendable {
                 connection,
                 method,
                 url,
-                headerNames.pointer,
-                headerNames.lengths,
-                UInt32(headerNames.count),
+                headers.pointer,
+                headers.lengths,
+                UInt32(headers.count),
                 requestIDHeader.cString,
                 buffer.baseAddress,
                 buffer.count
@@ -246,14 +244,16 @@ package final class ResponseMemo: Sendable {
         }
     }
 
-    /// Header names as an array of C strings that lives as long as the memo.
-    private final class NameList: @unchecked Sendable {
+    /// The headers a key is made with, as an array of C strings for the key writer (made once,
+    /// when the server starts, from its router's memoized routes).
+    final class HeaderNames: @unchecked Sendable {
         // Unchecked: written once in init, only read afterwards.
         let pointer: UnsafeMutablePointer<UnsafePointer<CChar>?>
         let lengths: UnsafeMutablePointer<Int>
         let count: Int
 
         init(_ names: [String]) {
+            precondition(names.count <= 127, "a memo key has room for 127 header names")
             count = names.count
             pointer = .allocate(capacity: max(1, names.count))
             lengths = .allocate(capacity: max(1, names.count))

@@ -35,17 +35,46 @@ package struct Router: Sendable {
     private var staticRoutes: [Route] = []
     private var parameterRoutes: [Route] = []
 
+    /// Every header a memoized route reads, in the order registered, each name once (compared
+    /// without case): what the server makes the memo's keys of.
+    package private(set) var memoVaryingHeaders: [String] = []
+    /// The memoized routes and the headers each declared, for tests and logs.
+    package private(set) var memoizedRoutes: [(pattern: String, varyingOn: [String])] = []
+
     package init() {}
 
-    /// Registers `handler` for `GET` (and `HEAD`) on `pattern`; see `add` for `blocking` and
-    /// `memoized`.
+    /// Registers `handler` for `GET` (and `HEAD`) on `pattern`; see `add` for `blocking`.
     package mutating func get(
         _ pattern: String,
         blocking: Bool = false,
-        memoized: Bool = false,
         _ handler: @escaping Handler
     ) {
-        add(.get, pattern, blocking: blocking, memoized: memoized, handler)
+        add(.get, pattern, blocking: blocking, handler)
+    }
+
+    /// Registers `handler` for `GET` (and `HEAD`) on `pattern`, run inline, and lets the server
+    /// remember its prepared answers (see `ResponseMemo`): the same request again is answered
+    /// without calling it.
+    ///
+    /// The handler sees the request through `Headers` (`MemoizedRequest`): it can read those
+    /// headers and no other, and the memo's keys are made of them. Its answers must depend on
+    /// nothing else but the method, the path and query, and state whose changes the application
+    /// reports to the memo (`ResponseMemo.invalidate`).
+    package mutating func get<Headers: VaryingHeaders>(
+        _ pattern: String,
+        memoizedVaryingOn headers: Headers.Type,
+        _ handler: @escaping @Sendable (MemoizedRequest<Headers>) -> HTTPResponse
+    ) {
+        let names = Headers.allCases.map(\.rawValue)
+        for name in names where !memoVaryingHeaders.contains(where: { Self.equalIgnoringCase($0, name) }) {
+            memoVaryingHeaders.append(name)
+        }
+        memoizedRoutes.append((pattern, names))
+        insert(.get, pattern, execution: .memoized) { handler(MemoizedRequest($0)) }
+    }
+
+    private static func equalIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.lowercased() == rhs.lowercased()
     }
 
     /// Where a handler runs.
@@ -53,8 +82,8 @@ package struct Router: Sendable {
         /// On the MHD thread: fast handlers that never wait.
         case inline
         /// Like `inline`, and the server may remember the handler's prepared answers and answer
-        /// the same request again without calling it (see `ResponseMemo` for the promise this
-        /// makes).
+        /// the same request again without calling it (registered with
+        /// `get(_:memoizedVaryingOn:_:)`; see `ResponseMemo` for the promise this makes).
         case memoized
         /// On a worker thread with the connection suspended: handlers that wait (disk, fsync).
         case blocking
@@ -68,17 +97,22 @@ package struct Router: Sendable {
     ///   - blocking: the handler waits (disk, fsync): the server runs it on a worker thread with
     ///     the connection suspended, so MHD's threads keep serving other requests.
     ///   - background: run it blocking, at low priority.
-    ///   - memoized: run it inline, and let the server remember its prepared answers.
     package mutating func add(
         _ method: HTTPMethod,
         _ pattern: String,
         blocking: Bool = false,
         background: Bool = false,
-        memoized: Bool = false,
         _ handler: @escaping Handler
     ) {
-        precondition(!(memoized && (blocking || background)), "a memoized handler runs inline")
-        let execution: Execution = background ? .background : blocking ? .blocking : memoized ? .memoized : .inline
+        insert(method, pattern, execution: background ? .background : blocking ? .blocking : .inline, handler)
+    }
+
+    private mutating func insert(
+        _ method: HTTPMethod,
+        _ pattern: String,
+        execution: Execution,
+        _ handler: @escaping Handler
+    ) {
         let segments: [Segment] = pattern.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))

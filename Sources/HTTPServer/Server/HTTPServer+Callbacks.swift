@@ -40,6 +40,7 @@ extension HTTPServer {
                 return call.answer(
                     problem.response(
                         requestID: requestID,
+                        in: server.configuration.problemTypes,
                         extraHeaders: closeConnection ? [("Connection", "close")] : []
                     ),
                     requestID: requestID,

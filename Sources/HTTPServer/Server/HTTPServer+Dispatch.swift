@@ -39,7 +39,8 @@ struct RequestCall {
         guard upload == nil, let memo = server.memo, RequestTarget.isGetOrHead(method) else {
             return route(upload: upload, remembering: nil, machine: &machine, started: started)
         }
-        return memo.withKey(connection: connection, method: method, url: url) { request in
+        return memo.withKey(connection: connection, method: method, url: url, varyingOn: server.memoKeyHeaders) {
+            request in
             guard let key = request.key else {
                 return route(upload: upload, remembering: nil, machine: &machine, started: started)
             }
@@ -81,7 +82,11 @@ struct RequestCall {
         ) {
         case .success(let parsed): request = parsed
         case .failure(let problem):
-            return answer(problem.response(requestID: requestID), requestID: requestID, started: started)
+            return answer(
+                problem.response(requestID: requestID, in: server.configuration.problemTypes),
+                requestID: requestID,
+                started: started
+            )
         }
         let (dispatch, route, memoized) = server.dispatch(&request)
         switch dispatch {

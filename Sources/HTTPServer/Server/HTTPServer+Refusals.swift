@@ -1,7 +1,8 @@
 import CMicroHTTPD
 
 /// The answers the HTTP layer gives itself, before or instead of a handler: a query it could
-/// not parse, a body too large, a request shutdown did not carry out.
+/// not parse, a body too large, a request shutdown did not carry out. Their problem types are in
+/// the namespace the application configured (`HTTPServerConfiguration.problemTypes`).
 extension HTTPServer {
     /// How much of a chunked body past `maxBodySize` is read (and dropped) in the hope of
     /// answering 413 when it ends: the limit again, and at least 1 MiB.
@@ -35,7 +36,7 @@ extension HTTPServer {
             slug: "shutting-down",
             title: "Service Unavailable",
             detail: "The server is shutting down and did not carry out this request; send it again."
-        ).response(requestID: requestID, extraHeaders: [("Retry-After", "1")])
+        ).response(requestID: requestID, in: configuration.problemTypes, extraHeaders: [("Retry-After", "1")])
     }
 
     /// 413; `declared` when `Content-Length` announced the size, otherwise the chunked body passed it.
@@ -48,6 +49,6 @@ extension HTTPServer {
             errors: [
                 .init(declared ? .header("Content-Length") : .pointer(""), "at most \(configuration.maxBodySize) bytes")
             ]
-        ).response(requestID: requestID)
+        ).response(requestID: requestID, in: configuration.problemTypes)
     }
 }

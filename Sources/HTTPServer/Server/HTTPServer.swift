@@ -38,6 +38,9 @@ package final class HTTPServer: Sendable {
     let observer: Observer?
     /// Where the prepared answers of memoized routes are remembered; `nil` remembers none.
     let memo: ResponseMemo?
+    /// What the memo's keys are made of beside the method and URL: every header a memoized
+    /// route of `router` declared, which are all its handlers can read.
+    let memoKeyHeaders: ResponseMemo.HeaderNames
     /// Requests whose connection waits for a blocking or background handler.
     let suspended = SuspendedRequests()
     /// Cuts off slow request heads and sheds waiting connections near the limit; set while running.
@@ -49,8 +52,8 @@ package final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - observer: called once per response, including the 400, 404, 405 and 413 the server
     ///     answers itself; `nil` costs nothing per request.
-    ///   - memo: remembers the answers of routes registered `memoized`; `nil` calls their
-    ///     handlers for every request.
+    ///   - memo: remembers the answers of the router's memoized routes, by the headers they
+    ///     declared; `nil` calls their handlers for every request.
     ///   - accessLog: gets a line for every answer the observer is told about; started and
     ///     stopped by its owner (stopped after `shutdown()`, so the last lines are written).
     package init(
@@ -67,6 +70,7 @@ package final class HTTPServer: Sendable {
         self.accessLog = accessLog
         self.observer = observer
         self.memo = memo
+        memoKeyHeaders = ResponseMemo.HeaderNames(router.memoVaryingHeaders)
     }
 
     /// Connections open now, as libmicrohttpd counts them (0 when not running).
@@ -277,7 +281,7 @@ package final class HTTPServer: Sendable {
                         slug: "not-found",
                         title: "Not Found",
                         detail: "There is no resource at this path."
-                    ).response(requestID: request.id)
+                    ).response(requestID: request.id, in: configuration.problemTypes)
                 ), route, false
             )
         case .methodNotAllowed(let allowed):
@@ -289,7 +293,7 @@ package final class HTTPServer: Sendable {
                         slug: "method-not-allowed",
                         title: "Method Not Allowed",
                         detail: "\(request.method) is not allowed here; use \(allow)."
-                    ).response(requestID: request.id, extraHeaders: [("Allow", allow)])
+                    ).response(requestID: request.id, in: configuration.problemTypes, extraHeaders: [("Allow", allow)])
                 ), route, false
             )
         }

@@ -28,6 +28,10 @@ package struct HTTPServerConfiguration: Sendable {
     package var memoEntries: Int = 4096
     /// Seconds to wait for open connections to finish on shutdown.
     package var drainTimeout: Double = 10
+    /// The namespace of the `type` of the problems the server answers itself: 400 for a query it
+    /// cannot parse or a malformed header, 404 and 405 from the router, 413, 503 while shutting
+    /// down. The application names its own; `about:blank` for all of them otherwise.
+    package var problemTypes = ProblemTypeNamespace.blank
 
     /// Query arguments a request may carry. libmicrohttpd keeps each parsed argument in the
     /// connection's memory (`headerMemoryLimit`), which must leave room for the answer: a few

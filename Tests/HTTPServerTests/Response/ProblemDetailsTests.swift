@@ -4,6 +4,9 @@ import Testing
 
 @Suite("ProblemDetails")
 struct ProblemDetailsTests {
+    /// An application's namespace: the HTTP layer has none of its own.
+    private let types = ProblemTypeNamespace(prefix: "urn:example:problem:")
+
     private let problem = ProblemDetails(
         status: 400,
         slug: "invalid-parameter",
@@ -19,7 +22,7 @@ struct ProblemDetailsTests {
 
     @Test("is an uncacheable application/problem+json response with the status")
     func headers() {
-        let response = problem.response(requestID: "req-1", extraHeaders: [("Retry-After", "1")])
+        let response = problem.response(requestID: "req-1", in: types, extraHeaders: [("Retry-After", "1")])
         #expect(response.status == 400)
         #expect(response.header("Content-Type") == "application/problem+json")
         #expect(response.header("Cache-Control") == "no-store")
@@ -29,18 +32,17 @@ struct ProblemDetailsTests {
 
     @Test("the body carries type, title, status, detail and requestId")
     func body() throws {
-        let body = try JSONParser.parse(problem.response(requestID: "req-1").bodyBytes)
-        #expect(body["type"] == .string("urn:empty-state:problem:invalid-parameter"))
+        let body = try JSONParser.parse(problem.response(requestID: "req-1", in: types).bodyBytes)
+        #expect(body["type"] == .string("urn:example:problem:invalid-parameter"))
         #expect(body["title"] == .string("Bad Request"))
         #expect(body["status"] == .number(400))
         #expect(body["detail"] == .string("2 query parameters are invalid."))
         #expect(body["requestId"] == .string("req-1"))
-        #expect(ProblemDetails.typePrefix == "urn:empty-state:problem:")
     }
 
     @Test("each field error names its parameter, header or pointer")
     func errors() throws {
-        let body = try JSONParser.parse(problem.response(requestID: "r").bodyBytes)
+        let body = try JSONParser.parse(problem.response(requestID: "r", in: types).bodyBytes)
         guard case .array(let errors)? = body["errors"] else {
             Issue.record("errors is not an array: \(String(describing: body["errors"]))")
             return
@@ -64,7 +66,7 @@ struct ProblemDetailsTests {
             slug: "not-found",
             title: "Not Found",
             detail: "No \"x\" here\n"
-        ).response(requestID: "abc")
+        ).response(requestID: "abc", in: types)
         let body = try JSONParser.parse(response.bodyBytes)
         #expect(body["errors"] == nil)
         #expect(body["detail"] == .string("No \"x\" here\n"))
@@ -74,5 +76,13 @@ struct ProblemDetailsTests {
         } else {
             Issue.record("the body is not an object")
         }
+    }
+
+    @Test("without a namespace, every type is about:blank (RFC 9457 §4.2.1); with one, the slug in it")
+    func namespaces() throws {
+        let blank = try JSONParser.parse(problem.response(requestID: "r", in: .blank).bodyBytes)
+        #expect(blank["type"] == .string("about:blank"))
+        #expect(HTTPServerConfiguration().problemTypes == .blank)
+        #expect(types.type(of: "not-found") == "urn:example:problem:not-found")
     }
 }

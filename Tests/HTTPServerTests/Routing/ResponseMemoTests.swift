@@ -41,7 +41,7 @@ struct ResponseMemoTests {
 
     @Test("invalidating names forgets the answers remembered under them, and keeps the others")
     func invalidateNames() {
-        let memo = ResponseMemo(capacity: 64, varyingOn: [])
+        let memo = ResponseMemo(capacity: 64)
         for index in 0..<40 { remember("a\(index)", in: memo, name: index.isMultiple(of: 2) ? "even" : "odd") }
         remember("bundle", in: memo, name: "")
         #expect(memo.count == 41)
@@ -60,7 +60,7 @@ struct ResponseMemoTests {
 
     @Test("a remembered key is found with its answer, route and method; any other key is not")
     func remembers() throws {
-        let memo = ResponseMemo(capacity: 8, varyingOn: ["Accept-Language"])
+        let memo = ResponseMemo(capacity: 8)
         remember("GET /a", in: memo)
         guard case .hit(let entry) = lookUp("GET /a", in: memo) else {
             Issue.record("GET /a was not remembered")
@@ -77,7 +77,7 @@ struct ResponseMemoTests {
 
     @Test("the same key remembered twice (two threads answering it) is kept once")
     func rememberedOnce() {
-        let memo = ResponseMemo(capacity: 8, varyingOn: [])
+        let memo = ResponseMemo(capacity: 8)
         Array("GET /a".utf8).withUnsafeBytes { bytes in
             let key = memo.key(bytes)
             guard case .miss(let generation) = memo.lookUp(key) else { return }
@@ -89,7 +89,7 @@ struct ResponseMemoTests {
 
     @Test("invalidate forgets everything")
     func invalidate() {
-        let memo = ResponseMemo(capacity: 8, varyingOn: [])
+        let memo = ResponseMemo(capacity: 8)
         remember("GET /a", in: memo)
         remember("GET /b", in: memo)
         #expect(memo.count == 2)
@@ -100,7 +100,7 @@ struct ResponseMemoTests {
 
     @Test("an answer looked up before an invalidation is not remembered after it")
     func staleGeneration() {
-        let memo = ResponseMemo(capacity: 8, varyingOn: [])
+        let memo = ResponseMemo(capacity: 8)
         Array("GET /a".utf8).withUnsafeBytes { bytes in
             let key = memo.key(bytes)
             guard case .miss(let generation) = memo.lookUp(key) else {
@@ -117,7 +117,7 @@ struct ResponseMemoTests {
 
     @Test("it never holds more than its capacity: when full, it starts over")
     func capacity() {
-        let memo = ResponseMemo(capacity: 4, varyingOn: [])
+        let memo = ResponseMemo(capacity: 4)
         for index in 0..<4 { remember("GET /\(index)", in: memo) }
         #expect(memo.count == 4)
         #expect(isHit(lookUp("GET /0", in: memo)))

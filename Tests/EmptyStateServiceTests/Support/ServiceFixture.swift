@@ -8,8 +8,9 @@ import JSONCoding
 
 /// The real catalogue, pre-rendered once for every test of this target.
 enum ServiceFixture {
-    /// The package root: the folder that holds `Tests/EmptyStateServiceTests/`.
+    /// The package root: the folder that holds `Tests/EmptyStateServiceTests/Support/`.
     static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -38,7 +39,7 @@ enum ServiceFixture {
         _ id: String? = nil,
         query: [(name: String, value: String)] = [],
         headers: [(name: String, value: String)] = []
-    ) -> HTTPRequest {
+    ) -> ClientAPI.Request {
         var request = HTTPRequest(
             method: .get,
             path: id.map { "/v1/templates/" + $0 } ?? "/v1/templates",
@@ -47,7 +48,7 @@ enum ServiceFixture {
             id: "test-request"
         )
         if let id { request.pathParameters["id"] = id }
-        return request
+        return ClientAPI.Request(request)
     }
 }
 
@@ -56,6 +57,13 @@ extension HTTPResponse {
     func json() throws -> JSONValue {
         try JSONParser.parse(bodyBytes)
     }
+
+    var bodyText: String { String(decoding: bodyBytes, as: UTF8.self) }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
 }
 
 extension JSONValue {

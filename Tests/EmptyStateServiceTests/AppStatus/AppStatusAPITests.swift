@@ -36,17 +36,16 @@ private func stored(
 private func request(
     _ query: [(name: String, value: String)],
     headers: [(name: String, value: String)] = []
-) -> HTTPRequest {
-    HTTPRequest(method: .get, path: "/v1/app-status", query: query, headers: HTTPHeaders(headers), id: "test-request")
-}
-
-/// What each publication told the memo to forget.
-private final class Swaps: Sendable {
-    private let list = Mutex<[Set<String>?]>([])
-
-    func append(_ names: Set<String>?) { list.withLock { $0.append(names) } }
-    func reset() { list.withLock { $0 = [] } }
-    var all: [Set<String>?] { list.withLock { $0 } }
+) -> ClientAPI.Request {
+    ClientAPI.Request(
+        HTTPRequest(
+            method: .get,
+            path: "/v1/app-status",
+            query: query,
+            headers: HTTPHeaders(headers),
+            id: "test-request"
+        )
+    )
 }
 
 /// A client API over the built-in catalogue and the iOS policy, recording what publications invalidate.

@@ -7,7 +7,8 @@ import PostgresNIO
 import Testing
 
 /// The store backends the parameterized store tests run against: SQLite always, PostgreSQL when
-/// `EMPTY_STATE_TEST_DATABASE_URL` names a server (`make test` starts a throwaway one).
+/// `EMPTY_STATE_TEST_DATABASE_URL` names a server that answers (`make test` starts a throwaway
+/// one). When it does not, `TestDatabaseTests` says so (see `TestDatabase`).
 enum StoreBackend: String, Sendable, CustomTestStringConvertible {
     case sqlite, postgres
 
@@ -15,8 +16,7 @@ enum StoreBackend: String, Sendable, CustomTestStringConvertible {
 
     static let all: [StoreBackend] = testDatabaseURL == nil ? [.sqlite] : [.sqlite, .postgres]
 
-    static let testDatabaseURL: PostgresURL? = ProcessInfo.processInfo.environment["EMPTY_STATE_TEST_DATABASE_URL"]
-        .flatMap { try? PostgresURL($0) }
+    static var testDatabaseURL: PostgresURL? { TestDatabase.url }
 }
 
 /// How to get at the same stored data again (reopen the file, or a new pool on the schema).

@@ -29,6 +29,28 @@ struct AdminProblemsTests {
         #expect(!String(decoding: response.bodyBytes, as: UTF8.self).contains("secret host"))
     }
 
+    @Test("a write whose commit was not confirmed is 504 outcome-unknown, without Retry-After; it says to read again")
+    func outcomeUnknown() throws {
+        let response = AdminProblems.response(
+            for: StoreError.outcomeUnknown("secret host"),
+            request: request,
+            logger: logger
+        )
+        #expect(response.status == 504)
+        #expect(response.header("Retry-After") == nil)
+        #expect(try problemType(response) == "urn:empty-state:problem:outcome-unknown")
+        let body = String(decoding: response.bodyBytes, as: UTF8.self)
+        #expect(!body.contains("secret host"))
+        #expect(body.contains("may or may not have been made") && body.contains("Read the template again"))
+        let policy = AdminProblems.response(
+            for: StoreError.outcomeUnknown("x"),
+            request: request,
+            subject: .appPolicy,
+            logger: logger
+        )
+        #expect(String(decoding: policy.bodyBytes, as: UTF8.self).contains("Read the app policy again"))
+    }
+
     @Test("a busy store is 503 store-busy with Retry-After")
     func busy() throws {
         let response = AdminProblems.response(for: StoreError.busy, request: request, logger: logger)

@@ -1,0 +1,135 @@
+import EmptyStateCore
+
+/// What one catalogue write stores, as every backend stores it: the document's new current
+/// state and the immutable revision that records it (the same columns, text and timestamps on
+/// SQLite and PostgreSQL, so a revision reads back alike through either).
+///
+/// A backend writes it with two statements of its own dialect: the upsert of the current row
+/// (`template`) and the append to `revision`. Templates also sync their strings and aliases.
+package struct RevisionWrite: Sendable, Equatable {
+    /// The row id: a template id, or `StoredDocuments.appPolicyID(_:)`.
+    package var documentID: String
+    /// `StoredDocuments.templateKind` or `.appPolicyKind`.
+    package var kind: String
+    package var revision: Int
+    package var action: RevisionRecord.Action
+    /// The document's text (`StoredDocuments.text(of:)`); `nil` for a deletion.
+    package var document: String?
+    /// The JSON array of changed fields (`StoredDocuments.changedFieldsText(_:)`).
+    package var changedFields: String
+    /// When (`Timestamp.now()`) and by whom.
+    package var at: String
+    package var by: String
+
+    package init(
+        documentID: String,
+        kind: String,
+        revision: Int,
+        action: RevisionRecord.Action,
+        document: String?,
+        changedFields: String,
+        at: String,
+        by: String
+    ) {
+        self.documentID = documentID
+        self.kind = kind
+        self.revision = revision
+        self.action = action
+        self.document = document
+        self.changedFields = changedFields
+        self.at = at
+        self.by = by
+    }
+
+    /// A template written as the current state at `revision`.
+    /// - Parameter previous: the live version it replaces (fields are diffed against it); `nil`
+    ///   when there is none, and every field changed.
+    package static func template(
+        _ template: Template,
+        previous: Template?,
+        revision: Int,
+        action: RevisionRecord.Action,
+        actor: String,
+        now: String = Timestamp.now()
+    ) -> RevisionWrite {
+        RevisionWrite(
+            documentID: template.id,
+            kind: StoredDocuments.templateKind,
+            revision: revision,
+            action: action,
+            document: StoredDocuments.text(of: template.document),
+            changedFields: StoredDocuments.changedFieldsText(TemplateDiff.changedFields(from: previous, to: template)),
+            at: now,
+            by: actor
+        )
+    }
+
+    /// A template written as `plan` (a put or a rollback) decided.
+    /// - Throws: `StoreError.database` when the document it replaces no longer parses.
+    package static func template(
+        _ template: Template,
+        plan: CatalogueRules.Plan,
+        actor: String
+    ) throws(StoreError) -> RevisionWrite {
+        .template(
+            template,
+            previous: try plan.replaced.map { (row) throws(StoreError) in
+                try StoredDocuments.template(fromText: row.document)
+            },
+            revision: plan.revision,
+            action: plan.action,
+            actor: actor
+        )
+    }
+
+    /// A platform's policy written as `plan` (a put or a rollback) decided.
+    /// - Throws: `StoreError.database` when the policy it replaces no longer parses.
+    package static func policy(
+        _ policy: AppPolicy,
+        plan: CatalogueRules.Plan,
+        actor: String
+    ) throws(StoreError)
+        -> RevisionWrite
+    {
+        let previous = try plan.replaced.map { (row) throws(StoreError) in
+            try StoredDocuments.appPolicy(fromText: row.document)
+        }
+        return RevisionWrite(
+            documentID: StoredDocuments.appPolicyID(policy.platform),
+            kind: StoredDocuments.appPolicyKind,
+            revision: plan.revision,
+            action: plan.action,
+            document: StoredDocuments.text(of: policy.document),
+            changedFields: StoredDocuments.changedFieldsText(AppPolicy.changedFields(from: previous, to: policy)),
+            at: Timestamp.now(),
+            by: actor
+        )
+    }
+
+    /// The deletion of a template: a revision without a document, in which everything changed.
+    package static func deletion(
+        id: String,
+        revision: Int,
+        actor: String,
+        now: String = Timestamp.now()
+    )
+        -> RevisionWrite
+    {
+        RevisionWrite(
+            documentID: id,
+            kind: StoredDocuments.templateKind,
+            revision: revision,
+            action: .delete,
+            document: nil,
+            changedFields: StoredDocuments.changedFieldsText(["/"]),
+            at: now,
+            by: actor
+        )
+    }
+
+    /// The rows of a template's strings, one per locale and key, in the template's order: what
+    /// `template_string` holds for it once the write is done.
+    package static func strings(of template: Template) -> [(locale: String, key: String, value: String)] {
+        template.strings.flatMap { entry in entry.values.map { (entry.locale, $0.key, $0.value) } }
+    }
+}
