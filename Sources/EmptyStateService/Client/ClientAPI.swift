@@ -10,7 +10,7 @@ struct ClientAPI: Sendable {
     let cacheControl: String
 
     /// The request headers the client routes' answers depend on, beside the URL and the catalogue
-    /// snapshot. Their routes are memoized (the server remembers their answers by these, the
+    /// snapshot (the web routes' too: `WebAPI` answers through `respond`). Their routes are memoized (the server remembers their answers by these, the
     /// method and the URL), so their handlers read headers only through this list
     /// (`MemoizedRequest`): reading another means adding it here, which adds it to the memo's key.
     enum VaryingHeader: String, VaryingHeaders {
