@@ -139,6 +139,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "EmptyStateTranslationTests",
+            dependencies: ["EmptyStateTranslation", "EmptyStateCore", "JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "EmptyStateStoreTests",
             dependencies: [
                 "EmptyStateStore", "EmptyStateSQLite", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
