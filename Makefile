@@ -37,9 +37,9 @@ build: deps
 run: build
 	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
 
-## test: build, Swift tests, curl integration suite, browser checks, contract checks, fuzz targets for a few
-## seconds each, lint
-test: build unit-test integration-test browser-test fuzz-smoke lint client-sources icons
+## test: build, Swift tests, curl integration suite, browser checks, translation files through
+## independent readers, contract checks, fuzz targets for a few seconds each, lint
+test: build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
 ## (scripts/postgres.sh, stopped afterwards, also on failure), or against
@@ -73,6 +73,25 @@ icons: deps
 
 generate-icons: deps
 	python3 Tools/icons/generate.py
+
+## translation-check: the translation files read by independent readers. A Swift test writes every
+## format into a temporary directory; Tests/translation/check_interop.py reads them with lxml,
+## translate-toolkit and its own aapt2 rules, and saves the XLIFF files again through
+## translate-toolkit; a second Swift test reads those back and checks nothing was lost.
+## Installs translate-toolkit and lxml with pip when they are missing.
+TRANSLATION_PIP_PACKAGES = translate-toolkit~=3.20.4 lxml
+.PHONY: translation-check
+translation-check: build
+	@python3 -c "import translate.storage.xliff2, lxml.etree" 2>/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check $(TRANSLATION_PIP_PACKAGES) 2>/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(TRANSLATION_PIP_PACKAGES)
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	@dir="$$(mktemp -d)" && trap 'rm -rf "$$dir"' EXIT \
+		&& EMPTY_STATE_TRANSLATION_INTEROP_OUT="$$dir" $(SWIFT) test --skip-build \
+			--filter 'TranslationInteropTests/writeFixtures' \
+		&& python3 Tests/translation/check_interop.py "$$dir" \
+		&& EMPTY_STATE_TRANSLATION_INTEROP_IN="$$dir" $(SWIFT) test --skip-build \
+			--filter 'TranslationInteropTests/readToolkitOutput'
 
 ## lint: OpenAPI document, Dockerfile, Swift formatting
 lint: deps

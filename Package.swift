@@ -69,6 +69,14 @@ let package = Package(
             exclude: ["Assets"],
             swiftSettings: swiftSettings
         ),
+        // Translators' file formats (XLIFF 2.0 and 1.2, String Catalogs, Android strings.xml): a
+        // format-neutral model, deterministic writers, strict readers (its own XML reader: no DTD),
+        // and the import plan. No store, no HTTP: the admin routes build on it.
+        .target(
+            name: "EmptyStateTranslation",
+            dependencies: ["EmptyStateCore", "JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
         // The store contract both backends implement: the interfaces, their errors and records,
         // and the logic every backend shares (preconditions, built-in import, documents as text,
         // group commit). No database driver.
@@ -149,6 +157,11 @@ let package = Package(
         .testTarget(
             name: "EmptyStateWebTests",
             dependencies: ["EmptyStateWeb", "EmptyStateCore", "JSONCoding"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EmptyStateTranslationTests",
+            dependencies: ["EmptyStateTranslation", "EmptyStateCore", "JSONCoding"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

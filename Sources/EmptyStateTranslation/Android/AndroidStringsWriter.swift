@@ -1,0 +1,72 @@
+/// Android `strings.xml`: `values/strings.xml` for the source locale and one
+/// `values-<qualifier>/strings.xml` per target locale (see `AndroidLocaleFolder`).
+///
+/// ```xml
+/// <resources xmlns:xliff="urn:oasis:names:tc:xliff:document:1.2">
+///   <!-- empty-state-service sourceLocale=en targetLocale=fr exportedAt=2026-11-23T10:00:00Z -->
+///   <!-- Template verifyIdentity, category "auth" -->
+///   <!-- title, at most 2 lines (60 columns) -->
+///   <string name="verifyIdentity__title">Connectez-vous avec <xliff:g id="provider">%1$s</xliff:g></string>
+/// ```
+/// The first comment says which locales and when, so the file reads back on its own; each
+/// string's notes are the comments above it. A locale file holds the strings that have a
+/// translation (a missing one falls back to `values/`, as on Android); Android has no review
+/// states, so every string in it reads back `translated`.
+package enum AndroidStringsWriter {
+    /// The path of a locale's file in a `res/` tree; `nil` locale for the source file.
+    package static func path(for locale: String?) -> String {
+        (locale.map(AndroidLocaleFolder.folder(for:)) ?? "values") + "/strings.xml"
+    }
+
+    /// The target locale's file: its translated strings.
+    package static func write(_ document: TranslationDocument) -> [UInt8] {
+        let entries = document.units.compactMap { unit -> (TranslationUnit, String)? in
+            guard let target = unit.target, unit.state != .missing else { return nil }
+            return (unit, target)
+        }
+        return write(entries, header: header(document, target: true))
+    }
+
+    /// The source locale's file (`values/strings.xml`): every source text.
+    package static func writeSource(_ document: TranslationDocument) -> [UInt8] {
+        let entries = document.units.compactMap { unit in unit.source.map { (unit, $0) } }
+        return write(entries, header: header(document, target: false))
+    }
+
+    private static func header(_ document: TranslationDocument, target: Bool) -> String {
+        var header = AndroidStringsReader.headerMarker + " sourceLocale=" + document.sourceLocale
+        if target { header += " targetLocale=" + document.targetLocale }
+        if let exportedAt = document.exportedAt { header += " exportedAt=" + exportedAt }
+        return header
+    }
+
+    private static func write(_ entries: [(unit: TranslationUnit, text: String)], header: String) -> [UInt8] {
+        var writer = XMLWriter(capacity: 256 + entries.count * 320)
+        writer.open("resources", [("xmlns:xliff", XLIFF12Reader.namespace)], depth: 0)
+        writer.comment(commentSafe(header), depth: 1)
+        for (unit, text) in entries {
+            for note in unit.notes { writer.comment(commentSafe(note), depth: 1) }
+            let order = AndroidEscaping.placeholderOrder(source: unit.source, target: unit.target)
+            let encoded = AndroidEscaping.encode(text, order: order)
+            var attributes = [("name", AndroidResourceName.name(for: unit.id))]
+            if !encoded.formatted { attributes.append(("formatted", "false")) }
+            writer.line("string", attributes, depth: 1) { $0.raw(encoded.content) }
+        }
+        writer.close("resources", depth: 0)
+        return writer.finish()
+    }
+
+    /// A note as comment text: XML forbids `--` inside a comment (a `-` at its end is safe: the
+    /// writer puts a space before `-->`).
+    private static func commentSafe(_ text: String) -> String {
+        var safe = XMLWriter.xmlSafe(text)
+        while safe.contains("--") { safe = safe.replacingDoubleHyphens() }
+        return safe
+    }
+}
+
+extension String {
+    fileprivate func replacingDoubleHyphens() -> String {
+        split(separator: "--", omittingEmptySubsequences: false).joined(separator: "- -")
+    }
+}

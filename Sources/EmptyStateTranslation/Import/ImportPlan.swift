@@ -1,0 +1,97 @@
+import EmptyStateCore
+
+/// What importing one file would do: an outcome per unit, in file order, and the template
+/// writes that carry the accepted changes. A dry run reports it; applying it performs `writes`.
+package struct ImportPlan: Sendable {
+    package enum Outcome: Sendable, Equatable {
+        /// The locale had no string for this key.
+        case new(String)
+        case changed(from: String, to: String)
+        /// The file's translation is the store's, scalar for scalar.
+        case unchanged
+        /// Nothing to import: no target, an empty one, or a draft (state `missing`).
+        case untranslated
+        case rejected([ImportRejection])
+    }
+
+    package struct Entry: Sendable, Equatable {
+        package var unitID: String
+        package var outcome: Outcome
+    }
+
+    /// One revision to write: the template with the file's accepted strings, validated by
+    /// `TemplateParser` as the admin API validates a write.
+    package struct TemplateWrite: Sendable {
+        package var templateID: String
+        /// The revision the plan was made against: the write's precondition (`If-Match`), so
+        /// an edit made between the dry run and the apply is not overwritten.
+        package var baseRevision: Int
+        package var template: Template
+        /// The target locale's keys this write changes, in the template's key order.
+        package var changedKeys: [String]
+    }
+
+    package var sourceLocale: String
+    package var targetLocale: String
+    package var entries: [Entry]
+    /// Sorted by template id.
+    package var writes: [TemplateWrite]
+
+    /// Whether applying the plan would change nothing (a file imported a second time).
+    package var isEmpty: Bool { writes.isEmpty }
+
+    /// How many entries have each kind of outcome: `new`, `changed`, `unchanged`, `untranslated`,
+    /// `rejected`.
+    package var counts: [String: Int] {
+        var counts = ["new": 0, "changed": 0, "unchanged": 0, "untranslated": 0, "rejected": 0]
+        for entry in entries {
+            switch entry.outcome {
+            case .new: counts["new"]! += 1
+            case .changed: counts["changed"]! += 1
+            case .unchanged: counts["unchanged"]! += 1
+            case .untranslated: counts["untranslated"]! += 1
+            case .rejected: counts["rejected"]! += 1
+            }
+        }
+        return counts
+    }
+}
+
+/// Why one unit of a file is not imported.
+package struct ImportRejection: Sendable, Equatable, CustomStringConvertible {
+    package enum Reason: String, Sendable, CaseIterable {
+        /// No template has the unit's template id.
+        case unknownTemplate
+        /// The template has no such string key (in its default or the file's source locale).
+        case unknownKey
+        /// The same unit appears twice in the file.
+        case duplicate
+        /// The translation's `{placeholder}` set differs from the source's.
+        case placeholders
+        /// A copy rule: the admin API's 422 reason, with its JSON pointer.
+        case copyRule
+        /// The source string in the store is not the one the file was translated from.
+        case sourceChanged
+        /// The store's translation was edited after the export: importing would overwrite it.
+        case changedSinceExport
+    }
+
+    package var reason: Reason
+    /// For copy rules, where in the template document (`/strings/fr/title`), as the 422 says.
+    package var pointer: String?
+    package var message: String
+
+    package init(_ reason: Reason, pointer: String? = nil, _ message: String) {
+        self.reason = reason
+        self.pointer = pointer
+        self.message = message
+    }
+
+    package var description: String { pointer.map { "\($0): \(message)" } ?? message }
+}
+
+/// A file that cannot be planned at all (its target locale).
+package struct ImportPlanError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
+}

@@ -1,0 +1,212 @@
+import EmptyStateCore
+import JSONCoding
+
+/// Compares a file's translations with the store and decides, unit by unit, what an import does.
+///
+/// A unit is checked in this order, and the first answer stands:
+/// 1. its template and key exist (`unknownTemplate`, `unknownKey`);
+/// 2. it has a translation to import (otherwise `untranslated`: no target, an empty one, or a draft);
+/// 3. the translation is already the store's, scalar for scalar (`unchanged`: importing the same
+///    file twice plans nothing, whatever happened to the source meanwhile);
+/// 4. the file was translated from the store's current source (`sourceChanged`: the file's
+///    source text differs, or, for a file without source text, the source was written after
+///    the export), and the store's translation was not edited since the export
+///    (`changedSinceExport`, from the file's export time and the string's `updatedAt`);
+/// 5. it keeps the source's placeholders (`placeholders`, worded as the admin API words it);
+/// 6. the template, with the file's accepted strings of that template, passes every rule of
+///    `TemplateParser` (`copyRule`, with the 422's pointer and reason). A rule broken elsewhere in
+///    the template (a locale left incomplete) rejects all of that template's changes, since they
+///    could only be written together.
+package enum ImportPlanner {
+    /// - Parameters:
+    ///   - document: the file, read by one of the readers.
+    ///   - templates: the store's templates by id, as of now.
+    /// - Throws: `ImportPlanError` when the target locale cannot be written at all.
+    package static func plan(
+        _ document: TranslationDocument,
+        templates: [String: TemplateSnapshot]
+    )
+        throws(ImportPlanError) -> ImportPlan
+    {
+        guard let targetTag = LocaleTag(document.targetLocale) else {
+            throw ImportPlanError(message: "the target locale \(document.targetLocale) is not a BCP 47 tag")
+        }
+        let locale = targetTag.description
+        guard !PseudoLocale.isPseudo(locale) else {
+            throw ImportPlanError(message: "\(locale) is a pseudo-locale the service generates; it cannot be imported")
+        }
+        guard locale != LocaleTag(document.sourceLocale)?.description else {
+            throw ImportPlanError(message: "the file translates \(locale) into itself")
+        }
+        var planner = Planner(document: document, locale: locale, templates: templates)
+        for unit in document.units { planner.check(unit) }
+        let writes = planner.validatePending()
+        return ImportPlan(
+            sourceLocale: document.sourceLocale,
+            targetLocale: locale,
+            entries: planner.entries,
+            writes: writes
+        )
+    }
+}
+
+private struct Planner {
+    let document: TranslationDocument
+    let locale: String
+    let templates: [String: TemplateSnapshot]
+    var entries: [ImportPlan.Entry] = []
+    var seen: Set<UnitID> = []
+    /// Template id → the accepted changes not yet validated together: key → (text, entry index).
+    var pending: [String: [String: (text: String, entry: Int)]] = [:]
+
+    init(document: TranslationDocument, locale: String, templates: [String: TemplateSnapshot]) {
+        self.document = document
+        self.locale = locale
+        self.templates = templates
+    }
+
+    mutating func check(_ unit: TranslationUnit) {
+        let outcome = outcome(of: unit)
+        entries.append(ImportPlan.Entry(unitID: unit.id.description, outcome: outcome))
+        if case .new(let text) = outcome {
+            pending[unit.id.template, default: [:]][unit.id.key] = (text, entries.count - 1)
+        } else if case .changed(_, let text) = outcome {
+            pending[unit.id.template, default: [:]][unit.id.key] = (text, entries.count - 1)
+        }
+    }
+
+    private mutating func outcome(of unit: TranslationUnit) -> ImportPlan.Outcome {
+        let id = unit.id
+        guard seen.insert(id).inserted else {
+            return .rejected([ImportRejection(.duplicate, "the unit appears twice in the file")])
+        }
+        guard let snapshot = templates[id.template] else {
+            return .rejected([ImportRejection(.unknownTemplate, "no template has the id \(id.template)")])
+        }
+        let template = snapshot.template
+        let reference = template.strings(for: template.defaultLocale) ?? [:]
+        guard let source = template.strings(for: document.sourceLocale)?[id.key], let defaultText = reference[id.key]
+        else {
+            let keys = reference.keys.sorted().joined(separator: ", ")
+            return .rejected([
+                ImportRejection(
+                    .unknownKey,
+                    "\(id.template) has no \(id.key) in \(document.sourceLocale) (its keys: \(keys))"
+                )
+            ])
+        }
+        guard let target = unit.target, !target.isEmpty, unit.state != .missing else { return .untranslated }
+        let current = template.strings(for: locale)?[id.key]
+        if sameText(current, target) { return .unchanged }
+
+        var rejections: [ImportRejection] = []
+        let sourceUpdatedAt = snapshot.updatedAt[document.sourceLocale]?[id.key]
+        if let exported = unit.source {
+            if !sameText(exported, source) {
+                rejections.append(
+                    ImportRejection(
+                        .sourceChanged,
+                        "the \(document.sourceLocale) source changed since the export: it was \"\(exported)\", it is \"\(source)\"; export again"
+                    )
+                )
+            }
+        } else if let exportedAt = document.exportedAt, let sourceUpdatedAt, exportedAt < sourceUpdatedAt {
+            rejections.append(
+                ImportRejection(
+                    .sourceChanged,
+                    "the \(document.sourceLocale) source changed at \(sourceUpdatedAt), after the export at \(exportedAt); export again"
+                )
+            )
+        }
+        if current != nil, let exportedAt = document.exportedAt,
+            let targetUpdatedAt = snapshot.updatedAt[locale]?[id.key], exportedAt < targetUpdatedAt
+        {
+            rejections.append(
+                ImportRejection(
+                    .changedSinceExport,
+                    "the \(locale) string was edited at \(targetUpdatedAt), after the export at \(exportedAt); export again"
+                )
+            )
+        }
+        let want = Set(CopyRules.placeholders(in: defaultText))
+        let have = Set(CopyRules.placeholders(in: target))
+        if want != have {
+            // TemplateParser's wording, so the reason reads as the admin API's 422.
+            rejections.append(
+                ImportRejection(
+                    .placeholders,
+                    pointer: pointer(id.key),
+                    "uses placeholders {\(have.sorted().joined(separator: "}, {"))} but \(template.defaultLocale) uses {\(want.sorted().joined(separator: "}, {"))}"
+                )
+            )
+        }
+        if !rejections.isEmpty { return .rejected(rejections) }
+        return current.map { .changed(from: $0, to: target) } ?? .new(target)
+    }
+
+    private func pointer(_ key: String) -> String {
+        "/strings/" + jsonPointerToken(locale) + "/" + jsonPointerToken(key)
+    }
+
+    /// Validates each template with its pending changes; rejects the changes a rule refuses.
+    mutating func validatePending() -> [ImportPlan.TemplateWrite] {
+        var writes: [ImportPlan.TemplateWrite] = []
+        for templateID in pending.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            guard let snapshot = templates[templateID], var changes = pending[templateID] else { continue }
+            // Each round rejects at least one change or ends, so this stops.
+            while !changes.isEmpty {
+                var candidate = snapshot.template
+                var values = candidate.strings(for: locale) ?? [:]
+                for (key, change) in changes { values[key] = change.text }
+                if let index = candidate.strings.firstIndex(where: { $0.locale == locale }) {
+                    candidate.strings[index].values = values
+                } else {
+                    candidate.strings.append((locale, values))
+                }
+                switch TemplateParser.parse(candidate.document, expectedID: templateID) {
+                case .success(let template):
+                    let order =
+                        (["title", "message", "visual.label"] + template.actions.map { Template.labelKey($0.id) })
+                    writes.append(
+                        ImportPlan.TemplateWrite(
+                            templateID: templateID,
+                            baseRevision: snapshot.revision,
+                            template: template,
+                            changedKeys: order.filter { changes[$0] != nil }
+                        )
+                    )
+                    changes = [:]
+                case .failure(let failure):
+                    var unitIssues: [String: [ValidationIssue]] = [:]
+                    var otherIssues: [ValidationIssue] = []
+                    for issue in failure.issues {
+                        if let key = changes.keys.first(where: { pointer($0) == issue.pointer }) {
+                            unitIssues[key, default: []].append(issue)
+                        } else {
+                            otherIssues.append(issue)
+                        }
+                    }
+                    if !otherIssues.isEmpty {
+                        // A rule broken outside this file's strings: none of them can be written.
+                        for (key, change) in changes {
+                            reject(change.entry, with: (unitIssues[key] ?? []) + otherIssues)
+                        }
+                        changes = [:]
+                    } else {
+                        for (key, issues) in unitIssues {
+                            reject(changes[key]!.entry, with: issues)
+                            changes[key] = nil
+                        }
+                    }
+                }
+            }
+        }
+        return writes
+    }
+
+    private mutating func reject(_ entry: Int, with issues: [ValidationIssue]) {
+        entries[entry].outcome = .rejected(
+            issues.map { ImportRejection(.copyRule, pointer: $0.pointer, $0.rule) }
+        )
+    }
+}

@@ -1,0 +1,163 @@
+import EmptyStateCore
+import JSONCoding
+
+/// Reads a String Catalog back: one document per target locale, each with a unit for every key
+/// (a locale without an entry for a key has it `missing`), in the file's key order.
+///
+/// The JSON is parsed strictly (`JSONParser`: no duplicate keys, no comments); errors carry the
+/// line and column, and the unit id when known. Refused: a key that is not `template/key`,
+/// plural or device `variations` and `substitutions` (the copy has one form), an unknown state.
+/// Keys with `shouldTranslate: false` are skipped.
+package enum StringCatalogReader {
+    /// As `XMLReader.Limits.maximumBytes`. A catalogue holds every locale, so the whole
+    /// 10,000-template catalogue in seven locales does not fit it: export it by selection.
+    package static let defaultMaximumBytes = 40 << 20
+
+    package static func read(
+        _ bytes: [UInt8],
+        maximumBytes: Int = defaultMaximumBytes
+    )
+        throws(TranslationFormatError) -> [TranslationDocument]
+    {
+        guard bytes.count <= maximumBytes else {
+            throw TranslationFormatError(
+                line: nil,
+                column: nil,
+                message: "the file is \(bytes.count) bytes; at most \(maximumBytes) are accepted"
+            )
+        }
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(text, maximumDepth: 16)
+        } catch {
+            throw TranslationFormatError(at: error.offset, in: text, error.reason)
+        }
+        var reader = Reader(bytes: text)
+        return try reader.read(root)
+    }
+}
+
+private struct Reader {
+    let bytes: [UInt8]
+
+    func fail(_ path: [String], unit: String? = nil, _ message: String) -> TranslationFormatError {
+        TranslationFormatError(at: JSONLocator.offset(of: path, in: bytes), in: bytes, unitID: unit, message)
+    }
+
+    mutating func read(_ root: JSONValue) throws(TranslationFormatError) -> [TranslationDocument] {
+        guard case .object = root else { throw fail([], "a String Catalog is a JSON object") }
+        guard case .string(let sourceText)? = root["sourceLanguage"] else {
+            throw fail([], "sourceLanguage is required (a string)")
+        }
+        guard let sourceLocale = LocaleTag(sourceText)?.description else {
+            throw fail(["sourceLanguage"], "\"\(sourceText)\" is not a BCP 47 language tag")
+        }
+        if let version = root["version"] {
+            guard case .string(let text) = version, text.hasPrefix("1.") else {
+                throw fail(["version"], "version must be \"1.0\" (or another 1.x)")
+            }
+        }
+        guard case .object(let strings)? = root["strings"] else { throw fail([], "strings is required (an object)") }
+
+        var keys: [(id: UnitID, source: String?, notes: [String])] = []
+        /// Target locale → unit id → (state, value).
+        var targets: [String: [UnitID: (TranslationState, String)]] = [:]
+        for (key, entry) in strings {
+            let path = ["strings", key]
+            guard let id = UnitID(key), key.contains("/") else {
+                throw fail(path, unit: key, "the key is not a unit id template/key (e.g. connectionRefused/title)")
+            }
+            guard case .object(let members) = entry else { throw fail(path, unit: key, "expected an object") }
+            for member in members
+            where !["comment", "extractionState", "localizations", "shouldTranslate"].contains(member.key) {
+                throw fail(path + [member.key], unit: key, "\(member.key) is not supported")
+            }
+            if case .bool(false)? = entry["shouldTranslate"] { continue }
+            var notes: [String] = []
+            switch entry["comment"] {
+            case nil: break
+            case .string(let comment)?:
+                notes =
+                    comment.isEmpty
+                    ? [] : comment.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            case .some: throw fail(path + ["comment"], unit: key, "comment must be a string")
+            }
+            var source: String?
+            if let localizations = entry["localizations"] {
+                guard case .object(let locales) = localizations else {
+                    throw fail(path + ["localizations"], unit: key, "localizations must be an object")
+                }
+                for (localeText, localization) in locales {
+                    let localePath = path + ["localizations", localeText]
+                    guard let locale = LocaleTag(localeText)?.description else {
+                        throw fail(localePath, unit: key, "\"\(localeText)\" is not a BCP 47 language tag")
+                    }
+                    let (state, value) = try stringUnit(localization, at: localePath, unit: key)
+                    if locale == sourceLocale {
+                        source = value
+                    } else {
+                        targets[locale, default: [:]][id] = (state, value)
+                    }
+                }
+            }
+            // Keys are unique (the parser refuses a repeated member) and a unit id has one spelling.
+            keys.append((id, source, notes))
+        }
+
+        return targets.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { locale in
+            let values = targets[locale]!
+            let units = keys.map { key in
+                let translation = values[key.id]
+                return TranslationUnit(
+                    id: key.id,
+                    source: key.source,
+                    target: translation?.1,
+                    state: translation?.0 ?? .missing,
+                    notes: key.notes
+                )
+            }
+            return TranslationDocument(sourceLocale: sourceLocale, targetLocale: locale, exportedAt: nil, units: units)
+        }
+    }
+
+    private func stringUnit(
+        _ localization: JSONValue,
+        at path: [String],
+        unit: String
+    ) throws(TranslationFormatError)
+        -> (TranslationState, String)
+    {
+        guard case .object(let members) = localization else { throw fail(path, unit: unit, "expected an object") }
+        for member in members where member.key != "stringUnit" {
+            let what =
+                member.key == "variations" || member.key == "substitutions"
+                ? "plural and device variations" : member.key
+            throw fail(path + [member.key], unit: unit, "\(what) are not supported: the copy has one form per locale")
+        }
+        guard case .object(let fields)? = localization["stringUnit"] else {
+            throw fail(path, unit: unit, "stringUnit is required (an object with state and value)")
+        }
+        for field in fields where field.key != "state" && field.key != "value" {
+            throw fail(path + ["stringUnit", field.key], unit: unit, "\(field.key) is not supported in a stringUnit")
+        }
+        guard case .string(let value)? = localization["stringUnit"]?["value"] else {
+            throw fail(path + ["stringUnit"], unit: unit, "stringUnit.value is required (a string)")
+        }
+        let state: TranslationState
+        switch localization["stringUnit"]?["state"] {
+        case .string("translated")?: state = .translated
+        case .string("needs_review")?, .string("stale")?: state = .stale
+        case .string("new")?: state = .missing
+        case .string(let other)?:
+            throw fail(
+                path + ["stringUnit", "state"],
+                unit: unit,
+                "state \"\(other)\" is not one of new, translated, needs_review, stale"
+            )
+        default:
+            throw fail(path + ["stringUnit"], unit: unit, "stringUnit.state is required (a string)")
+        }
+        return (state, value)
+    }
+}
