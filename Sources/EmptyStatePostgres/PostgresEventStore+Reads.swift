@@ -2,10 +2,49 @@ import EmptyStateStore
 import Logging
 import PostgresNIO
 
-/// Reading events: the analytics summaries, the export cursor and the counts. Analytics reads wait
-/// up to `analyticsWait`: a summary over months of events may take a while.
+/// Reading events: the rollups, counts straight from the events, the export cursor and the
+/// counts. The event reads cover both the partitioned `event` and `event_legacy` (an earlier
+/// release's table). Reads of events wait up to `analyticsWait`: a count over months of events
+/// may take a while.
 extension PostgresEventStore {
-    package func summary(
+    package func rollupRows(_ query: RollupQuery) throws(StoreError) -> [RollupRow] {
+        let logger = logger
+        var binds = PostgresBindings()
+        binds.append(query.buckets.lowerBound)
+        binds.append(query.buckets.upperBound)
+        for template in query.templates ?? [] { binds.append(template) }
+        if let type = query.type { binds.append(type.rawValue) }
+        // `?` → `$1`, `$2`, … in order (the query's SQL has no other question mark).
+        var sql = ""
+        var placeholder = 0
+        for character in query.sql(text: { "\($0)::text" }) {
+            if character == "?" {
+                placeholder += 1
+                sql += "$\(placeholder)"
+            } else {
+                sql.append(character)
+            }
+        }
+        let keys = query.groupBy.count
+        let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+        return try database.blocking(timeout: Self.analyticsWait) { client in
+            var result: [RollupRow] = []
+            for row in try await client.all(statement, logger: logger) {
+                let columns = row.makeRandomAccess()
+                result.append(
+                    RollupRow(
+                        keys: try (0..<keys).map { try columns[$0].decode(String.self) },
+                        type: try columns[keys].decode(String.self),
+                        action: try columns[keys + 1].decode(String.self),
+                        count: try columns[keys + 2].decode(Int.self)
+                    )
+                )
+            }
+            return result
+        }
+    }
+
+    package func countEvents(
         from: Int64,
         to: Int64,
         templateID: String?,
@@ -34,7 +73,7 @@ extension PostgresEventStore {
                         unsafeSQL: """
                             SELECT \(key) AS k, COUNT(*) FILTER (WHERE type = 'displayed'),
                                 COUNT(*) FILTER (WHERE type = 'actionTapped')
-                            FROM event WHERE \(filter) \(groupBy) \(orderBy)
+                            FROM \(Self.allEvents) WHERE \(filter) \(groupBy) \(orderBy)
                             """,
                         binds: binds
                     ),
@@ -45,7 +84,7 @@ extension PostgresEventStore {
                 for try await row in try await client.query(
                     PostgresQuery(
                         unsafeSQL: """
-                            SELECT \(key) AS k, action_id, COUNT(*) FROM event
+                            SELECT \(key) AS k, action_id, COUNT(*) FROM \(Self.allEvents)
                             WHERE \(filter) AND type = 'actionTapped' GROUP BY \(grouping == nil ? "" : key + ",") action_id
                             """,
                         binds: binds
@@ -75,40 +114,17 @@ extension PostgresEventStore {
         }
     }
 
-    package func displaysByAppVersion(
-        from: Int64,
-        to: Int64,
-        templateIDs: [String]
-    ) throws(StoreError) -> [(templateID: String, appVersion: String, displays: Int)] {
-        guard !templateIDs.isEmpty else { return [] }
-        let logger = logger
-        return try database.blocking(timeout: Self.analyticsWait) { client in
-            var rows: [(templateID: String, appVersion: String, displays: Int)] = []
-            for try await (templateID, appVersion, count) in try await client.query(
-                """
-                SELECT template_id, app_version, COUNT(*) FROM event
-                WHERE occurred_at >= \(from) AND occurred_at < \(to) AND type = 'displayed'
-                    AND template_id = ANY(\(templateIDs))
-                GROUP BY template_id, app_version ORDER BY template_id COLLATE "C", app_version COLLATE "C"
-                """,
-                logger: logger
-            ).decode((String, String, Int).self) {
-                rows.append((templateID, appVersion, count))
-            }
-            return rows
-        }
-    }
-
     package func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)] {
         let logger = logger
         return try database.blocking(timeout: Self.analyticsWait) { client in
             var events: [(cursor: Int64, event: AnalyticsEvent)] = []
             let rows = try await client.all(
                 """
-                SELECT seq, id, type, template_id, revision, etag, locale, platform, app_version, action_id,
-                    session_id, occurred_at, received_at, clock_skew_ms, request_id
-                FROM event WHERE seq > \(after)
-                    AND seq < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)
+                SELECT * FROM (
+                    (SELECT \(unescaped: Self.exportColumns) FROM event_legacy WHERE seq > \(after) ORDER BY seq LIMIT \(limit))
+                    UNION ALL
+                    (SELECT \(unescaped: Self.exportColumns) FROM event WHERE seq > \(after) ORDER BY seq LIMIT \(limit))
+                ) e WHERE seq < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)
                 ORDER BY seq LIMIT \(limit)
                 """,
                 logger: logger
@@ -132,7 +148,9 @@ extension PostgresEventStore {
                             occurredAt: try columns["occurred_at"].decode(Int64.self),
                             receivedAt: try columns["received_at"].decode(Int64.self),
                             clockSkewMilliseconds: try columns["clock_skew_ms"].decode(Int64.self),
-                            requestID: try columns["request_id"].decode(String.self)
+                            requestID: try columns["request_id"].decode(String.self),
+                            variant: try columns["variant"].decode(String?.self),
+                            installID: try columns["install_id"].decode(String?.self)
                         )
                     )
                 )
@@ -145,11 +163,26 @@ extension PostgresEventStore {
         let logger = logger
         return try database.blocking { client in
             let rows = try await client.all(
-                "SELECT (SELECT COUNT(*) FROM event), (SELECT COUNT(*) FROM quarantine)",
+                """
+                SELECT (SELECT COUNT(*) FROM event) + (SELECT COUNT(*) FROM event_legacy),
+                    (SELECT COUNT(*) FROM quarantine)
+                """,
                 logger: logger
             )
             guard let row = rows.first else { return (0, 0) }
             return try row.decode((Int, Int).self)
         }
     }
+
+    /// Every event: the partitioned table and the legacy one (SQL for a `FROM`).
+    static let allEvents = """
+        (SELECT type, template_id, locale, platform, app_version, action_id, occurred_at FROM event
+         UNION ALL SELECT type, template_id, locale, platform, app_version, action_id, occurred_at FROM event_legacy) e
+        """
+
+    /// The columns the export reads.
+    static let exportColumns = """
+        seq, id, type, template_id, revision, etag, locale, platform, app_version, action_id, session_id, occurred_at,
+        received_at, clock_skew_ms, request_id, variant, install_id
+        """
 }

@@ -2,45 +2,97 @@ import EmptyStateStore
 import Logging
 import PostgresNIO
 
-/// Retention: deleting events older than the configured window.
+/// Retention: partitions made ahead and expired ones dropped whole; what is not partitioned (the
+/// ids, the legacy table, quarantine, hour rollups) deleted in bounded batches.
 extension PostgresEventStore {
-    /// Deletes in batches of `chunk` rows, one short transaction each, so group commits are
-    /// never held up for long and the table is never rewritten (the index on the time column
-    /// finds the oldest rows; autovacuum reclaims the space).
+    /// Makes the partitions ahead, drops the partitions whose whole day is before `cutoff`, then
+    /// deletes in batches of `chunk` rows, one short transaction each, so group commits are never
+    /// held up for long: the ids of events before the cutoff's day, legacy events before
+    /// `cutoff`, quarantined events received before it, hour rollups before it and day rollups
+    /// before `RollupRetention`. A partition is dropped whether or not its events were exported
+    /// (retention does not wait for the export).
+    ///
+    /// Events go with their day's partition, so one that expires is deleted within a day (plus
+    /// the hour between runs); ingestion refuses events older than the cutoff meanwhile.
+    /// - Returns: how many events and quarantined events were deleted.
     @discardableResult
     package func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int {
-        let logger = logger
-        var total = 0
-        for (table, column) in [("event", "occurred_at"), ("quarantine", "received_at")] {
+        try ensurePartitionsAhead()
+        var deleted = 0
+        for partition in try dropExpiredPartitions(before: cutoff) {
+            deleted += partition.events
+            logger.notice(
+                "dropped an expired event partition",
+                metadata: [
+                    "store.partition": "\(partition.name)", "store.events": "\(partition.events)",
+                    "store.bytes_freed": "\(partition.bytes)", "store.drop_ms": "\(partition.milliseconds)",
+                ]
+            )
+        }
+        let cutoffDay = RollupGrain.day.bucket(of: cutoff)
+        let now = Timestamp.nowMilliseconds()
+        // (table, key column, condition column, bound, counted in the result)
+        var batches: [(String, String, String, Int64, Bool)] = [
+            ("event_id", "id", "day", cutoffDay, false),
+            ("event_legacy", "seq", "occurred_at", cutoff, true),
+            ("quarantine", "seq", "received_at", cutoff, true),
+        ]
+        for cube in RollupCube.allCases {
+            batches.append((cube.table(.hour), "bucket", "bucket", RollupGrain.hour.bucket(of: cutoff), false))
+            batches.append(
+                (
+                    cube.table(.day), "bucket", "bucket", RollupRetention.firstDayKept(eventCutoff: cutoff, now: now),
+                    false
+                )
+            )
+        }
+        for (table, key, column, bound, counted) in batches {
             while true {
-                // Each batch commits itself when sent: a batch abandoned before is never sent.
-                let deleted = try database.blocking(timeout: .seconds(60)) { client, commit in
-                    try await client.withConnection { connection in
-                        try commit.reach()
-                        return try await connection.all(
-                            PostgresQuery(
-                                unsafeSQL: """
-                                    WITH gone AS (
-                                        DELETE FROM \(table) WHERE seq IN (
-                                            SELECT seq FROM \(table) WHERE \(column) < $1 ORDER BY \(column) LIMIT $2)
-                                        RETURNING 1)
-                                    SELECT COUNT(*) FROM gone
-                                    """,
-                                binds: {
-                                    var binds = PostgresBindings()
-                                    binds.append(cutoff)
-                                    binds.append(chunk)
-                                    return binds
-                                }()
-                            ),
-                            logger: logger
-                        ).first?.decode(Int.self) ?? 0
-                    }
-                }
-                total += deleted
-                if deleted < chunk { break }
+                let removed = try deleteBatch(table: table, key: key, column: column, before: bound, chunk: chunk)
+                if counted { deleted += removed }
+                // A rollup batch removes whole buckets: it ends when a batch finds none.
+                if key == "bucket" ? removed == 0 : removed < chunk { break }
             }
         }
-        return total
+        return deleted
+    }
+
+    /// One batch: at most `chunk` rows of `table` whose `column` is below `bound`, by `key` (for
+    /// rollups, whose key is not unique alone, the rows of the oldest bucket).
+    private func deleteBatch(
+        table: String,
+        key: String,
+        column: String,
+        before bound: Int64,
+        chunk: Int
+    )
+        throws(StoreError) -> Int
+    {
+        let logger = logger
+        let sql =
+            key == "bucket"
+            ? """
+            WITH gone AS (
+                DELETE FROM \(table) WHERE bucket = (SELECT MIN(bucket) FROM \(table)) AND bucket < $1 RETURNING 1)
+            SELECT COUNT(*) FROM gone
+            """
+            : """
+            WITH gone AS (
+                DELETE FROM \(table) WHERE \(key) IN (
+                    SELECT \(key) FROM \(table) WHERE \(column) < $1 ORDER BY \(column) LIMIT $2)
+                RETURNING 1)
+            SELECT COUNT(*) FROM gone
+            """
+        var binds = PostgresBindings()
+        binds.append(bound)
+        if key != "bucket" { binds.append(chunk) }
+        let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+        // Each batch commits itself when sent: a batch abandoned before is never sent.
+        return try database.blocking(timeout: .seconds(60)) { client, commit in
+            try await client.withConnection { connection in
+                try commit.reach()
+                return try await connection.all(statement, logger: logger).first?.decode(Int.self) ?? 0
+            }
+        }
     }
 }

@@ -2,18 +2,24 @@ import EmptyStateStore
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// Analytics events in PostgreSQL, with group commit: the same contract as the SQLite
 /// `EventStore`.
 ///
 /// `append` returns once its events are committed. Concurrent `append` calls share one
-/// transaction: a writer thread takes everything queued since its last commit and inserts it
-/// with one statement, `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING`, that answers
-/// the positions of the events it inserted in one array (measured faster than COPY once
-/// duplicates must be dropped; see `../shared/notes/postgres.md`). The
-/// unique `id` drops an event sent twice, to one replica or to two. `writers` threads commit in
-/// parallel (PostgreSQL's throughput grows with concurrent writers); rows go in `id` order, so
-/// two transactions inserting the same ids wait for each other instead of deadlocking.
+/// transaction: a writer thread takes everything queued since its last commit and stores it with
+/// one statement that claims the events' ids in `event_id` (`ON CONFLICT DO NOTHING`: an event
+/// sent twice, to one replica or to two, is claimed once), inserts the claimed ones into their
+/// day's partition of `event`, adds them to every rollup, and answers the positions of the events
+/// it inserted in one array (measured faster than COPY once duplicates must be dropped; see
+/// `../shared/notes/postgres.md`). `writers` threads commit in parallel (PostgreSQL's throughput
+/// grows with concurrent writers), each adding to rollup rows of its own shard; rows go in `id`
+/// order, so two transactions claiming the same ids wait for each other instead of deadlocking.
+///
+/// **Partitions.** `start()` makes today's partition and a week's ahead before the first commit,
+/// a commit makes the partition of a day it has an event of and no partition for (a late event),
+/// and retention (`+Retention`) keeps making them ahead and drops the expired ones whole.
 ///
 /// **The export cursor.** With several transactions in flight (on this replica or others), a
 /// serial number would not follow commit order: an export could pass a number whose transaction
@@ -39,7 +45,11 @@ package final class PostgresEventStore: EventStoring {
 
     private typealias Submission = GroupCommitQueue.Submission
 
-    /// - Parameter writers: threads committing groups in parallel.
+    /// The days whose partitions exist, as far as this process knows.
+    let knownPartitions = KnownPartitions()
+
+    /// - Parameters:
+    ///   - writers: threads committing groups in parallel.
     package init(
         database: PostgresBackend,
         writers: Int = 4,
@@ -48,14 +58,28 @@ package final class PostgresEventStore: EventStoring {
     ) {
         self.database = database
         self.logger = logger
-        groups = GroupCommitQueue(writers: writers, onCommit: onCommit) { group in
-            Self.commitInTransactions(group, database: database, logger: logger)
+        let known = knownPartitions
+        groups = GroupCommitQueue(writers: writers, onCommit: onCommit) { group, writer in
+            Self.commitInTransactions(group, shard: writer, known: known, database: database, logger: logger)
         }
     }
 
     package var location: String { database.location }
 
-    package func start() { groups.start() }
+    /// Makes the partitions events are about to go to (today's and the week ahead), then starts
+    /// the writers. A failure to make them is logged: a commit makes the partition it needs, and
+    /// retention makes them ahead again hourly.
+    package func start() {
+        do {
+            try ensurePartitionsAhead()
+        } catch {
+            logger.error(
+                "making the event partitions failed",
+                metadata: ["error": "\(error)", "store.url": "\(database.location)"]
+            )
+        }
+        groups.start()
+    }
 
     package func stop() { groups.stop() }
 
@@ -70,6 +94,8 @@ package final class PostgresEventStore: EventStoring {
     /// unless a burst queued more); a submission is never split.
     private static func commitInTransactions(
         _ group: [Submission],
+        shard: Int,
+        known: KnownPartitions,
         database: PostgresBackend,
         logger: Logger
     ) -> Result<[[Bool]], StoreError> {
@@ -81,7 +107,7 @@ package final class PostgresEventStore: EventStoring {
                 chunk.removeAll()
                 events = 0
             }
-            switch commit(chunk, database: database, logger: logger) {
+            switch commit(chunk, shard: shard, known: known, database: database, logger: logger) {
             case .success(let done): outcomes += done
             case .failure(let error): return error
             }
@@ -114,6 +140,8 @@ package final class PostgresEventStore: EventStoring {
         var receivedAt: [Int64] = []
         var clockSkew: [Int64] = []
         var requestID: [String] = []
+        var variant: [String] = []
+        var installID: [String] = []
         var quarantineReceivedAt: [Int64] = []
         var quarantineReason: [String] = []
         var quarantinePayload: [String] = []
@@ -136,6 +164,8 @@ package final class PostgresEventStore: EventStoring {
                     receivedAt.append(event.receivedAt)
                     clockSkew.append(event.clockSkewMilliseconds)
                     requestID.append(event.requestID)
+                    variant.append(event.variant ?? PostgresEventStore.absent)
+                    installID.append(event.installID ?? PostgresEventStore.absent)
                 }
                 for item in submission.quarantined {
                     quarantineReceivedAt.append(item.receivedAt)
@@ -148,55 +178,85 @@ package final class PostgresEventStore: EventStoring {
         }
     }
 
-    /// One transaction: the chunk's events and quarantined events.
+    /// One transaction: the chunk's events, their rollups, and the quarantined events.
     private static func commit(
         _ group: [Submission],
+        shard: Int,
+        known: KnownPartitions,
         database: PostgresBackend,
         logger: Logger
     ) -> Result<[[Bool]], StoreError> {
         let columns = Columns(group)
         let absent = Self.absent
         do {
-            // One statement, so one round trip: its quarantine insert (a data-modifying WITH, which
-            // runs whether or not anything refers to it) and its event insert commit together as
-            // the statement's own transaction; BEGIN and COMMIT would cost two more round trips
-            // per group. It answers one row: the positions (1-based, in `columns` order) of the
-            // events it inserted, which `seq` holds in its low 16 bits. Rows go in by id, then
-            // position, so of an id sent twice in one group the first is the one inserted.
+            try Self.ensurePartitions(
+                days: Set(columns.occurredAt.map { RollupGrain.day.bucket(of: $0) }),
+                known: known,
+                database: database,
+                logger: logger
+            )
+            // One statement, so one round trip: its quarantine insert, id claims, event insert and
+            // rollup upserts (data-modifying WITHs, which run whether or not anything refers to
+            // them) commit together as the statement's own transaction; BEGIN and COMMIT would
+            // cost two more round trips per group. It answers one row: the positions (1-based, in
+            // `columns` order) of the events it inserted, which `seq` holds in its low 16 bits.
+            // Ids are claimed in id order, then position, so of an id sent twice in one group the
+            // first is the one inserted. An id already in `event_legacy` (stored by an earlier
+            // release) is a duplicate too.
             // The statement commits itself: its commit point is where it is sent, once a
             // connection is leased (a group abandoned while waiting for one is never sent).
+            let rollups = RollupCube.allCases.enumerated().flatMap { index, cube in
+                RollupGrain.allCases.enumerated().map { position, grain in
+                    ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, from: "inserted", where: "true", shard: "\(shard)")))"
+                }
+            }.joined(separator: "\n")
             let positions = try database.blocking { client, commit in
                 try await client.withConnection { connection in
                     try commit.reach()
-                    let rows = try await connection.query(
-                        """
+                    var query: PostgresQuery = """
                         WITH quarantined AS (
                             INSERT INTO quarantine (received_at, reason, payload, request_id)
                             SELECT * FROM unnest(\(columns.quarantineReceivedAt)::int8[],
                                 \(columns.quarantineReason)::text[], \(columns.quarantinePayload)::text[],
                                 \(columns.quarantineRequestID)::text[])
-                        ), inserted AS (
-                            INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
-                                app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
-                            SELECT (pg_current_xact_id()::text::bigint << 16) + e.n, id, type, template_id,
-                                NULLIF(revision, -1), NULLIF(etag, \(absent)), locale, platform, app_version,
-                                NULLIF(action_id, \(absent)), NULLIF(session_id, \(absent)), occurred_at, received_at,
-                                clock_skew_ms, request_id
+                        ), input AS (
+                            SELECT id COLLATE "C" AS id, type, template_id, NULLIF(revision, -1) AS revision,
+                                NULLIF(etag, \(absent)) AS etag, locale, platform, app_version,
+                                NULLIF(action_id, \(absent)) AS action_id, NULLIF(session_id, \(absent)) AS session_id,
+                                occurred_at, received_at, clock_skew_ms, request_id, NULLIF(variant, \(absent)) AS variant,
+                                NULLIF(install_id, \(absent)) AS install_id, n
                             FROM unnest(\(columns.id)::text[], \(columns.type)::text[], \(columns.templateID)::text[],
                                 \(columns.revision)::int8[], \(columns.etag)::text[], \(columns.locale)::text[],
                                 \(columns.platform)::text[], \(columns.appVersion)::text[], \(columns.actionID)::text[],
                                 \(columns.sessionID)::text[], \(columns.occurredAt)::int8[], \(columns.receivedAt)::int8[],
-                                \(columns.clockSkew)::int8[], \(columns.requestID)::text[])
+                                \(columns.clockSkew)::int8[], \(columns.requestID)::text[], \(columns.variant)::text[],
+                                \(columns.installID)::text[])
                                 WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
-                                    action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, n)
-                            ORDER BY id COLLATE "C", n
+                                    action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, variant,
+                                    install_id, n)
+                        ), claimed AS (
+                            INSERT INTO event_id (id, day)
+                            SELECT DISTINCT ON (id) id, (occurred_at / 86400000)::int4 FROM input i
+                            WHERE NOT EXISTS (SELECT 1 FROM event_legacy l WHERE l.id = i.id)
+                            ORDER BY id, n
                             ON CONFLICT (id) DO NOTHING
-                            RETURNING seq
+                            RETURNING id
+                        ), inserted AS (
+                            INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform,
+                                app_version, action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id,
+                                variant, install_id)
+                            SELECT DISTINCT ON (i.id) (pg_current_xact_id()::text::bigint << 16) + i.n, i.id, type,
+                                template_id, revision, etag, locale, platform, app_version, action_id, session_id,
+                                occurred_at, received_at, clock_skew_ms, request_id, variant, install_id
+                            FROM input i JOIN claimed c ON c.id = i.id
+                            ORDER BY i.id, i.n
+                            RETURNING seq, type, template_id, revision, variant, locale, platform, app_version,
+                                action_id, occurred_at
                         )
-                        SELECT coalesce(array_agg((seq & 65535)::int4), '{}') FROM inserted
-                        """,
-                        logger: logger
-                    )
+                        """
+                    query.sql += rollups
+                    query.sql += "\nSELECT coalesce(array_agg((seq & 65535)::int4), '{}') FROM inserted"
+                    let rows = try await connection.query(query, logger: logger)
                     var positions: [Int32] = []
                     for try await row in rows.decode([Int32].self) { positions = row }
                     return positions

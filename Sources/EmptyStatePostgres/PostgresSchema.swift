@@ -124,7 +124,8 @@ package enum PostgresSchema {
                 )
                 """,
             ]
-        )
+        ),
+        analytics,
     ]
 
     /// Why the schema cannot be used.
@@ -145,11 +146,16 @@ package enum PostgresSchema {
     /// - Returns: the versions this call applied (empty when another replica already had).
     /// - Throws: `TooNew` when the database is ahead of this binary; postgres-nio errors otherwise.
     @discardableResult
-    package static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+    /// - Parameter version: the version to stop at (tests of upgrades make an older schema).
+    package static func migrate(
+        _ client: PostgresClient,
+        upTo version: Int = currentVersion,
+        logger: Logger
+    ) async throws -> [Int] {
         try await client.withConnection { connection in
             try await connection.all("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
             do {
-                let applied = try await migrateLocked(connection, logger: logger)
+                let applied = try await migrateLocked(connection, upTo: version, logger: logger)
                 try await connection.all("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
                 return applied
             } catch {
@@ -161,7 +167,11 @@ package enum PostgresSchema {
         }
     }
 
-    private static func migrateLocked(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+    private static func migrateLocked(
+        _ connection: PostgresConnection,
+        upTo target: Int,
+        logger: Logger
+    ) async throws -> [Int] {
         try await connection.all(
             """
             CREATE TABLE IF NOT EXISTS schema_migration (
@@ -181,7 +191,7 @@ package enum PostgresSchema {
         }
         if found > currentVersion { throw TooNew(found: found, known: currentVersion) }
         var applied: [Int] = []
-        for migration in migrations where migration.version > found {
+        for migration in migrations where migration.version > found && migration.version <= target {
             try await connection.withTransaction(logger: logger) { connection in
                 for statement in migration.statements {
                     try await connection.all(PostgresQuery(unsafeSQL: statement), logger: logger)

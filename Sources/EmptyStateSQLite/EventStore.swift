@@ -9,7 +9,8 @@ import Synchronization
     import Glibc
 #endif
 
-/// Durable storage of analytics events, with group commit.
+/// Durable storage of analytics events, with group commit, and their rollups (`RollupCube`),
+/// counted in the same transaction.
 ///
 /// `append` returns only once the events are committed (`synchronous=FULL`), so an event
 /// acknowledged to the app survives `kill -9` or power loss. Concurrent `append` calls share one
@@ -17,7 +18,7 @@ import Synchronization
 /// once, so durability costs one fsync per group rather than per request.
 package final class EventStore: Sendable {
     package let path: String
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let logger: Logger
     /// The group commit: one writer thread, committing with `commit(_:pool:)`.
     private let groups: GroupCommitQueue
@@ -28,12 +29,12 @@ package final class EventStore: Sendable {
         self.logger = logger
         let pool = try DurablePool.open(path: path, migrator: Self.migrator, foreignKeys: false)
         self.pool = pool
-        groups = GroupCommitQueue(onCommit: onCommit) { group in
+        groups = GroupCommitQueue(onCommit: onCommit) { group, _ in
             Self.commit(group, pool: pool, logger: logger, path: path)
         }
     }
 
-    private static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: events, quarantine") { db in
             try db.execute(
@@ -67,6 +68,40 @@ package final class EventStore: Sendable {
                     """
             )
         }
+        migrator.registerMigration("v2: rollups, variant and install of an event") { db in
+            // Every event stored from now on is counted in the rollups by its own transaction;
+            // those stored before (a database of an earlier release) are counted by the backfill,
+            // in batches, up to the newest `seq` now.
+            try db.execute(
+                sql: """
+                    ALTER TABLE event ADD COLUMN variant TEXT;
+                    ALTER TABLE event ADD COLUMN install_id TEXT;
+                    CREATE TABLE rollup_backfill (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        through_seq INTEGER NOT NULL,   -- the newest event stored before rollups existed
+                        next_seq INTEGER NOT NULL,      -- events with seq < next_seq are counted
+                        counted INTEGER NOT NULL,
+                        total INTEGER NOT NULL
+                    );
+                    INSERT INTO rollup_backfill (id, through_seq, next_seq, counted, total)
+                        SELECT 1, COALESCE(MAX(seq), 0), 0, 0, COUNT(*) FROM event;
+                    """
+            )
+            for cube in RollupCube.allCases {
+                for grain in RollupGrain.allCases {
+                    let columns = cube.dimensions.map { "\($0.column) \($0.isInteger ? "INTEGER" : "TEXT") NOT NULL" }
+                    let key = (["bucket"] + cube.dimensions.map(\.column)).joined(separator: ", ")
+                    try db.execute(
+                        sql: """
+                            CREATE TABLE \(cube.table(grain)) (
+                                bucket INTEGER NOT NULL, \(columns.joined(separator: ", ")), n INTEGER NOT NULL,
+                                PRIMARY KEY (\(key))
+                            ) WITHOUT ROWID
+                            """
+                    )
+                }
+            }
+        }
         return migrator
     }
 
@@ -96,10 +131,11 @@ package final class EventStore: Sendable {
                     let insertEvent = try db.cachedStatement(
                         sql: """
                             INSERT OR IGNORE INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
-                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, variant, install_id)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """
                     )
+                    var rollups = RollupBatch()
                     let insertQuarantine = try db.cachedStatement(
                         sql: "INSERT INTO quarantine (received_at, reason, payload, request_id) VALUES (?, ?, ?, ?)"
                     )
@@ -112,8 +148,11 @@ package final class EventStore: Sendable {
                                 event.id, event.kind.rawValue, event.templateID, event.revision, event.etag,
                                 event.locale, event.platform, event.appVersion, event.actionID, event.sessionID,
                                 event.occurredAt, event.receivedAt, event.clockSkewMilliseconds, event.requestID,
+                                event.variant, event.installID,
                             ])
-                            inserted.append(db.changesCount > 0)
+                            let stored = db.changesCount > 0
+                            if stored { rollups.add(event) }
+                            inserted.append(stored)
                         }
                         for item in submission.quarantined {
                             try insertQuarantine.execute(arguments: [
@@ -122,192 +161,13 @@ package final class EventStore: Sendable {
                         }
                         outcomes.append(inserted)
                     }
+                    try Self.add(rollups, in: db)
                     return outcomes
                 }
             )
         } catch {
             logger.error("event commit failed", metadata: ["error": "\(error)", "store.path": "\(path)"])
             return .failure(.database("\(error)"))
-        }
-    }
-
-    // MARK: - Reading
-
-    /// Displays and taps between `from` (inclusive) and `to` (exclusive), in total and per group.
-    package func summary(
-        from: Int64,
-        to: Int64,
-        templateID: String?,
-        groupBy: SummaryGrouping?
-    ) throws(StoreError)
-        -> (totals: SummaryRow, groups: [SummaryRow])
-    {
-        do {
-            return try pool.read { db in
-                var filter = "occurred_at >= ? AND occurred_at < ?"
-                var arguments: StatementArguments = [from, to]
-                if let templateID {
-                    filter += " AND template_id = ?"
-                    arguments += [templateID]
-                }
-                func counts(_ key: String?) throws -> SummaryCounts {
-                    let keyExpression = key ?? "NULL"
-                    var counts = SummaryCounts()
-                    for row in try Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT \(keyExpression) AS k, SUM(type = 'displayed') AS displays,
-                                SUM(type = 'actionTapped') AS taps
-                            FROM event WHERE \(filter) GROUP BY k ORDER BY k
-                            """,
-                        arguments: arguments
-                    ) {
-                        counts.groups.append((row["k"], row["displays"] ?? 0, row["taps"] ?? 0))
-                    }
-                    for row in try Row.fetchAll(
-                        db,
-                        sql: """
-                            SELECT \(keyExpression) AS k, action_id, COUNT(*) AS n FROM event
-                            WHERE \(filter) AND type = 'actionTapped' GROUP BY k, action_id
-                            """,
-                        arguments: arguments
-                    ) {
-                        counts.actionTaps.append((row["k"], row["action_id"], row["n"]))
-                    }
-                    return counts
-                }
-                return SummaryCounts.summary(
-                    totals: try counts(nil),
-                    groups: try groupBy.map { try counts($0.sqliteColumn) }
-                )
-            }
-        } catch {
-            throw .database("\(error)")
-        }
-    }
-
-    /// How many `displayed` events each of `templateIDs` had per app version between `from`
-    /// (inclusive) and `to` (exclusive): how many users still see an update state.
-    package func displaysByAppVersion(
-        from: Int64,
-        to: Int64,
-        templateIDs: [String]
-    ) throws(StoreError) -> [(templateID: String, appVersion: String, displays: Int)] {
-        guard !templateIDs.isEmpty else { return [] }
-        do {
-            return try pool.read { db in
-                let marks = Array(repeating: "?", count: templateIDs.count).joined(separator: ", ")
-                return try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT template_id, app_version, COUNT(*) AS n FROM event
-                        WHERE occurred_at >= ? AND occurred_at < ? AND type = 'displayed' AND template_id IN (\(marks))
-                        GROUP BY template_id, app_version ORDER BY template_id, app_version
-                        """,
-                    arguments: StatementArguments([from, to] + templateIDs.map { $0 as any DatabaseValueConvertible })
-                ).map { (templateID: $0["template_id"], appVersion: $0["app_version"], displays: $0["n"]) }
-            }
-        } catch {
-            throw .database("\(error)")
-        }
-    }
-
-    /// Events after the cursor `after` (the `seq` of the last one read), oldest first.
-    package func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)] {
-        do {
-            return try pool.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT seq, id, type, template_id, revision, etag, locale, platform, app_version, action_id,
-                            session_id, occurred_at, received_at, clock_skew_ms, request_id
-                        FROM event WHERE seq > ? ORDER BY seq LIMIT ?
-                        """,
-                    arguments: [after, limit]
-                ).map { row in
-                    (
-                        row["seq"],
-                        AnalyticsEvent(
-                            id: row["id"],
-                            kind: AnalyticsEvent.Kind(rawValue: row["type"]) ?? .displayed,
-                            templateID: row["template_id"],
-                            revision: row["revision"],
-                            etag: row["etag"],
-                            locale: row["locale"],
-                            platform: row["platform"],
-                            appVersion: row["app_version"],
-                            actionID: row["action_id"],
-                            sessionID: row["session_id"],
-                            occurredAt: row["occurred_at"],
-                            receivedAt: row["received_at"],
-                            clockSkewMilliseconds: row["clock_skew_ms"],
-                            requestID: row["request_id"]
-                        )
-                    )
-                }
-            }
-        } catch {
-            throw .database("\(error)")
-        }
-    }
-
-    /// How many events and quarantined events are stored (for tests and logs).
-    package func counts() throws(StoreError) -> (events: Int, quarantined: Int) {
-        do {
-            return try pool.read { db in
-                (
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event") ?? 0,
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM quarantine") ?? 0
-                )
-            }
-        } catch {
-            throw .database("\(error)")
-        }
-    }
-
-    /// Deletes events that happened before `cutoff` and quarantined ones received before it, in
-    /// chunks of `chunk` rows per transaction so group commits are never held up for long.
-    /// - Returns: how many rows were deleted.
-    @discardableResult
-    package func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int {
-        var total = 0
-        do {
-            for table in [("event", "occurred_at"), ("quarantine", "received_at")] {
-                while true {
-                    let deleted = try pool.write { db in
-                        try db.execute(
-                            sql:
-                                "DELETE FROM \(table.0) WHERE seq IN (SELECT seq FROM \(table.0) WHERE \(table.1) < ? LIMIT ?)",
-                            arguments: [cutoff, chunk]
-                        )
-                        return db.changesCount
-                    }
-                    total += deleted
-                    if deleted < chunk { break }
-                }
-            }
-        } catch {
-            throw .database("\(error)")
-        }
-        return total
-    }
-
-    /// The writer connection's `PRAGMA synchronous` (2 = FULL: every commit is fsync'd).
-    package func synchronousMode() throws -> Int {
-        try pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
-    }
-}
-
-extension SummaryGrouping {
-    /// SQLite's expression of the group key (a fixed set: never built from input).
-    var sqliteColumn: String {
-        switch self {
-        case .template: return "template_id"
-        case .action: return "action_id"
-        case .locale: return "locale"
-        case .platform: return "platform"
-        case .appVersion: return "app_version"
-        case .day: return "strftime('%Y-%m-%d', occurred_at / 1000, 'unixepoch')"
         }
     }
 }

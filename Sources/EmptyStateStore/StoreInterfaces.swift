@@ -134,8 +134,15 @@ package protocol EventStoring: Sendable {
     /// - Returns: for each event, whether it was new (`false`: a duplicate of a stored id).
     func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool]
 
-    /// Displays and taps between `from` (inclusive) and `to` (exclusive), in total and per group.
-    func summary(
+    /// The rows of one read of the rollups, which every event stored is counted in by the
+    /// transaction that stores it; the summaries are assembled from such reads
+    /// (`AnalyticsSummaries`).
+    func rollupRows(_ query: RollupQuery) throws(StoreError) -> [RollupRow]
+
+    /// Displays and taps between `from` (inclusive) and `to` (exclusive), to the millisecond,
+    /// counted from the events themselves rather than the rollups: for audits and for the tests
+    /// that hold the rollups to what was stored. It reads every event in the window.
+    func countEvents(
         from: Int64,
         to: Int64,
         templateID: String?,
@@ -143,13 +150,16 @@ package protocol EventStoring: Sendable {
     ) throws(StoreError)
         -> (totals: SummaryRow, groups: [SummaryRow])
 
-    /// How many `displayed` events each of `templateIDs` had per app version in `[from, to)`.
-    func displaysByAppVersion(
-        from: Int64,
-        to: Int64,
-        templateIDs: [String]
-    ) throws(StoreError)
-        -> [(templateID: String, appVersion: String, displays: Int)]
+    /// How far the rollups of the events stored before rollups existed are built.
+    func backfillProgress() throws(StoreError) -> RollupBackfill
+
+    /// Counts the next batch (at most `limit`) of events stored before rollups existed into the
+    /// rollups, in one transaction with the progress, so a restart goes on where it stopped and
+    /// no event is counted twice. Where several processes share the store, one does it at a time
+    /// and the others do nothing.
+    /// - Returns: the progress after the batch.
+    @discardableResult
+    func backfillRollups(limit: Int) throws(StoreError) -> RollupBackfill
 
     /// Events after the cursor `after`, oldest first.
     func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)]
@@ -157,8 +167,9 @@ package protocol EventStoring: Sendable {
     /// How many events and quarantined events are stored (for tests and logs).
     func counts() throws(StoreError) -> (events: Int, quarantined: Int)
 
-    /// Deletes events that happened before `cutoff` and quarantined ones received before it,
-    /// in batches so group commits are never held up for long.
+    /// Deletes events that happened before `cutoff`, quarantined ones received before it and
+    /// the hour rollups before it (day rollups are kept for `RollupRetention.days`), in bounded
+    /// steps so group commits are never held up for long.
     /// - Returns: how many rows were deleted.
     @discardableResult
     func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int

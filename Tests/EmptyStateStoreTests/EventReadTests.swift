@@ -81,29 +81,29 @@ struct EventReadTests {
         try await offPool {
             let store = try seeded(backend)
             defer { store.stop() }
-            let all = try store.summary(from: march1, to: march1 + 2 * day, templateID: nil, groupBy: nil)
+            let all = try store.countEvents(from: march1, to: march1 + 2 * day, templateID: nil, groupBy: nil)
             #expect(all.totals == row(nil, 4, 4, ["retry": 2, "back": 1, "clearFilters": 1]))
             #expect(all.groups.isEmpty)
             // `to` is exclusive, `from` inclusive.
-            let wider = try store.summary(from: march1 - 1, to: march1 + 2 * day + 1, templateID: nil, groupBy: nil)
+            let wider = try store.countEvents(from: march1 - 1, to: march1 + 2 * day + 1, templateID: nil, groupBy: nil)
             #expect(wider.totals == row(nil, 5, 5, ["retry": 3, "back": 1, "clearFilters": 1]))
-            let firstDay = try store.summary(from: march1, to: march1 + day, templateID: nil, groupBy: nil)
+            let firstDay = try store.countEvents(from: march1, to: march1 + day, templateID: nil, groupBy: nil)
             #expect(firstDay.totals == row(nil, 3, 2, ["retry": 1, "back": 1]))
-            let nothing = try store.summary(
+            let nothing = try store.countEvents(
                 from: march1 + 10 * day,
                 to: march1 + 11 * day,
                 templateID: nil,
                 groupBy: nil
             )
             #expect(nothing.totals == row(nil, 0, 0))
-            let filtered = try store.summary(
+            let filtered = try store.countEvents(
                 from: march1,
                 to: march1 + 2 * day,
                 templateID: "noSearchResults",
                 groupBy: nil
             )
             #expect(filtered.totals == row(nil, 1, 1, ["clearFilters": 1]))
-            let unknown = try store.summary(from: march1, to: march1 + 2 * day, templateID: "nope", groupBy: nil)
+            let unknown = try store.countEvents(from: march1, to: march1 + 2 * day, templateID: "nope", groupBy: nil)
             #expect(unknown.totals == row(nil, 0, 0))
         }
     }
@@ -114,7 +114,8 @@ struct EventReadTests {
             let store = try seeded(backend)
             defer { store.stop() }
             func groups(_ grouping: SummaryGrouping, template: String? = nil) throws -> [SummaryRow] {
-                try store.summary(from: march1, to: march1 + 2 * day, templateID: template, groupBy: grouping).groups
+                try store.countEvents(from: march1, to: march1 + 2 * day, templateID: template, groupBy: grouping)
+                    .groups
             }
             #expect(
                 try groups(.template) == [

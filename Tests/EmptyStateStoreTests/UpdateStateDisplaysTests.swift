@@ -36,7 +36,7 @@ struct UpdateStateDisplaysTests {
                 ],
                 quarantined: []
             )
-            let rows = try store.displaysByAppVersion(
+            let rows = try AnalyticsSummaries(store: store).displaysByAppVersion(
                 from: march1,
                 to: march1 + day,
                 templateIDs: ["appUpdateRequired", "optionalUpdateAvailable", "osUpdateRequired"]
@@ -46,7 +46,13 @@ struct UpdateStateDisplaysTests {
                     "appUpdateRequired 4.9 1", "appUpdateRequired 5.1.2 2", "optionalUpdateAvailable 5.2.0 1",
                 ]
             )
-            #expect(try store.displaysByAppVersion(from: march1, to: march1 + day, templateIDs: []).isEmpty)
+            #expect(
+                try AnalyticsSummaries(store: store).displaysByAppVersion(
+                    from: march1,
+                    to: march1 + day,
+                    templateIDs: []
+                ).isEmpty
+            )
         }
     }
 }

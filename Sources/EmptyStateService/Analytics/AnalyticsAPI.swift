@@ -12,8 +12,14 @@ struct AnalyticsAPI: Sendable {
     static let defaultWindowDays: Int64 = 7
 
     let store: any EventStoring
+    /// How long events are kept: a window that starts earlier is partial.
+    let retentionDays: Int
+    /// Whether the rollups count every stored event yet.
+    let backfill: BackfillProgress
     let authorization: AdminAuthorization
     let logger: Logger
+
+    private var summaries: AnalyticsSummaries { AnalyticsSummaries(store: store) }
 
     func register(on router: inout Router) {
         let route = { (handler: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) in
@@ -65,11 +71,16 @@ struct AnalyticsAPI: Sendable {
         guard errors.isEmpty else {
             throw ProblemDetails.invalidParameters(errors, detail: "A query parameter is invalid.")
         }
-        let (totals, groups) = try store.summary(from: from, to: to, templateID: templateID, groupBy: grouping)
+        let summary = try summaries.summary(from: from, to: to, templateID: templateID, groupBy: grouping)
+        let (totals, groups) = (summary.totals, summary.groups)
+        var partial: [String] = []
+        let progress = try backfill.current ?? store.backfillProgress()
+        if !progress.isComplete { partial.append("backfill") }
+        if summary.window.from < now - Int64(retentionDays) * 86_400_000 { partial.append("retention") }
         return try .json(
             Summary(
-                from: Timestamp.format(milliseconds: from),
-                to: Timestamp.format(milliseconds: to),
+                from: Timestamp.format(milliseconds: summary.window.from),
+                to: Timestamp.format(milliseconds: summary.window.to),
                 templateId: templateID,
                 groupBy: grouping?.rawValue,
                 totals: Summary.Row(totals, displaysForRate: totals.displays),
@@ -79,7 +90,9 @@ struct AnalyticsAPI: Sendable {
                     Summary.Row($0, displaysForRate: grouping == .action ? totals.displays : $0.displays)
                 },
                 updateStates: includeUpdateStates
-                    ? try updateStates(from: from, to: to, templateID: templateID) : nil
+                    ? try updateStates(from: from, to: to, templateID: templateID) : nil,
+                partial: partial.isEmpty ? nil : partial,
+                backfill: progress.isComplete ? nil : .init(counted: progress.counted, total: progress.total)
             )
         )
     }
@@ -91,7 +104,11 @@ struct AnalyticsAPI: Sendable {
         let states = AppStatus.allCases.filter { state in
             state.templateID.map { templateID == nil || templateID == $0 } ?? false
         }
-        let rows = try store.displaysByAppVersion(from: from, to: to, templateIDs: states.compactMap(\.templateID))
+        let rows = try summaries.displaysByAppVersion(
+            from: from,
+            to: to,
+            templateIDs: states.compactMap(\.templateID)
+        )
         var result: [Summary.UpdateState] = []
         for state in states {
             let versions = rows.filter { $0.templateID == state.templateID }.sorted { a, b in

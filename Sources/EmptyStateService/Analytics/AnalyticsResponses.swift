@@ -41,9 +41,20 @@ extension AnalyticsAPI {
         var totals: Row
         var groups: [Row]
         var updateStates: [UpdateState]?
+        /// Why the counts may be short (`backfill`: events stored before the rollups are still
+        /// being counted; `retention`: the window starts before the oldest events kept); absent
+        /// when they are complete.
+        var partial: [String]?
+        var backfill: Backfill?
+
+        /// How far the rollups' backfill is.
+        struct Backfill: Encodable {
+            var counted: Int
+            var total: Int
+        }
 
         private enum CodingKeys: String, CodingKey {
-            case from, to, templateId, groupBy, totals, groups, updateStates
+            case from, to, templateId, groupBy, totals, groups, updateStates, partial, backfill
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -55,6 +66,8 @@ extension AnalyticsAPI {
             try container.encode(totals, forKey: .totals)
             try container.encode(groups, forKey: .groups)
             try container.encodeIfPresent(updateStates, forKey: .updateStates)
+            try container.encodeIfPresent(partial, forKey: .partial)
+            try container.encodeIfPresent(backfill, forKey: .backfill)
         }
     }
 

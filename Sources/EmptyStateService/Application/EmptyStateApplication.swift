@@ -34,6 +34,8 @@ package final class EmptyStateApplication: Sendable {
     private let retention: RetentionPruner
     /// SQLite: publishes app policies other processes sharing the store file wrote.
     private let policyWatcher: PolicyWatcher?
+    /// Counts the events an earlier release stored into the rollups.
+    private let backfill: RollupBackfillWorker
     /// PostgreSQL: the store shared by replicas, and what runs beside the HTTP service for it
     /// (its pool, and the listener that publishes the changes other replicas commit).
     private let shared: (any SharedStore)?
@@ -203,7 +205,15 @@ package final class EmptyStateApplication: Sendable {
             return response
         }
         router.add(.options, "/v1/events") { WebAPI.eventsPreflight($0) }
-        AnalyticsAPI(store: events, authorization: authorization, logger: logger).register(on: &router)
+        let backfillProgress = BackfillProgress()
+        backfill = RollupBackfillWorker(store: events, progress: backfillProgress, metrics: metrics, logger: logger)
+        AnalyticsAPI(
+            store: events,
+            retentionDays: configuration.eventRetentionDays,
+            backfill: backfillProgress,
+            authorization: authorization,
+            logger: logger
+        ).register(on: &router)
         // The rule of the per-request line it replaces: on at `info` and below.
         let accessLog = logger.logLevel <= .info ? AccessLog(format: configuration.logFormat) : nil
         self.accessLog = accessLog
@@ -267,6 +277,17 @@ package final class EmptyStateApplication: Sendable {
                 every: RetentionPruner.interval,
                 leeway: .seconds(60),
                 work: retention.prune
+            )
+        )
+        services.append(
+            PeriodicWork(
+                name: "rollup-backfill",
+                step: next(),
+                sequence: sequence,
+                firstAfter: .milliseconds(100),
+                every: .milliseconds(20),
+                leeway: .milliseconds(10),
+                work: backfill.step
             )
         )
         if let policyWatcher {

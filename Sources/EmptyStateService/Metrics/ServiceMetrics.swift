@@ -1,3 +1,4 @@
+import EmptyStateStore
 import HTTPServer
 import Metrics
 import Synchronization
@@ -39,6 +40,8 @@ package final class ServiceMetrics: Sendable {
     private let memoEntries: Gauge
     private let catalogueRevision: Gauge
     private let catalogueTemplates: Gauge
+    private let backfillCounted: Gauge
+    private let backfillTotal: Gauge
     private let eventsAccepted: Counter
     private let eventsDuplicate: Counter
     private let eventsRejected: Counter
@@ -62,6 +65,8 @@ package final class ServiceMetrics: Sendable {
         memoEntries = Gauge(label: "http_memo_entries", factory: factory)
         catalogueRevision = Gauge(label: "catalogue_revision", factory: factory)
         catalogueTemplates = Gauge(label: "catalogue_templates", factory: factory)
+        backfillCounted = Gauge(label: "analytics_backfill_counted_events", factory: factory)
+        backfillTotal = Gauge(label: "analytics_backfill_events", factory: factory)
         eventsAccepted = Counter(label: "events_total", dimensions: [("outcome", "accepted")], factory: factory)
         eventsDuplicate = Counter(label: "events_total", dimensions: [("outcome", "duplicate")], factory: factory)
         eventsRejected = Counter(label: "events_total", dimensions: [("outcome", "rejected")], factory: factory)
@@ -99,6 +104,13 @@ package final class ServiceMetrics: Sendable {
     /// Sets where `http_open_connections` is read from at each scrape.
     package func countOpenConnections(with source: @escaping @Sendable () -> Int) {
         connectionCount.withLock { $0 = source }
+    }
+
+    /// Records how far the rollup backfill is: `analytics_backfill_counted_events` of
+    /// `analytics_backfill_events` (equal once done; both 0 on a database that never needed one).
+    package func recordBackfill(_ progress: RollupBackfill) {
+        backfillCounted.record(progress.counted)
+        backfillTotal.record(progress.total)
     }
 
     /// Sets where `http_memo_entries` (answers the server remembers) is read from at each scrape.

@@ -2,6 +2,7 @@ import EmptyStatePostgres
 import EmptyStateSQLite
 import EmptyStateStore
 import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 import Testing
@@ -123,5 +124,63 @@ func exported(
         let rows = try store.events(after: after, limit: limit)
         if rows.count >= count || ContinuousClock.now >= deadline { return rows }
         Thread.sleep(forTimeInterval: 0.01)
+    }
+}
+
+/// An event database of the release before rollups (schema v1), holding `events` as that release
+/// stored them; `open()` opens it with this release's store, which migrates it (the rollups start
+/// empty and the backfill has `events` to count).
+func makeLegacyEventStore(
+    _ backend: StoreBackend,
+    events: [AnalyticsEvent]
+) throws -> (open: @Sendable () throws -> any EventStoring, ids: [String]) {
+    let logger = Logger(label: "test")
+    switch backend {
+    case .sqlite:
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("legacy-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/events.sqlite"
+        let queue = try DatabaseQueue(path: path)
+        try EventStore.migrator.migrate(queue, upTo: "v1: events, quarantine")
+        try queue.write { db in
+            for event in events {
+                try db.execute(
+                    sql: """
+                        INSERT INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
+                            action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        event.id, event.kind.rawValue, event.templateID, event.revision, event.etag, event.locale,
+                        event.platform, event.appVersion, event.actionID, event.sessionID, event.occurredAt,
+                        event.receivedAt, event.clockSkewMilliseconds, event.requestID,
+                    ]
+                )
+            }
+        }
+        try queue.close()
+        return ({ try EventStore(path: path, logger: logger) }, events.map(\.id))
+    case .postgres:
+        let make = try freshDatabase()
+        let database = make()
+        defer { database.stopPool() }
+        try database.blocking(timeout: .seconds(60)) { client in
+            try await PostgresSchema.migrate(client, upTo: 1, logger: logger)
+            for (position, event) in events.enumerated() {
+                try await client.all(
+                    """
+                    INSERT INTO event (seq, id, type, template_id, revision, etag, locale, platform, app_version,
+                        action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id)
+                    VALUES (\(Int64(position + 1)), \(event.id), \(event.kind.rawValue), \(event.templateID),
+                        \(event.revision), \(event.etag), \(event.locale), \(event.platform), \(event.appVersion),
+                        \(event.actionID), \(event.sessionID), \(event.occurredAt), \(event.receivedAt),
+                        \(event.clockSkewMilliseconds), \(event.requestID))
+                    """,
+                    logger: logger
+                )
+            }
+        }
+        return ({ PostgresEventStore(database: try openDatabase(make), logger: logger) }, events.map(\.id))
     }
 }

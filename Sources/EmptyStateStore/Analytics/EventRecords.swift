@@ -17,6 +17,10 @@ package struct AnalyticsEvent: Sendable, Equatable {
     /// For `actionTapped`: the action of the template.
     package var actionID: String?
     package var sessionID: String?
+    /// The experiment variant the app was shown (copy experiments), if any.
+    package var variant: String?
+    /// The app install that saw it, when the app says (copy experiments count installs).
+    package var installID: String?
     /// When it happened, in milliseconds since the epoch, corrected by `clockSkewMilliseconds`.
     package var occurredAt: Int64
     package var receivedAt: Int64
@@ -38,7 +42,9 @@ package struct AnalyticsEvent: Sendable, Equatable {
         occurredAt: Int64,
         receivedAt: Int64,
         clockSkewMilliseconds: Int64,
-        requestID: String
+        requestID: String,
+        variant: String? = nil,
+        installID: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -54,6 +60,8 @@ package struct AnalyticsEvent: Sendable, Equatable {
         self.receivedAt = receivedAt
         self.clockSkewMilliseconds = clockSkewMilliseconds
         self.requestID = requestID
+        self.variant = variant
+        self.installID = installID
     }
 }
 

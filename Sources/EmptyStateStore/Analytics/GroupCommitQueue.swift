@@ -27,9 +27,10 @@ package final class GroupCommitQueue: Sendable {
         }
     }
 
-    /// Commits a group durably. - Returns: for each submission, in order, whether each of its
-    /// events was new; or why nothing of the group was committed.
-    package typealias Commit = @Sendable ([Submission]) -> Result<[[Bool]], StoreError>
+    /// Commits a group durably, on the writer thread numbered `writer` (0 ..< writers: a store
+    /// may give each writer rows of its own). - Returns: for each submission, in order, whether
+    /// each of its events was new; or why nothing of the group was committed.
+    package typealias Commit = @Sendable (_ group: [Submission], _ writer: Int) -> Result<[[Bool]], StoreError>
 
     /// Submissions waiting for a writer, and whether more are accepted: one lock for both, so a
     /// submission can never slip in after the writers' final drain.
@@ -55,7 +56,7 @@ package final class GroupCommitQueue: Sendable {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.withLock { $0.open = true }
         for index in 0..<writers {
-            let thread = Thread { [self] in writerLoop() }
+            let thread = Thread { [self] in writerLoop(index) }
             thread.name = writers == 1 ? "event-writer" : "event-writer-\(index)"
             thread.start()
         }
@@ -86,7 +87,7 @@ package final class GroupCommitQueue: Sendable {
         return try submission.result.get()
     }
 
-    private func writerLoop() {
+    private func writerLoop(_ index: Int) {
         // Storing events is work that serving templates to users should come before: on Linux
         // the nice value is per thread, and who = 0 is the calling one.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
@@ -96,24 +97,24 @@ package final class GroupCommitQueue: Sendable {
                 defer { state.submissions.removeAll(keepingCapacity: true) }
                 return state.submissions
             }
-            run(group)
+            run(group, writer: index)
             if !running.load(ordering: .acquiring) {
                 // `open` is false by now: nothing can be added after this drain.
                 let rest = queue.withLock { state -> [Submission] in
                     defer { state.submissions.removeAll() }
                     return state.submissions
                 }
-                run(rest)
+                run(rest, writer: index)
                 stopped.signal()
                 return
             }
         }
     }
 
-    private func run(_ group: [Submission]) {
+    private func run(_ group: [Submission], writer: Int) {
         guard !group.isEmpty else { return }
         CommitTimer.timed(onCommit) {
-            switch commit(group) {
+            switch commit(group, writer) {
             case .success(let outcomes):
                 for (submission, inserted) in zip(group, outcomes) { submission.result = .success(inserted) }
             case .failure(let error):

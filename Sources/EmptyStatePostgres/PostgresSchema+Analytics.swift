@@ -1,0 +1,84 @@
+import EmptyStateStore
+
+extension PostgresSchema {
+    /// Version 2: events partitioned by day, their ids in a table of their own, the rollups, and
+    /// the backfill of what an earlier release stored.
+    ///
+    /// - **`event`** becomes a table partitioned by range of `occurred_at`, one partition a UTC
+    ///   day (`event_pYYYYMMDD`), made ahead of time by the service and dropped whole by retention:
+    ///   no `DELETE`, no bloat, no vacuum storm. A partitioned table cannot hold a unique index that
+    ///   leaves out the partition key, so the ids that make a resent event a duplicate live in
+    ///   **`event_id`** (one narrow row an event, deleted by day in bounded batches).
+    /// - What the table held is kept as **`event_legacy`** (renamed, with the two new columns): it
+    ///   is read by the export and the backfill, and emptied by retention in batches as before. An
+    ///   event resent later is recognised by its id there too. On a new database it is empty.
+    /// - The **rollups** (`RollupCube` × `RollupGrain`) have a `shard` column: each parallel event
+    ///   writer adds to rows of its own, so concurrent group commits never wait for each other's
+    ///   row locks; reads sum the shards.
+    /// - **`rollup_backfill`** says how far the legacy events are counted into the rollups.
+    static let analytics = Migration(
+        version: 2,
+        description: "events partitioned by day, event ids, rollups and their backfill",
+        statements: [
+            "ALTER TABLE event RENAME TO event_legacy",
+            "ALTER INDEX event_by_time RENAME TO event_legacy_by_time",
+            "ALTER TABLE event_legacy ADD COLUMN variant TEXT, ADD COLUMN install_id TEXT",
+            """
+            CREATE TABLE event (
+                seq BIGINT NOT NULL,                    -- export cursor: inserting transaction << 16 + row
+                id TEXT COLLATE "C" NOT NULL,           -- unique through event_id
+                type TEXT NOT NULL,
+                template_id TEXT NOT NULL,
+                revision BIGINT,
+                etag TEXT,
+                locale TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                app_version TEXT NOT NULL,
+                action_id TEXT,
+                session_id TEXT,
+                occurred_at BIGINT NOT NULL,            -- ms since the epoch, skew-corrected: the partition key
+                received_at BIGINT NOT NULL,
+                clock_skew_ms BIGINT NOT NULL,
+                request_id TEXT NOT NULL,
+                variant TEXT,
+                install_id TEXT
+            ) PARTITION BY RANGE (occurred_at)
+            """,
+            "CREATE INDEX event_by_seq ON event (seq)",
+            """
+            CREATE TABLE event_id (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                day INTEGER NOT NULL                    -- the event's UTC day since the epoch, for retention
+            )
+            """,
+            "CREATE INDEX event_id_by_day ON event_id (day)",
+            """
+            CREATE TABLE rollup_backfill (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                through_seq BIGINT NOT NULL,            -- the newest legacy event
+                next_seq BIGINT NOT NULL,               -- legacy events with seq < next_seq are counted
+                counted BIGINT NOT NULL,
+                total BIGINT NOT NULL
+            )
+            """,
+            """
+            INSERT INTO rollup_backfill (id, through_seq, next_seq, counted, total)
+                SELECT 1, COALESCE(MAX(seq), 0), 0, 0, COUNT(*) FROM event_legacy
+            """,
+        ]
+            + RollupCube.allCases.flatMap { cube in
+                RollupGrain.allCases.map { grain in
+                    let columns = cube.dimensions.map {
+                        "\($0.column) \($0.isInteger ? "BIGINT" : "TEXT COLLATE \"C\"") NOT NULL"
+                    }
+                    let key = (["bucket", "shard"] + cube.dimensions.map(\.column)).joined(separator: ", ")
+                    return """
+                        CREATE TABLE \(cube.table(grain)) (
+                            bucket BIGINT NOT NULL, shard SMALLINT NOT NULL, \(columns.joined(separator: ", ")),
+                            n BIGINT NOT NULL, PRIMARY KEY (\(key))
+                        )
+                        """
+                }
+            }
+    )
+}

@@ -1,0 +1,246 @@
+/// Rollups: counters of stored events per time bucket and per combination of a few dimensions,
+/// kept by both backends in the same transaction as the events they count, so that what was
+/// acknowledged is what was stored is what is counted (also across `kill -9`). Summaries read
+/// them instead of scanning events: their size grows with days × combinations seen, not with
+/// the number of events.
+///
+/// **Cubes.** One table per cube and grain (`rollup_<cube>_<grain>`), each keyed by the bucket
+/// and its dimensions; `n` is the count. Four cubes answer every summary with few rows:
+/// - `templates` (template, revision, variant, type, action): totals, per template, per action,
+///   per day, per experiment variant;
+/// - `audience` (template, revision, locale, platform, type, action): one template's locales
+///   and platforms;
+/// - `versions` (template, platform, app version, type, action): one template's app versions, and
+///   the update states' displays per version;
+/// - `overall` (locale, platform, app version, type, action): the whole catalogue's locales,
+///   platforms and app versions without a row per template.
+///
+/// **Grains.** Hours and days (UTC). A window is counted in whole hours (`SummaryWindow`): full
+/// days from the day tables, the hours at either end from the hour tables, so a 30-day summary
+/// reads about 30 × (combinations per day) rows and a 1-day one at most 47 hours' rows.
+///
+/// **Absent values** are stored as a neutral value, so every key column is `NOT NULL`: a
+/// revision as 0, a variant or an action as "".
+package enum RollupCube: String, Sendable, CaseIterable {
+    case templates, audience, versions, overall
+
+    /// Its dimensions, in the order of its key.
+    package var dimensions: [RollupDimension] {
+        switch self {
+        case .templates: return [.template, .revision, .variant, .type, .action]
+        case .audience: return [.template, .revision, .locale, .platform, .type, .action]
+        case .versions: return [.template, .platform, .appVersion, .type, .action]
+        case .overall: return [.locale, .platform, .appVersion, .type, .action]
+        }
+    }
+
+    /// The table that holds this cube at `grain`.
+    package func table(_ grain: RollupGrain) -> String { "rollup_\(rawValue)_\(grain.rawValue)" }
+}
+
+/// One dimension of a rollup: a column of the event it comes from.
+package enum RollupDimension: String, Sendable, CaseIterable {
+    case template, revision, variant, locale, platform, appVersion, type, action
+
+    /// The column's name, in the rollup tables and in the event table.
+    package var column: String {
+        switch self {
+        case .template: return "template_id"
+        case .revision: return "revision"
+        case .variant: return "variant"
+        case .locale: return "locale"
+        case .platform: return "platform"
+        case .appVersion: return "app_version"
+        case .type: return "type"
+        case .action: return "action_id"
+        }
+    }
+
+    /// Whether the column holds integers (the others hold text).
+    package var isInteger: Bool { self == .revision }
+}
+
+/// A rollup's time bucket size. Buckets are numbered from the epoch: bucket `b` of a grain
+/// covers `[b × milliseconds, (b + 1) × milliseconds)`.
+package enum RollupGrain: String, Sendable, CaseIterable {
+    case hour, day
+
+    package var milliseconds: Int64 {
+        switch self {
+        case .hour: return 3_600_000
+        case .day: return 86_400_000
+        }
+    }
+
+    /// The bucket holding the moment `time` (milliseconds since the epoch, possibly negative).
+    package func bucket(of time: Int64) -> Int64 {
+        time >= 0 ? time / milliseconds : -((-time + milliseconds - 1) / milliseconds)
+    }
+}
+
+/// The dimensions of one event as rollups key it, with absent values made neutral.
+package struct RollupKey: Sendable, Hashable {
+    package var template: String
+    package var revision: Int
+    package var variant: String
+    package var locale: String
+    package var platform: String
+    package var appVersion: String
+    package var type: String
+    package var action: String
+
+    package init(_ event: AnalyticsEvent) {
+        template = event.templateID
+        revision = event.revision ?? 0
+        variant = event.variant ?? ""
+        locale = event.locale
+        platform = event.platform
+        appVersion = event.appVersion
+        type = event.kind.rawValue
+        action = event.actionID ?? ""
+    }
+
+    /// This key with the dimensions `cube` does not have made neutral: equal for every event the
+    /// cube counts together.
+    package func projected(on cube: RollupCube) -> RollupKey {
+        var key = self
+        let kept = cube.dimensions
+        if !kept.contains(.template) { key.template = "" }
+        if !kept.contains(.revision) { key.revision = 0 }
+        if !kept.contains(.variant) { key.variant = "" }
+        if !kept.contains(.locale) { key.locale = "" }
+        if !kept.contains(.platform) { key.platform = "" }
+        if !kept.contains(.appVersion) { key.appVersion = "" }
+        return key
+    }
+
+    /// The value of `dimension`, as a database value: an `Int` for the revision, a `String`
+    /// otherwise.
+    package func value(_ dimension: RollupDimension) -> any Sendable {
+        switch dimension {
+        case .template: return template
+        case .revision: return revision
+        case .variant: return variant
+        case .locale: return locale
+        case .platform: return platform
+        case .appVersion: return appVersion
+        case .type: return type
+        case .action: return action
+        }
+    }
+}
+
+/// The increments one group of newly stored events makes to every rollup: what a backend that
+/// aggregates in the application (SQLite) adds in the events' transaction, and what the tests
+/// compare the stored rollups with.
+package struct RollupBatch: Sendable {
+    /// Per cube and grain: the count of each (bucket, key).
+    package private(set) var counts: [RollupCube: [RollupGrain: [Bucketed: Int]]] = [:]
+
+    /// A key in its time bucket.
+    package struct Bucketed: Sendable, Hashable {
+        package var bucket: Int64
+        package var key: RollupKey
+    }
+
+    package init() {}
+
+    /// Counts `event` (one that was stored: never a duplicate) in every cube and grain.
+    package mutating func add(_ event: AnalyticsEvent) {
+        let key = RollupKey(event)
+        for cube in RollupCube.allCases {
+            let projected = key.projected(on: cube)
+            for grain in RollupGrain.allCases {
+                counts[cube, default: [:]][grain, default: [:]][
+                    Bucketed(bucket: grain.bucket(of: event.occurredAt), key: projected),
+                    default: 0
+                ] += 1
+            }
+        }
+    }
+
+    /// Whether nothing was added.
+    package var isEmpty: Bool { counts.isEmpty }
+}
+
+extension RollupDimension {
+    /// The SQL that reads this dimension from an event row, absent values made neutral (the same
+    /// in SQLite and PostgreSQL).
+    package var eventExpression: String {
+        switch self {
+        case .revision: return "COALESCE(revision, 0)"
+        case .variant: return "COALESCE(variant, '')"
+        case .action: return "COALESCE(action_id, '')"
+        default: return column
+        }
+    }
+}
+
+extension RollupGrain {
+    /// The SQL of an event row's bucket (`occurred_at` is never negative).
+    package var eventExpression: String { "occurred_at / \(milliseconds)" }
+}
+
+extension RollupCube {
+    /// The statement that adds the events of `source` (a table or a `WITH` name holding event
+    /// columns) that match `filter` to this cube's `grain` table: one upsert of every key's count,
+    /// in the syntax SQLite and PostgreSQL share. `shard`, when given, is the SQL of the shard
+    /// column's value (PostgreSQL's parallel writers each add to their own row).
+    package func countingSQL(
+        grain: RollupGrain,
+        from source: String,
+        where filter: String,
+        shard: String? = nil
+    )
+        -> String
+    {
+        let table = table(grain)
+        let key = ["bucket"] + (shard == nil ? [] : ["shard"]) + dimensions.map(\.column)
+        let values = [grain.eventExpression] + (shard.map { [$0] } ?? []) + dimensions.map(\.eventExpression)
+        let groups = (1...values.count).map(String.init).joined(separator: ", ")
+        return """
+            INSERT INTO \(table) (\(key.joined(separator: ", ")), n)
+            SELECT \(values.joined(separator: ", ")), COUNT(*) FROM \(source) WHERE \(filter) GROUP BY \(groups)
+            ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET n = \(table).n + excluded.n
+            """
+    }
+
+    /// The statement that adds one key's count to this cube's `grain` table, with `?` for the
+    /// bucket, the dimensions in order and the count (SQLite's group commit, which counts in the
+    /// application).
+    package func incrementSQL(grain: RollupGrain) -> String {
+        let table = table(grain)
+        let key = ["bucket"] + dimensions.map(\.column)
+        let marks = Array(repeating: "?", count: key.count + 1).joined(separator: ", ")
+        return """
+            INSERT INTO \(table) (\(key.joined(separator: ", ")), n) VALUES (\(marks))
+            ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET n = \(table).n + excluded.n
+            """
+    }
+}
+
+/// How far the rollups of events stored before the rollups existed (a database from an earlier
+/// release) are built: the backfill counts them in batches in the background.
+package struct RollupBackfill: Sendable, Equatable {
+    /// Events counted so far, of `total`.
+    package var counted: Int
+    package var total: Int
+
+    package init(counted: Int, total: Int) {
+        self.counted = counted
+        self.total = total
+    }
+
+    package var isComplete: Bool { counted >= total }
+}
+
+/// How long rollups are kept: hours as long as the events, days for at least 400 days (a year's
+/// comparisons after raw events are gone: a day row costs tens of bytes).
+package enum RollupRetention {
+    package static let days: Int64 = 400
+
+    /// The first day bucket kept when events before `cutoff` are deleted at `now`.
+    package static func firstDayKept(eventCutoff cutoff: Int64, now: Int64) -> Int64 {
+        RollupGrain.day.bucket(of: min(cutoff, now - days * RollupGrain.day.milliseconds))
+    }
+}
