@@ -146,6 +146,13 @@ if [ "$evd_extra" -le $((EVD_CLIENTS * EVD_BATCH)) ] && [ $((evd_extra % EVD_BAT
 else
     fail "events restart: at most one batch per client committed but not acknowledged" "$evd_extra extra events"
 fi
+# What is counted is what was stored: the rollups, written in each batch's transaction, hold the
+# exported events exactly, per app version (one per client), across the kill.
+fetch -H "$EVD_AUTH" "$BASE_URL/v1/admin/analytics/summary?groupBy=appVersion&from=$(date -u -d "$EVD_OCCURRED - 1 hour" +%Y-%m-%dT%H:%M:%SZ)"
+expect_eq "events restart: the summary counts exactly the stored events, per client" \
+    "$(awk '{ count[substr($0, 10, 4) + 0]++ } END { for (c in count) printf "9.9.%d:%d\n", c, count[c] }' "$evd_exported" | sort | paste -sd' ')" \
+    "$(jq -r '.groups[] | "\(.key):\(.displays)"' "$BODY" | sort | paste -sd' ')"
+expect_eq "events restart: the summary is complete" null "$(jq -c .partial "$BODY")"
 
 # The store takes events again; an acknowledged batch sent again is all duplicates.
 evd_events() { # [FILTER]: the ids on stdin as a batch

@@ -1215,7 +1215,8 @@ def run_analytics(checker: Checker, token: str, events: EventRun) -> None:
                 header_is("Cache-Control", "no-store"),
                 body_field("no groupBy, no groups", lambda b: b["groupBy"] is None and b["groups"] == [] and b["templateId"] is None),
                 body_field("totals count this run", lambda b: b["totals"]["displays"] >= 3 and b["totals"]["tapsByAction"].get(EVENT_ACTION, 0) >= 1),
-                body_field("the window is 7 days", lambda b: parse_rfc3339(b["to"]) - parse_rfc3339(b["from"]) == timedelta(days=7)),
+                # 7 days in whole hours: the hour of `now - 7 days` to the end of the current hour.
+                body_field("the window is 7 days, in whole hours", lambda b: parse_rfc3339(b["to"]) - parse_rfc3339(b["from"]) in (timedelta(days=7), timedelta(days=7, hours=1)) and parse_rfc3339(b["from"]).minute == 0),
             ],
         )
     )
@@ -1239,6 +1240,14 @@ def run_analytics(checker: Checker, token: str, events: EventRun) -> None:
             extra.append(body_field("displays count in totals only", lambda b: all(g["displays"] == 0 for g in b["groups"]) and b["totals"]["displays"] > 0))
         run(Case(f"analytics summary by {grouping}", "GET", f"{summary}?groupBy={grouping}", 200, headers=auth, extra=extra))
 
+    def hour_floor(text):
+        return rfc3339(parse_rfc3339(text).replace(minute=0, second=0, microsecond=0))
+
+    def hour_ceil(text):
+        moment = parse_rfc3339(text)
+        floor = moment.replace(minute=0, second=0, microsecond=0)
+        return rfc3339(floor if floor == moment else floor + timedelta(hours=1))
+
     start = rfc3339(events.sent_at - timedelta(minutes=10))
     end = rfc3339(datetime.now(timezone.utc) + timedelta(minutes=10))
     window = f"{summary}?from={start}&to={end}&templateId={EVENT_TEMPLATE}&groupBy=appVersion"
@@ -1250,7 +1259,7 @@ def run_analytics(checker: Checker, token: str, events: EventRun) -> None:
             200,
             headers=auth,
             extra=[
-                body_field("echoes from, to and templateId", lambda b: (b["from"], b["to"], b["templateId"]) == (start, end, EVENT_TEMPLATE)),
+                body_field("echoes from and to in whole hours, and templateId", lambda b: (b["from"], b["to"], b["templateId"]) == (hour_floor(start), hour_ceil(end), EVENT_TEMPLATE)),
                 body_field("this run: 3 displays, 1 tap", lambda b: (group(b, mine)["displays"], group(b, mine)["taps"]) == (3, 1)),
             ],
         )

@@ -20,8 +20,8 @@ for _ in $(seq 1 100); do
 done
 expect_eq "events: the export answers 200 before anything is posted" 200 "$STATUS"
 
-# A minute two days ago, on a minute boundary: the summary window.
-ev_t0=$(($(date +%s) / 60 * 60 - 2 * 86400))
+# The start of an hour two days ago: the summary window (summaries count whole hours).
+ev_t0=$(($(date +%s) / 3600 * 3600 - 2 * 86400))
 ev_id_a=$(ev_uuid)
 ev_id_b=$(ev_uuid)
 ev_id_c=$(ev_uuid)
@@ -77,13 +77,13 @@ expect_eq "events: not application/json is 415" 415 "$STATUS"
 
 # --- Summary ----------------------------------------------------------------------------------------
 
-ev_window="from=$(ev_time "$ev_t0")&to=$(ev_time $((ev_t0 + 60)))"
+ev_window="from=$(ev_time "$ev_t0")&to=$(ev_time $((ev_t0 + 3600)))"
 fetch "$EV_SUMMARY?$ev_window"
 expect_eq "summary: needs a token" 401 "$STATUS"
 fetch -H "$EV_AUTH" "$EV_SUMMARY?$ev_window"
 expect_eq "summary: 200" 200 "$STATUS"
-expect_eq "summary: the window is echoed" "$(date -u -d "@$ev_t0" +%Y-%m-%dT%H:%M:%S.000Z) null null" \
-    "$(json '"\(.from) \(.templateId) \(.groupBy)"')"
+expect_eq "summary: the window is echoed" "$(date -u -d "@$ev_t0" +%Y-%m-%dT%H:%M:%S.000Z) null null null" \
+    "$(json '"\(.from) \(.templateId) \(.groupBy) \(.partial)"')"
 # Members compared in sorted order: JSON objects are unordered (the server sorts its keys).
 expect_eq "summary: totals (2 displays, 3 taps, rate 1.5)" '{"displays":2,"tapThroughRate":1.5,"taps":3,"tapsByAction":{"back":1,"clearFilters":1,"retry":1}}' \
     "$(jq -cS .totals "$BODY")"
@@ -102,7 +102,11 @@ fetch -H "$EV_AUTH" "$EV_SUMMARY?$ev_window&groupBy=template&templateId=connecti
 expect_eq "summary of one template (an alias was counted under its canonical id)" 'connectionRefused:2:2' \
     "$(json '[.groups[] | "\(.key):\(.displays):\(.taps)"] | join(" ")')"
 fetch -H "$EV_AUTH" "$EV_SUMMARY?from=$(ev_time $((ev_t0 + 3)))&to=$(ev_time $((ev_t0 + 5)))"
-expect_eq "summary: from inclusive, to exclusive" '0 2' "$(json '"\(.totals.displays) \(.totals.taps)"')"
+expect_eq "summary: a window inside an hour counts the whole hour, and says so" \
+    "$(ev_time "$ev_t0" | sed 's/Z$/.000Z/') $(ev_time $((ev_t0 + 3600)) | sed 's/Z$/.000Z/') 2 3" \
+    "$(json '"\(.from) \(.to) \(.totals.displays) \(.totals.taps)"')"
+fetch -H "$EV_AUTH" "$EV_SUMMARY?from=$(ev_time $(($(date +%s) - 200 * 86400)))"
+expect_eq "summary: a window before the retention period is partial" '["retention"]' "$(jq -c .partial "$BODY")"
 
 # --- NDJSON export --------------------------------------------------------------------------------
 

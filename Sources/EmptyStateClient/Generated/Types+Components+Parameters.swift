@@ -214,12 +214,15 @@ extension Components {
         internal typealias AdminIfNoneMatch = Swift.String
         /// The start of the window (inclusive), an RFC 3339 date-time such as
         /// `2026-11-01T00:00:00Z` (percent-encode a `+` offset as `%2B`). Default: 7 days before
-        /// `to`. Not a date-time, or not before `to`: `400 invalid-parameter`.
+        /// `to`. Not a date-time, or not before `to`: `400 invalid-parameter`. The summary counts
+        /// whole hours: it starts at the beginning of this one's hour.
         ///
         ///
         /// - Remark: Generated from `#/components/parameters/AnalyticsFrom`.
         internal typealias AnalyticsFrom = Foundation.Date
-        /// The end of the window (exclusive), an RFC 3339 date-time. Default: now.
+        /// The end of the window (exclusive), an RFC 3339 date-time. Default: now. The summary counts
+        /// whole hours: it ends at the end of the hour this one falls in (or at it, on an hour).
+        ///
         ///
         /// - Remark: Generated from `#/components/parameters/AnalyticsTo`.
         internal typealias AnalyticsTo = Foundation.Date

@@ -2638,6 +2638,69 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/updateStates`.
             internal var updateStates: [Components.Schemas.UpdateStateDisplays]?
+            /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/PartialPayload`.
+            internal enum PartialPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case backfill = "backfill"
+                case retention = "retention"
+            }
+            /// Present when the counts may be short, with why: `backfill` (events stored by a release
+            /// before rollups are still being counted into them), `retention` (the window starts
+            /// before the oldest events kept).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/partial`.
+            internal typealias PartialPayload = [Components.Schemas.AnalyticsSummary.PartialPayloadPayload]
+            /// Present when the counts may be short, with why: `backfill` (events stored by a release
+            /// before rollups are still being counted into them), `retention` (the window starts
+            /// before the oldest events kept).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/partial`.
+            internal var partial: Components.Schemas.AnalyticsSummary.PartialPayload?
+            /// With `partial` holding `backfill`: how many of the earlier events are counted so far.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/backfill`.
+            internal struct BackfillPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/backfill/counted`.
+                internal var counted: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/backfill/total`.
+                internal var total: Swift.Int
+                /// Creates a new `BackfillPayload`.
+                ///
+                /// - Parameters:
+                ///   - counted:
+                ///   - total:
+                internal init(
+                    counted: Swift.Int,
+                    total: Swift.Int
+                ) {
+                    self.counted = counted
+                    self.total = total
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case counted
+                    case total
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.counted = try container.decode(
+                        Swift.Int.self,
+                        forKey: .counted
+                    )
+                    self.total = try container.decode(
+                        Swift.Int.self,
+                        forKey: .total
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "counted",
+                        "total"
+                    ])
+                }
+            }
+            /// With `partial` holding `backfill`: how many of the earlier events are counted so far.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/backfill`.
+            internal var backfill: Components.Schemas.AnalyticsSummary.BackfillPayload?
             /// Creates a new `AnalyticsSummary`.
             ///
             /// - Parameters:
@@ -2648,6 +2711,8 @@ extension Components {
             ///   - totals: Every event in the window (and of `templateId`); without `key`.
             ///   - groups: One entry per group with events, in key order, each with its `key`; empty without `groupBy`.
             ///   - updateStates: With `include=updateStates` only: the displays of each update state's template per
+            ///   - partial: Present when the counts may be short, with why: `backfill` (events stored by a release
+            ///   - backfill: With `partial` holding `backfill`: how many of the earlier events are counted so far.
             internal init(
                 from: Components.Schemas.EventTimestamp,
                 to: Components.Schemas.EventTimestamp,
@@ -2655,7 +2720,9 @@ extension Components {
                 groupBy: Components.Schemas.AnalyticsSummary.GroupByPayload? = nil,
                 totals: Components.Schemas.AnalyticsCounts,
                 groups: [Components.Schemas.AnalyticsCounts],
-                updateStates: [Components.Schemas.UpdateStateDisplays]? = nil
+                updateStates: [Components.Schemas.UpdateStateDisplays]? = nil,
+                partial: Components.Schemas.AnalyticsSummary.PartialPayload? = nil,
+                backfill: Components.Schemas.AnalyticsSummary.BackfillPayload? = nil
             ) {
                 self.from = from
                 self.to = to
@@ -2664,6 +2731,8 @@ extension Components {
                 self.totals = totals
                 self.groups = groups
                 self.updateStates = updateStates
+                self.partial = partial
+                self.backfill = backfill
             }
             internal enum CodingKeys: String, CodingKey {
                 case from
@@ -2673,6 +2742,8 @@ extension Components {
                 case totals
                 case groups
                 case updateStates
+                case partial
+                case backfill
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -2704,6 +2775,14 @@ extension Components {
                     [Components.Schemas.UpdateStateDisplays].self,
                     forKey: .updateStates
                 )
+                self.partial = try container.decodeIfPresent(
+                    Components.Schemas.AnalyticsSummary.PartialPayload.self,
+                    forKey: .partial
+                )
+                self.backfill = try container.decodeIfPresent(
+                    Components.Schemas.AnalyticsSummary.BackfillPayload.self,
+                    forKey: .backfill
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "from",
                     "to",
@@ -2711,7 +2790,9 @@ extension Components {
                     "groupBy",
                     "totals",
                     "groups",
-                    "updateStates"
+                    "updateStates",
+                    "partial",
+                    "backfill"
                 ])
             }
         }

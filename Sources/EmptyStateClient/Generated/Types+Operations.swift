@@ -13735,8 +13735,10 @@ internal enum Operations {
     }
     /// Displays, taps per action and tap-through rate in a time window, in total and per group.
     ///
-    /// Counts the stored events whose `occurredAt` (clock-corrected) is in `[from, to)`, of every
-    /// template or of `templateId` only, in `totals` and, with `groupBy`, per template, action,
+    /// Counts the stored events whose `occurredAt` (clock-corrected) is in the whole hours covering
+    /// `[from, to)` (`from` rounded down to its hour, `to` up; the answer's `from` and `to` say
+    /// what was counted), of every template or of `templateId` only, in `totals` and, with
+    /// `groupBy`, per template, action,
     /// locale, platform, app version or UTC day (`groups`, in key order; a group without events
     /// is absent). `tapThroughRate` is `taps / displays` rounded to four decimals (0 without
     /// displays; above 1 when there are more taps than displays). Grouped by `action`, displays
@@ -13744,7 +13746,13 @@ internal enum Operations {
     /// is against the displays in `totals`. With `include=updateStates`, `updateStates` also counts
     /// the displays of each update state's template (`appUpdateRequired`,
     /// `optionalUpdateAvailable`, `osUpdateRequired`) per app version: how many users each state
-    /// still shows to. Any admin token (`viewer` or `editor`) may read.
+    /// still shows to. The counts come from rollups kept by the transaction that stores each
+    /// event (per hour and per UTC day), so an answer costs the hours and days of the window,
+    /// not its events. `partial` says when they may be short: `backfill` while the events of a
+    /// database from a release before rollups are still being counted (`backfill` gives the
+    /// progress), `retention` when the window starts before the oldest events kept (whole days
+    /// before it are still counted, from the day rollups, for 400 days). Any admin token
+    /// (`viewer` or `editor`) may read.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/analytics/summary`.
@@ -13756,12 +13764,15 @@ internal enum Operations {
             internal struct Query: Sendable, Hashable {
                 /// The start of the window (inclusive), an RFC 3339 date-time such as
                 /// `2026-11-01T00:00:00Z` (percent-encode a `+` offset as `%2B`). Default: 7 days before
-                /// `to`. Not a date-time, or not before `to`: `400 invalid-parameter`.
+                /// `to`. Not a date-time, or not before `to`: `400 invalid-parameter`. The summary counts
+                /// whole hours: it starts at the beginning of this one's hour.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/analytics/summary/GET/query/from`.
                 internal var from: Components.Parameters.AnalyticsFrom?
-                /// The end of the window (exclusive), an RFC 3339 date-time. Default: now.
+                /// The end of the window (exclusive), an RFC 3339 date-time. Default: now. The summary counts
+                /// whole hours: it ends at the end of the hour this one falls in (or at it, on an hour).
+                ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/analytics/summary/GET/query/to`.
                 internal var to: Components.Parameters.AnalyticsTo?
@@ -13787,7 +13798,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - from: The start of the window (inclusive), an RFC 3339 date-time such as
-                ///   - to: The end of the window (exclusive), an RFC 3339 date-time. Default: now.
+                ///   - to: The end of the window (exclusive), an RFC 3339 date-time. Default: now. The summary counts
                 ///   - templateId: Only the events of this template, by its canonical id (events sent with an alias are stored under the id; an alias or unknown id here counts nothing). A control character (U+0000–U+001F, U+007F) once percent-decoded is refused with `400 invalid-parameter`, like any query value.
                 ///   - groupBy: Also count per `template` (id), `action` (taps only), `locale`, `platform`, `appVersion`
                 ///   - include: `updateStates` adds `updateStates` to the answer. Any other value: `400 invalid-parameter`.
@@ -14056,12 +14067,15 @@ internal enum Operations {
             internal struct Query: Sendable, Hashable {
                 /// The start of the window (inclusive), an RFC 3339 date-time such as
                 /// `2026-11-01T00:00:00Z` (percent-encode a `+` offset as `%2B`). Default: 7 days before
-                /// `to`. Not a date-time, or not before `to`: `400 invalid-parameter`.
+                /// `to`. Not a date-time, or not before `to`: `400 invalid-parameter`. The summary counts
+                /// whole hours: it starts at the beginning of this one's hour.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/analytics/summary/HEAD/query/from`.
                 internal var from: Components.Parameters.AnalyticsFrom?
-                /// The end of the window (exclusive), an RFC 3339 date-time. Default: now.
+                /// The end of the window (exclusive), an RFC 3339 date-time. Default: now. The summary counts
+                /// whole hours: it ends at the end of the hour this one falls in (or at it, on an hour).
+                ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/analytics/summary/HEAD/query/to`.
                 internal var to: Components.Parameters.AnalyticsTo?
@@ -14087,7 +14101,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - from: The start of the window (inclusive), an RFC 3339 date-time such as
-                ///   - to: The end of the window (exclusive), an RFC 3339 date-time. Default: now.
+                ///   - to: The end of the window (exclusive), an RFC 3339 date-time. Default: now. The summary counts
                 ///   - templateId: Only the events of this template, by its canonical id (events sent with an alias are stored under the id; an alias or unknown id here counts nothing). A control character (U+0000–U+001F, U+007F) once percent-decoded is refused with `400 invalid-parameter`, like any query value.
                 ///   - groupBy: Also count per `template` (id), `action` (taps only), `locale`, `platform`, `appVersion`
                 ///   - include: `updateStates` adds `updateStates` to the answer. Any other value: `400 invalid-parameter`.

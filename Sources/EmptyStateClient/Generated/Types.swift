@@ -488,8 +488,10 @@ internal protocol APIProtocol: Sendable {
     func preflightEvents(_ input: Operations.PreflightEvents.Input) async throws -> Operations.PreflightEvents.Output
     /// Displays, taps per action and tap-through rate in a time window, in total and per group.
     ///
-    /// Counts the stored events whose `occurredAt` (clock-corrected) is in `[from, to)`, of every
-    /// template or of `templateId` only, in `totals` and, with `groupBy`, per template, action,
+    /// Counts the stored events whose `occurredAt` (clock-corrected) is in the whole hours covering
+    /// `[from, to)` (`from` rounded down to its hour, `to` up; the answer's `from` and `to` say
+    /// what was counted), of every template or of `templateId` only, in `totals` and, with
+    /// `groupBy`, per template, action,
     /// locale, platform, app version or UTC day (`groups`, in key order; a group without events
     /// is absent). `tapThroughRate` is `taps / displays` rounded to four decimals (0 without
     /// displays; above 1 when there are more taps than displays). Grouped by `action`, displays
@@ -497,7 +499,13 @@ internal protocol APIProtocol: Sendable {
     /// is against the displays in `totals`. With `include=updateStates`, `updateStates` also counts
     /// the displays of each update state's template (`appUpdateRequired`,
     /// `optionalUpdateAvailable`, `osUpdateRequired`) per app version: how many users each state
-    /// still shows to. Any admin token (`viewer` or `editor`) may read.
+    /// still shows to. The counts come from rollups kept by the transaction that stores each
+    /// event (per hour and per UTC day), so an answer costs the hours and days of the window,
+    /// not its events. `partial` says when they may be short: `backfill` while the events of a
+    /// database from a release before rollups are still being counted (`backfill` gives the
+    /// progress), `retention` when the window starts before the oldest events kept (whole days
+    /// before it are still counted, from the day rollups, for 400 days). Any admin token
+    /// (`viewer` or `editor`) may read.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/analytics/summary`.
@@ -1384,8 +1392,10 @@ extension APIProtocol {
     }
     /// Displays, taps per action and tap-through rate in a time window, in total and per group.
     ///
-    /// Counts the stored events whose `occurredAt` (clock-corrected) is in `[from, to)`, of every
-    /// template or of `templateId` only, in `totals` and, with `groupBy`, per template, action,
+    /// Counts the stored events whose `occurredAt` (clock-corrected) is in the whole hours covering
+    /// `[from, to)` (`from` rounded down to its hour, `to` up; the answer's `from` and `to` say
+    /// what was counted), of every template or of `templateId` only, in `totals` and, with
+    /// `groupBy`, per template, action,
     /// locale, platform, app version or UTC day (`groups`, in key order; a group without events
     /// is absent). `tapThroughRate` is `taps / displays` rounded to four decimals (0 without
     /// displays; above 1 when there are more taps than displays). Grouped by `action`, displays
@@ -1393,7 +1403,13 @@ extension APIProtocol {
     /// is against the displays in `totals`. With `include=updateStates`, `updateStates` also counts
     /// the displays of each update state's template (`appUpdateRequired`,
     /// `optionalUpdateAvailable`, `osUpdateRequired`) per app version: how many users each state
-    /// still shows to. Any admin token (`viewer` or `editor`) may read.
+    /// still shows to. The counts come from rollups kept by the transaction that stores each
+    /// event (per hour and per UTC day), so an answer costs the hours and days of the window,
+    /// not its events. `partial` says when they may be short: `backfill` while the events of a
+    /// database from a release before rollups are still being counted (`backfill` gives the
+    /// progress), `retention` when the window starts before the oldest events kept (whole days
+    /// before it are still counted, from the day rollups, for 400 days). Any admin token
+    /// (`viewer` or `editor`) may read.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/analytics/summary`.
