@@ -12,8 +12,10 @@ the same on every run.
 
 The file or database must exist with the service's schema (start the server on it once). The
 rows are written with ids the service would accept (UUIDs), `received_at` a moment after
-`occurred_at`, and no clock skew. What the service does with rows it did not write itself (the
-rollups' backfill) is the service's business: this only loads them.
+`occurred_at`, and no clock skew, as a release before rollups stored them: into `event` on
+SQLite and `event_legacy` on PostgreSQL, and `rollup_backfill` is set to count them all, as the
+migration to rollups does on such a database. The service's backfill then counts them into the
+rollups in the background.
 """
 import argparse
 import math
@@ -100,6 +102,8 @@ def load_sqlite(path, rows):
     connection.execute("BEGIN")
     placeholders = ", ".join("?" for _ in COLUMNS)
     connection.executemany(f"INSERT INTO event ({', '.join(COLUMNS)}) VALUES ({placeholders})", rows)
+    connection.execute("""UPDATE rollup_backfill SET through_seq = (SELECT MAX(seq) FROM event), next_seq = 0,
+        counted = 0, total = (SELECT COUNT(*) FROM event)""")
     connection.execute("COMMIT")
     connection.close()
 
@@ -108,7 +112,7 @@ def load_postgres(psql_script, state_dir, rows):
     """COPY through `scripts/postgres.sh psql STATE_DIR`; `seq` as the service makes it
     (transaction << 16 + position), from old transaction numbers so exports see every row."""
     command = ["bash", psql_script, "psql", state_dir, "-v", "ON_ERROR_STOP=1", "-q", "-c",
-               f"COPY event (seq, {', '.join(COLUMNS)}) FROM STDIN"]
+               f"COPY event_legacy (seq, {', '.join(COLUMNS)}) FROM STDIN"]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, text=True, bufsize=1 << 20)
 
     def field(value):
@@ -120,6 +124,12 @@ def load_postgres(psql_script, state_dir, rows):
     process.stdin.close()
     if process.wait() != 0:
         sys.exit("COPY into PostgreSQL failed")
+    reset = subprocess.run(
+        ["bash", psql_script, "psql", state_dir, "-v", "ON_ERROR_STOP=1", "-q", "-c",
+         """ANALYZE event_legacy; UPDATE rollup_backfill SET through_seq = (SELECT MAX(seq) FROM event_legacy),
+            next_seq = 0, counted = 0, total = (SELECT COUNT(*) FROM event_legacy)"""])
+    if reset.returncode != 0:
+        sys.exit("setting the backfill in PostgreSQL failed")
 
 
 def main():

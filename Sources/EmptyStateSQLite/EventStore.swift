@@ -151,7 +151,7 @@ package final class EventStore: Sendable {
                                 event.variant, event.installID,
                             ])
                             let stored = db.changesCount > 0
-                            if stored { rollups.add(event) }
+                            if stored && RollupSwitch.enabled { rollups.add(event) }
                             inserted.append(stored)
                         }
                         for item in submission.quarantined {

@@ -15,12 +15,16 @@ struct RetentionPruner: Sendable {
     /// One pass; failures are logged and the next pass tries again.
     func prune() {
         let cutoff = Timestamp.nowMilliseconds() - Int64(days) * 86_400_000
+        let started = ContinuousClock.now
         do {
             let deleted = try store.prune(before: cutoff)
             if deleted > 0 {
                 logger.info(
                     "pruned analytics events past retention",
-                    metadata: ["events.deleted": "\(deleted)", "events.retention_days": "\(days)"]
+                    metadata: [
+                        "events.deleted": "\(deleted)", "events.retention_days": "\(days)",
+                        "events.prune_ms": "\((ContinuousClock.now - started).milliseconds)",
+                    ]
                 )
             }
         } catch {
