@@ -15,3 +15,24 @@ package enum Gzip {
         return failed ? nil : output
     }
 }
+
+/// Raw deflate (RFC 1951) and CRC-32 through zlib: what a ZIP archive's entries need.
+package enum Deflate {
+    /// The input as a raw deflate stream, or `nil` when zlib failed.
+    package static func compress(_ input: [UInt8]) -> [UInt8]? {
+        let capacity = CZlib_gzipBound(input.count)
+        var failed = false
+        let output = [UInt8](unsafeUninitializedCapacity: capacity) { destination, count in
+            count = input.withUnsafeBufferPointer { source in
+                CZlib_rawDeflate(source.baseAddress, source.count, destination.baseAddress, capacity)
+            }
+            failed = count == 0 && !input.isEmpty
+        }
+        return failed ? nil : output
+    }
+
+    /// The CRC-32 of the input.
+    package static func crc32(_ input: [UInt8]) -> UInt32 {
+        input.withUnsafeBufferPointer { CZlib_crc32($0.baseAddress, $0.count) }
+    }
+}
