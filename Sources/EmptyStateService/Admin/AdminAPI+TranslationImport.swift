@@ -53,8 +53,9 @@ extension AdminAPI {
         }
         defer { importLimits.end() }
 
-        let snapshots = try translations.snapshots()
-        let byID = Dictionary(uniqueKeysWithValues: snapshots.map { ($0.template.id, $0) })
+        // Read before the file only when the file needs it (Android names bare `%1$s` from the
+        // store): a file that cannot be read costs no store read.
+        var byID = format == .android ? try catalogueByID() : [:]
         let documents: [TranslationDocument]
         do {
             documents = try format.read(
@@ -72,6 +73,7 @@ extension AdminAPI {
         } catch {
             throw Self.unreadable(error, format: format)
         }
+        if format != .android { byID = try catalogueByID() }
         var plans: [ImportPlan] = []
         for document in documents {
             do {
@@ -111,6 +113,11 @@ extension AdminAPI {
         return try .json(
             importer.report(fileName: query.fileName, format: format, dryRun: query.dryRun, documents: documents)
         )
+    }
+
+    /// The served templates with their string stamps, by id.
+    private func catalogueByID() throws -> [String: TemplateSnapshot] {
+        Dictionary(uniqueKeysWithValues: try translations.snapshots().map { ($0.template.id, $0) })
     }
 
     /// The 400 for a file a reader refused: where (line and column, the unit) and why.
