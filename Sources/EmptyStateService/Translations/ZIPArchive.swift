@@ -21,33 +21,28 @@ enum ZIPArchive {
             let method: UInt16 = deflated == nil ? 0 : 8
             let data = deflated ?? file.bytes
             let offset = output.count
+            // The fields a local header and its central directory record share, from "version
+            // needed" to the extra field's length.
+            var fields: [UInt8] = []
+            fields.append(littleEndian: UInt16(20))  // version needed: 2.0 (deflate)
+            fields.append(littleEndian: UInt16(0x0800))  // bit 11: the name is UTF-8
+            fields.append(littleEndian: method)
+            fields.append(littleEndian: time)
+            fields.append(littleEndian: date)
+            fields.append(littleEndian: crc)
+            fields.append(littleEndian: UInt32(data.count))
+            fields.append(littleEndian: UInt32(file.bytes.count))
+            fields.append(littleEndian: UInt16(name.count))
+            fields.append(littleEndian: UInt16(0))  // extra field length
             // Local file header.
             output.append(littleEndian: UInt32(0x0403_4B50))
-            output.append(littleEndian: UInt16(20))  // version needed: 2.0 (deflate)
-            output.append(littleEndian: UInt16(0x0800))  // bit 11: the name is UTF-8
-            output.append(littleEndian: method)
-            output.append(littleEndian: time)
-            output.append(littleEndian: date)
-            output.append(littleEndian: crc)
-            output.append(littleEndian: UInt32(data.count))
-            output.append(littleEndian: UInt32(file.bytes.count))
-            output.append(littleEndian: UInt16(name.count))
-            output.append(littleEndian: UInt16(0))  // extra field length
+            output += fields
             output += name
             output += data
             // Its central directory record.
             directory.append(littleEndian: UInt32(0x0201_4B50))
             directory.append(littleEndian: UInt16(0x0314))  // made by: Unix, 2.0
-            directory.append(littleEndian: UInt16(20))
-            directory.append(littleEndian: UInt16(0x0800))
-            directory.append(littleEndian: method)
-            directory.append(littleEndian: time)
-            directory.append(littleEndian: date)
-            directory.append(littleEndian: crc)
-            directory.append(littleEndian: UInt32(data.count))
-            directory.append(littleEndian: UInt32(file.bytes.count))
-            directory.append(littleEndian: UInt16(name.count))
-            directory.append(littleEndian: UInt16(0))  // extra field length
+            directory += fields
             directory.append(littleEndian: UInt16(0))  // comment length
             directory.append(littleEndian: UInt16(0))  // disk number
             directory.append(littleEndian: UInt16(0))  // internal attributes
