@@ -126,7 +126,7 @@ format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
 ## bench: release build against plain C libmicrohttpd baselines, then reads while publishing, event
-## ingestion, nginx, scale, app status, and three replicas on a throwaway PostgreSQL
+## ingestion, nginx, scale, translation files, app status, and three replicas on a throwaway PostgreSQL
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
@@ -134,6 +134,7 @@ bench: deps
 	python3 Benchmarks/events.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/nginx.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/scale.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/translations.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	BENCH_SERVER_BIN="$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" bash Benchmarks/app_status.sh
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 

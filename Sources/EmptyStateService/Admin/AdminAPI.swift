@@ -8,8 +8,9 @@ import Logging
 /// sent.
 ///
 /// The routes are grouped by what they serve: templates (`AdminAPI+Templates`), their revisions
-/// and rollback (`+Revisions`), the locale report (`+Locales`), the audit trail (`+Audit`) and
-/// app policies (`+AppPolicies`). Each handler throws its errors; `route` puts the auth
+/// and rollback (`+Revisions`), the locale report (`+Locales`), translation files
+/// (`+TranslationExport`, `+TranslationImport`), the audit trail (`+Audit`) and app policies
+/// (`+AppPolicies`). Each handler throws its errors; `route` puts the auth
 /// middleware (`AdminAuthorization.require`) and the error middleware (`AdminProblems`) around
 /// it. What a request carries besides its document is read in `+RequestParsing`.
 struct AdminAPI: Sendable {
@@ -17,11 +18,16 @@ struct AdminAPI: Sendable {
     let state: CatalogueState
     let authorization: AdminAuthorization
     let logger: Logger
+    /// What translation exports, imports and coverage read.
+    let translations: TranslationCatalogue
+    let importLimits: TranslationImportLimits
 
     func register(on router: inout Router) {
         registerTemplates(on: &router)
         registerRevisions(on: &router)
         registerLocales(on: &router)
+        registerTranslationExport(on: &router)
+        registerTranslationImport(on: &router)
         registerAudit(on: &router)
         registerAppPolicies(on: &router)
         registerIcons(on: &router)

@@ -182,6 +182,13 @@ struct AdminAuthorization: Sendable {
         }
     }
 
+    /// The 401 or 403 answer for a request whose token does not allow `role`; `nil` when it does
+    /// (a route's `BodyPolicy.admit`: checked with the head, before the body is read).
+    func refusal(_ request: HTTPRequest, needs role: AdminToken.Role) -> HTTPResponse? {
+        guard case .failure = authorize(request, needs: role) else { return nil }
+        return guarded(request, role) { _ in HTTPResponse(status: 500) }
+    }
+
     /// The auth middleware: a route handler that runs `handler` with the caller's token when it
     /// allows `role`, and otherwise answers 401 (with `WWW-Authenticate`) or 403 without calling it.
     func require(

@@ -178,7 +178,17 @@ package final class EmptyStateApplication: Sendable {
             metrics: metrics,
             openAPI: Array(openAPI)
         ).register(on: &router)
-        AdminAPI(store: store, state: state, authorization: authorization, logger: logger).register(on: &router)
+        let translations = TranslationCatalogue(state: state, store: store)
+        AdminAPI(
+            store: store,
+            state: state,
+            authorization: authorization,
+            logger: logger,
+            translations: translations,
+            importLimits: TranslationImportLimits(maximumBytes: configuration.maxImportSize)
+        ).register(on: &router)
+        let staleCounts = StaleStringCounts(catalogue: translations)
+        metrics.countStaleStrings { staleCounts.counts() }
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
         if let shared {
