@@ -252,6 +252,7 @@ def expired_day(state, days_back):
     start = int(day.timestamp() * 1000)
     name = "event_p" + day.strftime("%Y%m%d")
     sql = f"""
+        SET ROLE empty_state;  -- the app's user, as if the service had made it
         SET search_path TO public;
         CREATE TABLE {name} (LIKE event INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
         ALTER TABLE event ATTACH PARTITION {name} FOR VALUES FROM ({start}) TO ({start + 86_400_000});
