@@ -39,6 +39,9 @@ from datetime import datetime, timedelta, timezone
 import benchlib
 from benchlib import percentile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import events  # noqa: E402  (the ingestion clients of events.py and replicas.py; it reads the same argv)
+
 BIN, ROOT = sys.argv[1], sys.argv[2]
 EVENTS = int(os.environ.get("ANALYTICS_EVENTS", "10000000"))
 DAYS = int(os.environ.get("ANALYTICS_DAYS", "30"))
@@ -266,7 +269,8 @@ def expired_day(state, days_back):
 
 
 def ingestion_cost(store, work):
-    """Durable ingestion with rollups and without, same run, fresh stores: table rows."""
+    """Durable ingestion with rollups and without, same run, fresh stores, with events.py's 16
+    clients (those of the ingestion figures of events.py and replicas.py): table rows."""
     rows = []
     for label, env in (("with rollups", {}), ("without rollups", {"EMPTY_STATE_BENCH_WITHOUT_ROLLUPS": "1"})):
         state = os.path.join(work, f"pg-{len(rows)}")
@@ -276,13 +280,24 @@ def ingestion_cost(store, work):
                                  check=True).stdout.strip()
         try:
             server = Server(os.path.join(work, f"{store}-ingest-{len(rows)}"), url, extra_env=env)
-            ingest(server.port, seconds=2)  # warm-up
-            rate, p99 = ingest(server.port, processes=16)
+            _, body = server.get(f"/v1/admin/templates/{events.TEMPLATE}")
+            revision = json.loads(body)["revision"]
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            connection.request("GET", events.READ_PATH)
+            response = connection.getresponse()
+            response.read()
+            etag = response.getheader("ETag").strip('"')
+            connection.close()
+            events.SERVER_PID = server.process.pid
+            phase, _ = events.run_clients("ingest", server.port, revision, etag, events.DURATION)
             server.stop()
         finally:
             if store == "postgres":
                 subprocess.run(["bash", POSTGRES, "stop", state], capture_output=True)
-        rows.append((store, f"durable ingestion {label}", f"{rate:,.0f} events/s", f"batch p99 {p99:.0f} ms"))
+        if phase["failures"]:
+            sys.exit(f"ingestion {label}: {phase['failures']} failures: {phase['failure_samples']}")
+        rows.append((store, f"durable ingestion {label}", f"{phase['events_per_second']:,.0f} events/s",
+                     f"batch p99 {percentile(phase['latencies'], 0.99) * 1000:.0f} ms"))
     return rows
 
 
