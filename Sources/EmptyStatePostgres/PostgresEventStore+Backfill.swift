@@ -23,11 +23,13 @@ extension PostgresEventStore {
     package func backfillRollups(limit: Int) throws(StoreError) -> RollupBackfill {
         precondition(limit > 0)
         let logger = logger
-        let counting = RollupCube.allCases.enumerated().flatMap { index, cube in
-            RollupGrain.allCases.enumerated().map { position, grain in
-                ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, from: "batch", where: "true", shard: "\(Self.backfillShard)")))"
-            }
-        }.joined(separator: "\n")
+        let counting =
+            ", hourly AS (\(HourlyCounts.sql(from: "batch")))\n"
+            + RollupCube.allCases.enumerated().flatMap { index, cube in
+                RollupGrain.allCases.enumerated().map { position, grain in
+                    ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: "hourly", shard: "\(Self.backfillShard)")))"
+                }
+            }.joined(separator: "\n")
         return try database.transaction(timeout: .seconds(120)) { connection in
             // Another replica backfilling: leave it to it.
             let mine =

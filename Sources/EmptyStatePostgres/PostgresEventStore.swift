@@ -205,14 +205,17 @@ package final class PostgresEventStore: EventStoring {
             // release) is a duplicate too.
             // The statement commits itself: its commit point is where it is sent, once a
             // connection is leased (a group abandoned while waiting for one is never sent).
+            // The inserted events counted once by hour and key (`hourly`), then every cube and
+            // grain from those counts: one pass over the events.
             let rollups =
                 !RollupSwitch.enabled
                 ? ""
-                : RollupCube.allCases.enumerated().flatMap { index, cube in
-                    RollupGrain.allCases.enumerated().map { position, grain in
-                        ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, from: "inserted", where: "true", shard: "\(shard)")))"
-                    }
-                }.joined(separator: "\n")
+                : ", hourly AS (\(HourlyCounts.sql(from: "inserted")))\n"
+                    + RollupCube.allCases.enumerated().flatMap { index, cube in
+                        RollupGrain.allCases.enumerated().map { position, grain in
+                            ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: "hourly", shard: "\(shard)")))"
+                        }
+                    }.joined(separator: "\n")
             let positions = try database.blocking { client, commit in
                 try await client.withConnection { connection in
                     try commit.reach()

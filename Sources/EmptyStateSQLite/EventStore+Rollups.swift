@@ -6,10 +6,11 @@ import GRDB
 extension EventStore {
     /// Adds a group's counts to every rollup table, in the group's transaction.
     static func add(_ rollups: RollupBatch, in db: Database) throws {
-        for (cube, grains) in rollups.counts {
-            for (grain, counts) in grains {
+        guard !rollups.isEmpty else { return }
+        for cube in RollupCube.allCases {
+            for grain in RollupGrain.allCases {
                 let statement = try db.cachedStatement(sql: cube.incrementSQL(grain: grain))
-                for (bucketed, count) in counts {
+                for (bucketed, count) in rollups.counts(cube, grain) {
                     var arguments: [any DatabaseValueConvertible] = [bucketed.bucket]
                     for dimension in cube.dimensions {
                         let value = bucketed.key.value(dimension)
@@ -80,9 +81,17 @@ extension EventStore {
                     return try Self.progress(db)
                 }
                 let filter = "seq >= \(next) AND seq <= \(last)"
+                // The batch counted once by hour and key, then each cube and grain from those counts.
+                try db.execute(
+                    sql: "CREATE TEMP TABLE IF NOT EXISTS hourly AS \(HourlyCounts.sql(from: "event")) LIMIT 0"
+                )
+                try db.execute(sql: "DELETE FROM temp.hourly")
+                try db.execute(
+                    sql: "INSERT INTO temp.hourly \(HourlyCounts.sql(from: "(SELECT * FROM event WHERE \(filter))"))"
+                )
                 for cube in RollupCube.allCases {
                     for grain in RollupGrain.allCases {
-                        try db.execute(sql: cube.countingSQL(grain: grain, from: "event", where: filter))
+                        try db.execute(sql: cube.countingSQL(grain: grain, fromHourlyCounts: "temp.hourly"))
                     }
                 }
                 let counted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE \(filter)") ?? 0

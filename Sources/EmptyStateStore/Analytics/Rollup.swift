@@ -136,10 +136,11 @@ package struct RollupKey: Sendable, Hashable {
 
 /// The increments one group of newly stored events makes to every rollup: what a backend that
 /// aggregates in the application (SQLite) adds in the events' transaction, and what the tests
-/// compare the stored rollups with.
+/// compare the stored rollups with. Events are counted once, by hour and full key; each cube and
+/// grain is a projection of those counts (far fewer than the events).
 package struct RollupBatch: Sendable {
-    /// Per cube and grain: the count of each (bucket, key).
-    package private(set) var counts: [RollupCube: [RollupGrain: [Bucketed: Int]]] = [:]
+    /// The count of each full key, by hour.
+    private var byHour: [Bucketed: Int] = [:]
 
     /// A key in its time bucket.
     package struct Bucketed: Sendable, Hashable {
@@ -149,22 +150,26 @@ package struct RollupBatch: Sendable {
 
     package init() {}
 
-    /// Counts `event` (one that was stored: never a duplicate) in every cube and grain.
+    /// Counts `event` (one that was stored: never a duplicate).
     package mutating func add(_ event: AnalyticsEvent) {
-        let key = RollupKey(event)
-        for cube in RollupCube.allCases {
-            let projected = key.projected(on: cube)
-            for grain in RollupGrain.allCases {
-                counts[cube, default: [:]][grain, default: [:]][
-                    Bucketed(bucket: grain.bucket(of: event.occurredAt), key: projected),
-                    default: 0
-                ] += 1
-            }
-        }
+        byHour[Bucketed(bucket: RollupGrain.hour.bucket(of: event.occurredAt), key: RollupKey(event)), default: 0] += 1
     }
 
     /// Whether nothing was added.
-    package var isEmpty: Bool { counts.isEmpty }
+    package var isEmpty: Bool { byHour.isEmpty }
+
+    /// The count of each key of `cube` in each bucket of `grain`.
+    package func counts(_ cube: RollupCube, _ grain: RollupGrain) -> [Bucketed: Int] {
+        var counts: [Bucketed: Int] = [:]
+        let hoursPerBucket = grain.milliseconds / RollupGrain.hour.milliseconds
+        for (bucketed, count) in byHour {
+            // Rounded down, also before the epoch.
+            let hour = bucketed.bucket
+            let bucket = hour >= 0 ? hour / hoursPerBucket : -((-hour + hoursPerBucket - 1) / hoursPerBucket)
+            counts[Bucketed(bucket: bucket, key: bucketed.key.projected(on: cube)), default: 0] += count
+        }
+        return counts
+    }
 }
 
 extension RollupDimension {
@@ -198,13 +203,45 @@ extension RollupCube {
     )
         -> String
     {
+        upsert(
+            grain: grain,
+            values: [grain.eventExpression] + dimensions.map(\.eventExpression),
+            count: "COUNT(*)",
+            from: source,
+            where: filter,
+            shard: shard
+        )
+    }
+
+    /// `countingSQL` over `HourlyCounts.sql`'s rows (named `source`) instead of events: one pass
+    /// over the events for every cube and grain.
+    package func countingSQL(grain: RollupGrain, fromHourlyCounts source: String, shard: String? = nil) -> String {
+        let hour = grain == .hour ? "hour" : "hour / \(grain.milliseconds / RollupGrain.hour.milliseconds)"
+        return upsert(
+            grain: grain,
+            values: [hour] + dimensions.map(\.column),
+            count: "SUM(n)",
+            from: source,
+            where: "true",
+            shard: shard
+        )
+    }
+
+    private func upsert(
+        grain: RollupGrain,
+        values: [String],
+        count: String,
+        from source: String,
+        where filter: String,
+        shard: String?
+    ) -> String {
         let table = table(grain)
         let key = ["bucket"] + (shard == nil ? [] : ["shard"]) + dimensions.map(\.column)
-        let values = [grain.eventExpression] + (shard.map { [$0] } ?? []) + dimensions.map(\.eventExpression)
-        let groups = (1...values.count).map(String.init).joined(separator: ", ")
+        let selected = [values[0]] + (shard.map { [$0] } ?? []) + values.dropFirst()
+        let groups = (1...selected.count).map(String.init).joined(separator: ", ")
         return """
             INSERT INTO \(table) (\(key.joined(separator: ", ")), n)
-            SELECT \(values.joined(separator: ", ")), COUNT(*) FROM \(source) WHERE \(filter) GROUP BY \(groups)
+            SELECT \(selected.joined(separator: ", ")), \(count) FROM \(source) WHERE \(filter) GROUP BY \(groups)
             ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET n = \(table).n + excluded.n
             """
     }
@@ -219,6 +256,20 @@ extension RollupCube {
         return """
             INSERT INTO \(table) (\(key.joined(separator: ", ")), n) VALUES (\(marks))
             ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET n = \(table).n + excluded.n
+            """
+    }
+}
+
+/// The events of a source counted once by hour and every dimension (absent values made neutral),
+/// as rows `hour, <dimension columns>, n`: what `countingSQL(grain:fromHourlyCounts:)` reads.
+package enum HourlyCounts {
+    package static func sql(from source: String) -> String {
+        let dimensions = RollupDimension.allCases
+        let columns = dimensions.map { "\($0.eventExpression) AS \($0.column)" }
+        let groups = (1...(dimensions.count + 1)).map(String.init).joined(separator: ", ")
+        return """
+            SELECT \(RollupGrain.hour.eventExpression) AS hour, \(columns.joined(separator: ", ")), COUNT(*) AS n
+            FROM \(source) GROUP BY \(groups)
             """
     }
 }
