@@ -2,13 +2,41 @@ import EmptyStateStore
 import Logging
 import PostgresNIO
 
-/// The backfill of the rollups from `event_legacy` (the events an earlier release stored):
-/// batches by `seq`, each one transaction with the progress, one replica at a time.
+/// The fold of the rollup deltas into the cubes, and the backfill of the rollups from
+/// `event_legacy` (the events an earlier release stored): batches by `seq`, each one transaction
+/// with the progress, one replica at a time.
 extension PostgresEventStore {
     /// The advisory lock of the backfill: "ESRB" in ASCII and the schema (see `partitionLock`).
     static let backfillLock = "\(0x4553_5242 as Int32), hashtext(current_schema())"
-    /// The shard the backfill adds to (the writers use 0 ..< writers).
-    static let backfillShard = -1
+    /// The advisory lock of the fold: "ESRF" in ASCII and the schema. Two folds at once would
+    /// upsert the same cube rows in different orders (and could deadlock); one waits its turn.
+    static let foldLock = "\(0x4553_5246 as Int32), hashtext(current_schema())"
+
+    /// The fold as one statement: `DELETE … RETURNING` takes the deltas committed before it began
+    /// (a delta appended meanwhile stays for the next fold), and each cube and grain is upserted
+    /// from them, in its snapshot and its transaction.
+    private static let foldSQL: String = {
+        let upserts = RollupCube.allCases.enumerated().flatMap { index, cube in
+            RollupGrain.allCases.enumerated().map { position, grain in
+                ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: "moved")))"
+            }
+        }
+        return "WITH moved AS (DELETE FROM \(RollupDelta.table) RETURNING *)\n" + upserts.joined(separator: "\n")
+            + "\nSELECT COUNT(*)::int8 FROM moved"
+    }()
+
+    @discardableResult
+    package func foldRollups() throws(StoreError) -> Int {
+        let logger = logger
+        return try database.transaction(timeout: .seconds(120)) { connection in
+            try await connection.all(
+                PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Self.foldLock))"),
+                logger: logger
+            )
+            let rows = try await connection.all(PostgresQuery(unsafeSQL: Self.foldSQL), logger: logger)
+            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        }
+    }
 
     package func backfillProgress() throws(StoreError) -> RollupBackfill {
         let logger = logger
@@ -23,13 +51,13 @@ extension PostgresEventStore {
     package func backfillRollups(limit: Int) throws(StoreError) -> RollupBackfill {
         precondition(limit > 0)
         let logger = logger
-        let counting =
-            ", hourly AS (\(HourlyCounts.sql(from: "batch")))\n"
-            + RollupCube.allCases.enumerated().flatMap { index, cube in
-                RollupGrain.allCases.enumerated().map { position, grain in
-                    ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: "hourly", shard: "\(Self.backfillShard)")))"
-                }
-            }.joined(separator: "\n")
+        // The batch counted once by hour and key, appended to the deltas like a group commit's.
+        let counting = """
+            , delta AS (
+                INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
+                \(HourlyCounts.sql(from: "batch"))
+            )
+            """
         return try database.transaction(timeout: .seconds(120)) { connection in
             // Another replica backfilling: leave it to it.
             let mine =

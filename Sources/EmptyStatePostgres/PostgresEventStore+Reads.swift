@@ -10,10 +10,12 @@ extension PostgresEventStore {
     package func rollupRows(_ query: RollupQuery) throws(StoreError) -> [RollupRow] {
         let logger = logger
         var binds = PostgresBindings()
-        binds.append(query.buckets.lowerBound)
-        binds.append(query.buckets.upperBound)
-        for template in query.templates ?? [] { binds.append(template) }
-        if let type = query.type { binds.append(type.rawValue) }
+        for argument in query.arguments {
+            switch argument {
+            case .integer(let value): binds.append(value)
+            case .text(let value): binds.append(value)
+            }
+        }
         // `?` → `$1`, `$2`, … in order (the query's SQL has no other question mark).
         var sql = ""
         var placeholder = 0

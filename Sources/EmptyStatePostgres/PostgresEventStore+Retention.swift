@@ -18,6 +18,8 @@ extension PostgresEventStore {
     @discardableResult
     package func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int {
         try ensurePartitionsAhead()
+        // Deltas first, so none of an expired bucket is folded back in after its rows are gone.
+        try foldRollups()
         var deleted = 0
         for partition in try dropExpiredPartitions(before: cutoff) {
             deleted += partition.events

@@ -14,7 +14,7 @@ import Synchronization
 /// day's partition of `event`, adds them to every rollup, and answers the positions of the events
 /// it inserted in one array (measured faster than COPY once duplicates must be dropped; see
 /// `../shared/notes/postgres.md`). `writers` threads commit in parallel (PostgreSQL's throughput
-/// grows with concurrent writers), each adding to rollup rows of its own shard; rows go in `id`
+/// grows with concurrent writers); rows go in `id`
 /// order, so two transactions claiming the same ids wait for each other instead of deadlocking.
 ///
 /// **Partitions.** `start()` makes today's partition and a week's ahead before the first commit,
@@ -59,8 +59,8 @@ package final class PostgresEventStore: EventStoring {
         self.database = database
         self.logger = logger
         let known = knownPartitions
-        groups = GroupCommitQueue(writers: writers, onCommit: onCommit) { group, writer in
-            Self.commitInTransactions(group, shard: writer, known: known, database: database, logger: logger)
+        groups = GroupCommitQueue(writers: writers, onCommit: onCommit) { group, _ in
+            Self.commitInTransactions(group, known: known, database: database, logger: logger)
         }
     }
 
@@ -94,7 +94,6 @@ package final class PostgresEventStore: EventStoring {
     /// unless a burst queued more); a submission is never split.
     private static func commitInTransactions(
         _ group: [Submission],
-        shard: Int,
         known: KnownPartitions,
         database: PostgresBackend,
         logger: Logger
@@ -107,7 +106,7 @@ package final class PostgresEventStore: EventStoring {
                 chunk.removeAll()
                 events = 0
             }
-            switch commit(chunk, shard: shard, known: known, database: database, logger: logger) {
+            switch commit(chunk, known: known, database: database, logger: logger) {
             case .success(let done): outcomes += done
             case .failure(let error): return error
             }
@@ -181,7 +180,6 @@ package final class PostgresEventStore: EventStoring {
     /// One transaction: the chunk's events, their rollups, and the quarantined events.
     private static func commit(
         _ group: [Submission],
-        shard: Int,
         known: KnownPartitions,
         database: PostgresBackend,
         logger: Logger
@@ -205,17 +203,16 @@ package final class PostgresEventStore: EventStoring {
             // release) is a duplicate too.
             // The statement commits itself: its commit point is where it is sent, once a
             // connection is leased (a group abandoned while waiting for one is never sent).
-            // The inserted events counted once by hour and key (`hourly`), then every cube and
-            // grain from those counts: one pass over the events.
+            // The inserted events counted once by hour and key, appended to the deltas.
             let rollups =
                 !RollupSwitch.enabled
                 ? ""
-                : ", hourly AS (\(HourlyCounts.sql(from: "inserted")))\n"
-                    + RollupCube.allCases.enumerated().flatMap { index, cube in
-                        RollupGrain.allCases.enumerated().map { position, grain in
-                            ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: "hourly", shard: "\(shard)")))"
-                        }
-                    }.joined(separator: "\n")
+                : """
+                , delta AS (
+                    INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
+                    \(HourlyCounts.sql(from: "inserted"))
+                )
+                """
             let positions = try database.blocking { client, commit in
                 try await client.withConnection { connection in
                     try commit.reach()

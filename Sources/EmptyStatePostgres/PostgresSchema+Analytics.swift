@@ -12,9 +12,9 @@ extension PostgresSchema {
     /// - What the table held is kept as **`event_legacy`** (renamed, with the two new columns): it
     ///   is read by the export and the backfill, and emptied by retention in batches as before. An
     ///   event resent later is recognised by its id there too. On a new database it is empty.
-    /// - The **rollups** (`RollupCube` × `RollupGrain`) have a `shard` column: each parallel event
-    ///   writer adds to rows of its own, so concurrent group commits never wait for each other's
-    ///   row locks; reads sum the shards.
+    /// - The **rollups** (`RollupCube` × `RollupGrain`), and **`rollup_delta`**, where group
+    ///   commits append their counts (a heap without an index: concurrent commits never wait for
+    ///   each other's row locks) until a fold moves them into the cubes.
     /// - **`rollup_backfill`** says how far the legacy events are counted into the rollups.
     static let analytics = Migration(
         version: 3,
@@ -65,20 +65,32 @@ extension PostgresSchema {
             INSERT INTO rollup_backfill (id, through_seq, next_seq, counted, total)
                 SELECT 1, COALESCE(MAX(seq), 0), 0, 0, COUNT(*) FROM event_legacy
             """,
+            """
+            CREATE TABLE \(RollupDelta.table) (
+                hour BIGINT NOT NULL, \(deltaColumns), n BIGINT NOT NULL
+            )
+            """,
         ]
             + RollupCube.allCases.flatMap { cube in
                 RollupGrain.allCases.map { grain in
-                    let columns = cube.dimensions.map {
-                        "\($0.column) \($0.isInteger ? "BIGINT" : "TEXT COLLATE \"C\"") NOT NULL"
-                    }
-                    let key = (["bucket", "shard"] + cube.dimensions.map(\.column)).joined(separator: ", ")
+                    let columns = cube.dimensions.map(columnDefinition)
+                    let key = (["bucket"] + cube.dimensions.map(\.column)).joined(separator: ", ")
                     return """
                         CREATE TABLE \(cube.table(grain)) (
-                            bucket BIGINT NOT NULL, shard SMALLINT NOT NULL, \(columns.joined(separator: ", ")),
-                            n BIGINT NOT NULL, PRIMARY KEY (\(key))
+                            bucket BIGINT NOT NULL, \(columns.joined(separator: ", ")), n BIGINT NOT NULL,
+                            PRIMARY KEY (\(key))
                         )
                         """
                 }
             }
     )
+
+    /// A rollup dimension's column, bytewise for text (no collation work per comparison).
+    private static func columnDefinition(_ dimension: RollupDimension) -> String {
+        "\(dimension.column) \(dimension.isInteger ? "BIGINT" : "TEXT COLLATE \"C\"") NOT NULL"
+    }
+
+    private static var deltaColumns: String {
+        RollupDimension.allCases.map(columnDefinition).joined(separator: ", ")
+    }
 }

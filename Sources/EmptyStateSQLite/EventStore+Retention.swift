@@ -9,6 +9,8 @@ extension EventStore {
     /// - Returns: how many events and quarantined events were deleted.
     @discardableResult
     package func prune(before cutoff: Int64, chunk: Int) throws(StoreError) -> Int {
+        // Deltas first, so none of an expired bucket is folded back in after its rows are gone.
+        try foldRollups()
         var total = 0
         do {
             for table in [("event", "occurred_at"), ("quarantine", "received_at")] {

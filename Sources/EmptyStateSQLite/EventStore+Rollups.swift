@@ -1,32 +1,55 @@
 import EmptyStateStore
 import GRDB
 
-/// The rollups on SQLite: what a group commit adds (counted in Swift, one upsert per key and
-/// table), what summaries read, and the backfill of events stored before the rollups existed.
+/// The rollups on SQLite: what a group commit appends (counted in Swift, a delta row per hour and
+/// key), the fold of the deltas into the cubes, what summaries read, and the backfill of events
+/// stored before the rollups existed.
 extension EventStore {
-    /// Adds a group's counts to every rollup table, in the group's transaction.
+    /// Appends a group's counts to the deltas, in the group's transaction.
     static func add(_ rollups: RollupBatch, in db: Database) throws {
         guard !rollups.isEmpty else { return }
-        for cube in RollupCube.allCases {
-            for grain in RollupGrain.allCases {
-                let statement = try db.cachedStatement(sql: cube.incrementSQL(grain: grain))
-                for (bucketed, count) in rollups.counts(cube, grain) {
-                    var arguments: [any DatabaseValueConvertible] = [bucketed.bucket]
-                    for dimension in cube.dimensions {
-                        let value = bucketed.key.value(dimension)
-                        arguments.append((value as? Int) ?? (value as? String) ?? "")
-                    }
-                    arguments.append(count)
-                    try statement.execute(arguments: StatementArguments(arguments))
-                }
+        let marks = Array(repeating: "?", count: RollupDelta.columns.count).joined(separator: ", ")
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", "))) VALUES (\(marks))"
+        )
+        for (hour, key, count) in rollups.hourly {
+            var arguments: [any DatabaseValueConvertible] = [hour]
+            for dimension in RollupDimension.allCases {
+                let value = key.value(dimension)
+                arguments.append((value as? Int) ?? (value as? String) ?? "")
             }
+            arguments.append(count)
+            try statement.execute(arguments: StatementArguments(arguments))
+        }
+    }
+
+    @discardableResult
+    package func foldRollups() throws(StoreError) -> Int {
+        do {
+            return try pool.write { db in
+                let folded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(RollupDelta.table)") ?? 0
+                guard folded > 0 else { return 0 }
+                // SQLite's one writer is this transaction: every delta it reads is the one it deletes.
+                for cube in RollupCube.allCases {
+                    for grain in RollupGrain.allCases {
+                        try db.execute(sql: cube.countingSQL(grain: grain, fromHourlyCounts: RollupDelta.table))
+                    }
+                }
+                try db.execute(sql: "DELETE FROM \(RollupDelta.table)")
+                return folded
+            }
+        } catch {
+            throw .database("\(error)")
         }
     }
 
     package func rollupRows(_ query: RollupQuery) throws(StoreError) -> [RollupRow] {
-        var arguments: [any DatabaseValueConvertible] = [query.buckets.lowerBound, query.buckets.upperBound]
-        arguments += (query.templates ?? []).map { $0 as any DatabaseValueConvertible }
-        if let type = query.type { arguments.append(type.rawValue) }
+        let arguments: [any DatabaseValueConvertible] = query.arguments.map {
+            switch $0 {
+            case .integer(let value): return value
+            case .text(let value): return value
+            }
+        }
         let sql = query.sql { "CAST(\($0) AS TEXT)" }
         let keys = query.groupBy.count
         do {
@@ -81,19 +104,13 @@ extension EventStore {
                     return try Self.progress(db)
                 }
                 let filter = "seq >= \(next) AND seq <= \(last)"
-                // The batch counted once by hour and key, then each cube and grain from those counts.
+                // The batch counted once by hour and key, appended to the deltas like a group commit's.
                 try db.execute(
-                    sql: "CREATE TEMP TABLE IF NOT EXISTS hourly AS \(HourlyCounts.sql(from: "event")) LIMIT 0"
+                    sql: """
+                        INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
+                        \(HourlyCounts.sql(from: "(SELECT * FROM event WHERE \(filter))"))
+                        """
                 )
-                try db.execute(sql: "DELETE FROM temp.hourly")
-                try db.execute(
-                    sql: "INSERT INTO temp.hourly \(HourlyCounts.sql(from: "(SELECT * FROM event WHERE \(filter))"))"
-                )
-                for cube in RollupCube.allCases {
-                    for grain in RollupGrain.allCases {
-                        try db.execute(sql: cube.countingSQL(grain: grain, fromHourlyCounts: "temp.hourly"))
-                    }
-                }
                 let counted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE \(filter)") ?? 0
                 try db.execute(
                     sql: """

@@ -87,6 +87,16 @@ package final class EventStore: Sendable {
                         SELECT 1, COALESCE(MAX(seq), 0), 0, 0, COUNT(*) FROM event;
                     """
             )
+            let deltaColumns = RollupDimension.allCases.map {
+                "\($0.column) \($0.isInteger ? "INTEGER" : "TEXT") NOT NULL"
+            }
+            try db.execute(
+                sql: """
+                    CREATE TABLE \(RollupDelta.table) (
+                        hour INTEGER NOT NULL, \(deltaColumns.joined(separator: ", ")), n INTEGER NOT NULL
+                    )
+                    """
+            )
             for cube in RollupCube.allCases {
                 for grain in RollupGrain.allCases {
                     let columns = cube.dimensions.map { "\($0.column) \($0.isInteger ? "INTEGER" : "TEXT") NOT NULL" }

@@ -160,6 +160,13 @@ package protocol EventStoring: Sendable {
     /// (`AnalyticsSummaries`).
     func rollupRows(_ query: RollupQuery) throws(StoreError) -> [RollupRow]
 
+    /// Moves the rollup deltas that group commits appended into the cubes, in one transaction
+    /// (`RollupDelta`); reads count deltas not folded yet, so folding changes no answer, only
+    /// what answering costs.
+    /// - Returns: how many delta rows were folded.
+    @discardableResult
+    func foldRollups() throws(StoreError) -> Int
+
     /// Displays and taps between `from` (inclusive) and `to` (exclusive), to the millisecond,
     /// counted from the events themselves rather than the rollups: for audits and for the tests
     /// that hold the rollups to what was stored. It reads every event in the window.

@@ -36,6 +36,7 @@ package final class EmptyStateApplication: Sendable {
     private let policyWatcher: PolicyWatcher?
     /// Counts the events an earlier release stored into the rollups.
     private let backfill: RollupBackfillWorker
+    private let folder: RollupFolder
     /// PostgreSQL: the store shared by replicas, and what runs beside the HTTP service for it
     /// (its pool, and the listener that publishes the changes other replicas commit).
     private let shared: (any SharedStore)?
@@ -217,6 +218,7 @@ package final class EmptyStateApplication: Sendable {
         router.add(.options, "/v1/events") { WebAPI.eventsPreflight($0) }
         let backfillProgress = BackfillProgress()
         backfill = RollupBackfillWorker(store: events, progress: backfillProgress, metrics: metrics, logger: logger)
+        folder = RollupFolder(store: events, logger: logger)
         AnalyticsAPI(
             store: events,
             retentionDays: configuration.eventRetentionDays,
@@ -298,6 +300,17 @@ package final class EmptyStateApplication: Sendable {
                 every: .milliseconds(20),
                 leeway: .milliseconds(10),
                 work: backfill.step
+            )
+        )
+        services.append(
+            PeriodicWork(
+                name: "rollup-fold",
+                step: next(),
+                sequence: sequence,
+                firstAfter: .seconds(1),
+                every: .seconds(1),
+                leeway: .milliseconds(200),
+                work: folder.fold
             )
         )
         if let policyWatcher {

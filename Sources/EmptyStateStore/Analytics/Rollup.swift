@@ -3,10 +3,10 @@
 #endif
 
 /// Rollups: counters of stored events per time bucket and per combination of a few dimensions,
-/// kept by both backends in the same transaction as the events they count, so that what was
-/// acknowledged is what was stored is what is counted (also across `kill -9`). Summaries read
-/// them instead of scanning events: their size grows with days × combinations seen, not with
-/// the number of events.
+/// written by both backends in the same transaction as the events they count (as deltas, folded
+/// into the cubes in the background: `RollupDelta`), so that what was acknowledged is what was
+/// stored is what is counted (also across `kill -9`). Summaries read them instead of scanning
+/// events: their size grows with days × combinations seen, not with the number of events.
 ///
 /// **Cubes.** One table per cube and grain (`rollup_<cube>_<grain>`), each keyed by the bucket
 /// and its dimensions; `n` is the count. Four cubes answer every summary with few rows:
@@ -134,10 +134,9 @@ package struct RollupKey: Sendable, Hashable {
     }
 }
 
-/// The increments one group of newly stored events makes to every rollup: what a backend that
-/// aggregates in the application (SQLite) adds in the events' transaction, and what the tests
-/// compare the stored rollups with. Events are counted once, by hour and full key; each cube and
-/// grain is a projection of those counts (far fewer than the events).
+/// What one group of newly stored events adds to the rollups, counted in the application (SQLite's
+/// group commit): once by hour and full key (`hourly`, the delta rows); each cube and grain is a
+/// projection of those counts (`counts`, for the tests).
 package struct RollupBatch: Sendable {
     /// The count of each full key, by hour.
     private var byHour: [Bucketed: Int] = [:]
@@ -157,6 +156,11 @@ package struct RollupBatch: Sendable {
 
     /// Whether nothing was added.
     package var isEmpty: Bool { byHour.isEmpty }
+
+    /// The counts by hour and full key: the rows a group commit appends to `rollup_delta`.
+    package var hourly: [(hour: Int64, key: RollupKey, count: Int)] {
+        byHour.map { (hour: $0.key.bucket, key: $0.key.key, count: $0.value) }
+    }
 
     /// The count of each key of `cube` in each bucket of `grain`.
     package func counts(_ cube: RollupCube, _ grain: RollupGrain) -> [Bucketed: Int] {
@@ -191,77 +195,44 @@ extension RollupGrain {
 }
 
 extension RollupCube {
-    /// The statement that adds the events of `source` (a table or a `WITH` name holding event
-    /// columns) that match `filter` to this cube's `grain` table: one upsert of every key's count,
-    /// in the syntax SQLite and PostgreSQL share. `shard`, when given, is the SQL of the shard
-    /// column's value (PostgreSQL's parallel writers each add to their own row).
-    package func countingSQL(
-        grain: RollupGrain,
-        from source: String,
-        where filter: String,
-        shard: String? = nil
-    )
-        -> String
-    {
-        upsert(
-            grain: grain,
-            values: [grain.eventExpression] + dimensions.map(\.eventExpression),
-            count: "COUNT(*)",
-            from: source,
-            where: filter,
-            shard: shard
-        )
-    }
-
-    /// `countingSQL` over `HourlyCounts.sql`'s rows (named `source`) instead of events: one pass
-    /// over the events for every cube and grain.
-    package func countingSQL(grain: RollupGrain, fromHourlyCounts source: String, shard: String? = nil) -> String {
-        let hour = grain == .hour ? "hour" : "hour / \(grain.milliseconds / RollupGrain.hour.milliseconds)"
-        return upsert(
-            grain: grain,
-            values: [hour] + dimensions.map(\.column),
-            count: "SUM(n)",
-            from: source,
-            where: "true",
-            shard: shard
-        )
-    }
-
-    private func upsert(
-        grain: RollupGrain,
-        values: [String],
-        count: String,
-        from source: String,
-        where filter: String,
-        shard: String?
-    ) -> String {
-        let table = table(grain)
-        let key = ["bucket"] + (shard == nil ? [] : ["shard"]) + dimensions.map(\.column)
-        let selected = [values[0]] + (shard.map { [$0] } ?? []) + values.dropFirst()
-        let groups = (1...selected.count).map(String.init).joined(separator: ", ")
-        return """
-            INSERT INTO \(table) (\(key.joined(separator: ", ")), n)
-            SELECT \(selected.joined(separator: ", ")), \(count) FROM \(source) WHERE \(filter) GROUP BY \(groups)
-            ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET n = \(table).n + excluded.n
-            """
-    }
-
-    /// The statement that adds one key's count to this cube's `grain` table, with `?` for the
-    /// bucket, the dimensions in order and the count (SQLite's group commit, which counts in the
-    /// application).
-    package func incrementSQL(grain: RollupGrain) -> String {
+    /// The statement that adds `HourlyCounts`-shaped rows (`hour`, every dimension, `n`) of
+    /// `source` (a table or a `WITH` name) to this cube's `grain` table: one upsert of every key's
+    /// count, in the syntax SQLite and PostgreSQL share.
+    package func countingSQL(grain: RollupGrain, fromHourlyCounts source: String) -> String {
         let table = table(grain)
         let key = ["bucket"] + dimensions.map(\.column)
-        let marks = Array(repeating: "?", count: key.count + 1).joined(separator: ", ")
+        let bucket = grain == .hour ? "hour" : "hour / \(grain.hoursPerBucket)"
+        let groups = (1...key.count).map(String.init).joined(separator: ", ")
         return """
-            INSERT INTO \(table) (\(key.joined(separator: ", ")), n) VALUES (\(marks))
+            INSERT INTO \(table) (\(key.joined(separator: ", ")), n)
+            SELECT \(([bucket] + dimensions.map(\.column)).joined(separator: ", ")), SUM(n) FROM \(source) WHERE true
+            GROUP BY \(groups)
             ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET n = \(table).n + excluded.n
             """
     }
 }
 
+extension RollupGrain {
+    /// How many hours one bucket of this grain holds.
+    package var hoursPerBucket: Int64 { milliseconds / RollupGrain.hour.milliseconds }
+}
+
+/// Where the counts of newly stored events go first: `rollup_delta`, one row per hour and key per
+/// group commit, appended by the same transaction as the events (no index, no upsert, no row
+/// another writer waits for). A fold (`EventStoring.foldRollups`) moves them into the cubes in one
+/// transaction: `DELETE … RETURNING` takes exactly the rows it folds, so each is counted once.
+/// Reads sum the cubes and the deltas not yet folded, in one statement (one snapshot), so a fold
+/// between two reads can neither hide nor double a count.
+package enum RollupDelta {
+    package static let table = "rollup_delta"
+
+    /// Its columns: the hour, every dimension, the count.
+    package static var columns: [String] { ["hour"] + RollupDimension.allCases.map(\.column) + ["n"] }
+}
+
 /// The events of a source counted once by hour and every dimension (absent values made neutral),
-/// as rows `hour, <dimension columns>, n`: what `countingSQL(grain:fromHourlyCounts:)` reads.
+/// as rows `hour, <dimension columns>, n`: what a group commit appends to `rollup_delta` and what
+/// `countingSQL(grain:fromHourlyCounts:)` reads.
 package enum HourlyCounts {
     package static func sql(from source: String) -> String {
         let dimensions = RollupDimension.allCases
