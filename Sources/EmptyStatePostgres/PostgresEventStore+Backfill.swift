@@ -18,11 +18,14 @@ extension PostgresEventStore {
     private static let foldSQL: String = {
         let upserts = RollupCube.allCases.enumerated().flatMap { index, cube in
             RollupGrain.allCases.enumerated().map { position, grain in
-                ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: "moved")))"
+                ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: "summed")))"
             }
         }
-        return "WITH moved AS (DELETE FROM \(RollupDelta.table) RETURNING *)\n" + upserts.joined(separator: "\n")
-            + "\nSELECT COUNT(*)::int8 FROM moved"
+        // Summed once by hour and full key first: the cubes aggregate those few rows.
+        return """
+            WITH moved AS (DELETE FROM \(RollupDelta.table) RETURNING *),
+            summed AS (\(RollupDelta.summedSQL.replacingOccurrences(of: "FROM \(RollupDelta.table)", with: "FROM moved")))
+            """ + upserts.joined(separator: "\n") + "\nSELECT COUNT(*)::int8 FROM moved"
     }()
 
     @discardableResult

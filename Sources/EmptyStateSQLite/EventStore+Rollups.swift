@@ -1,26 +1,20 @@
 import EmptyStateStore
 import GRDB
 
-/// The rollups on SQLite: what a group commit appends (counted in Swift, a delta row per hour and
-/// key), the fold of the deltas into the cubes, what summaries read, and the backfill of events
+/// The rollups on SQLite: what a group commit appends (a delta row per hour and key), the fold of the deltas into the cubes, what summaries read, and the backfill of events
 /// stored before the rollups existed.
 extension EventStore {
-    /// Appends a group's counts to the deltas, in the group's transaction.
-    static func add(_ rollups: RollupBatch, in db: Database) throws {
-        guard !rollups.isEmpty else { return }
-        let marks = Array(repeating: "?", count: RollupDelta.columns.count).joined(separator: ", ")
+    /// Appends the counts of the events stored with `seqs` to the deltas, in the group's
+    /// transaction: counted by SQLite from the rows just written (in its cache), once per hour
+    /// and key, without a value crossing into Swift.
+    static func addRollups(ofEvents seqs: ClosedRange<Int64>, in db: Database) throws {
         let statement = try db.cachedStatement(
-            sql: "INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", "))) VALUES (\(marks))"
+            sql: """
+                INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
+                \(HourlyCounts.sql(from: "(SELECT * FROM event WHERE seq >= ? AND seq <= ?)"))
+                """
         )
-        for (hour, key, count) in rollups.hourly {
-            var arguments: [any DatabaseValueConvertible] = [hour]
-            for dimension in RollupDimension.allCases {
-                let value = key.value(dimension)
-                arguments.append((value as? Int) ?? (value as? String) ?? "")
-            }
-            arguments.append(count)
-            try statement.execute(arguments: StatementArguments(arguments))
-        }
+        try statement.execute(arguments: [seqs.lowerBound, seqs.upperBound])
     }
 
     @discardableResult
@@ -30,9 +24,14 @@ extension EventStore {
                 let folded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(RollupDelta.table)") ?? 0
                 guard folded > 0 else { return 0 }
                 // SQLite's one writer is this transaction: every delta it reads is the one it deletes.
+                // The deltas summed once by hour and full key (many groups' rows for the same key
+                // become one), then each cube and grain from those few rows.
+                try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS folded AS \(RollupDelta.summedSQL) LIMIT 0")
+                try db.execute(sql: "DELETE FROM temp.folded")
+                try db.execute(sql: "INSERT INTO temp.folded \(RollupDelta.summedSQL)")
                 for cube in RollupCube.allCases {
                     for grain in RollupGrain.allCases {
-                        try db.execute(sql: cube.countingSQL(grain: grain, fromHourlyCounts: RollupDelta.table))
+                        try db.execute(sql: cube.countingSQL(grain: grain, fromHourlyCounts: "temp.folded"))
                     }
                 }
                 try db.execute(sql: "DELETE FROM \(RollupDelta.table)")

@@ -145,7 +145,8 @@ package final class EventStore: Sendable {
                             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """
                     )
-                    var rollups = RollupBatch()
+                    // The seqs this transaction gave (the one writer's: nothing else is between).
+                    var seqs: ClosedRange<Int64>?
                     let insertQuarantine = try db.cachedStatement(
                         sql: "INSERT INTO quarantine (received_at, reason, payload, request_id) VALUES (?, ?, ?, ?)"
                     )
@@ -161,7 +162,10 @@ package final class EventStore: Sendable {
                                 event.variant, event.installID,
                             ])
                             let stored = db.changesCount > 0
-                            if stored && RollupSwitch.enabled { rollups.add(event) }
+                            if stored {
+                                let seq = db.lastInsertedRowID
+                                seqs = (seqs?.lowerBound ?? seq)...seq
+                            }
                             inserted.append(stored)
                         }
                         for item in submission.quarantined {
@@ -171,7 +175,7 @@ package final class EventStore: Sendable {
                         }
                         outcomes.append(inserted)
                     }
-                    try Self.add(rollups, in: db)
+                    if let seqs, RollupSwitch.enabled { try Self.addRollups(ofEvents: seqs, in: db) }
                     return outcomes
                 }
             )

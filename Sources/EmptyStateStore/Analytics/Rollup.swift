@@ -82,100 +82,6 @@ package enum RollupGrain: String, Sendable, CaseIterable {
     }
 }
 
-/// The dimensions of one event as rollups key it, with absent values made neutral.
-package struct RollupKey: Sendable, Hashable {
-    package var template: String
-    package var revision: Int
-    package var variant: String
-    package var locale: String
-    package var platform: String
-    package var appVersion: String
-    package var type: String
-    package var action: String
-
-    package init(_ event: AnalyticsEvent) {
-        template = event.templateID
-        revision = event.revision ?? 0
-        variant = event.variant ?? ""
-        locale = event.locale
-        platform = event.platform
-        appVersion = event.appVersion
-        type = event.kind.rawValue
-        action = event.actionID ?? ""
-    }
-
-    /// This key with the dimensions `cube` does not have made neutral: equal for every event the
-    /// cube counts together.
-    package func projected(on cube: RollupCube) -> RollupKey {
-        var key = self
-        let kept = cube.dimensions
-        if !kept.contains(.template) { key.template = "" }
-        if !kept.contains(.revision) { key.revision = 0 }
-        if !kept.contains(.variant) { key.variant = "" }
-        if !kept.contains(.locale) { key.locale = "" }
-        if !kept.contains(.platform) { key.platform = "" }
-        if !kept.contains(.appVersion) { key.appVersion = "" }
-        return key
-    }
-
-    /// The value of `dimension`, as a database value: an `Int` for the revision, a `String`
-    /// otherwise.
-    package func value(_ dimension: RollupDimension) -> any Sendable {
-        switch dimension {
-        case .template: return template
-        case .revision: return revision
-        case .variant: return variant
-        case .locale: return locale
-        case .platform: return platform
-        case .appVersion: return appVersion
-        case .type: return type
-        case .action: return action
-        }
-    }
-}
-
-/// What one group of newly stored events adds to the rollups, counted in the application (SQLite's
-/// group commit): once by hour and full key (`hourly`, the delta rows); each cube and grain is a
-/// projection of those counts (`counts`, for the tests).
-package struct RollupBatch: Sendable {
-    /// The count of each full key, by hour.
-    private var byHour: [Bucketed: Int] = [:]
-
-    /// A key in its time bucket.
-    package struct Bucketed: Sendable, Hashable {
-        package var bucket: Int64
-        package var key: RollupKey
-    }
-
-    package init() {}
-
-    /// Counts `event` (one that was stored: never a duplicate).
-    package mutating func add(_ event: AnalyticsEvent) {
-        byHour[Bucketed(bucket: RollupGrain.hour.bucket(of: event.occurredAt), key: RollupKey(event)), default: 0] += 1
-    }
-
-    /// Whether nothing was added.
-    package var isEmpty: Bool { byHour.isEmpty }
-
-    /// The counts by hour and full key: the rows a group commit appends to `rollup_delta`.
-    package var hourly: [(hour: Int64, key: RollupKey, count: Int)] {
-        byHour.map { (hour: $0.key.bucket, key: $0.key.key, count: $0.value) }
-    }
-
-    /// The count of each key of `cube` in each bucket of `grain`.
-    package func counts(_ cube: RollupCube, _ grain: RollupGrain) -> [Bucketed: Int] {
-        var counts: [Bucketed: Int] = [:]
-        let hoursPerBucket = grain.milliseconds / RollupGrain.hour.milliseconds
-        for (bucketed, count) in byHour {
-            // Rounded down, also before the epoch.
-            let hour = bucketed.bucket
-            let bucket = hour >= 0 ? hour / hoursPerBucket : -((-hour + hoursPerBucket - 1) / hoursPerBucket)
-            counts[Bucketed(bucket: bucket, key: bucketed.key.projected(on: cube)), default: 0] += count
-        }
-        return counts
-    }
-}
-
 extension RollupDimension {
     /// The SQL that reads this dimension from an event row, absent values made neutral (the same
     /// in SQLite and PostgreSQL).
@@ -228,6 +134,12 @@ package enum RollupDelta {
 
     /// Its columns: the hour, every dimension, the count.
     package static var columns: [String] { ["hour"] + RollupDimension.allCases.map(\.column) + ["n"] }
+
+    /// Its rows summed by hour and every dimension: what a fold adds to the cubes.
+    package static var summedSQL: String {
+        let key = (["hour"] + RollupDimension.allCases.map(\.column)).joined(separator: ", ")
+        return "SELECT \(key), SUM(n) AS n FROM \(table) GROUP BY \(key)"
+    }
 }
 
 /// The events of a source counted once by hour and every dimension (absent values made neutral),
