@@ -74,8 +74,8 @@ package protocol TemplateStoring: Sendable {
     /// One revision with its document.
     func revision(id: String, number: Int) throws(StoreError) -> RevisionRecord
 
-    /// Every change, newest first: who changed what, when, and which fields.
-    func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord>
+    /// The changes `filter` selects, newest first: who changed what, when, and which fields.
+    func audit(_ filter: AuditFilter, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord>
 
     /// Throws `.conflicts` when `template`'s id or aliases clash with other live templates;
     /// writes nothing (for `?validateOnly=true`).
@@ -115,6 +115,13 @@ package protocol TemplateStoring: Sendable {
 
     /// One revision of a policy with its document.
     func policyRevision(platform: Platform, number: Int) throws(StoreError) -> RevisionRecord
+}
+
+extension TemplateStoring {
+    /// Every change, newest first, optionally of one document only.
+    package func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
+        try audit(AuditFilter(documentID: templateID), page: page, pageSize: pageSize)
+    }
 }
 
 /// Durable storage of analytics events with group commit, as ingestion, the analytics API and

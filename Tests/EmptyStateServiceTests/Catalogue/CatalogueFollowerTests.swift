@@ -157,8 +157,8 @@ private final class FlakyTemplates: TemplateStoring {
         try base.revision(id: id, number: number)
     }
 
-    func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
-        try base.audit(page: page, pageSize: pageSize, templateID: templateID)
+    func audit(_ filter: AuditFilter, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
+        try base.audit(filter, page: page, pageSize: pageSize)
     }
 
     func checkConflicts(_ template: Template) throws(StoreError) { try base.checkConflicts(template) }
