@@ -158,12 +158,13 @@ package final class EmptyStateApplication: Sendable {
                 "catalogue.load_ms": "\((ContinuousClock.now - started).milliseconds)",
             ]
         )
-        let authorization = try AdminAuthorization.load(
+        var authorization = try AdminAuthorization.load(
             configured: configuration.adminTokens,
             dataDirectory: configuration.dataDirectory,
             shared: shared,
             logger: logger
         )
+        authorization.sessions = ConsoleSessions(store: backend.sessions, publicOrigin: configuration.publicOrigin)
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
         var router = Router()
@@ -176,7 +177,14 @@ package final class EmptyStateApplication: Sendable {
             metrics: metrics,
             openAPI: Array(openAPI)
         ).register(on: &router)
-        AdminAPI(store: store, state: state, authorization: authorization, logger: logger).register(on: &router)
+        AdminAPI(
+            store: store,
+            state: state,
+            authorization: authorization,
+            logger: logger,
+            illustrationBaseURL: configuration.illustrationBaseURL,
+            eventRetentionDays: configuration.eventRetentionDays
+        ).register(on: &router)
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
         if let shared {
@@ -393,6 +401,7 @@ package final class EmptyStateApplication: Sendable {
     private struct Backend {
         var templates: any TemplateStoring
         var events: any EventStoring
+        var sessions: any SessionStoring
     }
 
     /// Opens SQLite in the data directory, or takes the shared store's.
@@ -404,7 +413,7 @@ package final class EmptyStateApplication: Sendable {
     ) throws -> Backend {
         if let shared {
             shared.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
-            return Backend(templates: shared.templates, events: shared.events)
+            return Backend(templates: shared.templates, events: shared.events, sessions: shared.sessions)
         }
         let templates = try TemplateStore(
             path: configuration.storePath,
@@ -421,7 +430,7 @@ package final class EmptyStateApplication: Sendable {
         } catch {
             throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
         }
-        return Backend(templates: templates, events: events)
+        return Backend(templates: templates, events: events, sessions: templates)
     }
 }
 

@@ -17,6 +17,7 @@ import Testing
 private final class FakeSharedStore: SharedStore {
     let templates: any TemplateStoring
     let events: any EventStoring
+    var sessions: any SessionStoring { templates as! any SessionStoring }
     var location: String { "fake shared store" }
     var isReachable: Bool { true }
 
