@@ -185,6 +185,7 @@ package final class EmptyStateApplication: Sendable {
             illustrationBaseURL: configuration.illustrationBaseURL,
             eventRetentionDays: configuration.eventRetentionDays
         ).register(on: &router)
+        ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
         if let shared {
