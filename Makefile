@@ -58,9 +58,14 @@ integration-test: build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
 
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
-## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy
+## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
+## admin console's flows (Tests/browser/console.py) on SQLite, with the catalogue search timed at
+## 10,000 templates, and again on a throwaway PostgreSQL (scripts/postgres.sh)
 browser-test: build
 	python3 Tests/browser/run.py $(BIN_DIR)/empty-state-server
+	python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server
+	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
+		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
 ## screenshots: PNGs of the gallery (/preview) in docs/images/, from headless Chromium
 screenshots: build
