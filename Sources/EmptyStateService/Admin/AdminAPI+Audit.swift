@@ -83,7 +83,7 @@ extension AdminAPI {
             }
         }
         if let text = request.queryValue("actor") {
-            if text.isEmpty || text.count > 200 {
+            if text.isEmpty || text.unicodeScalars.count > 200 {
                 errors.append(.init(.parameter("actor"), "a token's name, 1 to 200 characters"))
             } else {
                 filter.actor = text
@@ -112,7 +112,7 @@ extension AdminAPI {
         filter.from = bounds["from"].map { String(Timestamp.format(milliseconds: $0).prefix(19)) + "Z" }
         filter.to = bounds["to"].map { String(Timestamp.format(milliseconds: $0).prefix(19)) + "Z" }
         if let text = request.queryValue("field") {
-            if text.hasPrefix("/"), text.count <= 200 {
+            if text.hasPrefix("/"), text.unicodeScalars.count <= 200 {
                 filter.field = text
             } else {
                 errors.append(.init(.parameter("field"), "a JSON pointer (/strings/fr/title), at most 200 characters"))

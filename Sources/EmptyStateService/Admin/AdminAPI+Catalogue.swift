@@ -18,7 +18,7 @@ extension AdminAPI {
         var errors: [ProblemDetails.FieldError] = []
         var query = CatalogueIndex.Query()
         if let text = request.queryValue("q") {
-            if text.count > Self.maximumQueryLength {
+            if text.unicodeScalars.count > Self.maximumQueryLength {
                 errors.append(.init(.parameter("q"), "at most \(Self.maximumQueryLength) characters"))
             }
             query.text = text
