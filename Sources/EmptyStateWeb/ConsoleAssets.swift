@@ -26,7 +26,7 @@ package enum ConsoleAssets {
     /// The console's page.
     package static var index: WebAsset { files["index.html"]! }
 
-    static func contentType(of name: String) -> String {
+    package static func contentType(of name: String) -> String {
         if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
         if name.hasSuffix(".css") { return "text/css; charset=utf-8" }
         if name.hasSuffix(".js") { return "text/javascript; charset=utf-8" }
