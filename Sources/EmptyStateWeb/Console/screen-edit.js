@@ -11,7 +11,7 @@ import { ApiError, get, put, seg } from "./api.js";
 import { check, limitOf, placeholders, runs } from "./copy-rules.js";
 import { CATEGORIES } from "./screen-catalogue.js";
 import { diff, merge, setAt } from "./diff.js";
-import { announce, debounce, field, fieldName, h, routeLink, select, time, uid } from "./dom.js";
+import { announce, debounce, field, h, routeLink, select, time, uid } from "./dom.js";
 import { conflictDialog, reviewDialog } from "./part-diff-view.js";
 import { iconPicker } from "./part-icon-picker.js";
 import { preview } from "./part-preview.js";
@@ -85,6 +85,8 @@ export function mount(main, { id, query }, context) {
         state.draft = structuredClone(data.template);
       }
       const locales = Object.keys(state.draft.strings);
+      // A link from the translation status to a locale the template lacks: offer to add it.
+      if (state.locale && !locales.includes(state.locale)) state.absentLocale = state.locale;
       if (!state.locale || !locales.includes(state.locale)) {
         state.locale = locales.find((locale) => locale !== state.draft.defaultLocale) || state.draft.defaultLocale;
       }
@@ -475,7 +477,8 @@ export function mount(main, { id, query }, context) {
       previewPart?.update(state.draft, { now: true });
       main.querySelector("#edit-locale")?.focus();
     });
-    const newLocale = h("input", { type: "text", id: "new-locale", size: "8", readOnly, placeholder: "e.g. it" });
+    const absent = state.absentLocale && !draft.strings[state.absentLocale] ? state.absentLocale : "";
+    const newLocale = h("input", { type: "text", id: "new-locale", size: "8", readOnly, placeholder: "e.g. it", value: absent });
     const addLocale = h(
       "button",
       {
@@ -504,6 +507,9 @@ export function mount(main, { id, query }, context) {
         h("div", { class: "field" }, h("label", { for: "new-locale" }, "New locale"), h("div", { class: "inline" }, newLocale, addLocale)),
       ),
     );
+    if (absent) {
+      group.append(h("p", { class: "notice" }, `This template has no ${absent} strings yet: “Add locale” makes them, to translate from the source.`));
+    }
     fields.set(`/strings/${state.locale}`, { control: localeSelect, setError: (text) => setGroupError(group, text) });
     fields.set("/strings", { control: localeSelect, setError: (text) => setGroupError(group, text) });
     const values = draft.strings[state.locale];

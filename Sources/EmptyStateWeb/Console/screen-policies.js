@@ -6,7 +6,7 @@
 import { ApiError, get, post, put } from "./api.js";
 import { diff, merge, setAt } from "./diff.js";
 import { announce, debounce, field, h, routeLink, tableRegion, time } from "./dom.js";
-import { conflictDialog, diffTable, reviewDialog } from "./part-diff-view.js";
+import { conflictDialog, reviewDialog } from "./part-diff-view.js";
 
 const PLATFORMS = [["ios", "iOS"], ["android", "Android"], ["web", "Web"]];
 const STATE_TEXT = {
