@@ -67,7 +67,7 @@ browser-test: build
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
-## screenshots: PNGs of the gallery (/preview) in docs/images/, from headless Chromium
+## screenshots: PNGs of the gallery (/preview) and of the admin console's screens in docs/images/, from headless Chromium
 screenshots: build
 	python3 Tests/browser/screenshots.py $(BIN_DIR)/empty-state-server docs/images
 

@@ -34,8 +34,9 @@ extension AdminAPI {
         {
             throw refusal
         }
-        guard case .object = try body(request) else { throw AdminProblems.notAnObject }
-        guard case .string(let secret)? = try body(request)["token"], !secret.isEmpty else {
+        let document = try body(request)
+        guard case .object = document else { throw AdminProblems.notAnObject }
+        guard case .string(let secret)? = document["token"], !secret.isEmpty else {
             throw ProblemDetails(
                 status: 422,
                 slug: "validation-failed",
