@@ -33,12 +33,13 @@ const fieldID = (pointer) => `f${pointer.replace(/[^A-Za-z0-9]+/g, "-")}`;
 
 const direction = (locale) => (RTL.has(String(locale).split("-")[0].toLowerCase()) ? "rtl" : "ltr");
 
-/** The string keys a locale has, in the order the form shows them. */
-function keysOf(document) {
+/** The string keys a locale has, in the order the form shows them; `labelKeyOf` says where an
+ *  action's labels are. */
+function keysOf(document, labelKeyOf = (action) => `actions.${action.id}`) {
   const source = document.strings?.[document.defaultLocale] || {};
   const keys = ["title"];
   if ("message" in source) keys.push("message");
-  for (const action of document.actions || []) keys.push(`actions.${action.id}`);
+  for (const action of document.actions || []) keys.push(labelKeyOf(action));
   if ("visual.label" in source) keys.push("visual.label");
   return keys;
 }
@@ -60,6 +61,7 @@ export function mount(main, { id, query }, context) {
     checking: false,
   };
   const fields = new Map(); // pointer → {setError, control}
+  const labelKeys = new WeakMap(); // action → the key of its labels, while it differs from its id
   let form = null;
   let previewPart = null;
   let disposed = false;
@@ -360,7 +362,13 @@ export function mount(main, { id, query }, context) {
     line.hidden = !text;
   }
 
+  /** The key of an action's labels: `actions.<id>`, unless its id was typed into another
+   *  action's while its labels stayed where they were (see the id field in `actions`). */
+  const labelKeyOf = (action) => labelKeys.get(action) ?? `actions.${action.id}`;
+
+  /** Moves an action's labels to a new key in every locale. */
   function renameKey(from, to) {
+    if (from === to) return;
     for (const values of Object.values(state.draft.strings)) {
       if (from in values) {
         values[to] = values[from];
@@ -376,8 +384,17 @@ export function mount(main, { id, query }, context) {
     fields.set("/actions", { control: group, setError: (text) => setGroupError(group, text) });
     list.forEach((action, index) => {
       const base = `/actions/${index}`;
+      // The labels follow the id as it is typed. While the id is another action's, they stay
+      // where they are (moving them would overwrite that action's labels; the server reports the
+      // duplicate id) and follow once the id is unique again, even after the form is rebuilt.
       const idField = textInput(`${base}/id`, "Id", action.id, (value) => {
-        renameKey(`actions.${action.id}`, `actions.${value}`);
+        const from = labelKeyOf(action);
+        if (list.some((other) => other !== action && other.id === value)) {
+          labelKeys.set(action, from);
+        } else {
+          renameKey(from, `actions.${value}`);
+          labelKeys.delete(action);
+        }
         action.id = value;
         changed();
       }, { hint: "Letters and digits, starting with a lowercase letter." });
@@ -425,7 +442,8 @@ export function mount(main, { id, query }, context) {
                 ...writeProps(),
                 onclick() {
                   list.splice(index, 1);
-                  for (const values of Object.values(draft.strings)) delete values[`actions.${action.id}`];
+                  const key = labelKeyOf(action);
+                  for (const values of Object.values(draft.strings)) delete values[key];
                   if (!list.length) delete draft.actions;
                   changed();
                   build();
@@ -487,7 +505,7 @@ export function mount(main, { id, query }, context) {
         onclick() {
           const tag = newLocale.value.trim();
           if (!tag || draft.strings[tag]) return;
-          draft.strings[tag] = Object.fromEntries(keysOf(draft).map((key) => [key, ""]));
+          draft.strings[tag] = Object.fromEntries(keysOf(draft, labelKeyOf).map((key) => [key, ""]));
           state.locale = tag;
           changed();
           build();
@@ -514,7 +532,7 @@ export function mount(main, { id, query }, context) {
     fields.set("/strings", { control: localeSelect, setError: (text) => setGroupError(group, text) });
     const values = draft.strings[state.locale];
     const sourceValues = draft.strings[source];
-    for (const key of keysOf(draft)) {
+    for (const key of keysOf(draft, labelKeyOf)) {
       const pointer = `/strings/${state.locale}/${key}`;
       const limit = limitOf(key);
       const sourceText = state.locale === source ? null : sourceValues[key];
