@@ -131,8 +131,8 @@ format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
 ## bench: release build against plain C libmicrohttpd baselines, then reads while publishing, event
-## ingestion, nginx, scale, app status, three replicas on a throwaway PostgreSQL, and the admin
-## console's catalogue search at 10,000 templates in headless Chromium
+## ingestion, nginx, scale, translation files, app status, three replicas on a throwaway PostgreSQL,
+## and the admin console's catalogue search at 10,000 templates in headless Chromium
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
@@ -140,6 +140,7 @@ bench: deps
 	python3 Benchmarks/events.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/nginx.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/scale.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/translations.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	BENCH_SERVER_BIN="$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" bash Benchmarks/app_status.sh
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/console.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"

@@ -123,6 +123,7 @@ let package = Package(
                 "EmptyStateWeb",
                 "EmptyStateStore",
                 "EmptyStateSQLite",
+                "EmptyStateTranslation",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "JSONCoding",

@@ -66,6 +66,30 @@ static inline size_t CZlib_gzip(const uint8_t *input, size_t length, uint8_t *ou
     return status == Z_STREAM_END ? capacity - stream->avail_out : 0;
 }
 
+/// Compresses `input` as a raw deflate stream (RFC 1951, no header or trailer: what a ZIP entry
+/// holds) at zlib's default level, with a stream of its own (archives are made rarely).
+/// Returns the number of bytes written to `output`, or 0 when `capacity` was too small or zlib
+/// failed; `CZlib_gzipBound(length)` is always large enough.
+static inline size_t CZlib_rawDeflate(const uint8_t *input, size_t length, uint8_t *output, size_t capacity) {
+    z_stream stream = {0};
+    if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        return 0;
+    }
+    stream.next_in = (Bytef *)input;
+    stream.avail_in = (uInt)length;
+    stream.next_out = output;
+    stream.avail_out = (uInt)capacity;
+    int status = deflate(&stream, Z_FINISH);
+    size_t written = capacity - stream.avail_out;
+    deflateEnd(&stream);
+    return status == Z_STREAM_END ? written : 0;
+}
+
+/// The CRC-32 of `input` (ISO 3309, as ZIP and gzip use it).
+static inline uint32_t CZlib_crc32(const uint8_t *input, size_t length) {
+    return (uint32_t)crc32(0L, input, (uInt)length);
+}
+
 /// The capacity `CZlib_gzip` needs for `length` input bytes.
 static inline size_t CZlib_gzipBound(size_t length) {
     return (size_t)compressBound((uLong)length) + 32;

@@ -125,11 +125,30 @@ package enum PostgresSchema {
                 """,
             ]
         ),
+        // Translation bookkeeping, one step on its own: a revision may say why it was made
+        // (`imported from fr.xlf`), and each string records the template revision that last
+        // changed it, so "written before its source changed" (stale) is exact where whole-second
+        // times tie. Rows already there get the latest revision committed at their `updated_at`
+        // (a write stamps its strings and its revision with the same time); 0 when none matches.
+        Migration(
+            version: 2,
+            description: "revision notes, string revisions",
+            statements: [
+                "ALTER TABLE revision ADD COLUMN note TEXT",
+                "ALTER TABLE template_string ADD COLUMN revision BIGINT NOT NULL DEFAULT 0",
+                """
+                UPDATE template_string s SET revision = COALESCE((
+                    SELECT MAX(r.revision) FROM revision r
+                    WHERE r.template_id = s.template_id AND r.created_at = s.updated_at
+                ), 0)
+                """,
+            ]
+        ),
         // The admin console's sessions (`SessionStoring`), shared by every replica so a sign-out
         // anywhere ends the session everywhere; only the SHA-256 of each session id is kept. A
         // table no other statement touches: the step can be renumbered beside others as it is.
         Migration(
-            version: 2,
+            version: 3,
             description: "console sessions",
             statements: [
                 """

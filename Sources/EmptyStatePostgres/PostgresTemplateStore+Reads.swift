@@ -17,18 +17,51 @@ extension PostgresTemplateStore {
         let logger = logger
         return try read { client in
             var strings: [StoredString] = []
-            for try await (locale, key, value, updatedAt, updatedBy) in try await client.query(
+            for try await (locale, key, value, updatedAt, updatedBy, revision) in try await client.query(
                 """
-                SELECT locale, key, value, updated_at, updated_by FROM template_string
+                SELECT locale, key, value, updated_at, updated_by, revision FROM template_string
                 WHERE template_id = \(id) ORDER BY locale COLLATE "C", key COLLATE "C"
                 """,
                 logger: logger
-            ).decode((String, String, String, String, String).self) {
+            ).decode((String, String, String, String, String, Int).self) {
                 strings.append(
-                    StoredString(locale: locale, key: key, value: value, updatedAt: updatedAt, updatedBy: updatedBy)
+                    StoredString(
+                        locale: locale,
+                        key: key,
+                        value: value,
+                        updatedAt: updatedAt,
+                        updatedBy: updatedBy,
+                        revision: revision
+                    )
                 )
             }
             return strings
+        }
+    }
+
+    package func stringStamps() throws(StoreError) -> [StringStamp] {
+        let logger = logger
+        return try read { client in
+            var stamps: [StringStamp] = []
+            // Deleted templates have no strings (a delete removes them), app policies none at all.
+            for try await (templateID, locale, key, revision, updatedAt) in try await client.query(
+                """
+                SELECT template_id, locale, key, revision, updated_at FROM template_string
+                ORDER BY template_id COLLATE "C"
+                """,
+                logger: logger
+            ).decode((String, String, String, Int, String).self) {
+                stamps.append(
+                    StringStamp(
+                        templateID: templateID,
+                        locale: locale,
+                        key: key,
+                        revision: revision,
+                        updatedAt: updatedAt
+                    )
+                )
+            }
+            return stamps
         }
     }
 
@@ -83,7 +116,7 @@ extension PostgresTemplateStore {
         let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM revision \(condition)", binds: bindings)
         let pageQuery = PostgresQuery(
             unsafeSQL: """
-                SELECT template_id, revision, action, changed_fields, created_at, created_by FROM revision \(condition)
+                SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision \(condition)
                 ORDER BY seq DESC LIMIT \(pageSize) OFFSET \((page - 1) * pageSize)
                 """,
             binds: bindings
@@ -91,11 +124,11 @@ extension PostgresTemplateStore {
         let (total, rows) = try read { client in
             let total = try await Self.count(client, countQuery, logger: logger)
             var rows: [RevisionRow] = []
-            for try await (id, revision, action, changed, createdAt, createdBy) in try await client.query(
+            for try await (id, revision, action, changed, createdAt, createdBy, note) in try await client.query(
                 pageQuery,
                 logger: logger
-            ).decode((String, Int, String, String, String, String).self) {
-                rows.append(RevisionRow(id, revision, action, nil, changed, createdAt, createdBy))
+            ).decode((String, Int, String, String, String, String, String?).self) {
+                rows.append(RevisionRow(id, revision, action, nil, changed, createdAt, createdBy, note))
             }
             return (total, rows)
         }
@@ -170,14 +203,14 @@ extension PostgresTemplateStore {
                 logger: logger
             )
             var rows: [RevisionRow] = []
-            for try await (id, revision, action, changed, createdAt, createdBy) in try await client.query(
+            for try await (id, revision, action, changed, createdAt, createdBy, note) in try await client.query(
                 """
-                SELECT template_id, revision, action, changed_fields, created_at, created_by FROM revision
+                SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision
                 WHERE template_id = \(id) ORDER BY revision DESC LIMIT \(pageSize) OFFSET \((page - 1) * pageSize)
                 """,
                 logger: logger
-            ).decode((String, Int, String, String, String, String).self) {
-                rows.append(RevisionRow(id, revision, action, nil, changed, createdAt, createdBy))
+            ).decode((String, Int, String, String, String, String, String?).self) {
+                rows.append(RevisionRow(id, revision, action, nil, changed, createdAt, createdBy, note))
             }
             return (total, rows)
         }
@@ -195,15 +228,18 @@ extension PostgresTemplateStore {
         let logger = logger
         let found: (exists: Bool, row: RevisionRow?) = try read { client in
             var row: RevisionRow?
-            for try await (id, revision, action, document, changed, createdAt, createdBy) in try await client.query(
-                """
-                SELECT r.template_id, r.revision, r.action, r.document, r.changed_fields, r.created_at, r.created_by
-                FROM revision r JOIN template t ON t.id = r.template_id
-                WHERE r.template_id = \(id) AND r.revision = \(number) AND t.kind = \(kind.rawValue)
-                """,
-                logger: logger
-            ).decode((String, Int, String, String?, String, String, String).self) {
-                row = RevisionRow(id, revision, action, document, changed, createdAt, createdBy)
+            for try await (id, revision, action, document, changed, createdAt, createdBy, note)
+                in try await client.query(
+                    """
+                    SELECT r.template_id, r.revision, r.action, r.document, r.changed_fields, r.created_at, r.created_by,
+                        r.note
+                    FROM revision r JOIN template t ON t.id = r.template_id
+                    WHERE r.template_id = \(id) AND r.revision = \(number) AND t.kind = \(kind.rawValue)
+                    """,
+                    logger: logger
+                ).decode((String, Int, String, String?, String, String, String, String?).self)
+            {
+                row = RevisionRow(id, revision, action, document, changed, createdAt, createdBy, note)
             }
             if row != nil { return (true, row) }
             let exists =

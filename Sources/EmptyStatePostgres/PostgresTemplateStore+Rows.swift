@@ -19,6 +19,7 @@ extension PostgresTemplateStore {
         var changed: String
         var createdAt: String
         var createdBy: String
+        var note: String?
 
         init(
             _ id: String,
@@ -27,7 +28,8 @@ extension PostgresTemplateStore {
             _ document: String?,
             _ changed: String,
             _ createdAt: String,
-            _ createdBy: String
+            _ createdBy: String,
+            _ note: String?
         ) {
             self.id = id
             self.revision = revision
@@ -36,6 +38,7 @@ extension PostgresTemplateStore {
             self.changed = changed
             self.createdAt = createdAt
             self.createdBy = createdBy
+            self.note = note
         }
 
         func record(withDocument: Bool) throws(StoreError) -> RevisionRecord {
@@ -46,7 +49,8 @@ extension PostgresTemplateStore {
                 createdAt: createdAt,
                 createdBy: createdBy,
                 changedFieldsText: changed,
-                documentText: withDocument ? document : nil
+                documentText: withDocument ? document : nil,
+                note: note
             )
         }
     }

@@ -29,6 +29,7 @@ extension PostgresTemplateStore {
         id: String,
         expectedRevision: Int,
         actor: String,
+        note: String?,
         build: (Template) throws(Failure) -> Template
     ) throws -> StoredTemplate {
         // `build` runs on this thread, between a read and a write that checks the revision again
@@ -53,7 +54,8 @@ extension PostgresTemplateStore {
                 previous: current,
                 revision: live.revision + 1,
                 action: .strings,
-                actor: actor
+                actor: actor,
+                note: note
             )
             return try await Self.apply(connection, template, write, edited: true, logger: logger)
         }
@@ -180,11 +182,11 @@ extension PostgresTemplateStore {
         )
         try await connection.all(
             """
-            INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by)
-            SELECT \(template.id), w.locale, w.key, w.value, \(write.at), \(write.by)
+            INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by, revision)
+            SELECT \(template.id), w.locale, w.key, w.value, \(write.at), \(write.by), \(write.revision)
             FROM unnest(\(locales)::text[], \(keys)::text[], \(values)::text[]) AS w(locale, key, value)
             ON CONFLICT (template_id, locale, key) DO UPDATE SET value = excluded.value,
-                updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                updated_at = excluded.updated_at, updated_by = excluded.updated_by, revision = excluded.revision
             WHERE template_string.value <> excluded.value
             """,
             logger: logger
@@ -228,9 +230,9 @@ extension PostgresTemplateStore {
     static func appendRevision(_ connection: PostgresConnection, _ write: RevisionWrite, logger: Logger) async throws {
         try await connection.all(
             """
-            INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by)
+            INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by, note)
             VALUES (\(write.documentID), \(write.revision), \(write.action.rawValue), \(write.document),
-                \(write.changedFields), \(write.at), \(write.by))
+                \(write.changedFields), \(write.at), \(write.by), \(write.note))
             """,
             logger: logger
         )

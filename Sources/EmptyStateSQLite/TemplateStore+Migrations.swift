@@ -79,10 +79,28 @@ extension TemplateStore {
                     """
             )
         }
+        // Translation bookkeeping (one step, on its own): a revision may say why it was made
+        // (`imported from fr.xlf`), and each string records the template revision that last
+        // changed it, so "written before its source changed" (stale) is exact where whole-second
+        // times tie. Rows already there get the latest revision committed at their `updated_at`
+        // (every write stamps its strings and its revision with the same time): exact unless
+        // several revisions of the template share that second, 0 when none does.
+        migrator.registerMigration("v4: revision notes, string revisions") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE revision ADD COLUMN note TEXT;
+                    ALTER TABLE template_string ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                    UPDATE template_string SET revision = COALESCE((
+                        SELECT MAX(r.revision) FROM revision r
+                        WHERE r.template_id = template_string.template_id AND r.created_at = template_string.updated_at
+                    ), 0);
+                    """
+            )
+        }
         // The admin console's sessions (`SessionStoring`): only the SHA-256 of each session id is
         // kept. A table of its own, touched by no template query: a step that can be renumbered
         // beside other migrations without changing what it does.
-        migrator.registerMigration("console sessions") { db in
+        migrator.registerMigration("v5: console sessions") { db in
             try db.execute(
                 sql: """
                     CREATE TABLE console_session (

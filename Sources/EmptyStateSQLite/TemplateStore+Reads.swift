@@ -46,8 +46,10 @@ extension TemplateStore {
         try read { db in
             try Row.fetchAll(
                 db,
-                sql:
-                    "SELECT locale, key, value, updated_at, updated_by FROM template_string WHERE template_id = ? ORDER BY locale, key",
+                sql: """
+                    SELECT locale, key, value, updated_at, updated_by, revision FROM template_string
+                    WHERE template_id = ? ORDER BY locale, key
+                    """,
                 arguments: [id]
             ).map {
                 StoredString(
@@ -55,9 +57,33 @@ extension TemplateStore {
                     key: $0["key"],
                     value: $0["value"],
                     updatedAt: $0["updated_at"],
-                    updatedBy: $0["updated_by"]
+                    updatedBy: $0["updated_by"],
+                    revision: $0["revision"]
                 )
             }
+        }
+    }
+
+    package func stringStamps() throws(StoreError) -> [StringStamp] {
+        try read { db in
+            // Deleted templates have no strings (a delete removes them), app policies none at all.
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT template_id, locale, key, revision, updated_at FROM template_string ORDER BY template_id"
+            )
+            var stamps: [StringStamp] = []
+            while let row = try rows.next() {
+                stamps.append(
+                    StringStamp(
+                        templateID: row[0],
+                        locale: row[1],
+                        key: row[2],
+                        revision: row[3],
+                        updatedAt: row[4]
+                    )
+                )
+            }
+            return stamps
         }
     }
 
@@ -114,7 +140,7 @@ extension TemplateStore {
             let items = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT template_id, revision, action, changed_fields, created_at, created_by FROM revision
+                    SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision
                     WHERE template_id = ? ORDER BY revision DESC LIMIT ? OFFSET ?
                     """,
                 arguments: [id, pageSize, (page - 1) * pageSize]
@@ -142,7 +168,7 @@ extension TemplateStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT template_id, revision, action, document, changed_fields, created_at, created_by FROM revision
+                        SELECT template_id, revision, action, document, changed_fields, created_at, created_by, note FROM revision
                         WHERE template_id = ? AND revision = ? AND template_id IN (SELECT id FROM template WHERE kind = ?)
                         """,
                     arguments: [id, number, kind]
@@ -176,7 +202,7 @@ extension TemplateStore {
             let items = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT template_id, revision, action, changed_fields, created_at, created_by FROM revision \(condition)
+                    SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision \(condition)
                     ORDER BY seq DESC LIMIT ? OFFSET ?
                     """,
                 arguments: filterArguments + [pageSize, (page - 1) * pageSize]

@@ -26,7 +26,8 @@ extension TemplateStore {
             createdAt: row["created_at"],
             createdBy: row["created_by"],
             changedFieldsText: row["changed_fields"],
-            documentText: withDocument ? row["document"] : nil
+            documentText: withDocument ? row["document"] : nil,
+            note: row["note"]
         )
     }
 }

@@ -28,12 +28,15 @@ extension TemplateStore {
         }
     }
 
-    /// Replaces one locale's strings of a live template (a translator's unit of work).
-    /// - Parameter build: makes the new template from the current one, or throws its validation error.
+    /// Replaces strings of a live template (a translator's unit of work).
+    /// - Parameters:
+    ///   - note: recorded with the revision.
+    ///   - build: makes the new template from the current one, or throws its validation error.
     package func updateStrings<Failure: Error>(
         id: String,
         expectedRevision: Int,
         actor: String,
+        note: String?,
         build: (Template) throws(Failure) -> Template
     ) throws -> StoredTemplate {
         do {
@@ -50,7 +53,8 @@ extension TemplateStore {
                     previous: current,
                     revision: live.revision + 1,
                     action: .strings,
-                    actor: actor
+                    actor: actor,
+                    note: note
                 )
                 return try self.apply(db, template, write, edited: true)
             }
@@ -184,14 +188,14 @@ extension TemplateStore {
             wanted.insert(locale + "\u{0}" + key)
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by, revision)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(template_id, locale, key) DO UPDATE SET value = excluded.value,
-                        updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                        updated_at = excluded.updated_at, updated_by = excluded.updated_by, revision = excluded.revision
                     WHERE template_string.value <> excluded.value
                     """
             ).execute(
-                arguments: [template.id, locale, key, value, write.at, write.by]
+                arguments: [template.id, locale, key, value, write.at, write.by, write.revision]
             )
         }
         for row in try Row.fetchAll(
@@ -241,13 +245,13 @@ extension TemplateStore {
     func appendRevision(_ db: Database, _ write: RevisionWrite) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by, seq)
-                VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM revision))
+                INSERT INTO revision (template_id, revision, action, document, changed_fields, created_at, created_by, note, seq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM revision))
                 """
         ).execute(
             arguments: [
                 write.documentID, write.revision, write.action.rawValue, write.document, write.changedFields, write.at,
-                write.by,
+                write.by, write.note,
             ]
         )
     }

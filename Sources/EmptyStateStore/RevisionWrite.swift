@@ -20,6 +20,8 @@ package struct RevisionWrite: Sendable, Equatable {
     /// When (`Timestamp.now()`) and by whom.
     package var at: String
     package var by: String
+    /// Why, when the writer says (`imported from fr.xlf`); shown with the revision.
+    package var note: String?
 
     package init(
         documentID: String,
@@ -29,7 +31,8 @@ package struct RevisionWrite: Sendable, Equatable {
         document: String?,
         changedFields: String,
         at: String,
-        by: String
+        by: String,
+        note: String? = nil
     ) {
         self.documentID = documentID
         self.kind = kind
@@ -39,6 +42,7 @@ package struct RevisionWrite: Sendable, Equatable {
         self.changedFields = changedFields
         self.at = at
         self.by = by
+        self.note = note
     }
 
     /// A template written as the current state at `revision`.
@@ -50,6 +54,7 @@ package struct RevisionWrite: Sendable, Equatable {
         revision: Int,
         action: RevisionRecord.Action,
         actor: String,
+        note: String? = nil,
         now: String = Timestamp.now()
     ) -> RevisionWrite {
         RevisionWrite(
@@ -60,7 +65,8 @@ package struct RevisionWrite: Sendable, Equatable {
             document: StoredDocuments.text(of: template.document),
             changedFields: StoredDocuments.changedFieldsText(TemplateDiff.changedFields(from: previous, to: template)),
             at: now,
-            by: actor
+            by: actor,
+            note: note
         )
     }
 

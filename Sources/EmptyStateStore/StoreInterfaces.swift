@@ -30,13 +30,17 @@ package protocol TemplateStoring: Sendable {
     ) throws(StoreError)
         -> (stored: StoredTemplate, created: Bool)
 
-    /// Replaces one locale's strings of a live template (a translator's unit of work).
-    /// - Parameter build: makes the new template from the current one, or throws its validation
-    ///   error (rethrown as it is; nothing is written).
+    /// Replaces strings of a live template (a translator's unit of work: one locale through the
+    /// admin API, the accepted strings of a translation file through an import).
+    /// - Parameters:
+    ///   - note: why, recorded with the revision (`imported from fr.xlf`); `nil` for none.
+    ///   - build: makes the new template from the current one, or throws its validation error
+    ///     (rethrown as it is; nothing is written).
     func updateStrings<Failure: Error>(
         id: String,
         expectedRevision: Int,
         actor: String,
+        note: String?,
         build: (Template) throws(Failure) -> Template
     ) throws -> StoredTemplate
 
@@ -63,6 +67,11 @@ package protocol TemplateStoring: Sendable {
 
     /// The strings of a live template with who changed each and when.
     func strings(id: String) throws(StoreError) -> [StoredString]
+
+    /// When each string of every live template was last changed (the revision and the time,
+    /// without the values), ordered by template id: what translation coverage and exports compare
+    /// to tell stale translations. One read, for the whole catalogue.
+    func stringStamps() throws(StoreError) -> [StringStamp]
 
     /// Live templates in id order, one page.
     func list(page: Int, pageSize: Int) throws(StoreError) -> Page<TemplateSummary>
@@ -121,6 +130,16 @@ extension TemplateStoring {
     /// Every change, newest first, optionally of one document only.
     package func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
         try audit(AuditFilter(documentID: templateID), page: page, pageSize: pageSize)
+    }
+
+    /// `updateStrings(id:expectedRevision:actor:note:build:)` without a note.
+    package func updateStrings<Failure: Error>(
+        id: String,
+        expectedRevision: Int,
+        actor: String,
+        build: (Template) throws(Failure) -> Template
+    ) throws -> StoredTemplate {
+        try updateStrings(id: id, expectedRevision: expectedRevision, actor: actor, note: nil, build: build)
     }
 }
 

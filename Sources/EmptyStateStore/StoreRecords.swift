@@ -49,6 +49,8 @@ package struct RevisionRecord: Sendable, Equatable {
     package var changedFields: [String]
     /// The template document at this revision; `nil` in listings and for deletions.
     package var document: JSONValue?
+    /// Why the change was made, when its writer said (`imported from fr.xlf`); `nil` otherwise.
+    package var note: String?
 
     package init(
         templateID: String,
@@ -57,7 +59,8 @@ package struct RevisionRecord: Sendable, Equatable {
         createdAt: String,
         createdBy: String,
         changedFields: [String],
-        document: JSONValue?
+        document: JSONValue?,
+        note: String? = nil
     ) {
         self.templateID = templateID
         self.revision = revision
@@ -66,6 +69,7 @@ package struct RevisionRecord: Sendable, Equatable {
         self.createdBy = createdBy
         self.changedFields = changedFields
         self.document = document
+        self.note = note
     }
 }
 
@@ -108,12 +112,36 @@ package struct StoredString: Sendable, Equatable {
     package var value: String
     package var updatedAt: String
     package var updatedBy: String
+    /// The template revision that last changed the value: orders two strings of one template
+    /// exactly where `updatedAt` (whole seconds) ties. 0 when unknown (a row older than the
+    /// column that no revision's time matched).
+    package var revision: Int
 
-    package init(locale: String, key: String, value: String, updatedAt: String, updatedBy: String) {
+    package init(locale: String, key: String, value: String, updatedAt: String, updatedBy: String, revision: Int) {
         self.locale = locale
         self.key = key
         self.value = value
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
+        self.revision = revision
+    }
+}
+
+/// When one string of a live template was last changed, without its value: what translation
+/// coverage and exports need to tell a translation written before its source changed (stale).
+package struct StringStamp: Sendable, Equatable {
+    package var templateID: String
+    package var locale: String
+    package var key: String
+    /// The template revision that last changed the value (see `StoredString.revision`).
+    package var revision: Int
+    package var updatedAt: String
+
+    package init(templateID: String, locale: String, key: String, revision: Int, updatedAt: String) {
+        self.templateID = templateID
+        self.locale = locale
+        self.key = key
+        self.revision = revision
+        self.updatedAt = updatedAt
     }
 }

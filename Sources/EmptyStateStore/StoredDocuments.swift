@@ -75,6 +75,7 @@ extension RevisionRecord {
     ///   - action: the `action` column; an unknown one reads as `replace`.
     ///   - changedFieldsText: the JSON array of `StoredDocuments.changedFieldsText(_:)`.
     ///   - documentText: the document's JSON text; `nil` for a deletion or when not asked for.
+    ///   - note: the `note` column.
     /// - Throws: `StoreError.database` when a text column is not JSON.
     package init(
         templateID: String,
@@ -83,7 +84,8 @@ extension RevisionRecord {
         createdAt: String,
         createdBy: String,
         changedFieldsText: String,
-        documentText: String?
+        documentText: String?,
+        note: String?
     ) throws(StoreError) {
         var changed: [String] = []
         if case .array(let values) = try StoredDocuments.json(changedFieldsText) {
@@ -98,7 +100,8 @@ extension RevisionRecord {
             changedFields: changed,
             document: try documentText.map { (text: String) throws(StoreError) -> JSONValue in
                 try StoredDocuments.json(text)
-            }
+            },
+            note: note
         )
     }
 }

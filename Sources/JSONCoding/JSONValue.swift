@@ -42,7 +42,10 @@ package enum JSONValue: Sendable, Equatable {
 
 /// Escapes one reference token of a JSON pointer (RFC 6901).
 package func jsonPointerToken(_ token: String) -> String {
-    token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    // Nearly every token (a locale, a key) has neither: one byte scan instead of two searches,
+    // which were a tenth of validating a template.
+    guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
+    return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
 }
 
 extension String {

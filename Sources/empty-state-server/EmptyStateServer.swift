@@ -98,6 +98,12 @@ struct EmptyStateServer: ParsableCommand {
 
     @Option(
         help:
+            "Largest translation file POST /v1/admin/translations/import takes, in bytes; that route's own limit, in place of --max-body-size (past it: 413). [EMPTY_STATE_MAX_IMPORT_SIZE, default 41943040]"
+    )
+    var maxImportSize: Int?
+
+    @Option(
+        help:
             "Client answers remembered by request, so a repeated request skips parsing and negotiation; a publish forgets those made from the changed template and the bundles; 0 turns this off. [EMPTY_STATE_MEMO_ENTRIES, default 4096]"
     )
     var memoEntries: Int?
@@ -306,6 +312,13 @@ struct EmptyStateServer: ParsableCommand {
             "--max-body-size",
             default: 1024 * 1024,
             range: 0...(1 << 30)
+        )
+        configuration.maxImportSize = try integer(
+            maxImportSize,
+            "EMPTY_STATE_MAX_IMPORT_SIZE",
+            "--max-import-size",
+            default: 40 << 20,
+            range: 1024...(1 << 30)
         )
         configuration.http.memoEntries = try integer(
             memoEntries,

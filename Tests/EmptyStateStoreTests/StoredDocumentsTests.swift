@@ -46,9 +46,11 @@ struct StoredDocumentsTests {
             createdAt: "2026-11-23T10:00:00Z",
             createdBy: "alice",
             changedFieldsText: text,
-            documentText: #"{"id":"loading"}"#
+            documentText: #"{"id":"loading"}"#,
+            note: "imported from fr.xlf"
         )
         #expect(record.action == .strings)
+        #expect(record.note == "imported from fr.xlf")
         #expect(record.changedFields == ["/category", "/strings/fr/title"])
         #expect(record.document == .object([("id", .string("loading"))]))
         let deletion = try RevisionRecord(
@@ -58,7 +60,8 @@ struct StoredDocumentsTests {
             createdAt: "2026-11-23T10:00:00Z",
             createdBy: "alice",
             changedFieldsText: #"["/"]"#,
-            documentText: nil
+            documentText: nil,
+            note: nil
         )
         #expect(deletion.document == nil)
         #expect(deletion.action == .delete)

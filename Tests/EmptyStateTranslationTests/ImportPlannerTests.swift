@@ -124,6 +124,11 @@ struct ImportPlannerTests {
         #expect(plan.entries[1].outcome.reasons == [.changedSinceExport])
         #expect(plan.isEmpty)
 
+        // An edit in the export's own second (times are whole seconds) may have come after it.
+        var sameSecond = snapshot
+        sameSecond.updatedAt["fr"]?["message"] = TranslationExportTests.exportedAt
+        #expect(try self.plan(document, [sameSecond]).entries[1].outcome.reasons == [.changedSinceExport])
+
         // A file without source text (an Android locale file): the export time tells.
         var android = document
         for index in android.units.indices { android.units[index].source = nil }

@@ -58,6 +58,20 @@ struct TranslationExportTests {
         #expect(document.units[4].notes[2] == "Shown on the secondary button (action later, dismiss)")
     }
 
+    @Test("the revisions that wrote two strings order them where their times tie")
+    func staleByRevision() {
+        var snapshot = Self.snapshot(source: "2026-11-23T10:00:00Z", target: "2026-11-23T10:00:00Z")
+        #expect(!snapshot.isStale(key: "title", locale: "fr", sourceLocale: "en"))
+        snapshot.revisions = ["en": ["title": 5, "message": 4], "fr": ["title": 4, "message": 4]]
+        #expect(snapshot.isStale(key: "title", locale: "fr", sourceLocale: "en"))
+        #expect(!snapshot.isStale(key: "message", locale: "fr", sourceLocale: "en"))
+        // A revision unknown (0, a row older than the column) falls back to the times.
+        snapshot.revisions["fr"]?["title"] = 0
+        #expect(!snapshot.isStale(key: "title", locale: "fr", sourceLocale: "en"))
+        snapshot.updatedAt["en"]?["title"] = "2026-11-23T10:00:01Z"
+        #expect(snapshot.isStale(key: "title", locale: "fr", sourceLocale: "en"))
+    }
+
     @Test("a translation written before its source last changed is stale; one the locale lacks is missing")
     func states() {
         var snapshot = Self.snapshot()

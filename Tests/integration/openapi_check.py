@@ -398,6 +398,11 @@ class Checker:
         except (OSError, EOFError) as error:
             check(f"{label}: body decodes", False, f"Content-Encoding {response.header('Content-Encoding')!r}: {error}")
             return None
+        if (content[media].get("schema") or {}).get("format") == "binary":
+            # An archive or another binary body: its bytes are what they are (ZIP is checked by
+            # its own magic number where a case expects it).
+            check(f"{label}: binary body", len(body) > 0, "empty")
+            return body
         try:
             text = body.decode("utf-8")
             if is_json(media):
@@ -1064,6 +1069,46 @@ def run_admin(checker: Checker, token: str, body_limit: int) -> None:
     check(f"admin clean up: {tid} is deleted", current.status == 404, f"GET {one} answers {current.status}")
 
 
+def run_translations(checker: Checker, token: str) -> None:
+    """Exports a built-in template in every format, imports the XLIFF back as a dry run, and
+    provokes the import's 400s, 401 and 415; every response is judged against the document."""
+    run = checker.run
+    auth = {"Authorization": f"Bearer {token}"}
+    export = "/v1/admin/translations/export"
+    imported = "/v1/admin/translations/import"
+    one = "ids=connectionRefused,verifyIdentity"
+
+    def is_zip(response: Response, parsed: Any) -> tuple[str, bool, str]:
+        return "a ZIP archive", isinstance(parsed, bytes) and parsed[:4] == b"PK\x03\x04", repr(parsed[:8])
+
+    response, xliff = run(Case("export XLIFF 2.0", "GET", f"{export}?format=xliff2&locale=fr&{one}", 200, headers=auth, extra=[header_is("Content-Disposition", 'attachment; filename="fr.xlf"')]))
+    run(Case("export HEAD", "HEAD", f"{export}?format=xliff2&locale=fr&{one}", 200, headers=auth))
+    run(Case("export XLIFF 1.2", "GET", f"{export}?format=xliff12&locale=de&category=offline", 200, headers=auth))
+    run(Case("export String Catalog", "GET", f"{export}?format=xcstrings&{one}", 200, headers=auth, extra=[body_field("sourceLanguage en", lambda b: b["sourceLanguage"] == "en")]))
+    run(Case("export Android", "GET", f"{export}?format=android&locale=fr&{one}&onlyMissingOrStale=false", 200, headers=auth, extra=[is_zip]))
+    run(Case("export XLIFF, every locale", "GET", f"{export}?{one}", 200, headers=auth, extra=[is_zip]))
+    run(Case("export bad parameters", "GET", f"{export}?format=po&locale=en-XA&ids=noSuchTemplate&category=x&onlyMissingOrStale=yes", 400, headers=auth, extra=[problem_type("invalid-parameter")]))
+    run(Case("export no token", "GET", export, 401))
+    as_file = {**auth, "Content-Type": "application/xliff+xml"}
+    if isinstance(xliff, str):
+        run(
+            Case(
+                "import dry run",
+                "POST",
+                f"{imported}?fileName=fr.xlf",
+                200,
+                headers=as_file,
+                body=xliff.encode("utf-8"),
+                extra=[body_field("all unchanged, nothing written", lambda b: b["dryRun"] and b["summary"]["unchanged"] > 0 and b["summary"]["unchanged"] == b["documents"][0]["units"] and b["summary"]["revisionsWritten"] == 0)],
+            )
+        )
+    bad = b'<?xml version="1.0"?>\n<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="en" trgLang="fr"><file id="f">\n</xliff>\n'
+    run(Case("import unreadable file", "POST", imported, 400, headers=as_file, body=bad, extra=[problem_type("invalid-translation-file"), body_field("line and column", lambda b: b["errors"][0]["line"] == 3 and b["errors"][0]["column"] == 1)]))
+    run(Case("import unknown format", "POST", f"{imported}?dryRun=maybe", 400, headers=as_file, body=b"hello", extra=[problem_type("invalid-parameter")]))
+    run(Case("import a form", "POST", imported, 415, headers={**auth, "Content-Type": "application/x-www-form-urlencoded"}, body=b"a=b", extra=[problem_type("unsupported-media-type")]))
+    run(Case("import no token", "POST", imported, 401, headers={"Content-Type": "application/xliff+xml"}, body=bad, extra=[problem_type("unauthorized")]))
+
+
 # ---------------------------------------------------------------------------------------------
 # The admin console: its files, its session, and the admin routes only it uses
 
@@ -1537,6 +1582,7 @@ def main(argv: list[str] | None = None) -> int:
     if token:
         run_admin(checker, token, args.body_limit)
         run_console(checker, token)
+        run_translations(checker, token)
         run_analytics(checker, token, events)
         run_app_status(checker, token)
     print(f"{report.passed} passed, {report.failed} failed")

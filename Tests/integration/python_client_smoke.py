@@ -48,7 +48,8 @@ def main() -> int:
     from empty_state_client import models as m
     from empty_state_client.api.admin import (
         delete_admin_template, export_analytics_events, get_admin_app_policy, get_admin_app_policy_revision,
-        get_admin_template, get_admin_template_revision, get_analytics_summary, head_admin_app_policy,
+        export_translations, get_admin_template, get_admin_template_revision, get_analytics_summary,
+        head_admin_app_policy, head_translation_export, import_translations,
         head_admin_app_policy_revision, head_admin_app_policy_revisions, head_admin_audit, head_admin_locales,
         head_admin_template, head_admin_template_revision, head_admin_template_revisions, head_admin_templates,
         head_analytics_events, head_analytics_summary, list_admin_app_policy_revisions, list_admin_audit,
@@ -329,6 +330,28 @@ def main() -> int:
     problem("exportAnalyticsEvents limit=0", export_analytics_events.sync_detailed(client=viewer, limit=0), 400,
             "invalid-parameter")
     expect("headAnalyticsEvents", head_analytics_events.sync_detailed(client=viewer), 200, None)
+
+    # -- admin: translation files ---------------------------------------------------------------
+    from io import BytesIO
+
+    from empty_state_client.types import File
+    exported = expect("exportTranslations", export_translations.sync_detailed(
+        client=viewer, format_=m.TranslationFormat.XLIFF2, locale="fr", ids="connectionRefused"), 200, bytes)
+    if isinstance(exported, bytes):
+        check("exportTranslations: an XLIFF 2.0 file", b'version="2.0"' in exported[:400])
+        report = expect("importTranslations dry run", import_translations.sync_detailed(
+            client=editor, body=File(payload=BytesIO(exported), file_name="fr.xlf"), file_name="fr.xlf"),
+            200, m.TranslationImportReport)
+        if isinstance(report, m.TranslationImportReport):
+            check("importTranslations: typed report, nothing written", report.dry_run
+                  and report.summary.revisions_written == 0 and report.summary.unchanged > 0
+                  and all(isinstance(t, m.TranslationImportReportTemplatesItem) for t in report.templates))
+        problem("importTranslations as a viewer", import_translations.sync_detailed(
+            client=viewer, body=File(payload=BytesIO(exported))), 403, "forbidden")
+    expect("headTranslationExport", head_translation_export.sync_detailed(
+        client=viewer, format_=m.TranslationFormat.ANDROID), 200, None)
+    problem("importTranslations unreadable", import_translations.sync_detailed(
+        client=editor, body=File(payload=BytesIO(b"<xliff version='2.0'>"))), 400, "invalid-translation-file")
 
     # -- the admin console ----------------------------------------------------------------------
     expect("getConsoleRedirect", get_console_redirect.sync_detailed(client=anonymous), 308, None)

@@ -7,6 +7,14 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
     internal enum Headers {
+        /// `attachment` with the file's name: `fr.xlf`, `fr.xliff`, `Localizable.xcstrings`, or `translations-<format>-<locale or all>.zip`.
+        ///
+        /// - Remark: Generated from `#/components/headers/TranslationContentDisposition`.
+        internal typealias TranslationContentDisposition = Swift.String
+        /// How many strings the export holds, over all its locales.
+        ///
+        /// - Remark: Generated from `#/components/headers/X-Translation-Units`.
+        internal typealias XTranslationUnits = Swift.String
         /// `*`: any page may read client answers (no credentials are involved).
         ///
         /// - Remark: Generated from `#/components/headers/Access-Control-Allow-Origin`.

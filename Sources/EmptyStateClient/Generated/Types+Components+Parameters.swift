@@ -7,6 +7,60 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/parameters` section of the OpenAPI document.
     internal enum Parameters {
+        /// The file format; `xliff2` by default.
+        ///
+        /// - Remark: Generated from `#/components/parameters/TranslationFormat`.
+        internal typealias TranslationFormat = Components.Schemas.TranslationFormat
+        /// The target locale (a locale no template has yet starts a translation: every string is
+        /// missing), or `all` (the default): every locale some template has, other than the source.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/TranslationLocale`.
+        internal typealias TranslationLocale = Components.Schemas.WritableLocaleTag
+        /// The locale translated from; `en` by default.
+        ///
+        /// - Remark: Generated from `#/components/parameters/TranslationSourceLocale`.
+        internal typealias TranslationSourceLocale = Components.Schemas.WritableLocaleTag
+        /// Only these templates, by id (not alias), comma-separated; each must be live, else `400`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/TranslationIds`.
+        internal typealias TranslationIds = Swift.String
+        /// Only the templates of this category.
+        ///
+        /// - Remark: Generated from `#/components/parameters/TranslationCategory`.
+        internal enum TranslationCategory: String, Codable, Hashable, Sendable, CaseIterable {
+            case firstUse = "firstUse"
+            case noResults = "noResults"
+            case error = "error"
+            case offline = "offline"
+            case access = "access"
+            case auth = "auth"
+            case update = "update"
+            case redirect = "redirect"
+            case loading = "loading"
+        }
+        /// Only the strings each target locale lacks or whose translation is stale.
+        ///
+        /// - Remark: Generated from `#/components/parameters/OnlyMissingOrStale`.
+        internal typealias OnlyMissingOrStale = Swift.Bool
+        /// The file's format; without it, told from its first bytes (a JSON object is a String
+        /// Catalog, an `<xliff>` root says its version, `<resources>` is Android's), and `400`
+        /// naming `format` when they do not say.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/ImportFormat`.
+        internal typealias ImportFormat = Components.Schemas.TranslationFormat
+        /// `true` (the default): report what the file would change and write nothing; `false`: write it.
+        ///
+        /// - Remark: Generated from `#/components/parameters/DryRun`.
+        internal typealias DryRun = Swift.Bool
+        /// The file's name, for the revisions' note ("imported from fr.xlf"); for Android, its
+        /// folder gives the locale (`values-fr/strings.xml`). `upload` by default. 1 to 255 bytes,
+        /// no control characters.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/ImportFileName`.
+        internal typealias ImportFileName = Swift.String
         /// The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
         ///
         /// - Remark: Generated from `#/components/parameters/HeadingLevel`.

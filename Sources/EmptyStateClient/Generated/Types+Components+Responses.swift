@@ -7,6 +7,523 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/responses` section of the OpenAPI document.
     internal enum Responses {
+        internal struct TranslationFile: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationFile/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFile/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFile/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// `attachment` with the file's name: `fr.xlf`, `fr.xliff`, `Localizable.xcstrings`, or `translations-<format>-<locale or all>.zip`.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFile/headers/Content-Disposition`.
+                internal var contentDisposition: Components.Headers.TranslationContentDisposition
+                /// How many strings the export holds, over all its locales.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFile/headers/X-Translation-Units`.
+                internal var xTranslationUnits: Components.Headers.XTranslationUnits
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - contentDisposition: `attachment` with the file's name: `fr.xlf`, `fr.xliff`, `Localizable.xcstrings`, or `translations-<format>-<locale or all>.zip`.
+                ///   - xTranslationUnits: How many strings the export holds, over all its locales.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    contentDisposition: Components.Headers.TranslationContentDisposition,
+                    xTranslationUnits: Components.Headers.XTranslationUnits
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.contentDisposition = contentDisposition
+                    self.xTranslationUnits = xTranslationUnits
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationFile.Headers
+            /// - Remark: Generated from `#/components/responses/TranslationFile/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TranslationFile/content/application\/xliff+xml`.
+                case applicationXliffXml(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.applicationXliffXml`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationXliffXml`.
+                /// - SeeAlso: `.applicationXliffXml`.
+                internal var applicationXliffXml: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .applicationXliffXml(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "application/xliff+xml",
+                                body: self
+                            )
+                        }
+                    }
+                }
+                /// A String Catalog (Xcode 15+), `sourceLanguage` and `strings` → `localizations`.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFile/content/json`.
+                internal struct JsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/responses/TranslationFile/content/json/sourceLanguage`.
+                    internal var sourceLanguage: Swift.String
+                    /// - Remark: Generated from `#/components/responses/TranslationFile/content/json/strings`.
+                    internal var strings: OpenAPIRuntime.OpenAPIObjectContainer
+                    /// - Remark: Generated from `#/components/responses/TranslationFile/content/json/version`.
+                    internal var version: Swift.String
+                    /// Creates a new `JsonPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - sourceLanguage:
+                    ///   - strings:
+                    ///   - version:
+                    internal init(
+                        sourceLanguage: Swift.String,
+                        strings: OpenAPIRuntime.OpenAPIObjectContainer,
+                        version: Swift.String
+                    ) {
+                        self.sourceLanguage = sourceLanguage
+                        self.strings = strings
+                        self.version = version
+                    }
+                    internal enum CodingKeys: String, CodingKey {
+                        case sourceLanguage
+                        case strings
+                        case version
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/TranslationFile/content/application\/json`.
+                case json(Components.Responses.TranslationFile.Body.JsonPayload)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                internal var json: Components.Responses.TranslationFile.Body.JsonPayload {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "application/json",
+                                body: self
+                            )
+                        }
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/TranslationFile/content/application\/zip`.
+                case applicationZip(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.applicationZip`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationZip`.
+                /// - SeeAlso: `.applicationZip`.
+                internal var applicationZip: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .applicationZip(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "application/zip",
+                                body: self
+                            )
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TranslationFile.Body
+            /// Creates a new `TranslationFile`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TranslationFile.Headers,
+                body: Components.Responses.TranslationFile.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct TranslationFileHead: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationFileHead/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFileHead/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFileHead/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// `attachment` with the file's name: `fr.xlf`, `fr.xliff`, `Localizable.xcstrings`, or `translations-<format>-<locale or all>.zip`.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFileHead/headers/Content-Disposition`.
+                internal var contentDisposition: Components.Headers.TranslationContentDisposition
+                /// How many strings the export holds, over all its locales.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationFileHead/headers/X-Translation-Units`.
+                internal var xTranslationUnits: Components.Headers.XTranslationUnits
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - contentDisposition: `attachment` with the file's name: `fr.xlf`, `fr.xliff`, `Localizable.xcstrings`, or `translations-<format>-<locale or all>.zip`.
+                ///   - xTranslationUnits: How many strings the export holds, over all its locales.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    contentDisposition: Components.Headers.TranslationContentDisposition,
+                    xTranslationUnits: Components.Headers.XTranslationUnits
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.contentDisposition = contentDisposition
+                    self.xTranslationUnits = xTranslationUnits
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationFileHead.Headers
+            /// Creates a new `TranslationFileHead`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.TranslationFileHead.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct TranslationImportReport: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationImportReport/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportReport/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportReport/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationImportReport.Headers
+            /// - Remark: Generated from `#/components/responses/TranslationImportReport/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TranslationImportReport/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.TranslationImportReport)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.TranslationImportReport {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TranslationImportReport.Body
+            /// Creates a new `TranslationImportReport`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TranslationImportReport.Headers,
+                body: Components.Responses.TranslationImportReport.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct TranslationImportBadRequest: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/headers/Connection`.
+                internal enum ConnectionPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case close = "close"
+                }
+                /// `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/headers/Connection`.
+                internal var connection: Components.Responses.TranslationImportBadRequest.Headers.ConnectionPayload?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - connection: `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    connection: Components.Responses.TranslationImportBadRequest.Headers.ConnectionPayload? = nil
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.connection = connection
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationImportBadRequest.Headers
+            /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TranslationImportBadRequest.Body
+            /// Creates a new `TranslationImportBadRequest`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TranslationImportBadRequest.Headers,
+                body: Components.Responses.TranslationImportBadRequest.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct TranslationImportTooLarge: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationImportTooLarge/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportTooLarge/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                internal init(xRequestID: Components.Headers.XRequestID) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationImportTooLarge.Headers
+            /// - Remark: Generated from `#/components/responses/TranslationImportTooLarge/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TranslationImportTooLarge/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TranslationImportTooLarge.Body
+            /// Creates a new `TranslationImportTooLarge`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TranslationImportTooLarge.Headers,
+                body: Components.Responses.TranslationImportTooLarge.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct TranslationUnsupportedMediaType: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationUnsupportedMediaType/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationUnsupportedMediaType/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationUnsupportedMediaType/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationUnsupportedMediaType.Headers
+            /// - Remark: Generated from `#/components/responses/TranslationUnsupportedMediaType/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TranslationUnsupportedMediaType/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TranslationUnsupportedMediaType.Body
+            /// Creates a new `TranslationUnsupportedMediaType`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TranslationUnsupportedMediaType.Headers,
+                body: Components.Responses.TranslationUnsupportedMediaType.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct TranslationImportUnavailable: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationImportUnavailable/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportUnavailable/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Seconds to wait before sending the request again; absent for `import-busy`.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportUnavailable/headers/Retry-After`.
+                internal var retryAfter: Swift.String?
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportUnavailable/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - retryAfter: Seconds to wait before sending the request again; absent for `import-busy`.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    retryAfter: Swift.String? = nil,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.retryAfter = retryAfter
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationImportUnavailable.Headers
+            /// - Remark: Generated from `#/components/responses/TranslationImportUnavailable/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TranslationImportUnavailable/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TranslationImportUnavailable.Body
+            /// Creates a new `TranslationImportUnavailable`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TranslationImportUnavailable.Headers,
+                body: Components.Responses.TranslationImportUnavailable.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         internal struct WebHTML: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/WebHTML/headers`.
             internal struct Headers: Sendable, Hashable {

@@ -7,6 +7,539 @@ import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     internal enum Schemas {
+        /// `xliff2` (XLIFF 2.0), `xliff12` (XLIFF 1.2), `xcstrings` (String Catalog) or `android` (strings.xml).
+        ///
+        /// - Remark: Generated from `#/components/schemas/TranslationFormat`.
+        internal enum TranslationFormat: String, Codable, Hashable, Sendable, CaseIterable {
+            case xliff2 = "xliff2"
+            case xliff12 = "xliff12"
+            case xcstrings = "xcstrings"
+            case android = "android"
+        }
+        /// How many strings of each outcome, and what happened to the templates.
+        ///
+        /// - Remark: Generated from `#/components/schemas/TranslationImportCounts`.
+        internal struct TranslationImportCounts: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/new`.
+            internal var new: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/changed`.
+            internal var changed: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/unchanged`.
+            internal var unchanged: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/untranslated`.
+            internal var untranslated: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/rejected`.
+            internal var rejected: Swift.Int
+            /// Templates that get (in a dry run, would get) a revision.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/templatesChanged`.
+            internal var templatesChanged: Swift.Int
+            /// 0 in a dry run.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/revisionsWritten`.
+            internal var revisionsWritten: Swift.Int
+            /// Templates changed by someone else between the import's read and its write.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/conflicts`.
+            internal var conflicts: Swift.Int
+            /// Creates a new `TranslationImportCounts`.
+            ///
+            /// - Parameters:
+            ///   - new:
+            ///   - changed:
+            ///   - unchanged:
+            ///   - untranslated:
+            ///   - rejected:
+            ///   - templatesChanged: Templates that get (in a dry run, would get) a revision.
+            ///   - revisionsWritten: 0 in a dry run.
+            ///   - conflicts: Templates changed by someone else between the import's read and its write.
+            internal init(
+                new: Swift.Int,
+                changed: Swift.Int,
+                unchanged: Swift.Int,
+                untranslated: Swift.Int,
+                rejected: Swift.Int,
+                templatesChanged: Swift.Int,
+                revisionsWritten: Swift.Int,
+                conflicts: Swift.Int
+            ) {
+                self.new = new
+                self.changed = changed
+                self.unchanged = unchanged
+                self.untranslated = untranslated
+                self.rejected = rejected
+                self.templatesChanged = templatesChanged
+                self.revisionsWritten = revisionsWritten
+                self.conflicts = conflicts
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case new
+                case changed
+                case unchanged
+                case untranslated
+                case rejected
+                case templatesChanged
+                case revisionsWritten
+                case conflicts
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.new = try container.decode(
+                    Swift.Int.self,
+                    forKey: .new
+                )
+                self.changed = try container.decode(
+                    Swift.Int.self,
+                    forKey: .changed
+                )
+                self.unchanged = try container.decode(
+                    Swift.Int.self,
+                    forKey: .unchanged
+                )
+                self.untranslated = try container.decode(
+                    Swift.Int.self,
+                    forKey: .untranslated
+                )
+                self.rejected = try container.decode(
+                    Swift.Int.self,
+                    forKey: .rejected
+                )
+                self.templatesChanged = try container.decode(
+                    Swift.Int.self,
+                    forKey: .templatesChanged
+                )
+                self.revisionsWritten = try container.decode(
+                    Swift.Int.self,
+                    forKey: .revisionsWritten
+                )
+                self.conflicts = try container.decode(
+                    Swift.Int.self,
+                    forKey: .conflicts
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "new",
+                    "changed",
+                    "unchanged",
+                    "untranslated",
+                    "rejected",
+                    "templatesChanged",
+                    "revisionsWritten",
+                    "conflicts"
+                ])
+            }
+        }
+        /// What an import does, per template (by id) and string (in file order). A template's
+        /// `result` is `changed` (written, or in a dry run would be: `revision` is the one written),
+        /// `unchanged`, `rejected` (nothing to write, some strings refused) or `conflict` (changed
+        /// meanwhile: nothing of it written, `detail` says why; import the file again).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/TranslationImportReport`.
+        internal struct TranslationImportReport: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/fileName`.
+            internal var fileName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/format`.
+            internal var format: Components.Schemas.TranslationFormat
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/dryRun`.
+            internal var dryRun: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/summary`.
+            internal var summary: Components.Schemas.TranslationImportCounts
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload`.
+            internal struct DocumentsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/sourceLocale`.
+                internal var sourceLocale: Swift.String
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/targetLocale`.
+                internal var targetLocale: Swift.String
+                /// The export time the file carries; absent when it carries none.
+                ///
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/exportedAt`.
+                internal var exportedAt: Components.Schemas.Timestamp?
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/units`.
+                internal var units: Swift.Int
+                /// Creates a new `DocumentsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - sourceLocale:
+                ///   - targetLocale:
+                ///   - exportedAt: The export time the file carries; absent when it carries none.
+                ///   - units:
+                internal init(
+                    sourceLocale: Swift.String,
+                    targetLocale: Swift.String,
+                    exportedAt: Components.Schemas.Timestamp? = nil,
+                    units: Swift.Int
+                ) {
+                    self.sourceLocale = sourceLocale
+                    self.targetLocale = targetLocale
+                    self.exportedAt = exportedAt
+                    self.units = units
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case sourceLocale
+                    case targetLocale
+                    case exportedAt
+                    case units
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.sourceLocale = try container.decode(
+                        Swift.String.self,
+                        forKey: .sourceLocale
+                    )
+                    self.targetLocale = try container.decode(
+                        Swift.String.self,
+                        forKey: .targetLocale
+                    )
+                    self.exportedAt = try container.decodeIfPresent(
+                        Components.Schemas.Timestamp.self,
+                        forKey: .exportedAt
+                    )
+                    self.units = try container.decode(
+                        Swift.Int.self,
+                        forKey: .units
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "sourceLocale",
+                        "targetLocale",
+                        "exportedAt",
+                        "units"
+                    ])
+                }
+            }
+            /// One per target locale in the file (a String Catalog may hold several).
+            ///
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/documents`.
+            internal typealias DocumentsPayload = [Components.Schemas.TranslationImportReport.DocumentsPayloadPayload]
+            /// One per target locale in the file (a String Catalog may hold several).
+            ///
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/documents`.
+            internal var documents: Components.Schemas.TranslationImportReport.DocumentsPayload
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload`.
+            internal struct TemplatesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/templateId`.
+                internal var templateId: Swift.String
+                /// The revision the import read, its write's precondition; absent for an unknown template.
+                ///
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/baseRevision`.
+                internal var baseRevision: Components.Schemas.RevisionNumber?
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/result`.
+                internal enum ResultPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case changed = "changed"
+                    case unchanged = "unchanged"
+                    case rejected = "rejected"
+                    case conflict = "conflict"
+                }
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/result`.
+                internal var result: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.ResultPayload
+                /// The revision written.
+                ///
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/revision`.
+                internal var revision: Components.Schemas.RevisionNumber?
+                /// Why a `conflict`.
+                ///
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/detail`.
+                internal var detail: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload`.
+                internal struct StringsPayloadPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/locale`.
+                    internal var locale: Swift.String
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/key`.
+                    internal var key: Swift.String
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/outcome`.
+                    internal enum OutcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case new = "new"
+                        case changed = "changed"
+                        case unchanged = "unchanged"
+                        case untranslated = "untranslated"
+                        case rejected = "rejected"
+                    }
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/outcome`.
+                    internal var outcome: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.OutcomePayload
+                    /// The translation imported (`new`, `changed`).
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/value`.
+                    internal var value: Swift.String?
+                    /// The translation it replaces (`changed`).
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/previous`.
+                    internal var previous: Swift.String?
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload`.
+                    internal struct ReasonsPayloadPayload: Codable, Hashable, Sendable {
+                        /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload/reason`.
+                        internal enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                            case unknownTemplate = "unknownTemplate"
+                            case unknownKey = "unknownKey"
+                            case duplicate = "duplicate"
+                            case placeholders = "placeholders"
+                            case copyRule = "copyRule"
+                            case sourceChanged = "sourceChanged"
+                            case changedSinceExport = "changedSinceExport"
+                        }
+                        /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload/reason`.
+                        internal var reason: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayloadPayload.ReasonPayload
+                        /// Where in the template document, as the admin API's `422` says it.
+                        ///
+                        /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload/pointer`.
+                        internal var pointer: Swift.String?
+                        /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload/detail`.
+                        internal var detail: Swift.String
+                        /// Creates a new `ReasonsPayloadPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - reason:
+                        ///   - pointer: Where in the template document, as the admin API's `422` says it.
+                        ///   - detail:
+                        internal init(
+                            reason: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayloadPayload.ReasonPayload,
+                            pointer: Swift.String? = nil,
+                            detail: Swift.String
+                        ) {
+                            self.reason = reason
+                            self.pointer = pointer
+                            self.detail = detail
+                        }
+                        internal enum CodingKeys: String, CodingKey {
+                            case reason
+                            case pointer
+                            case detail
+                        }
+                        internal init(from decoder: any Swift.Decoder) throws {
+                            let container = try decoder.container(keyedBy: CodingKeys.self)
+                            self.reason = try container.decode(
+                                Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayloadPayload.ReasonPayload.self,
+                                forKey: .reason
+                            )
+                            self.pointer = try container.decodeIfPresent(
+                                Swift.String.self,
+                                forKey: .pointer
+                            )
+                            self.detail = try container.decode(
+                                Swift.String.self,
+                                forKey: .detail
+                            )
+                            try decoder.ensureNoAdditionalProperties(knownKeys: [
+                                "reason",
+                                "pointer",
+                                "detail"
+                            ])
+                        }
+                    }
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/reasons`.
+                    internal typealias ReasonsPayload = [Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayloadPayload]
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/reasons`.
+                    internal var reasons: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayload?
+                    /// Creates a new `StringsPayloadPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - locale:
+                    ///   - key:
+                    ///   - outcome:
+                    ///   - value: The translation imported (`new`, `changed`).
+                    ///   - previous: The translation it replaces (`changed`).
+                    ///   - reasons:
+                    internal init(
+                        locale: Swift.String,
+                        key: Swift.String,
+                        outcome: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.OutcomePayload,
+                        value: Swift.String? = nil,
+                        previous: Swift.String? = nil,
+                        reasons: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayload? = nil
+                    ) {
+                        self.locale = locale
+                        self.key = key
+                        self.outcome = outcome
+                        self.value = value
+                        self.previous = previous
+                        self.reasons = reasons
+                    }
+                    internal enum CodingKeys: String, CodingKey {
+                        case locale
+                        case key
+                        case outcome
+                        case value
+                        case previous
+                        case reasons
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.locale = try container.decode(
+                            Swift.String.self,
+                            forKey: .locale
+                        )
+                        self.key = try container.decode(
+                            Swift.String.self,
+                            forKey: .key
+                        )
+                        self.outcome = try container.decode(
+                            Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.OutcomePayload.self,
+                            forKey: .outcome
+                        )
+                        self.value = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .value
+                        )
+                        self.previous = try container.decodeIfPresent(
+                            Swift.String.self,
+                            forKey: .previous
+                        )
+                        self.reasons = try container.decodeIfPresent(
+                            Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayload.self,
+                            forKey: .reasons
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "locale",
+                            "key",
+                            "outcome",
+                            "value",
+                            "previous",
+                            "reasons"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/strings`.
+                internal typealias StringsPayload = [Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload]
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/strings`.
+                internal var strings: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayload
+                /// Creates a new `TemplatesPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - templateId:
+                ///   - baseRevision: The revision the import read, its write's precondition; absent for an unknown template.
+                ///   - result:
+                ///   - revision: The revision written.
+                ///   - detail: Why a `conflict`.
+                ///   - strings:
+                internal init(
+                    templateId: Swift.String,
+                    baseRevision: Components.Schemas.RevisionNumber? = nil,
+                    result: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.ResultPayload,
+                    revision: Components.Schemas.RevisionNumber? = nil,
+                    detail: Swift.String? = nil,
+                    strings: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayload
+                ) {
+                    self.templateId = templateId
+                    self.baseRevision = baseRevision
+                    self.result = result
+                    self.revision = revision
+                    self.detail = detail
+                    self.strings = strings
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case templateId
+                    case baseRevision
+                    case result
+                    case revision
+                    case detail
+                    case strings
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.templateId = try container.decode(
+                        Swift.String.self,
+                        forKey: .templateId
+                    )
+                    self.baseRevision = try container.decodeIfPresent(
+                        Components.Schemas.RevisionNumber.self,
+                        forKey: .baseRevision
+                    )
+                    self.result = try container.decode(
+                        Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.ResultPayload.self,
+                        forKey: .result
+                    )
+                    self.revision = try container.decodeIfPresent(
+                        Components.Schemas.RevisionNumber.self,
+                        forKey: .revision
+                    )
+                    self.detail = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .detail
+                    )
+                    self.strings = try container.decode(
+                        Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayload.self,
+                        forKey: .strings
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "templateId",
+                        "baseRevision",
+                        "result",
+                        "revision",
+                        "detail",
+                        "strings"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/templates`.
+            internal typealias TemplatesPayload = [Components.Schemas.TranslationImportReport.TemplatesPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/templates`.
+            internal var templates: Components.Schemas.TranslationImportReport.TemplatesPayload
+            /// Creates a new `TranslationImportReport`.
+            ///
+            /// - Parameters:
+            ///   - fileName:
+            ///   - format:
+            ///   - dryRun:
+            ///   - summary:
+            ///   - documents: One per target locale in the file (a String Catalog may hold several).
+            ///   - templates:
+            internal init(
+                fileName: Swift.String,
+                format: Components.Schemas.TranslationFormat,
+                dryRun: Swift.Bool,
+                summary: Components.Schemas.TranslationImportCounts,
+                documents: Components.Schemas.TranslationImportReport.DocumentsPayload,
+                templates: Components.Schemas.TranslationImportReport.TemplatesPayload
+            ) {
+                self.fileName = fileName
+                self.format = format
+                self.dryRun = dryRun
+                self.summary = summary
+                self.documents = documents
+                self.templates = templates
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case fileName
+                case format
+                case dryRun
+                case summary
+                case documents
+                case templates
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.fileName = try container.decode(
+                    Swift.String.self,
+                    forKey: .fileName
+                )
+                self.format = try container.decode(
+                    Components.Schemas.TranslationFormat.self,
+                    forKey: .format
+                )
+                self.dryRun = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .dryRun
+                )
+                self.summary = try container.decode(
+                    Components.Schemas.TranslationImportCounts.self,
+                    forKey: .summary
+                )
+                self.documents = try container.decode(
+                    Components.Schemas.TranslationImportReport.DocumentsPayload.self,
+                    forKey: .documents
+                )
+                self.templates = try container.decode(
+                    Components.Schemas.TranslationImportReport.TemplatesPayload.self,
+                    forKey: .templates
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "fileName",
+                    "format",
+                    "dryRun",
+                    "summary",
+                    "documents",
+                    "templates"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/IconList`.
         internal struct IconList: Codable, Hashable, Sendable {
             /// How many names match (`icons` holds at most `limit` of them).
@@ -721,6 +1254,8 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_shuttingDown = "urn:empty-state:problem:shutting-down"
                 case urn_colon_emptyState_colon_problem_colon_unknownAppPolicy = "urn:empty-state:problem:unknown-app-policy"
                 case urn_colon_emptyState_colon_problem_colon_crossOriginRequest = "urn:empty-state:problem:cross-origin-request"
+                case urn_colon_emptyState_colon_problem_colon_invalidTranslationFile = "urn:empty-state:problem:invalid-translation-file"
+                case urn_colon_emptyState_colon_problem_colon_importBusy = "urn:empty-state:problem:import-busy"
             }
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             internal var _type: Components.Schemas.Problem._TypePayload
@@ -829,6 +1364,14 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProblemError/pointer`.
             internal var pointer: Swift.String?
+            /// Where in an uploaded file that is not JSON (a translation file), 1-based.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProblemError/line`.
+            internal var line: Swift.Int?
+            /// The column on `line`, 1-based, in Unicode scalars.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProblemError/column`.
+            internal var column: Swift.Int?
             /// Creates a new `ProblemError`.
             ///
             /// - Parameters:
@@ -836,22 +1379,30 @@ extension Components {
             ///   - parameter: The name of the query or path parameter at fault.
             ///   - header: The name of the request header at fault.
             ///   - pointer: A JSON pointer into the request body.
+            ///   - line: Where in an uploaded file that is not JSON (a translation file), 1-based.
+            ///   - column: The column on `line`, 1-based, in Unicode scalars.
             internal init(
                 detail: Swift.String,
                 parameter: Swift.String? = nil,
                 header: Swift.String? = nil,
-                pointer: Swift.String? = nil
+                pointer: Swift.String? = nil,
+                line: Swift.Int? = nil,
+                column: Swift.Int? = nil
             ) {
                 self.detail = detail
                 self.parameter = parameter
                 self.header = header
                 self.pointer = pointer
+                self.line = line
+                self.column = column
             }
             internal enum CodingKeys: String, CodingKey {
                 case detail
                 case parameter
                 case header
                 case pointer
+                case line
+                case column
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -871,11 +1422,21 @@ extension Components {
                     Swift.String.self,
                     forKey: .pointer
                 )
+                self.line = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .line
+                )
+                self.column = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .column
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "detail",
                     "parameter",
                     "header",
-                    "pointer"
+                    "pointer",
+                    "line",
+                    "column"
                 ])
             }
         }
@@ -1894,6 +2455,10 @@ extension Components {
             internal var changedFields: [Swift.String]
             /// - Remark: Generated from `#/components/schemas/Revision/template`.
             internal var template: Components.Schemas.TemplateDocument?
+            /// Why the change was made, when its writer said; a translation import's revisions say `imported from <fileName>`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/note`.
+            internal var note: Swift.String?
             /// The policy document at this revision (for an app policy's revision).
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/policy`.
@@ -1909,6 +2474,7 @@ extension Components {
             ///   - createdBy:
             ///   - changedFields:
             ///   - template:
+            ///   - note: Why the change was made, when its writer said; a translation import's revisions say `imported from <fileName>`.
             ///   - policy: The policy document at this revision (for an app policy's revision).
             internal init(
                 templateId: Components.Schemas.TemplateId? = nil,
@@ -1919,6 +2485,7 @@ extension Components {
                 createdBy: Components.Schemas.Actor,
                 changedFields: [Swift.String],
                 template: Components.Schemas.TemplateDocument? = nil,
+                note: Swift.String? = nil,
                 policy: Components.Schemas.AppPolicy? = nil
             ) {
                 self.templateId = templateId
@@ -1929,6 +2496,7 @@ extension Components {
                 self.createdBy = createdBy
                 self.changedFields = changedFields
                 self.template = template
+                self.note = note
                 self.policy = policy
             }
             internal enum CodingKeys: String, CodingKey {
@@ -1940,6 +2508,7 @@ extension Components {
                 case createdBy
                 case changedFields
                 case template
+                case note
                 case policy
             }
             internal init(from decoder: any Swift.Decoder) throws {
@@ -1976,6 +2545,10 @@ extension Components {
                     Components.Schemas.TemplateDocument.self,
                     forKey: .template
                 )
+                self.note = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .note
+                )
                 self.policy = try container.decodeIfPresent(
                     Components.Schemas.AppPolicy.self,
                     forKey: .policy
@@ -1989,6 +2562,7 @@ extension Components {
                     "createdBy",
                     "changedFields",
                     "template",
+                    "note",
                     "policy"
                 ])
             }
@@ -2144,6 +2718,62 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LocaleCompleteness/missing`.
             internal var missing: Components.Schemas.LocaleCompleteness.MissingPayload
+            /// - Remark: Generated from `#/components/schemas/LocaleCompleteness/StalePayload`.
+            internal struct StalePayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/LocaleCompleteness/StalePayload/templateId`.
+                internal var templateId: Components.Schemas.TemplateId
+                /// - Remark: Generated from `#/components/schemas/LocaleCompleteness/StalePayload/keys`.
+                internal var keys: [Swift.String]
+                /// Creates a new `StalePayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - templateId:
+                ///   - keys:
+                internal init(
+                    templateId: Components.Schemas.TemplateId,
+                    keys: [Swift.String]
+                ) {
+                    self.templateId = templateId
+                    self.keys = keys
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case templateId
+                    case keys
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.templateId = try container.decode(
+                        Components.Schemas.TemplateId.self,
+                        forKey: .templateId
+                    )
+                    self.keys = try container.decode(
+                        [Swift.String].self,
+                        forKey: .keys
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "templateId",
+                        "keys"
+                    ])
+                }
+            }
+            /// The templates whose translation in this locale is stale, in id order, with those
+            /// keys: written before the string in the template's default locale last changed (by the
+            /// revisions that wrote them). Never any in a template's default locale.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocaleCompleteness/stale`.
+            internal typealias StalePayload = [Components.Schemas.LocaleCompleteness.StalePayloadPayload]
+            /// The templates whose translation in this locale is stale, in id order, with those
+            /// keys: written before the string in the template's default locale last changed (by the
+            /// revisions that wrote them). Never any in a template's default locale.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocaleCompleteness/stale`.
+            internal var stale: Components.Schemas.LocaleCompleteness.StalePayload
+            /// How many keys `stale` lists (`translation_stale_strings` in `/metrics`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocaleCompleteness/staleStrings`.
+            internal var staleStrings: Swift.Int
             /// Creates a new `LocaleCompleteness`.
             ///
             /// - Parameters:
@@ -2152,18 +2782,24 @@ extension Components {
             ///   - completeTemplates: How many of them have every required key in this locale.
             ///   - completeness: The share of required keys present, over all live templates, to three decimals.
             ///   - missing: The incomplete templates, in id order, with the keys they lack.
+            ///   - stale: The templates whose translation in this locale is stale, in id order, with those
+            ///   - staleStrings: How many keys `stale` lists (`translation_stale_strings` in `/metrics`).
             internal init(
                 locale: Components.Schemas.LocaleTag,
                 templates: Swift.Int,
                 completeTemplates: Swift.Int,
                 completeness: Swift.Double,
-                missing: Components.Schemas.LocaleCompleteness.MissingPayload
+                missing: Components.Schemas.LocaleCompleteness.MissingPayload,
+                stale: Components.Schemas.LocaleCompleteness.StalePayload,
+                staleStrings: Swift.Int
             ) {
                 self.locale = locale
                 self.templates = templates
                 self.completeTemplates = completeTemplates
                 self.completeness = completeness
                 self.missing = missing
+                self.stale = stale
+                self.staleStrings = staleStrings
             }
             internal enum CodingKeys: String, CodingKey {
                 case locale
@@ -2171,6 +2807,8 @@ extension Components {
                 case completeTemplates
                 case completeness
                 case missing
+                case stale
+                case staleStrings
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -2194,12 +2832,22 @@ extension Components {
                     Components.Schemas.LocaleCompleteness.MissingPayload.self,
                     forKey: .missing
                 )
+                self.stale = try container.decode(
+                    Components.Schemas.LocaleCompleteness.StalePayload.self,
+                    forKey: .stale
+                )
+                self.staleStrings = try container.decode(
+                    Swift.Int.self,
+                    forKey: .staleStrings
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "locale",
                     "templates",
                     "completeTemplates",
                     "completeness",
-                    "missing"
+                    "missing",
+                    "stale",
+                    "staleStrings"
                 ])
             }
         }

@@ -4675,7 +4675,7 @@ internal enum Operations {
     /// Every series in the Prometheus text exposition format 0.0.4: requests by route pattern
     /// (`/v1/templates/{id}`, or `unmatched`), method and status; request latency by route; open
     /// connections; the catalogue's revision and size; store commit latency; analytics event
-    /// outcomes. The README's "Metrics" section lists them. Needs no authentication: expose it to
+    /// outcomes; stale translations per locale (`translation_stale_strings`). The README's "Metrics" section lists them. Needs no authentication: expose it to
     /// the scrape network only, not to the public.
     ///
     ///
@@ -13991,7 +13991,9 @@ internal enum Operations {
     /// templates in id order). A template is complete in a locale when it has every required key
     /// there: `title`, `message` and `visual.label` when the default locale has them, and a label
     /// per action. `completeness` is the share of required keys present over all live templates,
-    /// rounded to three decimals (1 when nothing is required).
+    /// rounded to three decimals (1 when nothing is required). `stale` lists, per template, the
+    /// keys whose translation was written before the default locale's string last changed (an
+    /// export marks them for review), and `staleStrings` counts them.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/locales`.
@@ -17858,6 +17860,1075 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The catalogue's strings as translators' files (XLIFF 2.0 or 1.2, String Catalog, Android).
+    ///
+    /// The strings of the live templates in the source locale, with each target locale's
+    /// translation, its state and notes for the translator (the template and category, the copy
+    /// rule's limit, where the string shows, its placeholders), as files translation tools open:
+    /// `xliff2` (`fr.xlf`, OASIS XLIFF 2.0: Crowdin, Phrase), `xliff12` (`fr.xliff`, XLIFF 1.2:
+    /// Xcode, Lokalise), `xcstrings` (`Localizable.xcstrings`, one String Catalog for every
+    /// locale) or `android` (`values/strings.xml` and `values-fr/strings.xml`…). One file is
+    /// answered as itself; several (XLIFF for every locale, any Android export) as a ZIP archive
+    /// of them under those names. Every file carries the export's time, which an import compares
+    /// with each string's last change.
+    ///
+    /// A translation is `missing` when the locale lacks the key, stale when it was written
+    /// before its source string last changed (XLIFF 2.0 `initial` with
+    /// `subState="empty-state:stale"`, XLIFF 1.2 `needs-review-translation`, String Catalog
+    /// `needs_review`), translated otherwise. Templates by id, strings in the order a screen
+    /// shows them; a template without strings in the source locale is left out. Any admin token
+    /// (`viewer` or `editor`) may export. Every parameter that is wrong is named in one `400`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/translations/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)`.
+    internal enum ExportTranslations {
+        internal static let id: Swift.String = "exportTranslations"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The file format; `xliff2` by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/query/format`.
+                internal var format: Components.Parameters.TranslationFormat?
+                /// The target locale (a locale no template has yet starts a translation: every string is
+                /// missing), or `all` (the default): every locale some template has, other than the source.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/query/locale`.
+                internal var locale: Components.Parameters.TranslationLocale?
+                /// The locale translated from; `en` by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/query/sourceLocale`.
+                internal var sourceLocale: Components.Parameters.TranslationSourceLocale?
+                /// Only these templates, by id (not alias), comma-separated; each must be live, else `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/query/ids`.
+                internal var ids: Components.Parameters.TranslationIds?
+                /// - Remark: Generated from `#/components/parameters/TranslationCategory`.
+                internal enum TranslationCategory: String, Codable, Hashable, Sendable, CaseIterable {
+                    case firstUse = "firstUse"
+                    case noResults = "noResults"
+                    case error = "error"
+                    case offline = "offline"
+                    case access = "access"
+                    case auth = "auth"
+                    case update = "update"
+                    case redirect = "redirect"
+                    case loading = "loading"
+                }
+                /// Only the templates of this category.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/query/category`.
+                internal var category: Components.Parameters.TranslationCategory?
+                /// Only the strings each target locale lacks or whose translation is stale.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/query/onlyMissingOrStale`.
+                internal var onlyMissingOrStale: Components.Parameters.OnlyMissingOrStale?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - format: The file format; `xliff2` by default.
+                ///   - locale: The target locale (a locale no template has yet starts a translation: every string is
+                ///   - sourceLocale: The locale translated from; `en` by default.
+                ///   - ids: Only these templates, by id (not alias), comma-separated; each must be live, else `400`.
+                ///   - category: Only the templates of this category.
+                ///   - onlyMissingOrStale: Only the strings each target locale lacks or whose translation is stale.
+                internal init(
+                    format: Components.Parameters.TranslationFormat? = nil,
+                    locale: Components.Parameters.TranslationLocale? = nil,
+                    sourceLocale: Components.Parameters.TranslationSourceLocale? = nil,
+                    ids: Components.Parameters.TranslationIds? = nil,
+                    category: Components.Parameters.TranslationCategory? = nil,
+                    onlyMissingOrStale: Components.Parameters.OnlyMissingOrStale? = nil
+                ) {
+                    self.format = format
+                    self.locale = locale
+                    self.sourceLocale = sourceLocale
+                    self.ids = ids
+                    self.category = category
+                    self.onlyMissingOrStale = onlyMissingOrStale
+                }
+            }
+            internal var query: Operations.ExportTranslations.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportTranslations.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportTranslations.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ExportTranslations.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.ExportTranslations.Input.Query = .init(),
+                headers: Operations.ExportTranslations.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// One file (`application/xliff+xml` for XLIFF, `application/json` for a String Catalog), or
+            /// a ZIP archive of several (`application/zip`: one XLIFF file per locale, an Android
+            /// `res/` tree). `Content-Disposition` names it for tools.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.TranslationFile)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.TranslationFile {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationXliffXml
+            case json
+            case applicationZip
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/xliff+xml":
+                    self = .applicationXliffXml
+                case "application/json":
+                    self = .json
+                case "application/zip":
+                    self = .applicationZip
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationXliffXml:
+                    return "application/xliff+xml"
+                case .json:
+                    return "application/json"
+                case .applicationZip:
+                    return "application/zip"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationXliffXml,
+                    .json,
+                    .applicationZip,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of exportTranslations, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/translations/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)`.
+    internal enum HeadTranslationExport {
+        internal static let id: Swift.String = "headTranslationExport"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The file format; `xliff2` by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/query/format`.
+                internal var format: Components.Parameters.TranslationFormat?
+                /// The target locale (a locale no template has yet starts a translation: every string is
+                /// missing), or `all` (the default): every locale some template has, other than the source.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/query/locale`.
+                internal var locale: Components.Parameters.TranslationLocale?
+                /// The locale translated from; `en` by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/query/sourceLocale`.
+                internal var sourceLocale: Components.Parameters.TranslationSourceLocale?
+                /// Only these templates, by id (not alias), comma-separated; each must be live, else `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/query/ids`.
+                internal var ids: Components.Parameters.TranslationIds?
+                /// - Remark: Generated from `#/components/parameters/TranslationCategory`.
+                internal enum TranslationCategory: String, Codable, Hashable, Sendable, CaseIterable {
+                    case firstUse = "firstUse"
+                    case noResults = "noResults"
+                    case error = "error"
+                    case offline = "offline"
+                    case access = "access"
+                    case auth = "auth"
+                    case update = "update"
+                    case redirect = "redirect"
+                    case loading = "loading"
+                }
+                /// Only the templates of this category.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/query/category`.
+                internal var category: Components.Parameters.TranslationCategory?
+                /// Only the strings each target locale lacks or whose translation is stale.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/query/onlyMissingOrStale`.
+                internal var onlyMissingOrStale: Components.Parameters.OnlyMissingOrStale?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - format: The file format; `xliff2` by default.
+                ///   - locale: The target locale (a locale no template has yet starts a translation: every string is
+                ///   - sourceLocale: The locale translated from; `en` by default.
+                ///   - ids: Only these templates, by id (not alias), comma-separated; each must be live, else `400`.
+                ///   - category: Only the templates of this category.
+                ///   - onlyMissingOrStale: Only the strings each target locale lacks or whose translation is stale.
+                internal init(
+                    format: Components.Parameters.TranslationFormat? = nil,
+                    locale: Components.Parameters.TranslationLocale? = nil,
+                    sourceLocale: Components.Parameters.TranslationSourceLocale? = nil,
+                    ids: Components.Parameters.TranslationIds? = nil,
+                    category: Components.Parameters.TranslationCategory? = nil,
+                    onlyMissingOrStale: Components.Parameters.OnlyMissingOrStale? = nil
+                ) {
+                    self.format = format
+                    self.locale = locale
+                    self.sourceLocale = sourceLocale
+                    self.ids = ids
+                    self.category = category
+                    self.onlyMissingOrStale = onlyMissingOrStale
+                }
+            }
+            internal var query: Operations.HeadTranslationExport.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/export/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadTranslationExport.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.HeadTranslationExport.Input.Query = .init(),
+                headers: Operations.HeadTranslationExport.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers the `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.TranslationFileHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.TranslationFileHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// A translated file back into the catalogue; a dry run unless dryRun=false.
+    ///
+    /// The body is the file itself (one `.xlf`/`.xliff`, a `.xcstrings`, or one Android
+    /// `strings.xml` whose locale `fileName`'s folder or its header comment gives), up to the
+    /// route's own limit, `--max-import-size` (40 MiB by default, in place of `--max-body-size`:
+    /// one locale of a 10,000-template catalogue is about 30 MB). The limit and the token are
+    /// checked with the request's head: a larger `Content-Length` gets `413`, a missing token
+    /// `401` and a viewer's `403`, each before any byte of the file is read (and with
+    /// `Connection: close`); with the console's session cookie, only the origin is checked then
+    /// (a cross-origin request gets `403`), and the session with the whole request. Files are
+    /// read strictly: no DTD (no entity is declared, expanded
+    /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
+    /// invalid-translation-file` with the line and column in `errors[0]`.
+    ///
+    /// Each string is compared with the store: `new` (the locale lacks it), `changed`,
+    /// `unchanged` (the same text, scalar for scalar), `untranslated` (no target, or a draft),
+    /// or `rejected` with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
+    /// `placeholders` (the `{placeholder}` set differs from the source's), `copyRule` (the admin
+    /// API's `422` reasons and pointers: a template must stay valid, so a new locale arrives
+    /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
+    /// changed after the export) and `changedSinceExport` (the store's translation was edited
+    /// after the export; times are whole seconds, and a write in the export's second counts as
+    /// after it).
+    ///
+    /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
+    /// template (`action` `strings`, the token's name as author, `note` "imported from
+    /// <fileName>"), each in its own transaction with the revision the import read as its
+    /// precondition: a template changed meanwhile is a `conflict` (nothing of it written), the
+    /// others are written. Importing the same file again writes nothing. One import runs at a
+    /// time on a server: another gets `503 import-busy`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/translations/import`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)`.
+    internal enum ImportTranslations {
+        internal static let id: Swift.String = "importTranslations"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The file's format; without it, told from its first bytes (a JSON object is a String
+                /// Catalog, an `<xliff>` root says its version, `<resources>` is Android's), and `400`
+                /// naming `format` when they do not say.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/query/format`.
+                internal var format: Components.Parameters.ImportFormat?
+                /// `true` (the default): report what the file would change and write nothing; `false`: write it.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/query/dryRun`.
+                internal var dryRun: Components.Parameters.DryRun?
+                /// The file's name, for the revisions' note ("imported from fr.xlf"); for Android, its
+                /// folder gives the locale (`values-fr/strings.xml`). `upload` by default. 1 to 255 bytes,
+                /// no control characters.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/query/fileName`.
+                internal var fileName: Components.Parameters.ImportFileName?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - format: The file's format; without it, told from its first bytes (a JSON object is a String
+                ///   - dryRun: `true` (the default): report what the file would change and write nothing; `false`: write it.
+                ///   - fileName: The file's name, for the revisions' note ("imported from fr.xlf"); for Android, its
+                internal init(
+                    format: Components.Parameters.ImportFormat? = nil,
+                    dryRun: Components.Parameters.DryRun? = nil,
+                    fileName: Components.Parameters.ImportFileName? = nil
+                ) {
+                    self.format = format
+                    self.dryRun = dryRun
+                    self.fileName = fileName
+                }
+            }
+            internal var query: Operations.ImportTranslations.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportTranslations.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportTranslations.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ImportTranslations.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/requestBody/content/application\/xliff+xml`.
+                case applicationXliffXml(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/requestBody/content/application\/x-xliff+xml`.
+                case applicationXXliffXml(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/requestBody/content/application\/xml`.
+                case xml(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/requestBody/content/text\/xml`.
+                case textXml(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/requestBody/content/application\/json`.
+                case json(Swift.String)
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/requestBody/content/application\/octet-stream`.
+                case binary(OpenAPIRuntime.HTTPBody)
+            }
+            internal var body: Operations.ImportTranslations.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                query: Operations.ImportTranslations.Input.Query = .init(),
+                headers: Operations.ImportTranslations.Input.Headers = .init(),
+                body: Operations.ImportTranslations.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// What the file does (or, in a dry run, would do), per template and string.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.TranslationImportReport)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.TranslationImportReport {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `invalid-translation-file`: the file cannot be read (`errors[0]` has its `line` and
+            /// `column` when known; `detail` says where and what) or cannot be imported at all (its
+            /// target locale is not a tag, is a pseudo-locale, or is its source locale).
+            /// `invalid-parameter`: `format`, `dryRun` or `fileName` is wrong, or no `format` was given
+            /// and the first bytes do not tell it. As for every request: a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-translation-file`,
+            /// `invalid-parameter`, `invalid-header` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.TranslationImportBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.TranslationImportBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The file is larger than the import's own limit, `--max-import-size` (40 MiB by default).
+            /// When `Content-Length` announces it, refused with the head, before the file is read
+            /// (`errors[0].header` is `Content-Length`); a chunked body is answered when it ends
+            /// (`errors[0].pointer` is `""`), or the connection is closed once it goes on past twice the
+            /// limit.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TranslationImportTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.TranslationImportTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not sent as a file: its `Content-Type` is not one of the request body's
+            /// media types (a form, as curl sends `--data-binary` by default, is not).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.TranslationUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.TranslationUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `import-busy`: another file is being imported on this server; nothing was done, send it
+            /// again shortly. `store-busy`, `store-unavailable`: the store could not be read or written;
+            /// templates written before it stay written, and importing the file again writes the rest
+            /// (what was written is `unchanged` then). `shutting-down`: the server began stopping while
+            /// the request waited for a worker.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `import-busy`,
+            /// `store-busy`, `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.TranslationImportUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.TranslationImportUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
                             response: self
                         )
                     }

@@ -170,7 +170,7 @@ internal protocol APIProtocol: Sendable {
     /// Every series in the Prometheus text exposition format 0.0.4: requests by route pattern
     /// (`/v1/templates/{id}`, or `unmatched`), method and status; request latency by route; open
     /// connections; the catalogue's revision and size; store commit latency; analytics event
-    /// outcomes. The README's "Metrics" section lists them. Needs no authentication: expose it to
+    /// outcomes; stale translations per locale (`translation_stale_strings`). The README's "Metrics" section lists them. Needs no authentication: expose it to
     /// the scrape network only, not to the public.
     ///
     ///
@@ -461,7 +461,9 @@ internal protocol APIProtocol: Sendable {
     /// templates in id order). A template is complete in a locale when it has every required key
     /// there: `title`, `message` and `visual.label` when the default locale has them, and a label
     /// per action. `completeness` is the share of required keys present over all live templates,
-    /// rounded to three decimals (1 when nothing is required).
+    /// rounded to three decimals (1 when nothing is required). `stale` lists, per template, the
+    /// keys whose translation was written before the default locale's string last changed (an
+    /// export marks them for review), and `staleStrings` counts them.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/locales`.
@@ -579,6 +581,69 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/admin/preview`.
     /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)`.
     func previewTemplate(_ input: Operations.PreviewTemplate.Input) async throws -> Operations.PreviewTemplate.Output
+    /// The catalogue's strings as translators' files (XLIFF 2.0 or 1.2, String Catalog, Android).
+    ///
+    /// The strings of the live templates in the source locale, with each target locale's
+    /// translation, its state and notes for the translator (the template and category, the copy
+    /// rule's limit, where the string shows, its placeholders), as files translation tools open:
+    /// `xliff2` (`fr.xlf`, OASIS XLIFF 2.0: Crowdin, Phrase), `xliff12` (`fr.xliff`, XLIFF 1.2:
+    /// Xcode, Lokalise), `xcstrings` (`Localizable.xcstrings`, one String Catalog for every
+    /// locale) or `android` (`values/strings.xml` and `values-fr/strings.xml`…). One file is
+    /// answered as itself; several (XLIFF for every locale, any Android export) as a ZIP archive
+    /// of them under those names. Every file carries the export's time, which an import compares
+    /// with each string's last change.
+    ///
+    /// A translation is `missing` when the locale lacks the key, stale when it was written
+    /// before its source string last changed (XLIFF 2.0 `initial` with
+    /// `subState="empty-state:stale"`, XLIFF 1.2 `needs-review-translation`, String Catalog
+    /// `needs_review`), translated otherwise. Templates by id, strings in the order a screen
+    /// shows them; a template without strings in the source locale is left out. Any admin token
+    /// (`viewer` or `editor`) may export. Every parameter that is wrong is named in one `400`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/translations/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)`.
+    func exportTranslations(_ input: Operations.ExportTranslations.Input) async throws -> Operations.ExportTranslations.Output
+    /// The headers of exportTranslations, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/translations/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)`.
+    func headTranslationExport(_ input: Operations.HeadTranslationExport.Input) async throws -> Operations.HeadTranslationExport.Output
+    /// A translated file back into the catalogue; a dry run unless dryRun=false.
+    ///
+    /// The body is the file itself (one `.xlf`/`.xliff`, a `.xcstrings`, or one Android
+    /// `strings.xml` whose locale `fileName`'s folder or its header comment gives), up to the
+    /// route's own limit, `--max-import-size` (40 MiB by default, in place of `--max-body-size`:
+    /// one locale of a 10,000-template catalogue is about 30 MB). The limit and the token are
+    /// checked with the request's head: a larger `Content-Length` gets `413`, a missing token
+    /// `401` and a viewer's `403`, each before any byte of the file is read (and with
+    /// `Connection: close`); with the console's session cookie, only the origin is checked then
+    /// (a cross-origin request gets `403`), and the session with the whole request. Files are
+    /// read strictly: no DTD (no entity is declared, expanded
+    /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
+    /// invalid-translation-file` with the line and column in `errors[0]`.
+    ///
+    /// Each string is compared with the store: `new` (the locale lacks it), `changed`,
+    /// `unchanged` (the same text, scalar for scalar), `untranslated` (no target, or a draft),
+    /// or `rejected` with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
+    /// `placeholders` (the `{placeholder}` set differs from the source's), `copyRule` (the admin
+    /// API's `422` reasons and pointers: a template must stay valid, so a new locale arrives
+    /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
+    /// changed after the export) and `changedSinceExport` (the store's translation was edited
+    /// after the export; times are whole seconds, and a write in the export's second counts as
+    /// after it).
+    ///
+    /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
+    /// template (`action` `strings`, the token's name as author, `note` "imported from
+    /// <fileName>"), each in its own transaction with the revision the import read as its
+    /// precondition: a template changed meanwhile is a `conflict` (nothing of it written), the
+    /// others are written. Importing the same file again writes nothing. One import runs at a
+    /// time on a server: another gets `503 import-busy`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/translations/import`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)`.
+    func importTranslations(_ input: Operations.ImportTranslations.Input) async throws -> Operations.ImportTranslations.Output
     /// Report what users saw (`displayed`) and tapped (`actionTapped`); one event or a batch of up to 500.
     ///
     /// Apps report every empty state they displayed and every action tapped on one. The body is
@@ -975,7 +1040,7 @@ extension APIProtocol {
     /// Every series in the Prometheus text exposition format 0.0.4: requests by route pattern
     /// (`/v1/templates/{id}`, or `unmatched`), method and status; request latency by route; open
     /// connections; the catalogue's revision and size; store commit latency; analytics event
-    /// outcomes. The README's "Metrics" section lists them. Needs no authentication: expose it to
+    /// outcomes; stale translations per locale (`translation_stale_strings`). The README's "Metrics" section lists them. Needs no authentication: expose it to
     /// the scrape network only, not to the public.
     ///
     ///
@@ -1506,7 +1571,9 @@ extension APIProtocol {
     /// templates in id order). A template is complete in a locale when it has every required key
     /// there: `title`, `message` and `visual.label` when the default locale has them, and a label
     /// per action. `completeness` is the share of required keys present over all live templates,
-    /// rounded to three decimals (1 when nothing is required).
+    /// rounded to three decimals (1 when nothing is required). `stale` lists, per template, the
+    /// keys whose translation was written before the default locale's string last changed (an
+    /// export marks them for review), and `staleStrings` counts them.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/locales`.
@@ -1695,6 +1762,95 @@ extension APIProtocol {
         body: Operations.PreviewTemplate.Input.Body
     ) async throws -> Operations.PreviewTemplate.Output {
         try await previewTemplate(Operations.PreviewTemplate.Input(
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The catalogue's strings as translators' files (XLIFF 2.0 or 1.2, String Catalog, Android).
+    ///
+    /// The strings of the live templates in the source locale, with each target locale's
+    /// translation, its state and notes for the translator (the template and category, the copy
+    /// rule's limit, where the string shows, its placeholders), as files translation tools open:
+    /// `xliff2` (`fr.xlf`, OASIS XLIFF 2.0: Crowdin, Phrase), `xliff12` (`fr.xliff`, XLIFF 1.2:
+    /// Xcode, Lokalise), `xcstrings` (`Localizable.xcstrings`, one String Catalog for every
+    /// locale) or `android` (`values/strings.xml` and `values-fr/strings.xml`…). One file is
+    /// answered as itself; several (XLIFF for every locale, any Android export) as a ZIP archive
+    /// of them under those names. Every file carries the export's time, which an import compares
+    /// with each string's last change.
+    ///
+    /// A translation is `missing` when the locale lacks the key, stale when it was written
+    /// before its source string last changed (XLIFF 2.0 `initial` with
+    /// `subState="empty-state:stale"`, XLIFF 1.2 `needs-review-translation`, String Catalog
+    /// `needs_review`), translated otherwise. Templates by id, strings in the order a screen
+    /// shows them; a template without strings in the source locale is left out. Any admin token
+    /// (`viewer` or `editor`) may export. Every parameter that is wrong is named in one `400`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/translations/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)`.
+    internal func exportTranslations(
+        query: Operations.ExportTranslations.Input.Query = .init(),
+        headers: Operations.ExportTranslations.Input.Headers = .init()
+    ) async throws -> Operations.ExportTranslations.Output {
+        try await exportTranslations(Operations.ExportTranslations.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of exportTranslations, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/translations/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)`.
+    internal func headTranslationExport(
+        query: Operations.HeadTranslationExport.Input.Query = .init(),
+        headers: Operations.HeadTranslationExport.Input.Headers = .init()
+    ) async throws -> Operations.HeadTranslationExport.Output {
+        try await headTranslationExport(Operations.HeadTranslationExport.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A translated file back into the catalogue; a dry run unless dryRun=false.
+    ///
+    /// The body is the file itself (one `.xlf`/`.xliff`, a `.xcstrings`, or one Android
+    /// `strings.xml` whose locale `fileName`'s folder or its header comment gives), up to the
+    /// route's own limit, `--max-import-size` (40 MiB by default, in place of `--max-body-size`:
+    /// one locale of a 10,000-template catalogue is about 30 MB). The limit and the token are
+    /// checked with the request's head: a larger `Content-Length` gets `413`, a missing token
+    /// `401` and a viewer's `403`, each before any byte of the file is read (and with
+    /// `Connection: close`); with the console's session cookie, only the origin is checked then
+    /// (a cross-origin request gets `403`), and the session with the whole request. Files are
+    /// read strictly: no DTD (no entity is declared, expanded
+    /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
+    /// invalid-translation-file` with the line and column in `errors[0]`.
+    ///
+    /// Each string is compared with the store: `new` (the locale lacks it), `changed`,
+    /// `unchanged` (the same text, scalar for scalar), `untranslated` (no target, or a draft),
+    /// or `rejected` with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
+    /// `placeholders` (the `{placeholder}` set differs from the source's), `copyRule` (the admin
+    /// API's `422` reasons and pointers: a template must stay valid, so a new locale arrives
+    /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
+    /// changed after the export) and `changedSinceExport` (the store's translation was edited
+    /// after the export; times are whole seconds, and a write in the export's second counts as
+    /// after it).
+    ///
+    /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
+    /// template (`action` `strings`, the token's name as author, `note` "imported from
+    /// <fileName>"), each in its own transaction with the revision the import read as its
+    /// precondition: a template changed meanwhile is a `conflict` (nothing of it written), the
+    /// others are written. Importing the same file again writes nothing. One import runs at a
+    /// time on a server: another gets `503 import-busy`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/translations/import`.
+    /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)`.
+    internal func importTranslations(
+        query: Operations.ImportTranslations.Input.Query = .init(),
+        headers: Operations.ImportTranslations.Input.Headers = .init(),
+        body: Operations.ImportTranslations.Input.Body
+    ) async throws -> Operations.ImportTranslations.Output {
+        try await importTranslations(Operations.ImportTranslations.Input(
             query: query,
             headers: headers,
             body: body

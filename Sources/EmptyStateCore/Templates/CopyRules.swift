@@ -40,8 +40,20 @@ package enum CopyRules {
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
+    /// The length of the longest vague label, in Unicode scalars.
+    private static let longestVagueLabel = vagueLabels.map(\.unicodeScalars.count).max() ?? 0
+
     /// Whether `label` is one of the vague labels.
     package static func isVague(_ label: String) -> Bool {
+        // A label longer than every vague one once its ends are trimmed is none of them:
+        // lowercasing never shortens a text, and what is trimmed (punctuation, spaces) has no
+        // case, so trimming before or after lowercasing is the same. Most labels end here, without
+        // lowercasing (which was a sixth of validating a catalogue).
+        let scalars = label.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isPunctuationOrSpace($0) }),
+            let last = scalars.lastIndex(where: { !isPunctuationOrSpace($0) })
+        else { return false }
+        if scalars[first...last].count > longestVagueLabel { return false }
         let trimmed = label.lowercased().unicodeScalars.drop { isPunctuationOrSpace($0) }
         let normalized = String(
             String.UnicodeScalarView(trimmed.reversed().drop { isPunctuationOrSpace($0) }.reversed())
@@ -59,8 +71,15 @@ package enum CopyRules {
         var total = 0
         for scalar in text.unicodeScalars {
             let value = scalar.value
-            if scalar.properties.generalCategory == .nonspacingMark
-                || scalar.properties.generalCategory == .enclosingMark
+            // Below U+0300 (the combining diacritical marks) no scalar is a mark or wide: one
+            // column each, without the general category lookup, which dominated validating a
+            // catalogue (it is every Latin letter).
+            if value < 0x300 {
+                total += 1
+                continue
+            }
+            let category = scalar.properties.generalCategory
+            if category == .nonspacingMark || category == .enclosingMark
                 || value == 0x200B || (0x200E...0x200F).contains(value) || (0x202A...0x202E).contains(value)
             {
                 continue
@@ -80,6 +99,8 @@ package enum CopyRules {
 
     /// The `{name}` placeholders in `text`, in order of appearance, without repeats.
     package static func placeholders(in text: String) -> [String] {
+        // Most copy has no brace at all: one byte scan instead of a walk by Character.
+        guard text.utf8.contains(UInt8(ascii: "{")) else { return [] }
         var names: [String] = []
         var index = text.startIndex
         while let open = text[index...].firstIndex(of: "{") {

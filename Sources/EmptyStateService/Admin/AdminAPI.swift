@@ -8,10 +8,11 @@ import Logging
 /// sent.
 ///
 /// The routes are grouped by what they serve: templates (`AdminAPI+Templates`), their revisions
-/// and rollback (`+Revisions`), the locale report (`+Locales`), the audit trail and its export
-/// (`+Audit`), app policies (`+AppPolicies`) and what their versions are told (`+Decisions`),
-/// and what the admin console needs besides: its session (`+Session`), the searchable catalogue
-/// (`+Catalogue`) and the live preview of a draft (`+Preview`). Each handler throws its errors; `route` puts the auth
+/// and rollback (`+Revisions`), the locale report (`+Locales`), translation files
+/// (`+TranslationExport`, `+TranslationImport`), the audit trail and its export (`+Audit`), app
+/// policies (`+AppPolicies`) and what their versions are told (`+Decisions`), and what the admin
+/// console needs besides: its session (`+Session`), the searchable catalogue (`+Catalogue`) and
+/// the live preview of a draft (`+Preview`). Each handler throws its errors; `route` puts the auth
 /// middleware (`AdminAuthorization.require`) and the error middleware (`AdminProblems`) around
 /// it. What a request carries besides its document is read in `+RequestParsing`.
 struct AdminAPI: Sendable {
@@ -25,11 +26,16 @@ struct AdminAPI: Sendable {
     var eventRetentionDays = 90
     /// The console's search index of the served snapshot.
     let catalogueIndex = CatalogueIndexCache()
+    /// What translation exports, imports and coverage read.
+    let translations: TranslationCatalogue
+    let importLimits: TranslationImportLimits
 
     func register(on router: inout Router) {
         registerTemplates(on: &router)
         registerRevisions(on: &router)
         registerLocales(on: &router)
+        registerTranslationExport(on: &router)
+        registerTranslationImport(on: &router)
         registerAudit(on: &router)
         registerAppPolicies(on: &router)
         registerIcons(on: &router)

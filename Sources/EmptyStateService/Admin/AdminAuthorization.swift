@@ -263,6 +263,20 @@ struct AdminAuthorization: Sendable {
         }
     }
 
+    /// The 401 or 403 answer for a request whose credentials do not allow `role`, judged from its
+    /// head; `nil` lets its body be read (a route's `BodyPolicy.admit`, checked before the body).
+    /// A bearer token is checked in full. A console session is a store read, which the MHD
+    /// thread asking must not wait for: here its request is only held to the console's origin,
+    /// and the session itself (live, an editor's) is checked with the whole request by `require`.
+    func refusal(_ request: HTTPRequest, needs role: AdminToken.Role) -> HTTPResponse? {
+        if request.headers["authorization"] == nil, let sessions, sessions.sessionID(in: request) != nil {
+            return RequestOrigin.refusal(of: request, expected: sessions.publicOrigin)?
+                .response(requestID: request.id)
+        }
+        guard case .failure(let refusal) = authenticate(request, needs: role) else { return nil }
+        return refusal.response
+    }
+
     /// The auth middleware: a route handler that runs `handler` with the caller's token when it
     /// allows `role`, and otherwise answers 401, 403 (or the store's error) without calling it.
     func require(

@@ -117,13 +117,14 @@ enum AdminResponses {
             try container.encode(record.createdAt, forKey: AnyKey("createdAt"))
             try container.encode(record.createdBy, forKey: AnyKey("createdBy"))
             try container.encode(record.changedFields, forKey: AnyKey("changedFields"))
+            if let note = record.note { try container.encode(note, forKey: AnyKey("note")) }
             if let document = record.document {
                 try container.encode(document, forKey: AnyKey(platform == nil ? "template" : "policy"))
             }
         }
     }
 
-    /// `Locales`: `LocaleCompleteness` per locale.
+    /// `Locales`: `LocaleCompleteness` per locale, and its stale translations.
     struct Locales: Encodable {
         struct Entry: Encodable {
             var locale: String
@@ -131,6 +132,10 @@ enum AdminResponses {
             var completeTemplates: Int
             var completeness: Double
             var missing: [Missing]
+            /// Keys whose translation was written before the template's default-locale string
+            /// last changed; `staleStrings` counts them.
+            var stale: [Missing]
+            var staleStrings: Int
         }
 
         struct Missing: Encodable {
@@ -140,14 +145,17 @@ enum AdminResponses {
 
         var locales: [Entry]
 
-        init(_ report: [LocaleCompleteness]) {
+        init(_ report: [LocaleCompleteness], stale: [String: [TranslationCatalogue.Stale]] = [:]) {
             locales = report.map { entry in
-                Entry(
+                let stale = (stale[entry.locale] ?? []).map { Missing(templateId: $0.templateID, keys: $0.keys) }
+                return Entry(
                     locale: entry.locale,
                     templates: entry.templates,
                     completeTemplates: entry.completeTemplates,
                     completeness: entry.completeness,
-                    missing: entry.missing.map { Missing(templateId: $0.templateID, keys: $0.keys) }
+                    missing: entry.missing.map { Missing(templateId: $0.templateID, keys: $0.keys) },
+                    stale: stale,
+                    staleStrings: stale.reduce(0) { $0 + $1.keys.count }
                 )
             }
         }

@@ -177,15 +177,20 @@ package final class EmptyStateApplication: Sendable {
             metrics: metrics,
             openAPI: Array(openAPI)
         ).register(on: &router)
+        let translations = TranslationCatalogue(state: state, store: store)
         AdminAPI(
             store: store,
             state: state,
             authorization: authorization,
             logger: logger,
             illustrationBaseURL: configuration.illustrationBaseURL,
-            eventRetentionDays: configuration.eventRetentionDays
+            eventRetentionDays: configuration.eventRetentionDays,
+            translations: translations,
+            importLimits: TranslationImportLimits(maximumBytes: configuration.maxImportSize)
         ).register(on: &router)
         ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
+        let staleCounts = StaleStringCounts(catalogue: translations)
+        metrics.countStaleStrings { staleCounts.counts() }
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
         if let shared {

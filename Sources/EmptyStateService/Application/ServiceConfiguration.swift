@@ -37,6 +37,12 @@ package struct ServiceConfiguration: Sendable {
     /// Days analytics events are kept; older ones are pruned in the background.
     package var eventRetentionDays = 90
 
+    /// The largest translation file `POST /v1/admin/translations/import` takes, in bytes (its own
+    /// limit, in place of `http.maxBodySize`): 40 MiB holds one locale of a 10,000-template
+    /// catalogue in XLIFF 2.0 with its notes (about 30 MB) and refuses a 50 MB upload before any
+    /// of it is read. The readers refuse the same size.
+    package var maxImportSize = 40 << 20
+
     /// The SQLite database of analytics events.
     package var eventStorePath: String {
         dataDirectory.hasSuffix("/") ? dataDirectory + "events.sqlite" : dataDirectory + "/events.sqlite"

@@ -49,6 +49,11 @@ package final class ServiceMetrics: Sendable {
     private let memoCount = Mutex<(@Sendable () -> Int)?>(nil)
     /// Read at each scrape for `access_log_dropped_lines_total`; unset when there is no access log.
     private let droppedAccessLogLines = Mutex<(@Sendable () -> Int)?>(nil)
+    /// Read at each scrape for `translation_stale_strings`: stale translations per locale.
+    private let staleStrings = Mutex<(@Sendable () -> [String: Int])?>(nil)
+    /// `translation_stale_strings` by locale, made as locales appear; kept at 0 once a locale has
+    /// none (a series that vanished would read as "no data", not "nothing stale").
+    private let staleGauges = Mutex<[String: Gauge]>([:])
 
     /// Registers every series that exists before its first event, so each is scraped (at 0) from
     /// the start.
@@ -112,6 +117,12 @@ package final class ServiceMetrics: Sendable {
         droppedAccessLogLines.withLock { $0 = source }
     }
 
+    /// Sets where `translation_stale_strings` (translations written before their source string
+    /// last changed, per locale) is read from at each scrape.
+    package func countStaleStrings(with source: @escaping @Sendable () -> [String: Int]) {
+        staleStrings.withLock { $0 = source }
+    }
+
     /// `GET /metrics`: samples the gauges, then emits every series in the Prometheus text format.
     /// - Parameter catalogue: the snapshot being served, for `catalogue_revision` and `catalogue_templates`.
     func scrape(catalogue: CatalogueSnapshot) -> HTTPResponse {
@@ -119,6 +130,20 @@ package final class ServiceMetrics: Sendable {
         memoEntries.record(memoCount.withLock({ $0 })?() ?? 0)
         catalogueRevision.record(catalogue.revisionSum)
         catalogueTemplates.record(catalogue.templateCount)
+        if let source = staleStrings.withLock({ $0 }) {
+            let counts = source()
+            let factory = factory
+            staleGauges.withLock { gauges in
+                for locale in counts.keys where gauges[locale] == nil {
+                    gauges[locale] = Gauge(
+                        label: "translation_stale_strings",
+                        dimensions: [("locale", locale)],
+                        factory: factory
+                    )
+                }
+                for (locale, gauge) in gauges { gauge.record(counts[locale] ?? 0) }
+            }
+        }
         var text: [UInt8] = []
         text.reserveCapacity(32 * 1024)
         registry.emit(into: &text)

@@ -10,16 +10,33 @@ package struct TemplateSnapshot: Sendable {
     /// same `2026-11-23T10:00:00Z` form, so they compare as text). A string without one is never
     /// taken for stale or edited.
     package var updatedAt: [String: [String: String]]
+    /// Locale → key → the template revision that last changed the string (the store's
+    /// `StoredString.revision`; 0 or absent when unknown). Orders two strings exactly where
+    /// their whole-second `updatedAt` ties.
+    package var revisions: [String: [String: Int]]
 
-    package init(template: Template, revision: Int, updatedAt: [String: [String: String]] = [:]) {
+    package init(
+        template: Template,
+        revision: Int,
+        updatedAt: [String: [String: String]] = [:],
+        revisions: [String: [String: Int]] = [:]
+    ) {
         self.template = template
         self.revision = revision
         self.updatedAt = updatedAt
+        self.revisions = revisions
     }
 
     /// Whether the `locale` translation of `key` was written before its `sourceLocale` string last
-    /// changed: the source moved on and the translation needs a look.
+    /// changed: the source moved on and the translation needs a look. By the revisions that wrote
+    /// them when both are known (exact: a revision changes both or neither, or one after the
+    /// other), else by their times (a tie, the same second, is not stale).
     package func isStale(key: String, locale: String, sourceLocale: String) -> Bool {
+        if let written = revisions[locale]?[key], let sourceChanged = revisions[sourceLocale]?[key], written > 0,
+            sourceChanged > 0
+        {
+            return written < sourceChanged
+        }
         guard let written = updatedAt[locale]?[key], let sourceChanged = updatedAt[sourceLocale]?[key] else {
             return false
         }

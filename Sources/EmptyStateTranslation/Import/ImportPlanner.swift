@@ -11,7 +11,9 @@ import JSONCoding
 /// 4. the file was translated from the store's current source (`sourceChanged`: the file's
 ///    source text differs, or, for a file without source text, the source was written after
 ///    the export), and the store's translation was not edited since the export
-///    (`changedSinceExport`, from the file's export time and the string's `updatedAt`);
+///    (`changedSinceExport`, from the file's export time and the string's `updatedAt`). Both
+///    times are whole seconds: a write in the export's own second counts as after it, so an
+///    edit is never overwritten unseen (at worst the file must be exported again);
 /// 5. it keeps the source's placeholders (`placeholders`, worded as the admin API words it);
 /// 6. the template, with the file's accepted strings of that template, passes every rule of
 ///    `TemplateParser` (`copyRule`, with the 422's pointer and reason). A rule broken elsewhere in
@@ -110,7 +112,7 @@ private struct Planner {
                     )
                 )
             }
-        } else if let exportedAt = document.exportedAt, let sourceUpdatedAt, exportedAt < sourceUpdatedAt {
+        } else if let exportedAt = document.exportedAt, let sourceUpdatedAt, exportedAt <= sourceUpdatedAt {
             rejections.append(
                 ImportRejection(
                     .sourceChanged,
@@ -119,7 +121,7 @@ private struct Planner {
             )
         }
         if current != nil, let exportedAt = document.exportedAt,
-            let targetUpdatedAt = snapshot.updatedAt[locale]?[id.key], exportedAt < targetUpdatedAt
+            let targetUpdatedAt = snapshot.updatedAt[locale]?[id.key], exportedAt <= targetUpdatedAt
         {
             rejections.append(
                 ImportRejection(

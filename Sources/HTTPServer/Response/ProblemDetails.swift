@@ -41,10 +41,16 @@ package struct ProblemDetails: Error, Sendable {
 
         package var location: Location?
         package var detail: String
+        /// Where in a body that is a file rather than JSON (an uploaded translation file): its
+        /// line and column, 1-based.
+        package var line: Int?
+        package var column: Int?
 
-        package init(_ location: Location?, _ detail: String) {
+        package init(_ location: Location?, _ detail: String, line: Int? = nil, column: Int? = nil) {
             self.location = location
             self.detail = detail
+            self.line = line
+            self.column = column
         }
     }
 
@@ -106,6 +112,14 @@ package struct ProblemDetails: Error, Sendable {
                 case .header(let name): writer.member("header", name)
                 case .pointer(let pointer): writer.member("pointer", pointer)
                 case nil: break
+                }
+                if let line = error.line {
+                    writer.key("line")
+                    writer.int(line)
+                }
+                if let column = error.column {
+                    writer.key("column")
+                    writer.int(column)
                 }
                 writer.endObject()
             }

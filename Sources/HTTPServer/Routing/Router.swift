@@ -28,12 +28,21 @@ package struct Router: Sendable {
         /// The pattern's bytes up to its first `{` (all of them for a static route): a path
         /// that does not start with them is rejected with one `memcmp`.
         var prefix: [UInt8]
-        var handlers: [(method: HTTPMethod, handler: Handler, execution: Execution)]
+        var handlers: [Entry]
+    }
+
+    private struct Entry: Sendable {
+        var method: HTTPMethod
+        var handler: Handler
+        var execution: Execution
+        var body: BodyPolicy?
     }
 
     /// Routes without parameters; tried before `parameterRoutes`, so `/a/b` wins over `/a/{x}`.
     private var staticRoutes: [Route] = []
     private var parameterRoutes: [Route] = []
+    /// Whether any route has a `BodyPolicy` (when none has, a head is never routed early).
+    package private(set) var hasBodyPolicies = false
 
     /// Every header a memoized route reads, in the order registered, each name once (compared
     /// without case): what the server makes the memo's keys of.
@@ -97,36 +106,48 @@ package struct Router: Sendable {
     ///   - blocking: the handler waits (disk, fsync): the server runs it on a worker thread with
     ///     the connection suspended, so MHD's threads keep serving other requests.
     ///   - background: run it blocking, at low priority.
+    ///   - body: the route's own limit and admission of request bodies (see `BodyPolicy`);
+    ///     `nil` for the server's `maxBodySize`.
     package mutating func add(
         _ method: HTTPMethod,
         _ pattern: String,
         blocking: Bool = false,
         background: Bool = false,
+        body: BodyPolicy? = nil,
         _ handler: @escaping Handler
     ) {
-        insert(method, pattern, execution: background ? .background : blocking ? .blocking : .inline, handler)
+        insert(
+            method,
+            pattern,
+            execution: background ? .background : blocking ? .blocking : .inline,
+            body: body,
+            handler
+        )
     }
 
     private mutating func insert(
         _ method: HTTPMethod,
         _ pattern: String,
         execution: Execution,
+        body: BodyPolicy? = nil,
         _ handler: @escaping Handler
     ) {
+        if body != nil { hasBodyPolicies = true }
         let segments: [Segment] = pattern.split(separator: "/").map { part in
             part.hasPrefix("{") && part.hasSuffix("}")
                 ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
         let isStatic = segments.allSatisfy { if case .literal = $0 { true } else { false } }
+        let entry = Entry(method: method, handler: handler, execution: execution, body: body)
         if isStatic {
-            Self.add((method, handler, execution), to: &staticRoutes, pattern: pattern, segments: segments)
+            Self.add(entry, to: &staticRoutes, pattern: pattern, segments: segments)
         } else {
-            Self.add((method, handler, execution), to: &parameterRoutes, pattern: pattern, segments: segments)
+            Self.add(entry, to: &parameterRoutes, pattern: pattern, segments: segments)
         }
     }
 
     private static func add(
-        _ entry: (method: HTTPMethod, handler: Handler, execution: Execution),
+        _ entry: Entry,
         to routes: inout [Route],
         pattern: String,
         segments: [Segment]
@@ -152,8 +173,18 @@ package struct Router: Sendable {
         resolve(method: .get, path: path).pattern
     }
 
-    /// The match, where its handler runs, and the pattern of the route (`nil` when none).
-    func resolve(method: HTTPMethod, path: String) -> (match: Match, execution: Execution, pattern: String?) {
+    /// The `BodyPolicy` of the handler `method` and `path` route to; `nil` when it has none.
+    package func bodyPolicy(method: HTTPMethod, path: String) -> BodyPolicy? {
+        guard hasBodyPolicies else { return nil }
+        return resolve(method: method, path: path).body
+    }
+
+    /// The match, where its handler runs, the pattern of the route (`nil` when none) and the
+    /// handler's body policy.
+    func resolve(
+        method: HTTPMethod,
+        path: String
+    ) -> (match: Match, execution: Execution, pattern: String?, body: BodyPolicy?) {
         // Matches on the path's bytes, with no splitting, hashing or String indexing: routing
         // was a quarter of a request's cost when it used them.
         var path = path
@@ -168,7 +199,7 @@ package struct Router: Sendable {
                     return Self.select(parameterRoutes[index], method: method, parameters: parameters)
                 }
             }
-            return (.notFound, .inline, nil)
+            return (.notFound, .inline, nil, nil)
         }
     }
 
@@ -214,16 +245,16 @@ package struct Router: Sendable {
         _ route: Route,
         method: HTTPMethod,
         parameters: PathParameters
-    ) -> (match: Match, execution: Execution, pattern: String?) {
+    ) -> (match: Match, execution: Execution, pattern: String?, body: BodyPolicy?) {
         let wanted = method == .head ? HTTPMethod.get : method
         if let entry = route.handlers.first(where: { $0.method == method || $0.method == wanted }) {
-            return (.handler(entry.handler, parameters: parameters), entry.execution, route.pattern)
+            return (.handler(entry.handler, parameters: parameters), entry.execution, route.pattern, entry.body)
         }
         var allowed: [HTTPMethod] = []
         for entry in route.handlers {
             allowed.append(entry.method)
             if entry.method == .get { allowed.append(.head) }
         }
-        return (.methodNotAllowed(allowed: allowed), .inline, route.pattern)
+        return (.methodNotAllowed(allowed: allowed), .inline, route.pattern, nil)
     }
 }

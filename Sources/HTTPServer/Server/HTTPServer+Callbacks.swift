@@ -32,7 +32,9 @@ extension HTTPServer {
         if case .awaitingHead = machine.state {
             // The connection no longer waits for a request's head.
             CMicroHTTPD_guardHeadReceived(connection)
-            let action = machine.receivedHead(RequestStateMachine.Head(connection: connection, version: version))
+            let action = machine.receivedHead(RequestStateMachine.Head(connection: connection, version: version)) {
+                server.bodyTerms(connection: connection, url: url, method: method)
+            }
             slot.store(machine.state)
             switch action {
             case .refuse(let problem, let closeConnection):
@@ -46,13 +48,17 @@ extension HTTPServer {
                     requestID: requestID,
                     started: server.startTime()
                 )
-            case .refusePayloadTooLarge:
+            case .refusePayloadTooLarge(let limit):
                 let requestID = RequestTarget.requestID(connection)
                 return call.answer(
-                    server.payloadTooLarge(requestID: requestID),
+                    server.payloadTooLarge(requestID: requestID, limit: limit),
                     requestID: requestID,
                     started: server.startTime()
                 )
+            case .refuseBody(var response, let requestID):
+                // The body announced is never read: the connection cannot carry another request.
+                response.headers.append(("Connection", "close"))
+                return call.answer(response, requestID: requestID, started: server.startTime())
             case .readBody, .awaitDispatch:
                 return .YES
             }
@@ -68,14 +74,14 @@ extension HTTPServer {
                 }
             case .discard, .ignore:
                 break
-            case .close(let discarded):
+            case .close(let discarded, let limit):
                 server.logger.warning(
                     "closing a connection whose chunked body goes on past the limit",
                     metadata: [
                         "request.id": "\(RequestTarget.requestID(connection))",
                         "http.path": "\(String(cString: url))",
                         "http.body_bytes_read": "\(discarded)",
-                        "http.max_body_size": "\(server.configuration.maxBodySize)",
+                        "http.max_body_size": "\(limit)",
                     ]
                 )
                 return .NO
@@ -94,11 +100,11 @@ extension HTTPServer {
                 requestMethod: upload.method,
                 started: upload.started
             )
-        case .refusePayloadTooLarge:
+        case .refusePayloadTooLarge(let limit):
             let started = server.startTime()
             let requestID = RequestTarget.requestID(connection)
             return call.answer(
-                server.payloadTooLarge(requestID: requestID, declared: false),
+                server.payloadTooLarge(requestID: requestID, declared: false, limit: limit),
                 requestID: requestID,
                 started: started
             )

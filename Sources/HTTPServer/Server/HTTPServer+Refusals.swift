@@ -40,15 +40,46 @@ extension HTTPServer {
     }
 
     /// 413; `declared` when `Content-Length` announced the size, otherwise the chunked body passed it.
-    func payloadTooLarge(requestID: String, declared: Bool = true) -> HTTPResponse {
-        ProblemDetails(
+    /// - Parameter limit: the route's limit; the server's `maxBodySize` when `nil`.
+    func payloadTooLarge(requestID: String, declared: Bool = true, limit: Int? = nil) -> HTTPResponse {
+        let limit = limit ?? configuration.maxBodySize
+        return ProblemDetails(
             status: 413,
             slug: "payload-too-large",
             title: "Content Too Large",
-            detail: "The request body is larger than the limit of \(configuration.maxBodySize) bytes.",
+            detail: "The request body is larger than the limit of \(limit) bytes.",
             errors: [
-                .init(declared ? .header("Content-Length") : .pointer(""), "at most \(configuration.maxBodySize) bytes")
+                .init(declared ? .header("Content-Length") : .pointer(""), "at most \(limit) bytes")
             ]
         ).response(requestID: requestID, in: configuration.problemTypes)
+    }
+
+    /// The terms of the route a head is for, when it has a `BodyPolicy`: its limit, and its
+    /// admission's answer for the request as the head describes it (asked on this MHD thread,
+    /// so it must be quick: a token check, not a database read).
+    func bodyTerms(
+        connection: OpaquePointer,
+        url: UnsafePointer<CChar>,
+        method: UnsafePointer<CChar>
+    ) -> RequestStateMachine.BodyTerms? {
+        guard router.hasBodyPolicies, let path = RequestTarget.path(ofURL: url),
+            let policy = router.bodyPolicy(method: HTTPMethod(cString: method), path: path)
+        else { return nil }
+        var terms = RequestStateMachine.BodyTerms(maxBytes: policy.maxBytes)
+        if let admit = policy.admit {
+            let requestID = RequestTarget.requestID(connection)
+            // A path or query that does not parse is answered 400 once the body is read, as on
+            // any route; admission needs a request to look at.
+            if case .success(let request) = RequestTarget.makeRequest(
+                connection: connection,
+                url: url,
+                method: method,
+                id: requestID,
+                body: []
+            ), let refusal = admit(request) {
+                terms.refusal = (refusal, requestID)
+            }
+        }
+        return terms
     }
 }

@@ -260,7 +260,7 @@ package final class HTTPServer: Sendable {
     /// - Returns: that, the pattern of the route (`HTTPExchange.unmatchedRoute` when none), and
     ///   whether the route's answers may be remembered.
     func dispatch(_ request: inout HTTPRequest) -> (dispatch: Dispatch, route: String, memoized: Bool) {
-        let (match, execution, pattern) = router.resolve(method: request.method, path: request.path)
+        let (match, execution, pattern, _) = router.resolve(method: request.method, path: request.path)
         let route = pattern ?? HTTPExchange.unmatchedRoute
         switch match {
         case .handler(let handler, let parameters):

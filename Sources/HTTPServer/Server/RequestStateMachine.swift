@@ -56,13 +56,23 @@ struct RequestStateMachine {
         var isHTTP11 = false
     }
 
+    /// What the route says of the body a head announces (from its `BodyPolicy`).
+    struct BodyTerms {
+        /// The route's limit.
+        var maxBytes: Int
+        /// The answer that refuses the request before its body is read, with its request id.
+        var refusal: (response: HTTPResponse, requestID: String)?
+    }
+
     /// What to do with the head.
     enum HeadAction {
         /// Answer now with `problem`; with `closeConnection` (framing that cannot be trusted: no
         /// byte of its body may be read as a next request), with `Connection: close`.
         case refuse(ProblemDetails, closeConnection: Bool)
         /// Answer 413 now: `Content-Length` is over the limit (MHD then sends no 100 Continue).
-        case refusePayloadTooLarge
+        case refusePayloadTooLarge(limit: Int)
+        /// Answer now with the route's refusal; the body is never read.
+        case refuseBody(HTTPResponse, requestID: String)
         /// Read the body into a new `UploadState` (stored in the slot).
         case readBody
         /// Answer on the next call.
@@ -76,7 +86,7 @@ struct RequestStateMachine {
         /// Drop it: the body is past the limit, and a 413 waits for its end.
         case discard
         /// Close the connection: a chunked body went on past `HTTPServer.discardLimit`.
-        case close(discarded: Int)
+        case close(discarded: Int, limit: Int)
         /// Consume it and do nothing (a request with no body state).
         case ignore
     }
@@ -86,12 +96,13 @@ struct RequestStateMachine {
         /// Queue the answer a worker left while the connection was suspended.
         case queuePending(HTTPResponse, UploadState)
         /// Answer 413: a chunked body passed the limit.
-        case refusePayloadTooLarge
+        case refusePayloadTooLarge(limit: Int)
         /// Route and answer the request (with its body when it has one).
         case dispatch(UploadState?)
     }
 
     private(set) var state: State
+    /// The server's limit, for routes without a `BodyPolicy`.
     let maxBodySize: Int
 
     init(state: State, maxBodySize: Int) {
@@ -100,7 +111,9 @@ struct RequestStateMachine {
     }
 
     /// The first call: refuses what cannot be served and decides whether a body follows.
-    mutating func receivedHead(_ head: Head) -> HeadAction {
+    /// - Parameter terms: the route's terms, asked only when a body is announced; `nil` for the
+    ///   server's limit.
+    mutating func receivedHead(_ head: Head, terms: () -> BodyTerms? = { nil }) -> HeadAction {
         guard case .awaitingHead(let refusal) = state else { preconditionFailure("a second head for one request") }
         if let refusal {
             state = .answered
@@ -125,20 +138,31 @@ struct RequestStateMachine {
                     closeConnection: false
                 )
             }
-            if length > maxBodySize {
-                state = .answered
-                return .refusePayloadTooLarge
-            }
             if length > 0 {
-                state = .readingBody(UploadState())
-                return .readBody
+                return readBody(declaredLength: length, terms: terms())
             }
         } else if head.transferEncoding {
-            state = .readingBody(UploadState())
-            return .readBody
+            return readBody(declaredLength: nil, terms: terms())
         }
         state = .awaitingDispatch
         return .awaitDispatch
+    }
+
+    /// A body is announced: refused by the route, too large, or to be read under its limit.
+    private mutating func readBody(declaredLength: Int?, terms: BodyTerms?) -> HeadAction {
+        if let refusal = terms?.refusal {
+            state = .answered
+            return .refuseBody(refusal.response, requestID: refusal.requestID)
+        }
+        let limit = terms?.maxBytes ?? maxBodySize
+        if let declaredLength, declaredLength > limit {
+            state = .answered
+            return .refusePayloadTooLarge(limit: limit)
+        }
+        let upload = UploadState()
+        upload.limit = limit
+        state = .readingBody(upload)
+        return .readBody
     }
 
     /// A body chunk of `count` bytes: kept while under the limit. Past it (only a chunked body
@@ -148,13 +172,13 @@ struct RequestStateMachine {
     /// that never stops sending cannot hold a thread's attention forever.
     mutating func receivedBody(count: Int) -> ChunkAction {
         guard case .readingBody(let upload) = state else { return .ignore }
-        guard upload.tooLarge || upload.body.count + count > maxBodySize else { return .keep(upload) }
+        guard upload.tooLarge || upload.body.count + count > upload.limit else { return .keep(upload) }
         // What was kept is dropped with this chunk; once dropped, the body stays empty.
         upload.discarded += upload.body.count + count
         upload.body = []
-        guard upload.discarded <= HTTPServer.discardLimit(maxBodySize: maxBodySize) else {
+        guard upload.discarded <= HTTPServer.discardLimit(maxBodySize: upload.limit) else {
             state = .closed
-            return .close(discarded: upload.discarded)
+            return .close(discarded: upload.discarded, limit: upload.limit)
         }
         return .discard
     }
@@ -170,7 +194,7 @@ struct RequestStateMachine {
         case .readingBody(let upload):
             if upload.tooLarge {
                 state = .answered
-                return .refusePayloadTooLarge
+                return .refusePayloadTooLarge(limit: upload.limit)
             }
             state = .dispatched(upload)
             return .dispatch(upload)
@@ -243,6 +267,8 @@ extension RequestStateMachine.Head {
 /// hand-over, so the MHD thread that reads it afterwards sees the write.
 final class UploadState: @unchecked Sendable {
     var body: [UInt8] = []
+    /// The largest body taken: the server's `maxBodySize`, or the route's (`BodyPolicy`).
+    var limit = Int.max
     /// Bytes of a too-large chunked body read and dropped so far.
     var discarded = 0
     /// Whether the body passed the limit (its bytes are dropped from then on).

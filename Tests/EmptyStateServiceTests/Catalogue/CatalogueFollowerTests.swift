@@ -117,9 +117,10 @@ private final class FlakyTemplates: TemplateStoring {
         id: String,
         expectedRevision: Int,
         actor: String,
+        note: String?,
         build: (Template) throws(Failure) -> Template
     ) throws -> StoredTemplate {
-        try base.updateStrings(id: id, expectedRevision: expectedRevision, actor: actor, build: build)
+        try base.updateStrings(id: id, expectedRevision: expectedRevision, actor: actor, note: note, build: build)
     }
 
     func delete(id: String, expectedRevision: Int, actor: String) throws(StoreError) -> Int {
@@ -145,6 +146,8 @@ private final class FlakyTemplates: TemplateStoring {
     }
 
     func strings(id: String) throws(StoreError) -> [StoredString] { try base.strings(id: id) }
+
+    func stringStamps() throws(StoreError) -> [StringStamp] { try base.stringStamps() }
 
     func list(page: Int, pageSize: Int) throws(StoreError) -> Page<TemplateSummary> {
         try base.list(page: page, pageSize: pageSize)

@@ -63,8 +63,15 @@ final class ConsoleFixture: Sendable {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         var router = Router()
-        AdminAPI(store: store, state: state, authorization: authorization, logger: logger, eventRetentionDays: 30)
-            .register(on: &router)
+        AdminAPI(
+            store: store,
+            state: state,
+            authorization: authorization,
+            logger: logger,
+            eventRetentionDays: 30,
+            translations: TranslationCatalogue(state: state, store: store),
+            importLimits: TranslationImportLimits(maximumBytes: ServiceConfiguration().maxImportSize)
+        ).register(on: &router)
         ConsoleRoutes(illustrationBaseURL: "https://cdn.example.com/illustrations/{name}.svg").register(on: &router)
         self.router = router
     }

@@ -111,6 +111,57 @@ struct RequestStateMachineTests {
         guard case .refusePayloadTooLarge = machine.receivedEnd() else { Issue.record("no 413"); return }
     }
 
+    @Test("a route's own limit: declared bodies are refused or read under it, chunked ones kept to it")
+    func routeLimit() {
+        let terms = RequestStateMachine.BodyTerms(maxBytes: 5000)
+        var machine = machine()
+        guard case .readBody = machine.receivedHead(head(contentLength: "4000"), terms: { terms }) else {
+            Issue.record("a body under the route's limit is refused")
+            return
+        }
+        guard case .keep(let upload) = machine.receivedBody(count: 4000) else { Issue.record("not kept"); return }
+        #expect(upload.limit == 5000)
+        machine = self.machine()
+        guard
+            case .refusePayloadTooLarge(let refusedAt) = machine.receivedHead(
+                head(contentLength: "5001"),
+                terms: { terms }
+            )
+        else {
+            Issue.record("a body over the route's limit is read")
+            return
+        }
+        #expect(refusedAt == 5000)
+        machine = self.machine()
+        _ = machine.receivedHead(head(chunked: true), terms: { terms })
+        guard case .keep(let chunked) = machine.receivedBody(count: 3000) else { Issue.record("not kept"); return }
+        chunked.body = Array(repeating: 1, count: 3000)
+        guard case .discard = machine.receivedBody(count: 3000) else { Issue.record("kept past 5000"); return }
+        guard case .refusePayloadTooLarge(5000) = machine.receivedEnd() else { Issue.record("no 413"); return }
+    }
+
+    @Test("a route's refusal answers with the head; the terms are not asked for a bodiless request")
+    func routeRefusal() {
+        let refusal = HTTPResponse(status: 401)
+        var asked = 0
+        var machine = machine()
+        let action = machine.receivedHead(head(contentLength: "10")) {
+            asked += 1
+            return RequestStateMachine.BodyTerms(maxBytes: 5000, refusal: (refusal, "r1"))
+        }
+        guard case .refuseBody(let response, "r1") = action, response.status == 401 else {
+            Issue.record("not refused: \(action)")
+            return
+        }
+        guard case .answered = machine.state else { Issue.record("state \(machine.state)"); return }
+        machine = self.machine()
+        _ = machine.receivedHead(head()) {
+            asked += 1
+            return nil
+        }
+        #expect(asked == 1)
+    }
+
     @Test("a chunked body that goes on past the discard limit closes the connection")
     func chunkedWithoutEnd() {
         var machine = machine()
@@ -121,8 +172,9 @@ struct RequestStateMachineTests {
             read += 100_000
             switch machine.receivedBody(count: 100_000) {
             case .discard: continue
-            case .close(let discarded):
+            case .close(let discarded, let closedAt):
                 #expect(discarded == read)
+                #expect(closedAt == limit)
                 #expect(read > discardLimit)
                 guard case .closed = machine.state else { Issue.record("state \(machine.state)"); return }
                 return
