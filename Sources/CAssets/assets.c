@@ -42,6 +42,10 @@ static const unsigned char console_console_css[] = {
 #embed "../EmptyStateWeb/Console/console.css"
 };
 
+static const unsigned char console_console_screens_css[] = {
+#embed "../EmptyStateWeb/Console/console-screens.css"
+};
+
 static const unsigned char console_app_js[] = {
 #embed "../EmptyStateWeb/Console/app.js"
 };
@@ -98,6 +102,10 @@ static const unsigned char console_part_preview_js[] = {
 #embed "../EmptyStateWeb/Console/part-preview.js"
 };
 
+static const unsigned char console_part_edit_fields_js[] = {
+#embed "../EmptyStateWeb/Console/part-edit-fields.js"
+};
+
 static const unsigned char console_part_icon_picker_js[] = {
 #embed "../EmptyStateWeb/Console/part-icon-picker.js"
 };
@@ -117,6 +125,7 @@ static const struct {
 } consoleFiles[] = {
     {"index.html", console_index_html, sizeof(console_index_html)},
     {"console.css", console_console_css, sizeof(console_console_css)},
+    {"console-screens.css", console_console_screens_css, sizeof(console_console_screens_css)},
     {"app.js", console_app_js, sizeof(console_app_js)},
     {"api.js", console_api_js, sizeof(console_api_js)},
     {"dom.js", console_dom_js, sizeof(console_dom_js)},
@@ -131,6 +140,7 @@ static const struct {
     {"screen-numbers.js", console_screen_numbers_js, sizeof(console_screen_numbers_js)},
     {"screen-translations.js", console_screen_translations_js, sizeof(console_screen_translations_js)},
     {"part-preview.js", console_part_preview_js, sizeof(console_part_preview_js)},
+    {"part-edit-fields.js", console_part_edit_fields_js, sizeof(console_part_edit_fields_js)},
     {"part-icon-picker.js", console_part_icon_picker_js, sizeof(console_part_icon_picker_js)},
     {"part-diff-view.js", console_part_diff_view_js, sizeof(console_part_diff_view_js)},
     {"part-chart.js", console_part_chart_js, sizeof(console_part_chart_js)},

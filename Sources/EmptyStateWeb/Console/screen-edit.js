@@ -11,14 +11,13 @@ import { ApiError, get, put, seg } from "./api.js";
 import { check, limitOf, placeholders, runs } from "./copy-rules.js";
 import { CATEGORIES } from "./screen-catalogue.js";
 import { diff, merge, setAt } from "./diff.js";
-import { announce, debounce, field, h, routeLink, select, time, uid } from "./dom.js";
+import { announce, debounce, h, routeLink, select, time, uid } from "./dom.js";
 import { conflictDialog, reviewDialog } from "./part-diff-view.js";
-import { iconPicker } from "./part-icon-picker.js";
+import { direction, fieldID, formFields, setGroupError, visualGroup } from "./part-edit-fields.js";
 import { preview } from "./part-preview.js";
 
 const ACTION_TYPES = ["retry", "navigateBack", "navigate", "openURL", "openStore", "openSettings", "signIn", "dismiss", "custom"];
 const NEEDS_TARGET = { navigate: "an app route", openURL: "an https:// URL", custom: "the event name the app handles", openStore: "a store URL (optional)" };
-const RTL = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
 
 /** Drafts by template id, while the console is open. */
 const drafts = new Map();
@@ -27,11 +26,6 @@ const drafts = new Map();
 export function forgetDrafts() {
   drafts.clear();
 }
-
-/** The element id of the field at `pointer`. */
-const fieldID = (pointer) => `f${pointer.replace(/[^A-Za-z0-9]+/g, "-")}`;
-
-const direction = (locale) => (RTL.has(String(locale).split("-")[0].toLowerCase()) ? "rtl" : "ltr");
 
 /** The string keys a locale has, in the order the form shows them; `labelKeyOf` says where an
  *  action's labels are. */
@@ -243,31 +237,7 @@ export function mount(main, { id, query }, context) {
     if (activeID) document.getElementById(activeID)?.focus();
   }
 
-  function textInput(pointer, label, value, onInput, { hint, multiline = false, lang, readonlyAlways = false } = {}) {
-    const control = h(multiline ? "textarea" : "input", {
-      type: multiline ? undefined : "text",
-      id: fieldID(pointer),
-      value: value ?? "",
-      rows: multiline ? "3" : undefined,
-      readOnly: readOnly || readonlyAlways,
-      lang,
-      dir: lang ? direction(lang) : "auto",
-      spellcheck: lang ? "true" : "false",
-    });
-    if (multiline) control.value = value ?? "";
-    const handle = field(label, control, { hint });
-    control.addEventListener("input", () => onInput(control.value, handle));
-    fields.set(pointer, handle);
-    return handle;
-  }
-
-  function selectField(pointer, label, options, value, onChange) {
-    const control = select(options, value, { id: fieldID(pointer), disabled: readOnly });
-    const handle = field(label, control);
-    control.addEventListener("change", () => onChange(control.value));
-    fields.set(pointer, handle);
-    return handle;
-  }
+  const { textInput, selectField } = formFields({ fields, readOnly });
 
   function general(draft) {
     const aliases = textInput("/aliases", "Aliases", (draft.aliases || []).join(", "), (value) => {
@@ -292,75 +262,7 @@ export function mount(main, { id, query }, context) {
     return h("fieldset", { class: "group" }, h("legend", {}, "General"), h("div", { class: "grid" }, aliases.root, category.root, style.root, defaultLocale.root));
   }
 
-  function visual(draft) {
-    const isIcon = !!draft.visual?.icon;
-    const kindName = uid("visual-kind");
-    const kinds = ["icon", "illustration"].map((kind) =>
-      h(
-        "div",
-        { class: "choice" },
-        h("input", {
-          type: "radio",
-          name: kindName,
-          id: `${kindName}-${kind}`,
-          value: kind,
-          checked: (kind === "icon") === isIcon,
-          disabled: readOnly,
-          onchange() {
-            draft.visual = kind === "icon" ? { icon: { ios: "", android: "", web: "" } } : { illustration: { asset: "" } };
-            changed();
-            build();
-          },
-        }),
-        h("label", { for: `${kindName}-${kind}` }, kind === "icon" ? "Icon (64 × 64)" : "Illustration (360 × 230)"),
-      ),
-    );
-    const group = h("fieldset", { class: "group" }, h("legend", {}, "Visual"), h("div", { class: "choices", role: "radiogroup", "aria-label": "Kind of visual" }, kinds));
-    fields.set("/visual", { control: group.querySelector("input"), setError: (text) => setGroupError(group, text) });
-    if (isIcon) {
-      const icon = draft.visual.icon;
-      const web = textInput("/visual/icon/web", "Web icon", icon.web, (value) => {
-        icon.web = value;
-        changed();
-      }, { hint: "A name of the service's icon set (choose below)." });
-      const ios = textInput("/visual/icon/ios", "iOS SF Symbol", icon.ios, (value) => {
-        icon.ios = value;
-        changed();
-      });
-      const android = textInput("/visual/icon/android", "Android Material icon", icon.android, (value) => {
-        icon.android = value;
-        changed();
-      });
-      const picker = iconPicker({
-        current: icon.web,
-        disabled: readOnly,
-        onChoose(name) {
-          icon.web = name;
-          web.control.value = name;
-          changed();
-          announce(`Web icon ${name} chosen`);
-        },
-      });
-      group.append(h("div", { class: "grid" }, web.root, ios.root, android.root), picker.root);
-    } else {
-      const asset = textInput("/visual/illustration/asset", "Illustration asset", draft.visual.illustration.asset, (value) => {
-        draft.visual.illustration.asset = value;
-        changed();
-      }, { hint: "The name of an illustration the apps ship." });
-      group.append(asset.root);
-    }
-    return group;
-  }
-
-  function setGroupError(group, text) {
-    let line = group.querySelector(":scope > .error");
-    if (!line) {
-      line = h("p", { class: "error", role: "alert" });
-      group.append(line);
-    }
-    line.textContent = text || "";
-    line.hidden = !text;
-  }
+  const visual = (draft) => visualGroup(draft, { fields, readOnly, textInput, changed, build });
 
   /** The key of an action's labels: `actions.<id>`, unless its id was typed into another
    *  action's while its labels stayed where they were (see the id field in `actions`). */

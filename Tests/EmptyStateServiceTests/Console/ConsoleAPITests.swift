@@ -336,6 +336,15 @@ struct ConsoleRoutesTests {
         #expect(missing.status == 404 && missing.header("Content-Security-Policy") != nil)
     }
 
+    @Test("every file of Sources/EmptyStateWeb/Console is compiled in: a file without its row in CAssets is a 404")
+    func everyFileCompiledIn() throws {
+        let directory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/EmptyStateWeb/Console")
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(Set(onDisk) == Set(ConsoleAssets.files.keys))
+    }
+
     @Test(
         "the console holds no inline script or style, no third-party URL, and nothing that writes markup from strings"
     )
@@ -365,9 +374,16 @@ struct ConsoleRoutesTests {
         }
     }
 
-    @Test("the console's stylesheet uses logical properties only, so it mirrors for right to left")
+    @Test("the console's stylesheets use logical properties only, so they mirror for right to left")
     func logicalProperties() throws {
-        let css = String(decoding: try #require(ConsoleAssets.files["console.css"]).bytes, as: UTF8.self)
+        let sheets = ConsoleAssets.files.filter { $0.key.hasSuffix(".css") }
+        #expect(sheets.count == 2)
+        for (name, sheet) in sheets {
+            expectLogicalProperties(String(decoding: sheet.bytes, as: UTF8.self), in: name)
+        }
+    }
+
+    private func expectLogicalProperties(_ css: String, in name: String) {
         let physical = [
             "margin-left", "margin-right", "margin-top", "margin-bottom", "padding-left", "padding-right",
             "padding-top",
@@ -378,7 +394,7 @@ struct ConsoleRoutesTests {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.hasPrefix("/*"), !trimmed.hasPrefix("*"), !trimmed.hasPrefix("@media") else { continue }
             for property in physical where trimmed.hasPrefix(property) {
-                Issue.record("physical property in console.css: \(trimmed)")
+                Issue.record("physical property in \(name): \(trimmed)")
             }
         }
     }
