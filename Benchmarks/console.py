@@ -31,7 +31,7 @@ BIN, ROOT = sys.argv[1], sys.argv[2]
 COUNT = int(os.environ.get("CONSOLE_TEMPLATES", "10000"))
 ROUNDS = int(os.environ.get("CONSOLE_ROUNDS", "5"))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "browser"))
-from console import SEARCHES, measure_search  # noqa: E402  (the browser checks' own measurement)
+from console_scale import SEARCHES, measure_search  # noqa: E402  (the browser checks' own measurement)
 from harness import ADMIN_TOKEN, Server, chromium_path  # noqa: E402
 
 
