@@ -1,6 +1,6 @@
 // Translation status: per locale, how complete it is, and what is missing or stale (the source
-// changed after the translation, when the service reports it), each a link to the field in the
-// editor.
+// changed after the translation: `stale` in GET /v1/admin/locales), each a link to the field in
+// the editor.
 
 import { get } from "./api.js";
 import { h, routeLink } from "./dom.js";
