@@ -58,11 +58,16 @@ integration-test: build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
 
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
-## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy
+## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
+## admin console's flows (Tests/browser/console.py) on SQLite, with the catalogue search timed at
+## 10,000 templates, and again on a throwaway PostgreSQL (scripts/postgres.sh)
 browser-test: build
 	python3 Tests/browser/run.py $(BIN_DIR)/empty-state-server
+	python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server
+	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
+		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
-## screenshots: PNGs of the gallery (/preview) in docs/images/, from headless Chromium
+## screenshots: PNGs of the gallery (/preview) and of the admin console's screens in docs/images/, from headless Chromium
 screenshots: build
 	python3 Tests/browser/screenshots.py $(BIN_DIR)/empty-state-server docs/images
 
@@ -126,7 +131,8 @@ format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
 ## bench: release build against plain C libmicrohttpd baselines, then reads while publishing, event
-## ingestion, nginx, scale, translation files, app status, and three replicas on a throwaway PostgreSQL
+## ingestion, nginx, scale, translation files, app status, three replicas on a throwaway PostgreSQL,
+## and the admin console's catalogue search at 10,000 templates in headless Chromium
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
@@ -138,6 +144,7 @@ bench: deps
 	python3 Benchmarks/analytics.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	BENCH_SERVER_BIN="$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" bash Benchmarks/app_status.sh
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/console.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 
 clean:
 	rm -rf .build

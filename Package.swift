@@ -62,11 +62,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The web platform: the icon set, the HTML renderer, the stylesheet and web component
-        // (Assets/, compiled in by CAssets). No HTTP: the service serves what it renders.
+        // (Assets/), and the admin console's files (Console/), compiled in by CAssets. No HTTP: the
+        // service serves what it renders.
         .target(
             name: "EmptyStateWeb",
             dependencies: ["EmptyStateCore", "JSONCoding", "CAssets"],
-            exclude: ["Assets"],
+            exclude: ["Assets", "Console"],
             swiftSettings: swiftSettings
         ),
         // Translators' file formats (XLIFF 2.0 and 1.2, String Catalogs, Android strings.xml): a

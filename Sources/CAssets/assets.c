@@ -30,3 +30,133 @@ const unsigned char *CAssets_lucideIcons(size_t *count) {
     *count = sizeof(lucideIcons);
     return lucideIcons;
 }
+
+// The admin console (Sources/EmptyStateWeb/Console): one array per file, then a table by name.
+// To add a file: an array here and a row in consoleFiles.
+
+static const unsigned char console_index_html[] = {
+#embed "../EmptyStateWeb/Console/index.html"
+};
+
+static const unsigned char console_console_css[] = {
+#embed "../EmptyStateWeb/Console/console.css"
+};
+
+static const unsigned char console_console_screens_css[] = {
+#embed "../EmptyStateWeb/Console/console-screens.css"
+};
+
+static const unsigned char console_app_js[] = {
+#embed "../EmptyStateWeb/Console/app.js"
+};
+
+static const unsigned char console_api_js[] = {
+#embed "../EmptyStateWeb/Console/api.js"
+};
+
+static const unsigned char console_dom_js[] = {
+#embed "../EmptyStateWeb/Console/dom.js"
+};
+
+static const unsigned char console_copy_rules_js[] = {
+#embed "../EmptyStateWeb/Console/copy-rules.js"
+};
+
+static const unsigned char console_diff_js[] = {
+#embed "../EmptyStateWeb/Console/diff.js"
+};
+
+static const unsigned char console_screen_signin_js[] = {
+#embed "../EmptyStateWeb/Console/screen-signin.js"
+};
+
+static const unsigned char console_screen_catalogue_js[] = {
+#embed "../EmptyStateWeb/Console/screen-catalogue.js"
+};
+
+static const unsigned char console_screen_edit_js[] = {
+#embed "../EmptyStateWeb/Console/screen-edit.js"
+};
+
+static const unsigned char console_screen_history_js[] = {
+#embed "../EmptyStateWeb/Console/screen-history.js"
+};
+
+static const unsigned char console_screen_audit_js[] = {
+#embed "../EmptyStateWeb/Console/screen-audit.js"
+};
+
+static const unsigned char console_screen_policies_js[] = {
+#embed "../EmptyStateWeb/Console/screen-policies.js"
+};
+
+static const unsigned char console_screen_numbers_js[] = {
+#embed "../EmptyStateWeb/Console/screen-numbers.js"
+};
+
+static const unsigned char console_screen_translations_js[] = {
+#embed "../EmptyStateWeb/Console/screen-translations.js"
+};
+
+static const unsigned char console_part_preview_js[] = {
+#embed "../EmptyStateWeb/Console/part-preview.js"
+};
+
+static const unsigned char console_part_edit_fields_js[] = {
+#embed "../EmptyStateWeb/Console/part-edit-fields.js"
+};
+
+static const unsigned char console_part_icon_picker_js[] = {
+#embed "../EmptyStateWeb/Console/part-icon-picker.js"
+};
+
+static const unsigned char console_part_diff_view_js[] = {
+#embed "../EmptyStateWeb/Console/part-diff-view.js"
+};
+
+static const unsigned char console_part_chart_js[] = {
+#embed "../EmptyStateWeb/Console/part-chart.js"
+};
+
+static const struct {
+    const char *name;
+    const unsigned char *bytes;
+    size_t count;
+} consoleFiles[] = {
+    {"index.html", console_index_html, sizeof(console_index_html)},
+    {"console.css", console_console_css, sizeof(console_console_css)},
+    {"console-screens.css", console_console_screens_css, sizeof(console_console_screens_css)},
+    {"app.js", console_app_js, sizeof(console_app_js)},
+    {"api.js", console_api_js, sizeof(console_api_js)},
+    {"dom.js", console_dom_js, sizeof(console_dom_js)},
+    {"copy-rules.js", console_copy_rules_js, sizeof(console_copy_rules_js)},
+    {"diff.js", console_diff_js, sizeof(console_diff_js)},
+    {"screen-signin.js", console_screen_signin_js, sizeof(console_screen_signin_js)},
+    {"screen-catalogue.js", console_screen_catalogue_js, sizeof(console_screen_catalogue_js)},
+    {"screen-edit.js", console_screen_edit_js, sizeof(console_screen_edit_js)},
+    {"screen-history.js", console_screen_history_js, sizeof(console_screen_history_js)},
+    {"screen-audit.js", console_screen_audit_js, sizeof(console_screen_audit_js)},
+    {"screen-policies.js", console_screen_policies_js, sizeof(console_screen_policies_js)},
+    {"screen-numbers.js", console_screen_numbers_js, sizeof(console_screen_numbers_js)},
+    {"screen-translations.js", console_screen_translations_js, sizeof(console_screen_translations_js)},
+    {"part-preview.js", console_part_preview_js, sizeof(console_part_preview_js)},
+    {"part-edit-fields.js", console_part_edit_fields_js, sizeof(console_part_edit_fields_js)},
+    {"part-icon-picker.js", console_part_icon_picker_js, sizeof(console_part_icon_picker_js)},
+    {"part-diff-view.js", console_part_diff_view_js, sizeof(console_part_diff_view_js)},
+    {"part-chart.js", console_part_chart_js, sizeof(console_part_chart_js)},
+};
+
+size_t CAssets_consoleFileCount(void) {
+    return sizeof(consoleFiles) / sizeof(consoleFiles[0]);
+}
+
+const unsigned char *CAssets_consoleFile(size_t index, const char **name, size_t *count) {
+    if (index >= CAssets_consoleFileCount()) {
+        *name = NULL;
+        *count = 0;
+        return NULL;
+    }
+    *name = consoleFiles[index].name;
+    *count = consoleFiles[index].count;
+    return consoleFiles[index].bytes;
+}

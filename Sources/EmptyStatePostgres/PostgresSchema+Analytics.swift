@@ -1,7 +1,7 @@
 import EmptyStateStore
 
 extension PostgresSchema {
-    /// Version 3: events partitioned by day, their ids in a table of their own, the rollups, and
+    /// Version 4: events partitioned by day, their ids in a table of their own, the rollups, and
     /// the backfill of what an earlier release stored.
     ///
     /// - **`event`** becomes a table partitioned by range of `occurred_at`, one partition a UTC
@@ -17,7 +17,7 @@ extension PostgresSchema {
     ///   each other's row locks) until a fold moves them into the cubes.
     /// - **`rollup_backfill`** says how far the legacy events are counted into the rollups.
     static let analytics = Migration(
-        version: 3,
+        version: 4,
         description: "events partitioned by day, event ids, rollups and their backfill",
         statements: [
             "ALTER TABLE event RENAME TO event_legacy",

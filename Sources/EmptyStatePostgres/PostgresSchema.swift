@@ -144,6 +144,26 @@ package enum PostgresSchema {
                 """,
             ]
         ),
+        // The admin console's sessions (`SessionStoring`), shared by every replica so a sign-out
+        // anywhere ends the session everywhere; only the SHA-256 of each session id is kept. A
+        // table no other statement touches: the step can be renumbered beside others as it is.
+        Migration(
+            version: 3,
+            description: "console sessions",
+            statements: [
+                """
+                CREATE TABLE console_session (
+                    id_hash TEXT PRIMARY KEY,           -- hex SHA-256 of the cookie's session id
+                    token_name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,         -- ms since the epoch
+                    last_seen_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX console_session_by_expiry ON console_session(expires_at)",
+            ]
+        ),
         analytics,
     ]
 

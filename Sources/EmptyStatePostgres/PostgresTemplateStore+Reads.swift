@@ -95,41 +95,39 @@ extension PostgresTemplateStore {
         try revision(documentID: id, kind: .template, reportedAs: id, number: number)
     }
 
-    package func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
+    package func audit(_ filter: AuditFilter, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
         let logger = logger
+        // The filter's `?`s become $1, $2, … with their values bound in order.
+        let (clauses, arguments) = filter.sqlConditions(.postgres)
+        var bindings = PostgresBindings()
+        for argument in arguments { bindings.append(argument) }
+        var number = 0
+        let condition =
+            clauses.isEmpty
+            ? ""
+            : "WHERE "
+                + clauses.map { clause in
+                    clause.split(separator: "?", omittingEmptySubsequences: false).enumerated().map { index, part in
+                        guard index > 0 else { return String(part) }
+                        number += 1
+                        return "$\(number)" + part
+                    }.joined()
+                }.joined(separator: " AND ")
+        let countQuery = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM revision \(condition)", binds: bindings)
+        let pageQuery = PostgresQuery(
+            unsafeSQL: """
+                SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision \(condition)
+                ORDER BY seq DESC LIMIT \(pageSize) OFFSET \((page - 1) * pageSize)
+                """,
+            binds: bindings
+        )
         let (total, rows) = try read { client in
-            let total: Int
-            let sequence: PostgresRowSequence
-            if let templateID {
-                total = try await Self.count(
-                    client,
-                    "SELECT COUNT(*) FROM revision WHERE template_id = \(templateID)",
-                    logger: logger
-                )
-                sequence = try await client.query(
-                    """
-                    SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision
-                    WHERE template_id = \(templateID)
-                    ORDER BY seq DESC
-                    LIMIT \(pageSize) OFFSET \((page - 1) * pageSize)
-                    """,
-                    logger: logger
-                )
-            } else {
-                total = try await Self.count(client, "SELECT COUNT(*) FROM revision", logger: logger)
-                sequence = try await client.query(
-                    """
-                    SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision
-                    ORDER BY seq DESC
-                    LIMIT \(pageSize) OFFSET \((page - 1) * pageSize)
-                    """,
-                    logger: logger
-                )
-            }
+            let total = try await Self.count(client, countQuery, logger: logger)
             var rows: [RevisionRow] = []
-            for try await (id, revision, action, changed, createdAt, createdBy, note) in sequence.decode(
-                (String, Int, String, String, String, String, String?).self
-            ) {
+            for try await (id, revision, action, changed, createdAt, createdBy, note) in try await client.query(
+                pageQuery,
+                logger: logger
+            ).decode((String, Int, String, String, String, String, String?).self) {
                 rows.append(RevisionRow(id, revision, action, nil, changed, createdAt, createdBy, note))
             }
             return (total, rows)

@@ -191,16 +191,18 @@ extension TemplateStore {
 
     /// Every change, newest first (in the order the changes were committed; `created_at` is in whole
     /// seconds, so it ties): who changed what, when, and which fields.
-    package func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
-        try read { db in
-            let filter = templateID == nil ? "" : "WHERE template_id = ?"
-            let filterArguments: StatementArguments = templateID.map { [$0] } ?? []
+    package func audit(_ filter: AuditFilter, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
+        let (clauses, arguments) = filter.sqlConditions(.sqlite)
+        let condition = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+        let filterArguments = StatementArguments(arguments)
+        return try read { db in
             let total =
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM revision \(filter)", arguments: filterArguments) ?? 0
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM revision \(condition)", arguments: filterArguments)
+                ?? 0
             let items = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision \(filter)
+                    SELECT template_id, revision, action, changed_fields, created_at, created_by, note FROM revision \(condition)
                     ORDER BY seq DESC LIMIT ? OFFSET ?
                     """,
                 arguments: filterArguments + [pageSize, (page - 1) * pageSize]

@@ -83,8 +83,8 @@ package protocol TemplateStoring: Sendable {
     /// One revision with its document.
     func revision(id: String, number: Int) throws(StoreError) -> RevisionRecord
 
-    /// Every change, newest first: who changed what, when, and which fields.
-    func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord>
+    /// The changes `filter` selects, newest first: who changed what, when, and which fields.
+    func audit(_ filter: AuditFilter, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord>
 
     /// Throws `.conflicts` when `template`'s id or aliases clash with other live templates;
     /// writes nothing (for `?validateOnly=true`).
@@ -127,6 +127,11 @@ package protocol TemplateStoring: Sendable {
 }
 
 extension TemplateStoring {
+    /// Every change, newest first, optionally of one document only.
+    package func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
+        try audit(AuditFilter(documentID: templateID), page: page, pageSize: pageSize)
+    }
+
     /// `updateStrings(id:expectedRevision:actor:note:build:)` without a note.
     package func updateStrings<Failure: Error>(
         id: String,

@@ -11,7 +11,7 @@ package enum StoredDocuments {
     package static let templateKind = "template"
     /// The `kind` of app policy rows.
     package static let appPolicyKind = "app-policy"
-    private static let appPolicyPrefix = "app-policy:"
+    package static let appPolicyPrefix = "app-policy:"
 
     /// The store id of a platform's policy (in revisions and the audit trail): `app-policy:ios`,
     /// which no template id can be.

@@ -129,6 +129,15 @@ struct EmptyStateServer: ParsableCommand {
     var eventRetentionDays: Int?
 
     @Option(
+        name: .customLong("public-url"),
+        help: ArgumentHelp(
+            "Where browsers reach the service, scheme://host[:port] (e.g. https://empty-states.example.com behind a proxy that terminates TLS). The admin console's changes must come from this origin, and with https its session cookie is Secure. [EMPTY_STATE_PUBLIC_URL, default none: plain HTTP, the request's Host]",
+            valueName: "url"
+        )
+    )
+    var publicURL: String?
+
+    @Option(
         name: .customLong("admin-token"),
         help: ArgumentHelp(
             "An admin API token as name:role:secret (role editor or viewer, secret ≥ 16 characters); repeatable. Without any, an editor token is generated into <data-dir>/admin-token. [EMPTY_STATE_ADMIN_TOKENS, comma-separated]",
@@ -339,6 +348,14 @@ struct EmptyStateServer: ParsableCommand {
                 throw ValidationError("EMPTY_STATE_DRAIN_TIMEOUT must be a number of seconds (got \"\(text)\")")
             }
             configuration.http.drainTimeout = value
+        }
+        if let text = publicURL ?? environment("EMPTY_STATE_PUBLIC_URL"), !text.isEmpty {
+            guard let origin = PublicOrigin(url: text) else {
+                throw ValidationError(
+                    "--public-url must be http:// or https://, a host and an optional port, with no path (got \"\(text)\")"
+                )
+            }
+            configuration.publicOrigin = origin
         }
         configuration.eventRetentionDays = try integer(
             eventRetentionDays,

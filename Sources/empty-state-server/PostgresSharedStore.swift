@@ -64,6 +64,8 @@ final class PostgresSharedStore: SharedStore {
 
     var templates: any TemplateStoring { templateStore }
 
+    var sessions: any SessionStoring { templateStore }
+
     var location: String { database.location }
 
     var isReachable: Bool { database.isReachable }

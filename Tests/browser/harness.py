@@ -31,7 +31,7 @@ def chromium_path():
 class Server:
     """The server binary on 127.0.0.1, a free port, a throwaway data directory."""
 
-    def __init__(self, binary, extra_args=()):
+    def __init__(self, binary, extra_args=(), log_level="notice", start_timeout=30):
         self.data = tempfile.mkdtemp(prefix="browser-checks-")
         self.log_path = os.path.join(self.data, "server.log")
         self.log = open(self.log_path, "wb")
@@ -44,13 +44,13 @@ class Server:
                 "--config-dir", os.path.join(ROOT, "config"),
                 "--openapi-path", os.path.join(ROOT, "openapi.yaml"),
                 "--admin-token", f"browser:editor:{ADMIN_TOKEN}",
-                "--log-level", "notice",
+                "--log-level", log_level,
                 *extra_args,
             ],
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.time() + 30
+        deadline = time.time() + start_timeout
         self.port = None
         while time.time() < deadline and self.port is None:
             if self.process.poll() is not None:
@@ -62,7 +62,7 @@ class Server:
                 time.sleep(0.05)
         if self.port is None:
             self.stop()
-            raise SystemExit("the server did not report its port within 30 s")
+            raise SystemExit(f"the server did not report its port within {start_timeout} s")
         self.url = f"http://127.0.0.1:{self.port}"
 
     def request(self, method, path, body=None, headers=None):

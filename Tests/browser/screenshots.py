@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
-"""PNGs of the gallery (/preview) from headless Chromium, for the docs and for review.
+"""PNGs of the gallery (/preview) and of the admin console (/admin/) from headless Chromium, for
+the docs and for review.
 
 Usage: Tests/browser/screenshots.py path/to/empty-state-server OUTPUT_DIRECTORY
 
 Writes gallery-<locale>-<size>[-dark].png for a few combinations: English and Arabic at
-400x400, German at 200x150, and Arabic at 400x400 in the dark scheme.
+400x400, German at 200x150, and Arabic at 400x400 in the dark scheme; and console-<screen>.png
+for the console's main screens (catalogue, editor with its preview, the review before
+publishing, history, app policy, audit log, numbers, translations; the editor at 320 px and
+in the dark scheme).
 """
 
 import os
 import sys
 
-from harness import Server, chromium_path
+import json
+import time
+import uuid
+from datetime import datetime, timezone
+
+from harness import ADMIN_TOKEN, Server, chromium_path
 
 SHOTS = [
     ("en", "400x400", "default", False),
@@ -33,6 +42,7 @@ def main():
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1720, "height": 900})
+            console_shots(server, browser, output)
             for locale, size, style, dark in SHOTS:
                 page.emulate_media(color_scheme="dark" if dark else "light")
                 page.goto(f"{server.url}/preview?locale={locale}&size={size}&style={style}")
@@ -42,6 +52,73 @@ def main():
             browser.close()
     finally:
         server.stop()
+
+
+def console_shots(server, browser, output):
+    """The console's screens, with something on each: a second revision to compare, a policy,
+    a few events."""
+    document = json.loads(server.admin("GET", "/templates/noDocuments")[2])["template"]
+    document["strings"]["fr"]["title"] = "Rien pour le moment"
+    server.admin("PUT", "/templates/noDocuments", document, {"If-Match": '"r1"'})
+    server.admin("PUT", "/app-policies/ios", {
+        "minimumVersion": "5.0", "latestVersion": "5.3.0", "minimumOSVersion": "16.0", "blockedVersions": ["5.1.2"],
+        "storeUrl": "https://apps.apple.com/app/id123456789", "rolloutPercentage": 25}, {"If-None-Match": "*"})
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    events = []
+    for locale, platform, displays, taps in (("fr", "ios", 5, 2), ("de", "android", 3, 1), ("en", "web", 8, 5), ("ar", "ios", 2, 0)):
+        for index in range(displays):
+            events.append({"id": str(uuid.uuid4()), "type": "displayed", "templateId": "connectionRefused", "revision": 1,
+                           "locale": locale, "platform": platform, "appVersion": "5.2.0", "occurredAt": now})
+            if index < taps:
+                events.append({"id": str(uuid.uuid4()), "type": "actionTapped", "templateId": "connectionRefused", "revision": 1,
+                               "locale": locale, "platform": platform, "appVersion": "5.2.0", "actionId": "retry", "occurredAt": now})
+    server.request("POST", "/v1/events", json.dumps({"events": events}).encode(), {"Content-Type": "application/json"})
+
+    def shoot(page, name, full=True):
+        time.sleep(0.4)  # the debounced preview and checks
+        path = os.path.join(output, f"console-{name}.png")
+        page.screenshot(path=path, full_page=full)
+        print(path)
+
+    for viewport, dark, suffix in (({"width": 1440, "height": 900}, False, ""), ({"width": 1440, "height": 900}, True, "-dark"),
+                                   ({"width": 320, "height": 720}, False, "-320")):
+        context = browser.new_context(viewport=viewport, color_scheme="dark" if dark else "light")
+        page = context.new_page()
+        page.goto(server.url + "/admin/")
+        if not suffix:
+            page.wait_for_selector("form.signin")
+            shoot(page, "sign-in", full=False)
+        page.get_by_label("Admin token").fill(ADMIN_TOKEN)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector(".results[data-state=ready]")
+        page.goto(server.url + "/admin/#/templates/connectionRefused?locale=fr")
+        page.wait_for_selector(".preview-frame .es")
+        title = page.get_by_label("Title (fr)")
+        title.fill("Vous êtes hors ligne : vérifiez votre connexion puis réessayez, s’il vous plaît")
+        page.wait_for_selector("#f-strings-fr-title-error:not([hidden])")
+        shoot(page, "edit" + suffix)
+        if suffix:
+            context.close()
+            continue
+        title.fill("Pas de connexion")
+        page.wait_for_selector("#f-strings-fr-title-error[hidden]", state="attached")
+        page.get_by_label("Container").select_option("200x150")
+        page.get_by_label("Locale", exact=True).select_option("ar-XB")
+        time.sleep(0.5)
+        page.get_by_role("button", name="Review and publish…").click()
+        page.get_by_role("dialog").wait_for()
+        shoot(page, "review", full=False)
+        page.get_by_role("button", name="Cancel").click()
+        for name, route, ready in (("catalogue", "#/?q=offline", ".results[data-state=ready]"),
+                                   ("history", "#/templates/noDocuments/history", ".comparison table"),
+                                   ("policies", "#/policies/ios", ".decisions-table"),
+                                   ("audit", "#/audit", ".results table"),
+                                   ("numbers", "#/numbers?template=connectionRefused", ".chart"),
+                                   ("translations", "#/translations?locale=fr", ".translations section")):
+            page.goto(server.url + "/admin/" + route)
+            page.wait_for_selector(ready)
+            shoot(page, name)
+        context.close()
 
 
 if __name__ == "__main__":

@@ -1110,6 +1110,116 @@ def run_translations(checker: Checker, token: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# The admin console: its files, its session, and the admin routes only it uses
+
+
+def run_console(checker: Checker, token: str) -> None:
+    run = checker.run
+    check = checker.report.check
+    auth = {"Authorization": f"Bearer {token}"}
+    as_json = {**auth, "Content-Type": "application/json"}
+    own = f"http://{checker.client.host}:{checker.client.port}"
+
+    def body(value: Any) -> bytes:
+        return json.dumps(value).encode()
+
+    csp = header_is("Content-Security-Policy", lambda v: bool(v) and "frame-ancestors 'none'" in v, "forbids framing")
+    # The page and its files.
+    run(Case("console redirect", "GET", "/admin", 308, extra=[header_is("Location", "/admin/"), csp]))
+    run(Case("console redirect", "HEAD", "/admin", 308))
+    page, _ = run(Case("console page", "GET", "/admin/", 200, extra=[header_is("Content-Type", "text/html; charset=utf-8"), csp]))
+    if page.header("ETag"):
+        run(Case("console page revalidation", "GET", "/admin/", 304, headers={"If-None-Match": page.header("ETag") or ""}))
+        run(Case("console page revalidation", "HEAD", "/admin/", 304, headers={"If-None-Match": page.header("ETag") or ""}))
+    run(Case("console page", "HEAD", "/admin/", 200))
+    run(Case("console module", "GET", "/admin/app.js", 200, extra=[header_is("Content-Type", "text/javascript; charset=utf-8")]))
+    run(Case("console stylesheet", "HEAD", "/admin/console.css", 200, extra=[header_is("Content-Type", "text/css; charset=utf-8")]))
+    run(Case("console unknown file", "GET", "/admin/nothing-here.js", 404, extra=[problem_type("not-found"), csp]))
+    run(Case("console unknown file", "HEAD", "/admin/nothing-here.js", 404))
+
+    # Signing in: a token in the body, a cookie back.
+    session = "/v1/admin/session"
+    signed, created = run(Case("console sign-in", "POST", session, 201, headers={"Content-Type": "application/json"}, body=body({"token": token}),
+                               extra=[body_field("a session", lambda b: b["authenticatedBy"] == "session")]))
+    cookie = (signed.header("Set-Cookie") or "").split(";")[0]
+    check("console sign-in: the cookie is not the token", bool(cookie) and token not in cookie, cookie)
+    run(Case("console sign-in not a token", "POST", session, 401, headers={"Content-Type": "application/json"}, body=body({"token": "x" * 40}),
+             extra=[problem_type("unauthorized"), problem_pointers("/token"), header_is("WWW-Authenticate", None)]))
+    run(Case("console sign-in without a token", "POST", session, 422, headers={"Content-Type": "application/json"}, body=body({"secret": token}),
+             extra=[problem_type("validation-failed"), problem_pointers("/token")]))
+    run(Case("console sign-in not JSON", "POST", session, 400, headers={"Content-Type": "application/json"}, body=b"token", extra=[problem_type("invalid-json")]))
+    run(Case("console sign-in not an object", "POST", session, 400, headers={"Content-Type": "application/json"}, body=b"[]", extra=[problem_type("invalid-json")]))
+    run(Case("console sign-in as text", "POST", session, 415, headers={"Content-Type": "text/plain"}, body=body({"token": token}), extra=[problem_type("unsupported-media-type")]))
+    run(Case("console sign-in from elsewhere", "POST", session, 403, headers={"Content-Type": "application/json", "Origin": "http://elsewhere.example"},
+             body=body({"token": token}), extra=[problem_type("cross-origin-request")]))
+    with_cookie = {"Cookie": cookie}
+    run(Case("console session", "GET", session, 200, headers=with_cookie, extra=[body_field("the session", lambda b: b["authenticatedBy"] == "session" and b["expiresAt"] > b["createdAt"])]))
+    run(Case("console session", "HEAD", session, 200, headers=with_cookie))
+    run(Case("console session by token", "GET", session, 200, headers=auth, extra=[body_field("the token", lambda b: b["authenticatedBy"] == "token")]))
+    run(Case("console session without credentials", "GET", session, 401, extra=[problem_type("unauthorized")]))
+    # The cookie from elsewhere: refused.
+    run(Case("console cookie from another site", "GET", "/v1/admin/catalogue", 403, headers={**with_cookie, "Sec-Fetch-Site": "cross-site"}, extra=[problem_type("cross-origin-request")]))
+    run(Case("console cookie from another site", "HEAD", "/v1/admin/catalogue", 403, headers={**with_cookie, "Sec-Fetch-Site": "same-site"}))
+    run(Case("console cookie change without Origin", "POST", "/v1/admin/preview", 403, headers={**with_cookie, "Content-Type": "application/json"},
+             body=body({}), extra=[problem_type("cross-origin-request")]))
+
+    # The catalogue.
+    run(Case("console catalogue", "GET", "/v1/admin/catalogue?q=OFFLINE&pageSize=5", 200, headers=with_cookie,
+             extra=[body_field("connectionRefused matches, with where", lambda b: any(i["id"] == "connectionRefused" and "match" in i for i in b["items"]))]))
+    run(Case("console catalogue filters", "GET", "/v1/admin/catalogue?category=offline&missingLocale=it&lint=false&page=1", 200, headers=auth,
+             extra=[body_field("offline templates without Italian", lambda b: all(i["category"] == "offline" and "it" not in i["locales"] for i in b["items"]))]))
+    run(Case("console catalogue", "HEAD", "/v1/admin/catalogue?q=wifi", 200, headers=auth))
+    run(Case("console catalogue bad category", "GET", "/v1/admin/catalogue?category=nope", 400, headers=auth, extra=[first_error_parameter("category")]))
+    run(Case("console catalogue bad lint", "GET", "/v1/admin/catalogue?lint=yes", 400, headers=auth, extra=[first_error_parameter("lint")]))
+    run(Case("console catalogue pseudo-locale", "GET", "/v1/admin/catalogue?missingLocale=en-XA", 400, headers=auth, extra=[first_error_parameter("missingLocale")]))
+
+    # The preview.
+    got = checker.client.send("GET", "/v1/admin/templates/connectionRefused", auth)
+    document = json.loads(got.raw_body)["template"] if got.status == 200 else {}
+    document["strings"]["fr"]["title"] = "Vous êtes hors ligne, et ce titre est bien trop long pour tenir sur deux lignes"
+    run(Case("console preview", "POST", "/v1/admin/preview?locale=fr", 200, headers={**with_cookie, "Content-Type": "application/json", "Origin": own},
+             body=body(document), extra=[body_field("drawn in French, the long title listed", lambda b: b["locale"] == "fr" and "<section" in b["html"]
+                                                    and any(i["pointer"] == "/strings/fr/title" for i in b["issues"]))]))
+    run(Case("console preview pseudo-locale", "POST", "/v1/admin/preview?locale=ar-XB&level=2&platform=ios", 200, headers=as_json, body=body(document),
+             extra=[body_field("right to left", lambda b: b["direction"] == "rtl" and "<h2" in b["html"])]))
+    run(Case("console preview too broken", "POST", "/v1/admin/preview", 422, headers=as_json, body=body({"id": "x"}), extra=[problem_type("validation-failed")]))
+    run(Case("console preview bad locale", "POST", "/v1/admin/preview?locale=fr_FR!", 400, headers=as_json, body=body(document), extra=[first_error_parameter("locale")]))
+    run(Case("console preview not an object", "POST", "/v1/admin/preview", 400, headers=as_json, body=b"[1]", extra=[problem_type("invalid-json")]))
+
+    # Decisions.
+    policy = {"minimumVersion": "5.0", "latestVersion": "5.3.0", "minimumOSVersion": "16.0", "blockedVersions": ["5.1.2"],
+              "storeUrl": "https://apps.apple.com/app/id1", "rolloutPercentage": 25}
+    run(Case("console decisions", "POST", "/v1/admin/app-policies/ios/decisions", 200, headers=as_json, body=body({"policy": policy}),
+             extra=[body_field("5.1.2 must update", lambda b: any(r["appVersion"] == "5.1.2" and r["inRollout"] == "updateRequired" for r in b["rows"]))]))
+    run(Case("console decisions samples", "POST", "/v1/admin/app-policies/android/decisions", 200, headers=as_json,
+             body=body({"policy": {**policy, "rolloutPercentage": 100}, "samples": [{"appVersion": "5.2", "osVersion": "17"}]}),
+             extra=[body_field("one row, no one outside the rollout", lambda b: len(b["rows"]) == 1 and b["rows"][0]["outsideRollout"] is None)]))
+    run(Case("console decisions broken policy", "POST", "/v1/admin/app-policies/ios/decisions", 422, headers=as_json,
+             body=body({"policy": {**policy, "minimumVersion": "9.0"}}), extra=[problem_type("validation-failed")]))
+    run(Case("console decisions unknown platform", "POST", "/v1/admin/app-policies/windows/decisions", 404, headers=as_json,
+             body=body({"policy": policy}), extra=[problem_type("unknown-app-policy")]))
+
+    # The audit's filters and export.
+    run(Case("console audit filters", "GET", "/v1/admin/audit?kind=template&action=import&actor=built-in&field=/strings/fr&from=2000-01-01T00:00:00Z&to=2999-01-01T00:00:00Z", 200,
+             headers=auth, extra=[body_field("imports by built-in", lambda b: all(i["action"] == "import" and i["createdBy"] == "built-in" for i in b["items"]))]))
+    run(Case("console audit bad action", "GET", "/v1/admin/audit?action=edit", 400, headers=auth, extra=[first_error_parameter("action")]))
+    run(Case("console audit from after to", "GET", "/v1/admin/audit?from=2030-01-01T00:00:00Z&to=2020-01-01T00:00:00Z", 400, headers=auth, extra=[first_error_parameter("from")]))
+    run(Case("console audit export", "GET", "/v1/admin/audit/export?action=import", 200, headers=with_cookie, extra=[header_is("Content-Type", "application/x-ndjson")]))
+    run(Case("console audit export CSV", "GET", "/v1/admin/audit/export?format=csv&kind=template", 200, headers=auth,
+             extra=[body_field("a header line", lambda b: b.startswith("createdAt,createdBy,kind,id,revision,action,changedFields\r\n"))]))
+    run(Case("console audit export", "HEAD", "/v1/admin/audit/export?format=csv", 200, headers=auth))
+    run(Case("console audit export bad format", "GET", "/v1/admin/audit/export?format=xml", 400, headers=auth, extra=[first_error_parameter("format")]))
+
+    # Signing out ends the session.
+    run(Case("console sign-out from elsewhere", "DELETE", session, 403, headers={**with_cookie, "Origin": "http://elsewhere.example"}, extra=[problem_type("cross-origin-request")]))
+    run(Case("console sign-out", "DELETE", session, 204, headers={**with_cookie, "Origin": own}, extra=[header_is("Set-Cookie", lambda v: bool(v) and "Max-Age=0" in v, "clears the cookie")]))
+    run(Case("console after sign-out", "GET", session, 401, headers=with_cookie, extra=[problem_type("unauthorized"), header_is("Set-Cookie", lambda v: bool(v) and "Max-Age=0" in v, "clears the cookie")]))
+    run(Case("console sign-out by token", "DELETE", session, 204, headers=auth))
+    run(Case("console sign-out without credentials", "DELETE", session, 401, extra=[problem_type("unauthorized")]))
+    run(Case("console session method not allowed", "PUT", session, 405, headers=as_json, body=b"{}", extra=[allow_is("GET", "HEAD", "POST", "DELETE")]))
+
+
+# ---------------------------------------------------------------------------------------------
 # Analytics events: POST /v1/events (no token), and with a token the admin summary and export
 
 
@@ -1480,6 +1590,7 @@ def main(argv: list[str] | None = None) -> int:
     events = run_events(checker, args.body_limit)
     if token:
         run_admin(checker, token, args.body_limit)
+        run_console(checker, token)
         run_translations(checker, token)
         run_analytics(checker, token, events)
         run_app_status(checker, token)

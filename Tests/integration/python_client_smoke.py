@@ -55,7 +55,12 @@ def main() -> int:
         head_analytics_events, head_analytics_summary, list_admin_app_policy_revisions, list_admin_audit,
         list_admin_locales, list_admin_template_revisions, list_admin_templates, put_admin_app_policy,
         put_admin_template, put_admin_template_strings, rollback_admin_app_policy, rollback_admin_template)
+    from empty_state_client.api.admin import export_admin_audit, head_admin_audit_export
     from empty_state_client.api.analytics import post_events
+    from empty_state_client.api.console import (
+        create_console_session, decide_app_policy, delete_console_session, get_console, get_console_file,
+        get_console_redirect, get_console_session, head_catalogue, head_console, head_console_file,
+        head_console_redirect, head_console_session, list_catalogue, preview_template)
     from empty_state_client.api.meta import get_open_api_document, head_open_api_document
     from empty_state_client.api.operations import (
         get_health, get_metrics, get_readiness, head_health, head_metrics, head_readiness)
@@ -347,6 +352,67 @@ def main() -> int:
         client=viewer, format_=m.TranslationFormat.ANDROID), 200, None)
     problem("importTranslations unreadable", import_translations.sync_detailed(
         client=editor, body=File(payload=BytesIO(b"<xliff version='2.0'>"))), 400, "invalid-translation-file")
+
+    # -- the admin console ----------------------------------------------------------------------
+    expect("getConsoleRedirect", get_console_redirect.sync_detailed(client=anonymous), 308, None)
+    expect("headConsoleRedirect", head_console_redirect.sync_detailed(client=anonymous), 308, None)
+    page = expect("getConsole", get_console.sync_detailed(client=anonymous), 200, str)
+    check("getConsole: the page", isinstance(page, str) and '<script type="module" src="app.js">' in page)
+    expect("headConsole", head_console.sync_detailed(client=anonymous), 200, None)
+    expect("getConsoleFile", get_console_file.sync_detailed("app.js", client=anonymous), 200, str)
+    problem("getConsoleFile unknown", get_console_file.sync_detailed("nothing.js", client=anonymous), 404, "not-found")
+    expect("headConsoleFile", head_console_file.sync_detailed("console.css", client=anonymous), 200, None)
+    signed = create_console_session.sync_detailed(client=anonymous, body=m.ConsoleSignIn(token=args.viewer_token))
+    session = expect("createConsoleSession", signed, 201, m.ConsoleSession)
+    if isinstance(session, m.ConsoleSession):
+        check("createConsoleSession: a viewer session, a cookie", session.role == m.ConsoleSessionRole.VIEWER
+              and session.authenticated_by == m.ConsoleSessionAuthenticatedBy.SESSION
+              and signed.headers.get("Set-Cookie", "").startswith("es_console="))
+    problem("createConsoleSession not a token", create_console_session.sync_detailed(
+        client=anonymous, body=m.ConsoleSignIn(token="not-a-token-at-all-0000")), 401, "unauthorized")
+    cookie = signed.headers.get("Set-Cookie", "").split(";")[0]
+    browser = Client(base_url=args.base_url, timeout=httpx.Timeout(15.0), headers={"Cookie": cookie})
+    who = expect("getConsoleSession", get_console_session.sync_detailed(client=browser), 200, m.ConsoleSession)
+    if isinstance(who, m.ConsoleSession):
+        check("getConsoleSession: the cookie's session", who.authenticated_by == m.ConsoleSessionAuthenticatedBy.SESSION
+              and who.event_retention_days >= 1)
+    expect("headConsoleSession", head_console_session.sync_detailed(client=viewer), 200, None)
+    catalogue = expect("listCatalogue", list_catalogue.sync_detailed(client=browser, q="offline", page_size=5), 200,
+                       m.CataloguePage)
+    if isinstance(catalogue, m.CataloguePage):
+        check("listCatalogue: typed items", catalogue.total >= 1 and all(isinstance(i, m.CatalogueItem) for i in catalogue.items))
+    problem("listCatalogue bad locale", list_catalogue.sync_detailed(client=viewer, missing_locale="en-XA"), 400,
+            "invalid-parameter")
+    expect("headCatalogue", head_catalogue.sync_detailed(client=viewer), 200, None)
+    draft = get_admin_template.sync_detailed("connectionRefused", client=viewer).parsed
+    if isinstance(draft, m.AdminTemplate):
+        drawn = expect("previewTemplate", preview_template.sync_detailed(
+            client=viewer, body=m.DraftTemplate.from_dict(draft.template.to_dict()), locale="ar"), 200, m.Preview)
+        if isinstance(drawn, m.Preview):
+            check("previewTemplate: right to left", drawn.direction == m.Direction.RTL and "<section" in drawn.html)
+    problem("previewTemplate too broken", preview_template.sync_detailed(
+        client=viewer, body=m.DraftTemplate.from_dict({"id": "x"})), 422, "validation-failed")
+    decided = expect("decideAppPolicy", decide_app_policy.sync_detailed(m.Platform.IOS, client=viewer, body=m.DecisionsRequest.from_dict(
+        {"policy": {"minimumVersion": "5.0", "latestVersion": "5.3", "storeUrl": "https://apps.apple.com/app/id1"}})),
+        200, m.PolicyDecisions)
+    if isinstance(decided, m.PolicyDecisions):
+        check("decideAppPolicy: typed rows", all(isinstance(r, m.PolicyDecisionsRowsItem) for r in decided.rows) and decided.rows)
+    problem("decideAppPolicy broken", decide_app_policy.sync_detailed(m.Platform.IOS, client=viewer, body=m.DecisionsRequest.from_dict(
+        {"policy": {"minimumVersion": "6.0", "latestVersion": "5.3", "storeUrl": "https://apps.apple.com/app/id1"}})),
+        422, "validation-failed")
+    exported = expect("exportAdminAudit", export_admin_audit.sync_detailed(client=viewer, action=m.ExportAdminAuditAction.IMPORT), 200, str)
+    check("exportAdminAudit: NDJSON lines are Revision", isinstance(exported, str) and all(
+        isinstance(m.Revision.from_dict(__import__("json").loads(line)), m.Revision) for line in exported.splitlines() if line))
+    problem("exportAdminAudit from after to", export_admin_audit.sync_detailed(
+        client=viewer, from_=datetime(2030, 1, 1, tzinfo=timezone.utc), to=datetime(2020, 1, 1, tzinfo=timezone.utc)),
+        400, "invalid-parameter")
+    expect("headAdminAuditExport", head_admin_audit_export.sync_detailed(client=viewer), 200, None)
+    problem("deleteConsoleSession from elsewhere", delete_console_session.sync_detailed(client=Client(
+        base_url=args.base_url, timeout=httpx.Timeout(15.0), headers={"Cookie": cookie, "Origin": "http://elsewhere.example"})),
+        403, "cross-origin-request")
+    expect("deleteConsoleSession", delete_console_session.sync_detailed(client=Client(
+        base_url=args.base_url, timeout=httpx.Timeout(15.0), headers={"Cookie": cookie, "Origin": args.base_url})), 204, None)
+    problem("getConsoleSession after sign-out", get_console_session.sync_detailed(client=browser), 401, "unauthorized")
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -40,6 +40,13 @@ expect_eq "bad --memo-entries: usage error" 64 "$?"
 expect_eq "--host localhost: usage error (names are not resolved)" 64 "$?"
 expect_match "--host localhost: says what it takes" 'IPv4 or IPv6 address' "$(cat "$WORK/bad-host.log")"
 expect_match "--help documents --memo-entries" 'EMPTY_STATE_MEMO_ENTRIES' "$help"
+expect_match "--help documents --public-url" 'EMPTY_STATE_PUBLIC_URL' "$help"
+for url in "https://console.example.com/admin" "ftp://console.example.com" "console.example.com"; do
+    "$BIN" --public-url "$url" >"$WORK/bad-public-url.log" 2>&1
+    expect_eq "--public-url $url: usage error (exit 64)" 64 "$?"
+done
+expect_match "bad --public-url: says what it takes" 'http:// or https://, a host and an optional port' \
+    "$(cat "$WORK/bad-public-url.log")"
 
 # --memo-entries 0: no answer is remembered; a repeated request is answered all the same.
 EMPTY_STATE_MEMO_ENTRIES=0 "$BIN" --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \

@@ -1,5 +1,5 @@
 // Files compiled into the binary with C23 #embed (assets.c): the web stylesheet, the web
-// component and the icon set, and later the console's files and the built-in catalogue.
+// component, the icon set, and the admin console's files.
 //
 // Why not SwiftPM resources: `.embedInCode` of a 200 KB file adds about 80 s to a debug build,
 // and `.copy` resources need a bundle found at run time beside the binary. #embed costs nothing
@@ -20,5 +20,12 @@ const unsigned char *CAssets_emptyStateJS(size_t *count);
 
 /// Sources/EmptyStateWeb/Assets/lucide-icons.txt: the icon set (Tools/icons/generate.py).
 const unsigned char *CAssets_lucideIcons(size_t *count);
+
+/// The admin console's files (Sources/EmptyStateWeb/Console): how many there are.
+size_t CAssets_consoleFileCount(void);
+
+/// The console file at `index` (0 ..< CAssets_consoleFileCount()): its bytes, and its name (a
+/// static string, e.g. "app.js") and byte count written to `name` and `count`. NULL past the end.
+const unsigned char *CAssets_consoleFile(size_t index, const char **name, size_t *count);
 
 #endif

@@ -111,6 +111,75 @@ extension Components {
         internal enum WWWAuthenticate: String, Codable, Hashable, Sendable, CaseIterable {
             case bearerRealm_equals__quot_emptyStateAdmin_quot_ = #"Bearer realm="empty-state-admin""#
         }
+        /// The console's session: `es_console=<session id>; Path=/; Max-Age=43200; HttpOnly;
+        /// SameSite=Strict` (`__Host-es_console=…; …; Secure` when `--public-url` is `https://`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/headers/SessionCookie`.
+        internal typealias SessionCookie = Swift.String
+        /// Clears the console's session cookie (`Max-Age=0`), when one was sent.
+        ///
+        /// - Remark: Generated from `#/components/headers/ClearSessionCookie`.
+        internal typealias ClearSessionCookie = Swift.String
+        /// Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+        /// `style-src 'self'` (no inline script or style), images also from the
+        /// `--illustration-base-url` origin, `object-src 'none'`, `base-uri 'none'`, `form-action
+        /// 'self'`, `frame-ancestors 'none'`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/headers/ConsoleContent-Security-Policy`.
+        internal typealias ConsoleContentSecurityPolicy = Swift.String
+        /// The browser must not guess another type than `Content-Type` says.
+        ///
+        /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+        internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+            case nosniff = "nosniff"
+        }
+        /// No `Referer` leaves the console.
+        ///
+        /// - Remark: Generated from `#/components/headers/Referrer-Policy`.
+        internal enum ReferrerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+            case noReferrer = "no-referrer"
+        }
+        /// No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+        ///
+        /// - Remark: Generated from `#/components/headers/X-Frame-Options`.
+        internal enum XFrameOptions: String, Codable, Hashable, Sendable, CaseIterable {
+            case deny = "DENY"
+        }
+        /// A window the console opens, or that opens it, from another origin gets no handle on it.
+        ///
+        /// - Remark: Generated from `#/components/headers/Cross-Origin-Opener-Policy`.
+        internal enum CrossOriginOpenerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+            case sameOrigin = "same-origin"
+        }
+        /// Revalidated on every load (the files' names are fixed; their `ETag` says when they change).
+        ///
+        /// - Remark: Generated from `#/components/headers/ConsoleCache-Control`.
+        internal enum ConsoleCacheControl: String, Codable, Hashable, Sendable, CaseIterable {
+            case noCache = "no-cache"
+        }
+        /// A strong entity tag of the file, quoted.
+        ///
+        /// - Remark: Generated from `#/components/headers/ConsoleETag`.
+        internal typealias ConsoleETag = Swift.String
+        /// `/admin/`.
+        ///
+        /// - Remark: Generated from `#/components/headers/ConsoleLocation`.
+        internal enum ConsoleLocation: String, Codable, Hashable, Sendable, CaseIterable {
+            case _sol_admin = "/admin/"
+        }
+        /// A download, named `audit.ndjson` or `audit.csv`.
+        ///
+        /// - Remark: Generated from `#/components/headers/Content-Disposition`.
+        internal enum ContentDisposition: String, Codable, Hashable, Sendable, CaseIterable {
+            case attachment_semi_Filename_equals__quot_audit_ndjson_quot_ = #"attachment; filename="audit.ndjson""#
+            case attachment_semi_Filename_equals__quot_audit_csv_quot_ = #"attachment; filename="audit.csv""#
+        }
+        /// How many changes the filters matched (the export holds at most 100,000 of them).
+        ///
+        /// - Remark: Generated from `#/components/headers/X-Total-Count`.
+        internal typealias XTotalCount = Swift.String
         /// Admin responses and problem documents are never cached.
         ///
         /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.

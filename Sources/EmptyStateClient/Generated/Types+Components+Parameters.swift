@@ -195,6 +195,86 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/AuditAppPolicy`.
         internal typealias AuditAppPolicy = Components.Schemas.Platform
+        /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/AuditKind`.
+        internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case template = "template"
+            case appPolicy = "appPolicy"
+        }
+        /// Only the changes by this author (the token's name, exactly), 1–200 characters.
+        ///
+        /// - Remark: Generated from `#/components/parameters/AuditActor`.
+        internal typealias AuditActor = Swift.String
+        /// Only changes of this kind. Another value → `400`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/AuditAction`.
+        internal enum AuditAction: String, Codable, Hashable, Sendable, CaseIterable {
+            case _import = "import"
+            case create = "create"
+            case replace = "replace"
+            case strings = "strings"
+            case delete = "delete"
+            case rollback = "rollback"
+        }
+        /// Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/AuditFrom`.
+        internal typealias AuditFrom = Foundation.Date
+        /// Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+        ///
+        /// - Remark: Generated from `#/components/parameters/AuditTo`.
+        internal typealias AuditTo = Foundation.Date
+        /// Only changes to this field or below it: a JSON pointer into the document
+        /// (`/strings/fr` finds `/strings/fr/title`), matched exactly (case-sensitive), at most 200
+        /// characters.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/AuditField`.
+        internal typealias AuditField = Swift.String
+        /// `ndjson` (the default) or `csv`. Another value → `400`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/AuditFormat`.
+        internal enum AuditFormat: String, Codable, Hashable, Sendable, CaseIterable {
+            case ndjson = "ndjson"
+            case csv = "csv"
+        }
+        /// Words every template listed must contain, in its id, an alias or any string of any locale (case-insensitive), at most 200 characters.
+        ///
+        /// - Remark: Generated from `#/components/parameters/CatalogueQuery`.
+        internal typealias CatalogueQuery = Swift.String
+        /// Only templates of this category. Another value → `400`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/CatalogueCategory`.
+        internal enum CatalogueCategory: String, Codable, Hashable, Sendable, CaseIterable {
+            case firstUse = "firstUse"
+            case noResults = "noResults"
+            case error = "error"
+            case offline = "offline"
+            case access = "access"
+            case auth = "auth"
+            case update = "update"
+            case redirect = "redirect"
+            case loading = "loading"
+        }
+        /// Only templates without strings in this locale (not a pseudo-locale). A malformed tag → `400`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/CatalogueMissingLocale`.
+        internal typealias CatalogueMissingLocale = Components.Schemas.WritableLocaleTag
+        /// `true`: only templates with lint warnings. Only `true` and `false` are accepted (`400` otherwise).
+        ///
+        /// - Remark: Generated from `#/components/parameters/CatalogueLint`.
+        internal typealias CatalogueLint = Swift.Bool
+        /// The locale to draw (a BCP 47 tag, resolved down the draft's fallback chain, or `en-XA`,
+        /// `ar-XB`); the draft's default locale when absent. A malformed tag → `400`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/PreviewLocale`.
+        internal typealias PreviewLocale = Components.Schemas.LocaleTag
+        /// `web` (the default) draws the icon as SVG; `ios` and `android` name their symbol in a box, as the gallery does.
+        ///
+        /// - Remark: Generated from `#/components/parameters/PreviewPlatform`.
+        internal typealias PreviewPlatform = Components.Schemas.Platform
         /// `updateStates` adds `updateStates` to the answer. Any other value: `400 invalid-parameter`.
         ///
         /// - Remark: Generated from `#/components/parameters/AnalyticsInclude`.

@@ -4050,20 +4050,27 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/responses/AdminUnauthorized/headers/Cache-Control`.
                 internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Clears the console's session cookie (`Max-Age=0`), when one was sent.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminUnauthorized/headers/Set-Cookie`.
+                internal var setCookie: Components.Headers.ClearSessionCookie?
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - wwwAuthenticate: The bearer challenge of the admin API.
                 ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - setCookie: Clears the console's session cookie (`Max-Age=0`), when one was sent.
                 internal init(
                     xRequestID: Components.Headers.XRequestID,
                     wwwAuthenticate: Components.Headers.WWWAuthenticate,
-                    cacheControl: Components.Headers.CacheControlNoStore
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    setCookie: Components.Headers.ClearSessionCookie? = nil
                 ) {
                     self.xRequestID = xRequestID
                     self.wwwAuthenticate = wwwAuthenticate
                     self.cacheControl = cacheControl
+                    self.setCookie = setCookie
                 }
             }
             /// Received HTTP response headers
@@ -4870,6 +4877,1244 @@ extension Components {
             ) {
                 self.headers = headers
                 self.body = body
+            }
+        }
+        internal struct ConsoleRedirect: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleRedirect/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleRedirect/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                /// `style-src 'self'` (no inline script or style), images also from the
+                /// `--illustration-base-url` origin, `object-src 'none'`, `base-uri 'none'`, `form-action
+                /// 'self'`, `frame-ancestors 'none'`.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleRedirect/headers/Content-Security-Policy`.
+                internal var contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleRedirect/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// - Remark: Generated from `#/components/headers/Referrer-Policy`.
+                internal enum ReferrerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noReferrer = "no-referrer"
+                }
+                /// No `Referer` leaves the console.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleRedirect/headers/Referrer-Policy`.
+                internal var referrerPolicy: Components.Headers.ReferrerPolicy
+                /// - Remark: Generated from `#/components/headers/X-Frame-Options`.
+                internal enum XFrameOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case deny = "DENY"
+                }
+                /// No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleRedirect/headers/X-Frame-Options`.
+                internal var xFrameOptions: Components.Headers.XFrameOptions
+                /// - Remark: Generated from `#/components/headers/Cross-Origin-Opener-Policy`.
+                internal enum CrossOriginOpenerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case sameOrigin = "same-origin"
+                }
+                /// A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleRedirect/headers/Cross-Origin-Opener-Policy`.
+                internal var crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy
+                /// - Remark: Generated from `#/components/headers/ConsoleLocation`.
+                internal enum ConsoleLocation: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _sol_admin = "/admin/"
+                }
+                /// `/admin/`.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleRedirect/headers/Location`.
+                internal var location: Components.Headers.ConsoleLocation
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - contentSecurityPolicy: Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                ///   - referrerPolicy: No `Referer` leaves the console.
+                ///   - xFrameOptions: No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///   - crossOriginOpenerPolicy: A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///   - location: `/admin/`.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions,
+                    referrerPolicy: Components.Headers.ReferrerPolicy,
+                    xFrameOptions: Components.Headers.XFrameOptions,
+                    crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy,
+                    location: Components.Headers.ConsoleLocation
+                ) {
+                    self.xRequestID = xRequestID
+                    self.contentSecurityPolicy = contentSecurityPolicy
+                    self.xContentTypeOptions = xContentTypeOptions
+                    self.referrerPolicy = referrerPolicy
+                    self.xFrameOptions = xFrameOptions
+                    self.crossOriginOpenerPolicy = crossOriginOpenerPolicy
+                    self.location = location
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleRedirect.Headers
+            /// Creates a new `ConsoleRedirect`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.ConsoleRedirect.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct ConsoleFile: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleFile/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                /// `style-src 'self'` (no inline script or style), images also from the
+                /// `--illustration-base-url` origin, `object-src 'none'`, `base-uri 'none'`, `form-action
+                /// 'self'`, `frame-ancestors 'none'`.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/headers/Content-Security-Policy`.
+                internal var contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// - Remark: Generated from `#/components/headers/Referrer-Policy`.
+                internal enum ReferrerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noReferrer = "no-referrer"
+                }
+                /// No `Referer` leaves the console.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/headers/Referrer-Policy`.
+                internal var referrerPolicy: Components.Headers.ReferrerPolicy
+                /// - Remark: Generated from `#/components/headers/X-Frame-Options`.
+                internal enum XFrameOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case deny = "DENY"
+                }
+                /// No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/headers/X-Frame-Options`.
+                internal var xFrameOptions: Components.Headers.XFrameOptions
+                /// - Remark: Generated from `#/components/headers/Cross-Origin-Opener-Policy`.
+                internal enum CrossOriginOpenerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case sameOrigin = "same-origin"
+                }
+                /// A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/headers/Cross-Origin-Opener-Policy`.
+                internal var crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy
+                /// A strong entity tag of the file, quoted.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/headers/ETag`.
+                internal var eTag: Components.Headers.ConsoleETag
+                /// - Remark: Generated from `#/components/headers/ConsoleCache-Control`.
+                internal enum ConsoleCacheControl: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noCache = "no-cache"
+                }
+                /// Revalidated on every load (the files' names are fixed; their `ETag` says when they change).
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.ConsoleCacheControl
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - contentSecurityPolicy: Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                ///   - referrerPolicy: No `Referer` leaves the console.
+                ///   - xFrameOptions: No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///   - crossOriginOpenerPolicy: A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///   - eTag: A strong entity tag of the file, quoted.
+                ///   - cacheControl: Revalidated on every load (the files' names are fixed; their `ETag` says when they change).
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions,
+                    referrerPolicy: Components.Headers.ReferrerPolicy,
+                    xFrameOptions: Components.Headers.XFrameOptions,
+                    crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy,
+                    eTag: Components.Headers.ConsoleETag,
+                    cacheControl: Components.Headers.ConsoleCacheControl
+                ) {
+                    self.xRequestID = xRequestID
+                    self.contentSecurityPolicy = contentSecurityPolicy
+                    self.xContentTypeOptions = xContentTypeOptions
+                    self.referrerPolicy = referrerPolicy
+                    self.xFrameOptions = xFrameOptions
+                    self.crossOriginOpenerPolicy = crossOriginOpenerPolicy
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleFile.Headers
+            /// - Remark: Generated from `#/components/responses/ConsoleFile/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/content/text\/html; charset=utf-8`.
+                case textHtmlCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textHtmlCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textHtmlCharsetUtf8`.
+                /// - SeeAlso: `.textHtmlCharsetUtf8`.
+                internal var textHtmlCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textHtmlCharsetUtf8(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "text/html; charset=utf-8",
+                                body: self
+                            )
+                        }
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/content/text\/css; charset=utf-8`.
+                case textCssCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textCssCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textCssCharsetUtf8`.
+                /// - SeeAlso: `.textCssCharsetUtf8`.
+                internal var textCssCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textCssCharsetUtf8(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "text/css; charset=utf-8",
+                                body: self
+                            )
+                        }
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/ConsoleFile/content/text\/javascript; charset=utf-8`.
+                case textJavascriptCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textJavascriptCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textJavascriptCharsetUtf8`.
+                /// - SeeAlso: `.textJavascriptCharsetUtf8`.
+                internal var textJavascriptCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textJavascriptCharsetUtf8(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "text/javascript; charset=utf-8",
+                                body: self
+                            )
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.ConsoleFile.Body
+            /// Creates a new `ConsoleFile`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.ConsoleFile.Headers,
+                body: Components.Responses.ConsoleFile.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct ConsoleFileHead: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                /// `style-src 'self'` (no inline script or style), images also from the
+                /// `--illustration-base-url` origin, `object-src 'none'`, `base-uri 'none'`, `form-action
+                /// 'self'`, `frame-ancestors 'none'`.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers/Content-Security-Policy`.
+                internal var contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// - Remark: Generated from `#/components/headers/Referrer-Policy`.
+                internal enum ReferrerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noReferrer = "no-referrer"
+                }
+                /// No `Referer` leaves the console.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers/Referrer-Policy`.
+                internal var referrerPolicy: Components.Headers.ReferrerPolicy
+                /// - Remark: Generated from `#/components/headers/X-Frame-Options`.
+                internal enum XFrameOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case deny = "DENY"
+                }
+                /// No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers/X-Frame-Options`.
+                internal var xFrameOptions: Components.Headers.XFrameOptions
+                /// - Remark: Generated from `#/components/headers/Cross-Origin-Opener-Policy`.
+                internal enum CrossOriginOpenerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case sameOrigin = "same-origin"
+                }
+                /// A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers/Cross-Origin-Opener-Policy`.
+                internal var crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy
+                /// A strong entity tag of the file, quoted.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers/ETag`.
+                internal var eTag: Components.Headers.ConsoleETag
+                /// - Remark: Generated from `#/components/headers/ConsoleCache-Control`.
+                internal enum ConsoleCacheControl: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noCache = "no-cache"
+                }
+                /// Revalidated on every load (the files' names are fixed; their `ETag` says when they change).
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileHead/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.ConsoleCacheControl
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - contentSecurityPolicy: Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                ///   - referrerPolicy: No `Referer` leaves the console.
+                ///   - xFrameOptions: No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///   - crossOriginOpenerPolicy: A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///   - eTag: A strong entity tag of the file, quoted.
+                ///   - cacheControl: Revalidated on every load (the files' names are fixed; their `ETag` says when they change).
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions,
+                    referrerPolicy: Components.Headers.ReferrerPolicy,
+                    xFrameOptions: Components.Headers.XFrameOptions,
+                    crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy,
+                    eTag: Components.Headers.ConsoleETag,
+                    cacheControl: Components.Headers.ConsoleCacheControl
+                ) {
+                    self.xRequestID = xRequestID
+                    self.contentSecurityPolicy = contentSecurityPolicy
+                    self.xContentTypeOptions = xContentTypeOptions
+                    self.referrerPolicy = referrerPolicy
+                    self.xFrameOptions = xFrameOptions
+                    self.crossOriginOpenerPolicy = crossOriginOpenerPolicy
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleFileHead.Headers
+            /// Creates a new `ConsoleFileHead`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.ConsoleFileHead.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct ConsoleNotModified: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                /// `style-src 'self'` (no inline script or style), images also from the
+                /// `--illustration-base-url` origin, `object-src 'none'`, `base-uri 'none'`, `form-action
+                /// 'self'`, `frame-ancestors 'none'`.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers/Content-Security-Policy`.
+                internal var contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// - Remark: Generated from `#/components/headers/Referrer-Policy`.
+                internal enum ReferrerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noReferrer = "no-referrer"
+                }
+                /// No `Referer` leaves the console.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers/Referrer-Policy`.
+                internal var referrerPolicy: Components.Headers.ReferrerPolicy
+                /// - Remark: Generated from `#/components/headers/X-Frame-Options`.
+                internal enum XFrameOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case deny = "DENY"
+                }
+                /// No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers/X-Frame-Options`.
+                internal var xFrameOptions: Components.Headers.XFrameOptions
+                /// - Remark: Generated from `#/components/headers/Cross-Origin-Opener-Policy`.
+                internal enum CrossOriginOpenerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case sameOrigin = "same-origin"
+                }
+                /// A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers/Cross-Origin-Opener-Policy`.
+                internal var crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy
+                /// A strong entity tag of the file, quoted.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers/ETag`.
+                internal var eTag: Components.Headers.ConsoleETag
+                /// - Remark: Generated from `#/components/headers/ConsoleCache-Control`.
+                internal enum ConsoleCacheControl: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noCache = "no-cache"
+                }
+                /// Revalidated on every load (the files' names are fixed; their `ETag` says when they change).
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNotModified/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.ConsoleCacheControl
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - contentSecurityPolicy: Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                ///   - referrerPolicy: No `Referer` leaves the console.
+                ///   - xFrameOptions: No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///   - crossOriginOpenerPolicy: A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///   - eTag: A strong entity tag of the file, quoted.
+                ///   - cacheControl: Revalidated on every load (the files' names are fixed; their `ETag` says when they change).
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions,
+                    referrerPolicy: Components.Headers.ReferrerPolicy,
+                    xFrameOptions: Components.Headers.XFrameOptions,
+                    crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy,
+                    eTag: Components.Headers.ConsoleETag,
+                    cacheControl: Components.Headers.ConsoleCacheControl
+                ) {
+                    self.xRequestID = xRequestID
+                    self.contentSecurityPolicy = contentSecurityPolicy
+                    self.xContentTypeOptions = xContentTypeOptions
+                    self.referrerPolicy = referrerPolicy
+                    self.xFrameOptions = xFrameOptions
+                    self.crossOriginOpenerPolicy = crossOriginOpenerPolicy
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleNotModified.Headers
+            /// Creates a new `ConsoleNotModified`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.ConsoleNotModified.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct ConsoleFileNotFound: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                /// `style-src 'self'` (no inline script or style), images also from the
+                /// `--illustration-base-url` origin, `object-src 'none'`, `base-uri 'none'`, `form-action
+                /// 'self'`, `frame-ancestors 'none'`.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/headers/Content-Security-Policy`.
+                internal var contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// - Remark: Generated from `#/components/headers/Referrer-Policy`.
+                internal enum ReferrerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noReferrer = "no-referrer"
+                }
+                /// No `Referer` leaves the console.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/headers/Referrer-Policy`.
+                internal var referrerPolicy: Components.Headers.ReferrerPolicy
+                /// - Remark: Generated from `#/components/headers/X-Frame-Options`.
+                internal enum XFrameOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case deny = "DENY"
+                }
+                /// No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/headers/X-Frame-Options`.
+                internal var xFrameOptions: Components.Headers.XFrameOptions
+                /// - Remark: Generated from `#/components/headers/Cross-Origin-Opener-Policy`.
+                internal enum CrossOriginOpenerPolicy: String, Codable, Hashable, Sendable, CaseIterable {
+                    case sameOrigin = "same-origin"
+                }
+                /// A window the console opens, or that opens it, from another origin gets no handle on it.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/headers/Cross-Origin-Opener-Policy`.
+                internal var crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - contentSecurityPolicy: Only the service's own files may load or run: `default-src 'self'`, `script-src 'self'`,
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                ///   - referrerPolicy: No `Referer` leaves the console.
+                ///   - xFrameOptions: No page may frame the console (with `frame-ancestors 'none'`, for older browsers).
+                ///   - crossOriginOpenerPolicy: A window the console opens, or that opens it, from another origin gets no handle on it.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    contentSecurityPolicy: Components.Headers.ConsoleContentSecurityPolicy,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions,
+                    referrerPolicy: Components.Headers.ReferrerPolicy,
+                    xFrameOptions: Components.Headers.XFrameOptions,
+                    crossOriginOpenerPolicy: Components.Headers.CrossOriginOpenerPolicy
+                ) {
+                    self.xRequestID = xRequestID
+                    self.contentSecurityPolicy = contentSecurityPolicy
+                    self.xContentTypeOptions = xContentTypeOptions
+                    self.referrerPolicy = referrerPolicy
+                    self.xFrameOptions = xFrameOptions
+                    self.crossOriginOpenerPolicy = crossOriginOpenerPolicy
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleFileNotFound.Headers
+            /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ConsoleFileNotFound/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.ConsoleFileNotFound.Body
+            /// Creates a new `ConsoleFileNotFound`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.ConsoleFileNotFound.Headers,
+                body: Components.Responses.ConsoleFileNotFound.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct ConsoleSessionCreated: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleSessionCreated/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSessionCreated/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSessionCreated/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// The console's session: `es_console=<session id>; Path=/; Max-Age=43200; HttpOnly;
+                /// SameSite=Strict` (`__Host-es_console=…; …; Secure` when `--public-url` is `https://`).
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSessionCreated/headers/Set-Cookie`.
+                internal var setCookie: Components.Headers.SessionCookie
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - setCookie: The console's session: `es_console=<session id>; Path=/; Max-Age=43200; HttpOnly;
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    setCookie: Components.Headers.SessionCookie
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.setCookie = setCookie
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleSessionCreated.Headers
+            /// - Remark: Generated from `#/components/responses/ConsoleSessionCreated/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ConsoleSessionCreated/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.ConsoleSession)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.ConsoleSession {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.ConsoleSessionCreated.Body
+            /// Creates a new `ConsoleSessionCreated`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.ConsoleSessionCreated.Headers,
+                body: Components.Responses.ConsoleSessionCreated.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct ConsoleSession: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleSession/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSession/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSession/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleSession.Headers
+            /// - Remark: Generated from `#/components/responses/ConsoleSession/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ConsoleSession/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.ConsoleSession)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.ConsoleSession {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.ConsoleSession.Body
+            /// Creates a new `ConsoleSession`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.ConsoleSession.Headers,
+                body: Components.Responses.ConsoleSession.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct ConsoleSignInRefused: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleSignInRefused/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSignInRefused/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSignInRefused/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleSignInRefused.Headers
+            /// - Remark: Generated from `#/components/responses/ConsoleSignInRefused/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ConsoleSignInRefused/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.ConsoleSignInRefused.Body
+            /// Creates a new `ConsoleSignInRefused`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.ConsoleSignInRefused.Headers,
+                body: Components.Responses.ConsoleSignInRefused.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct ConsoleSignedOut: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleSignedOut/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSignedOut/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSignedOut/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Clears the console's session cookie (`Max-Age=0`), when one was sent.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleSignedOut/headers/Set-Cookie`.
+                internal var setCookie: Components.Headers.ClearSessionCookie?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - setCookie: Clears the console's session cookie (`Max-Age=0`), when one was sent.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    setCookie: Components.Headers.ClearSessionCookie? = nil
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.setCookie = setCookie
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleSignedOut.Headers
+            /// Creates a new `ConsoleSignedOut`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.ConsoleSignedOut.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct AdminCrossOrigin: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminCrossOrigin/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminCrossOrigin/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminCrossOrigin/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminCrossOrigin.Headers
+            /// - Remark: Generated from `#/components/responses/AdminCrossOrigin/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminCrossOrigin/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminCrossOrigin.Body
+            /// Creates a new `AdminCrossOrigin`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminCrossOrigin.Headers,
+                body: Components.Responses.AdminCrossOrigin.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct CataloguePage: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/CataloguePage/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/CataloguePage/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/CataloguePage/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.CataloguePage.Headers
+            /// - Remark: Generated from `#/components/responses/CataloguePage/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/CataloguePage/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.CataloguePage)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.CataloguePage {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.CataloguePage.Body
+            /// Creates a new `CataloguePage`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.CataloguePage.Headers,
+                body: Components.Responses.CataloguePage.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct Preview: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Preview/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/Preview/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/Preview/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.Preview.Headers
+            /// - Remark: Generated from `#/components/responses/Preview/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Preview/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.Preview)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.Preview {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.Preview.Body
+            /// Creates a new `Preview`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.Preview.Headers,
+                body: Components.Responses.Preview.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct PolicyDecisions: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/PolicyDecisions/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/PolicyDecisions/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/PolicyDecisions/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.PolicyDecisions.Headers
+            /// - Remark: Generated from `#/components/responses/PolicyDecisions/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/PolicyDecisions/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.PolicyDecisions)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.PolicyDecisions {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.PolicyDecisions.Body
+            /// Creates a new `PolicyDecisions`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.PolicyDecisions.Headers,
+                body: Components.Responses.PolicyDecisions.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AuditExport: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AuditExport/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExport/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExport/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// - Remark: Generated from `#/components/headers/Content-Disposition`.
+                internal enum ContentDisposition: String, Codable, Hashable, Sendable, CaseIterable {
+                    case attachment_semi_Filename_equals__quot_audit_ndjson_quot_ = #"attachment; filename="audit.ndjson""#
+                    case attachment_semi_Filename_equals__quot_audit_csv_quot_ = #"attachment; filename="audit.csv""#
+                }
+                /// A download, named `audit.ndjson` or `audit.csv`.
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExport/headers/Content-Disposition`.
+                internal var contentDisposition: Components.Headers.ContentDisposition
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExport/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// How many changes the filters matched (the export holds at most 100,000 of them).
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExport/headers/X-Total-Count`.
+                internal var xTotalCount: Components.Headers.XTotalCount
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - contentDisposition: A download, named `audit.ndjson` or `audit.csv`.
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                ///   - xTotalCount: How many changes the filters matched (the export holds at most 100,000 of them).
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    contentDisposition: Components.Headers.ContentDisposition,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions,
+                    xTotalCount: Components.Headers.XTotalCount
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.contentDisposition = contentDisposition
+                    self.xContentTypeOptions = xContentTypeOptions
+                    self.xTotalCount = xTotalCount
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AuditExport.Headers
+            /// - Remark: Generated from `#/components/responses/AuditExport/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AuditExport/content/application\/x-ndjson`.
+                case applicationXNdjson(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.applicationXNdjson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationXNdjson`.
+                /// - SeeAlso: `.applicationXNdjson`.
+                internal var applicationXNdjson: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .applicationXNdjson(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "application/x-ndjson",
+                                body: self
+                            )
+                        }
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/AuditExport/content/text\/csv; charset=utf-8`.
+                case textCsvCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textCsvCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textCsvCharsetUtf8`.
+                /// - SeeAlso: `.textCsvCharsetUtf8`.
+                internal var textCsvCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textCsvCharsetUtf8(body):
+                            return body
+                        default:
+                            try throwUnexpectedResponseBody(
+                                expectedContent: "text/csv; charset=utf-8",
+                                body: self
+                            )
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AuditExport.Body
+            /// Creates a new `AuditExport`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AuditExport.Headers,
+                body: Components.Responses.AuditExport.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AuditExportHead: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AuditExportHead/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExportHead/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExportHead/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// - Remark: Generated from `#/components/headers/Content-Disposition`.
+                internal enum ContentDisposition: String, Codable, Hashable, Sendable, CaseIterable {
+                    case attachment_semi_Filename_equals__quot_audit_ndjson_quot_ = #"attachment; filename="audit.ndjson""#
+                    case attachment_semi_Filename_equals__quot_audit_csv_quot_ = #"attachment; filename="audit.csv""#
+                }
+                /// A download, named `audit.ndjson` or `audit.csv`.
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExportHead/headers/Content-Disposition`.
+                internal var contentDisposition: Components.Headers.ContentDisposition
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExportHead/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// How many changes the filters matched (the export holds at most 100,000 of them).
+                ///
+                /// - Remark: Generated from `#/components/responses/AuditExportHead/headers/X-Total-Count`.
+                internal var xTotalCount: Components.Headers.XTotalCount
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - contentDisposition: A download, named `audit.ndjson` or `audit.csv`.
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                ///   - xTotalCount: How many changes the filters matched (the export holds at most 100,000 of them).
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    contentDisposition: Components.Headers.ContentDisposition,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions,
+                    xTotalCount: Components.Headers.XTotalCount
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.contentDisposition = contentDisposition
+                    self.xContentTypeOptions = xContentTypeOptions
+                    self.xTotalCount = xTotalCount
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AuditExportHead.Headers
+            /// Creates a new `AuditExportHead`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.AuditExportHead.Headers) {
+                self.headers = headers
             }
         }
         internal struct EventsAccepted: Sendable, Hashable {

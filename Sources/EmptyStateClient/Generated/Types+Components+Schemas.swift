@@ -1253,6 +1253,7 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_outcomeUnknown = "urn:empty-state:problem:outcome-unknown"
                 case urn_colon_emptyState_colon_problem_colon_shuttingDown = "urn:empty-state:problem:shutting-down"
                 case urn_colon_emptyState_colon_problem_colon_unknownAppPolicy = "urn:empty-state:problem:unknown-app-policy"
+                case urn_colon_emptyState_colon_problem_colon_crossOriginRequest = "urn:empty-state:problem:cross-origin-request"
                 case urn_colon_emptyState_colon_problem_colon_invalidTranslationFile = "urn:empty-state:problem:invalid-translation-file"
                 case urn_colon_emptyState_colon_problem_colon_importBusy = "urn:empty-state:problem:import-busy"
             }
@@ -4336,6 +4337,728 @@ extension Components {
                     "templateId",
                     "appVersion",
                     "displays"
+                ])
+            }
+        }
+        /// A template document being edited (a `TemplateDocument`, or what `GET
+        /// /v1/admin/templates/{id}` answered), which may break any of its rules: the preview draws
+        /// what it can and lists the rest in `issues`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/DraftTemplate`.
+        internal typealias DraftTemplate = OpenAPIRuntime.OpenAPIObjectContainer
+        /// An admin token, to sign the console in. Other members are ignored.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ConsoleSignIn`.
+        internal struct ConsoleSignIn: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ConsoleSignIn/token`.
+            internal var token: Swift.String
+            /// Creates a new `ConsoleSignIn`.
+            ///
+            /// - Parameters:
+            ///   - token:
+            internal init(token: Swift.String) {
+                self.token = token
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case token
+            }
+        }
+        /// Who is signed in. With a session: when it started and when it ends at the latest
+        /// (`expiresAt`; earlier after `idleTimeoutSeconds` without a request). `eventRetentionDays`:
+        /// how long analytics events are kept (older numbers are partial).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ConsoleSession`.
+        internal struct ConsoleSession: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/name`.
+            internal var name: Components.Schemas.Actor
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/role`.
+            internal enum RolePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case editor = "editor"
+                case viewer = "viewer"
+            }
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/role`.
+            internal var role: Components.Schemas.ConsoleSession.RolePayload
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/authenticatedBy`.
+            internal enum AuthenticatedByPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case session = "session"
+                case token = "token"
+            }
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/authenticatedBy`.
+            internal var authenticatedBy: Components.Schemas.ConsoleSession.AuthenticatedByPayload
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/createdAt`.
+            internal var createdAt: Components.Schemas.EventTimestamp?
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/expiresAt`.
+            internal var expiresAt: Components.Schemas.EventTimestamp?
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/idleTimeoutSeconds`.
+            internal var idleTimeoutSeconds: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ConsoleSession/eventRetentionDays`.
+            internal var eventRetentionDays: Swift.Int
+            /// Creates a new `ConsoleSession`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - role:
+            ///   - authenticatedBy:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - idleTimeoutSeconds:
+            ///   - eventRetentionDays:
+            internal init(
+                name: Components.Schemas.Actor,
+                role: Components.Schemas.ConsoleSession.RolePayload,
+                authenticatedBy: Components.Schemas.ConsoleSession.AuthenticatedByPayload,
+                createdAt: Components.Schemas.EventTimestamp? = nil,
+                expiresAt: Components.Schemas.EventTimestamp? = nil,
+                idleTimeoutSeconds: Swift.Int? = nil,
+                eventRetentionDays: Swift.Int
+            ) {
+                self.name = name
+                self.role = role
+                self.authenticatedBy = authenticatedBy
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.idleTimeoutSeconds = idleTimeoutSeconds
+                self.eventRetentionDays = eventRetentionDays
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case name
+                case role
+                case authenticatedBy
+                case createdAt
+                case expiresAt
+                case idleTimeoutSeconds
+                case eventRetentionDays
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .name
+                )
+                self.role = try container.decode(
+                    Components.Schemas.ConsoleSession.RolePayload.self,
+                    forKey: .role
+                )
+                self.authenticatedBy = try container.decode(
+                    Components.Schemas.ConsoleSession.AuthenticatedByPayload.self,
+                    forKey: .authenticatedBy
+                )
+                self.createdAt = try container.decodeIfPresent(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .createdAt
+                )
+                self.expiresAt = try container.decodeIfPresent(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .expiresAt
+                )
+                self.idleTimeoutSeconds = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .idleTimeoutSeconds
+                )
+                self.eventRetentionDays = try container.decode(
+                    Swift.Int.self,
+                    forKey: .eventRetentionDays
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "role",
+                    "authenticatedBy",
+                    "createdAt",
+                    "expiresAt",
+                    "idleTimeoutSeconds",
+                    "eventRetentionDays"
+                ])
+            }
+        }
+        /// A field (JSON pointer into the document) and what is wrong with it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ValidationWarning`.
+        internal struct ValidationWarning: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ValidationWarning/pointer`.
+            internal var pointer: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ValidationWarning/rule`.
+            internal var rule: Swift.String
+            /// Creates a new `ValidationWarning`.
+            ///
+            /// - Parameters:
+            ///   - pointer:
+            ///   - rule:
+            internal init(
+                pointer: Swift.String,
+                rule: Swift.String
+            ) {
+                self.pointer = pointer
+                self.rule = rule
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case pointer
+                case rule
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.pointer = try container.decode(
+                    Swift.String.self,
+                    forKey: .pointer
+                )
+                self.rule = try container.decode(
+                    Swift.String.self,
+                    forKey: .rule
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "pointer",
+                    "rule"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CatalogueItem`.
+        internal struct CatalogueItem: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/id`.
+            internal var id: Components.Schemas.TemplateId
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/aliases`.
+            internal var aliases: [Components.Schemas.TemplateId]
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/category`.
+            internal enum CategoryPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case firstUse = "firstUse"
+                case noResults = "noResults"
+                case error = "error"
+                case offline = "offline"
+                case access = "access"
+                case auth = "auth"
+                case update = "update"
+                case redirect = "redirect"
+                case loading = "loading"
+            }
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/category`.
+            internal var category: Components.Schemas.CatalogueItem.CategoryPayload
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/style`.
+            internal enum StylePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case _default = "default"
+                case subtle = "subtle"
+            }
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/style`.
+            internal var style: Components.Schemas.CatalogueItem.StylePayload
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/defaultLocale`.
+            internal var defaultLocale: Components.Schemas.LocaleTag
+            /// The title in the default locale.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/title`.
+            internal var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/locales`.
+            internal var locales: [Components.Schemas.LocaleTag]
+            /// The catalogue's locales this template has no strings in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/missingLocales`.
+            internal var missingLocales: [Components.Schemas.LocaleTag]
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/revision`.
+            internal var revision: Components.Schemas.RevisionNumber
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/updatedAt`.
+            internal var updatedAt: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/updatedBy`.
+            internal var updatedBy: Components.Schemas.Actor
+            /// Warnings about copy clients are served all the same.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/lint`.
+            internal var lint: [Components.Schemas.ValidationWarning]
+            /// Where the search's first word was found (absent without `q`, or when it matched no field alone).
+            ///
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/match`.
+            internal struct MatchPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/CatalogueItem/match/pointer`.
+                internal var pointer: Swift.String
+                /// - Remark: Generated from `#/components/schemas/CatalogueItem/match/text`.
+                internal var text: Swift.String
+                /// Creates a new `MatchPayload`.
+                ///
+                /// - Parameters:
+                ///   - pointer:
+                ///   - text:
+                internal init(
+                    pointer: Swift.String,
+                    text: Swift.String
+                ) {
+                    self.pointer = pointer
+                    self.text = text
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case pointer
+                    case text
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.pointer = try container.decode(
+                        Swift.String.self,
+                        forKey: .pointer
+                    )
+                    self.text = try container.decode(
+                        Swift.String.self,
+                        forKey: .text
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "pointer",
+                        "text"
+                    ])
+                }
+            }
+            /// Where the search's first word was found (absent without `q`, or when it matched no field alone).
+            ///
+            /// - Remark: Generated from `#/components/schemas/CatalogueItem/match`.
+            internal var match: Components.Schemas.CatalogueItem.MatchPayload?
+            /// Creates a new `CatalogueItem`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - aliases:
+            ///   - category:
+            ///   - style:
+            ///   - defaultLocale:
+            ///   - title: The title in the default locale.
+            ///   - locales:
+            ///   - missingLocales: The catalogue's locales this template has no strings in.
+            ///   - revision:
+            ///   - updatedAt:
+            ///   - updatedBy:
+            ///   - lint: Warnings about copy clients are served all the same.
+            ///   - match: Where the search's first word was found (absent without `q`, or when it matched no field alone).
+            internal init(
+                id: Components.Schemas.TemplateId,
+                aliases: [Components.Schemas.TemplateId],
+                category: Components.Schemas.CatalogueItem.CategoryPayload,
+                style: Components.Schemas.CatalogueItem.StylePayload,
+                defaultLocale: Components.Schemas.LocaleTag,
+                title: Swift.String,
+                locales: [Components.Schemas.LocaleTag],
+                missingLocales: [Components.Schemas.LocaleTag],
+                revision: Components.Schemas.RevisionNumber,
+                updatedAt: Components.Schemas.Timestamp,
+                updatedBy: Components.Schemas.Actor,
+                lint: [Components.Schemas.ValidationWarning],
+                match: Components.Schemas.CatalogueItem.MatchPayload? = nil
+            ) {
+                self.id = id
+                self.aliases = aliases
+                self.category = category
+                self.style = style
+                self.defaultLocale = defaultLocale
+                self.title = title
+                self.locales = locales
+                self.missingLocales = missingLocales
+                self.revision = revision
+                self.updatedAt = updatedAt
+                self.updatedBy = updatedBy
+                self.lint = lint
+                self.match = match
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case aliases
+                case category
+                case style
+                case defaultLocale
+                case title
+                case locales
+                case missingLocales
+                case revision
+                case updatedAt
+                case updatedBy
+                case lint
+                case match
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Components.Schemas.TemplateId.self,
+                    forKey: .id
+                )
+                self.aliases = try container.decode(
+                    [Components.Schemas.TemplateId].self,
+                    forKey: .aliases
+                )
+                self.category = try container.decode(
+                    Components.Schemas.CatalogueItem.CategoryPayload.self,
+                    forKey: .category
+                )
+                self.style = try container.decode(
+                    Components.Schemas.CatalogueItem.StylePayload.self,
+                    forKey: .style
+                )
+                self.defaultLocale = try container.decode(
+                    Components.Schemas.LocaleTag.self,
+                    forKey: .defaultLocale
+                )
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.locales = try container.decode(
+                    [Components.Schemas.LocaleTag].self,
+                    forKey: .locales
+                )
+                self.missingLocales = try container.decode(
+                    [Components.Schemas.LocaleTag].self,
+                    forKey: .missingLocales
+                )
+                self.revision = try container.decode(
+                    Components.Schemas.RevisionNumber.self,
+                    forKey: .revision
+                )
+                self.updatedAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .updatedAt
+                )
+                self.updatedBy = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .updatedBy
+                )
+                self.lint = try container.decode(
+                    [Components.Schemas.ValidationWarning].self,
+                    forKey: .lint
+                )
+                self.match = try container.decodeIfPresent(
+                    Components.Schemas.CatalogueItem.MatchPayload.self,
+                    forKey: .match
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "aliases",
+                    "category",
+                    "style",
+                    "defaultLocale",
+                    "title",
+                    "locales",
+                    "missingLocales",
+                    "revision",
+                    "updatedAt",
+                    "updatedBy",
+                    "lint",
+                    "match"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CataloguePage`.
+        internal struct CataloguePage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CataloguePage/items`.
+            internal var items: [Components.Schemas.CatalogueItem]
+            /// - Remark: Generated from `#/components/schemas/CataloguePage/page`.
+            internal var page: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CataloguePage/pageSize`.
+            internal var pageSize: Swift.Int
+            /// The number of templates the query selects, on all pages.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CataloguePage/total`.
+            internal var total: Swift.Int
+            /// Every locale of the catalogue (no pseudo-locale), first seen first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CataloguePage/locales`.
+            internal var locales: [Components.Schemas.LocaleTag]
+            /// Creates a new `CataloguePage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - page:
+            ///   - pageSize:
+            ///   - total: The number of templates the query selects, on all pages.
+            ///   - locales: Every locale of the catalogue (no pseudo-locale), first seen first.
+            internal init(
+                items: [Components.Schemas.CatalogueItem],
+                page: Swift.Int,
+                pageSize: Swift.Int,
+                total: Swift.Int,
+                locales: [Components.Schemas.LocaleTag]
+            ) {
+                self.items = items
+                self.page = page
+                self.pageSize = pageSize
+                self.total = total
+                self.locales = locales
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case items
+                case page
+                case pageSize
+                case total
+                case locales
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.CatalogueItem].self,
+                    forKey: .items
+                )
+                self.page = try container.decode(
+                    Swift.Int.self,
+                    forKey: .page
+                )
+                self.pageSize = try container.decode(
+                    Swift.Int.self,
+                    forKey: .pageSize
+                )
+                self.total = try container.decode(
+                    Swift.Int.self,
+                    forKey: .total
+                )
+                self.locales = try container.decode(
+                    [Components.Schemas.LocaleTag].self,
+                    forKey: .locales
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items",
+                    "page",
+                    "pageSize",
+                    "total",
+                    "locales"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Preview`.
+        internal struct Preview: Codable, Hashable, Sendable {
+            /// The fragment, as `/v1/web/templates/{id}` would serve it for the draft.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Preview/html`.
+            internal var html: Swift.String
+            /// The locale drawn (after fallback), a pseudo-locale included.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Preview/locale`.
+            internal var locale: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Preview/direction`.
+            internal var direction: Components.Schemas.Direction
+            /// The rules the draft breaks that the document alone shows (`PUT …?validateOnly=true` also checks the catalogue).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Preview/issues`.
+            internal var issues: [Components.Schemas.ValidationWarning]
+            /// Creates a new `Preview`.
+            ///
+            /// - Parameters:
+            ///   - html: The fragment, as `/v1/web/templates/{id}` would serve it for the draft.
+            ///   - locale: The locale drawn (after fallback), a pseudo-locale included.
+            ///   - direction:
+            ///   - issues: The rules the draft breaks that the document alone shows (`PUT …?validateOnly=true` also checks the catalogue).
+            internal init(
+                html: Swift.String,
+                locale: Swift.String,
+                direction: Components.Schemas.Direction,
+                issues: [Components.Schemas.ValidationWarning]
+            ) {
+                self.html = html
+                self.locale = locale
+                self.direction = direction
+                self.issues = issues
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case html
+                case locale
+                case direction
+                case issues
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.html = try container.decode(
+                    Swift.String.self,
+                    forKey: .html
+                )
+                self.locale = try container.decode(
+                    Swift.String.self,
+                    forKey: .locale
+                )
+                self.direction = try container.decode(
+                    Components.Schemas.Direction.self,
+                    forKey: .direction
+                )
+                self.issues = try container.decode(
+                    [Components.Schemas.ValidationWarning].self,
+                    forKey: .issues
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "html",
+                    "locale",
+                    "direction",
+                    "issues"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DecisionsRequest`.
+        internal struct DecisionsRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DecisionsRequest/policy`.
+            internal var policy: Components.Schemas.AppPolicyDocument
+            /// - Remark: Generated from `#/components/schemas/DecisionsRequest/SamplesPayload`.
+            internal struct SamplesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/DecisionsRequest/SamplesPayload/appVersion`.
+                internal var appVersion: Components.Schemas.VersionString
+                /// - Remark: Generated from `#/components/schemas/DecisionsRequest/SamplesPayload/osVersion`.
+                internal var osVersion: Components.Schemas.VersionString?
+                /// Creates a new `SamplesPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - appVersion:
+                ///   - osVersion:
+                internal init(
+                    appVersion: Components.Schemas.VersionString,
+                    osVersion: Components.Schemas.VersionString? = nil
+                ) {
+                    self.appVersion = appVersion
+                    self.osVersion = osVersion
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case appVersion
+                    case osVersion
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/DecisionsRequest/samples`.
+            internal typealias SamplesPayload = [Components.Schemas.DecisionsRequest.SamplesPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/DecisionsRequest/samples`.
+            internal var samples: Components.Schemas.DecisionsRequest.SamplesPayload?
+            /// Creates a new `DecisionsRequest`.
+            ///
+            /// - Parameters:
+            ///   - policy:
+            ///   - samples:
+            internal init(
+                policy: Components.Schemas.AppPolicyDocument,
+                samples: Components.Schemas.DecisionsRequest.SamplesPayload? = nil
+            ) {
+                self.policy = policy
+                self.samples = samples
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case policy
+                case samples
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.policy = try container.decode(
+                    Components.Schemas.AppPolicyDocument.self,
+                    forKey: .policy
+                )
+                self.samples = try container.decodeIfPresent(
+                    Components.Schemas.DecisionsRequest.SamplesPayload.self,
+                    forKey: .samples
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "policy",
+                    "samples"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AppStatusState`.
+        internal enum AppStatusState: String, Codable, Hashable, Sendable, CaseIterable {
+            case ok = "ok"
+            case updateAvailable = "updateAvailable"
+            case updateRequired = "updateRequired"
+            case osUpdateRequired = "osUpdateRequired"
+        }
+        /// - Remark: Generated from `#/components/schemas/PolicyDecisions`.
+        internal struct PolicyDecisions: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PolicyDecisions/rolloutPercentage`.
+            internal var rolloutPercentage: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PolicyDecisions/RowsPayload`.
+            internal struct RowsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PolicyDecisions/RowsPayload/appVersion`.
+                internal var appVersion: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PolicyDecisions/RowsPayload/osVersion`.
+                internal var osVersion: Swift.String?
+                /// What an instance in the rollout is told (an `AppStatusState`); `null` at 0 %.
+                ///
+                /// - Remark: Generated from `#/components/schemas/PolicyDecisions/RowsPayload/inRollout`.
+                internal var inRollout: Swift.String?
+                /// What an instance outside the rollout is told (an `AppStatusState`); `null` at 100 %.
+                ///
+                /// - Remark: Generated from `#/components/schemas/PolicyDecisions/RowsPayload/outsideRollout`.
+                internal var outsideRollout: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/PolicyDecisions/RowsPayload/withoutInstanceId`.
+                internal var withoutInstanceId: Components.Schemas.AppStatusState
+                /// Creates a new `RowsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - appVersion:
+                ///   - osVersion:
+                ///   - inRollout: What an instance in the rollout is told (an `AppStatusState`); `null` at 0 %.
+                ///   - outsideRollout: What an instance outside the rollout is told (an `AppStatusState`); `null` at 100 %.
+                ///   - withoutInstanceId:
+                internal init(
+                    appVersion: Swift.String,
+                    osVersion: Swift.String? = nil,
+                    inRollout: Swift.String? = nil,
+                    outsideRollout: Swift.String? = nil,
+                    withoutInstanceId: Components.Schemas.AppStatusState
+                ) {
+                    self.appVersion = appVersion
+                    self.osVersion = osVersion
+                    self.inRollout = inRollout
+                    self.outsideRollout = outsideRollout
+                    self.withoutInstanceId = withoutInstanceId
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case appVersion
+                    case osVersion
+                    case inRollout
+                    case outsideRollout
+                    case withoutInstanceId
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.appVersion = try container.decode(
+                        Swift.String.self,
+                        forKey: .appVersion
+                    )
+                    self.osVersion = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .osVersion
+                    )
+                    self.inRollout = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .inRollout
+                    )
+                    self.outsideRollout = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .outsideRollout
+                    )
+                    self.withoutInstanceId = try container.decode(
+                        Components.Schemas.AppStatusState.self,
+                        forKey: .withoutInstanceId
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "appVersion",
+                        "osVersion",
+                        "inRollout",
+                        "outsideRollout",
+                        "withoutInstanceId"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PolicyDecisions/rows`.
+            internal typealias RowsPayload = [Components.Schemas.PolicyDecisions.RowsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/PolicyDecisions/rows`.
+            internal var rows: Components.Schemas.PolicyDecisions.RowsPayload
+            /// Creates a new `PolicyDecisions`.
+            ///
+            /// - Parameters:
+            ///   - rolloutPercentage:
+            ///   - rows:
+            internal init(
+                rolloutPercentage: Swift.Int,
+                rows: Components.Schemas.PolicyDecisions.RowsPayload
+            ) {
+                self.rolloutPercentage = rolloutPercentage
+                self.rows = rows
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case rolloutPercentage
+                case rows
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.rolloutPercentage = try container.decode(
+                    Swift.Int.self,
+                    forKey: .rolloutPercentage
+                )
+                self.rows = try container.decode(
+                    Components.Schemas.PolicyDecisions.RowsPayload.self,
+                    forKey: .rows
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "rolloutPercentage",
+                    "rows"
                 ])
             }
         }

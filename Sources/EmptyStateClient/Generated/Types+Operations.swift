@@ -5223,6 +5223,745 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// Redirects to the console at `/admin/`.
+    ///
+    /// - Remark: HTTP `GET /admin`.
+    /// - Remark: Generated from `#/paths//admin/get(getConsoleRedirect)`.
+    internal enum GetConsoleRedirect {
+        internal static let id: Swift.String = "getConsoleRedirect"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.GetConsoleRedirect.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.GetConsoleRedirect.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The console is at `/admin/`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/get(getConsoleRedirect)/responses/308`.
+            ///
+            /// HTTP response code: `308 permanentRedirect`.
+            case permanentRedirect(Components.Responses.ConsoleRedirect)
+            /// The associated value of the enum case if `self` is `.permanentRedirect`.
+            ///
+            /// - Throws: An error if `self` is not `.permanentRedirect`.
+            /// - SeeAlso: `.permanentRedirect`.
+            internal var permanentRedirect: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .permanentRedirect(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "permanentRedirect",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The headers of getConsoleRedirect.
+    ///
+    /// - Remark: HTTP `HEAD /admin`.
+    /// - Remark: Generated from `#/paths//admin/head(headConsoleRedirect)`.
+    internal enum HeadConsoleRedirect {
+        internal static let id: Swift.String = "headConsoleRedirect"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadConsoleRedirect.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.HeadConsoleRedirect.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The console is at `/admin/`.
+            ///
+            /// - Remark: Generated from `#/paths//admin/head(headConsoleRedirect)/responses/308`.
+            ///
+            /// HTTP response code: `308 permanentRedirect`.
+            case permanentRedirect(Components.Responses.ConsoleRedirect)
+            /// The associated value of the enum case if `self` is `.permanentRedirect`.
+            ///
+            /// - Throws: An error if `self` is not `.permanentRedirect`.
+            /// - SeeAlso: `.permanentRedirect`.
+            internal var permanentRedirect: Components.Responses.ConsoleRedirect {
+                get throws {
+                    switch self {
+                    case let .permanentRedirect(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "permanentRedirect",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The admin console's page.
+    ///
+    /// Hand-written HTML, CSS and ES modules compiled into the binary (no third-party code, no
+    /// build step); the page signs in with `POST /v1/admin/session`. Every answer under
+    /// `/admin` carries the console's `Content-Security-Policy` (only the service's own files:
+    /// no inline script or style, no framing), `X-Content-Type-Options: nosniff`,
+    /// `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY` and `Cross-Origin-Opener-Policy:
+    /// same-origin`. Files are revalidated on every load (`no-cache`, a strong `ETag`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/`.
+    /// - Remark: Generated from `#/paths//admin//get(getConsole)`.
+    internal enum GetConsole {
+        internal static let id: Swift.String = "getConsole"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of a copy of this document fetched earlier (or `*`; weak comparison). When it
+                /// matches, the server answers `304 Not Modified` without a body.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/GET/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.DocumentIfNoneMatch?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetConsole.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: The `ETag` of a copy of this document fetched earlier (or `*`; weak comparison). When it
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.DocumentIfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetConsole.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetConsole.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.GetConsole.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// A file of the console (its page, stylesheet or a module).
+            ///
+            /// - Remark: Generated from `#/paths//admin//get(getConsole)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsoleFile)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.ConsoleFile {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The file matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//admin//get(getConsole)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.ConsoleNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.ConsoleNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case textHtmlCharsetUtf8
+            case textCssCharsetUtf8
+            case textJavascriptCharsetUtf8
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .textHtmlCharsetUtf8
+                case "text/css":
+                    self = .textCssCharsetUtf8
+                case "text/javascript":
+                    self = .textJavascriptCharsetUtf8
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textHtmlCharsetUtf8:
+                    return "text/html"
+                case .textCssCharsetUtf8:
+                    return "text/css"
+                case .textJavascriptCharsetUtf8:
+                    return "text/javascript"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .textHtmlCharsetUtf8,
+                    .textCssCharsetUtf8,
+                    .textJavascriptCharsetUtf8
+                ]
+            }
+        }
+    }
+    /// The headers of getConsole, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /admin/`.
+    /// - Remark: Generated from `#/paths//admin//head(headConsole)`.
+    internal enum HeadConsole {
+        internal static let id: Swift.String = "headConsole"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of a copy of this document fetched earlier (or `*`; weak comparison). When it
+                /// matches, the server answers `304 Not Modified` without a body.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/HEAD/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.DocumentIfNoneMatch?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: The `ETag` of a copy of this document fetched earlier (or `*`; weak comparison). When it
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.DocumentIfNoneMatch? = nil
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                }
+            }
+            internal var headers: Operations.HeadConsole.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.HeadConsole.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//admin//head(headConsole)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsoleFileHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.ConsoleFileHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The file matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//admin//head(headConsole)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.ConsoleNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.ConsoleNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// One of the console's files.
+    ///
+    /// - Remark: HTTP `GET /admin/{file}`.
+    /// - Remark: Generated from `#/paths//admin/{file}/get(getConsoleFile)`.
+    internal enum GetConsoleFile {
+        internal static let id: Swift.String = "getConsoleFile"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/{file}/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A file of the console: `app.js`, `console.css`, `screen-edit.js`, … (letters, digits, `.`, `_` and `-`). Another name: `404 not-found`.
+                ///
+                /// - Remark: Generated from `#/paths/admin/{file}/GET/path/file`.
+                internal var file: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - file: A file of the console: `app.js`, `console.css`, `screen-edit.js`, … (letters, digits, `.`, `_` and `-`). Another name: `404 not-found`.
+                internal init(file: Swift.String) {
+                    self.file = file
+                }
+            }
+            internal var path: Operations.GetConsoleFile.Input.Path
+            /// - Remark: Generated from `#/paths/admin/{file}/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/{file}/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of a copy of this document fetched earlier (or `*`; weak comparison). When it
+                /// matches, the server answers `304 Not Modified` without a body.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/{file}/GET/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.DocumentIfNoneMatch?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetConsoleFile.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: The `ETag` of a copy of this document fetched earlier (or `*`; weak comparison). When it
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.DocumentIfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetConsoleFile.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetConsoleFile.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.GetConsoleFile.Input.Path,
+                headers: Operations.GetConsoleFile.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// A file of the console (its page, stylesheet or a module).
+            ///
+            /// - Remark: Generated from `#/paths//admin/{file}/get(getConsoleFile)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsoleFile)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.ConsoleFile {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The file matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//admin/{file}/get(getConsoleFile)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.ConsoleNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.ConsoleNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//admin/{file}/get(getConsoleFile)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The console has no file of this name (`not-found`), with the console's headers.
+            ///
+            /// - Remark: Generated from `#/paths//admin/{file}/get(getConsoleFile)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ConsoleFileNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.ConsoleFileNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case textHtmlCharsetUtf8
+            case textCssCharsetUtf8
+            case textJavascriptCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/html":
+                    self = .textHtmlCharsetUtf8
+                case "text/css":
+                    self = .textCssCharsetUtf8
+                case "text/javascript":
+                    self = .textJavascriptCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textHtmlCharsetUtf8:
+                    return "text/html"
+                case .textCssCharsetUtf8:
+                    return "text/css"
+                case .textJavascriptCharsetUtf8:
+                    return "text/javascript"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .textHtmlCharsetUtf8,
+                    .textCssCharsetUtf8,
+                    .textJavascriptCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of getConsoleFile, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /admin/{file}`.
+    /// - Remark: Generated from `#/paths//admin/{file}/head(headConsoleFile)`.
+    internal enum HeadConsoleFile {
+        internal static let id: Swift.String = "headConsoleFile"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/{file}/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A file of the console: `app.js`, `console.css`, `screen-edit.js`, … (letters, digits, `.`, `_` and `-`). Another name: `404 not-found`.
+                ///
+                /// - Remark: Generated from `#/paths/admin/{file}/HEAD/path/file`.
+                internal var file: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - file: A file of the console: `app.js`, `console.css`, `screen-edit.js`, … (letters, digits, `.`, `_` and `-`). Another name: `404 not-found`.
+                internal init(file: Swift.String) {
+                    self.file = file
+                }
+            }
+            internal var path: Operations.HeadConsoleFile.Input.Path
+            /// - Remark: Generated from `#/paths/admin/{file}/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/{file}/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of a copy of this document fetched earlier (or `*`; weak comparison). When it
+                /// matches, the server answers `304 Not Modified` without a body.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/admin/{file}/HEAD/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.DocumentIfNoneMatch?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: The `ETag` of a copy of this document fetched earlier (or `*`; weak comparison). When it
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.DocumentIfNoneMatch? = nil
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                }
+            }
+            internal var headers: Operations.HeadConsoleFile.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadConsoleFile.Input.Path,
+                headers: Operations.HeadConsoleFile.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//admin/{file}/head(headConsoleFile)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsoleFileHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.ConsoleFileHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The file matching `If-None-Match` is still current. No body.
+            ///
+            /// - Remark: Generated from `#/paths//admin/{file}/head(headConsoleFile)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.ConsoleNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.ConsoleNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//admin/{file}/head(headConsoleFile)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//admin/{file}/head(headConsoleFile)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
     /// The web icon set (Lucide), so an editor can choose a template's `visual.icon.web`.
     ///
     /// A template's web icon must be one of these names: a write naming another gets
@@ -5237,7 +5976,8 @@ internal enum Operations {
             /// - Remark: Generated from `#/paths/v1/admin/icons/GET/query`.
             internal struct Query: Sendable, Hashable {
                 /// Words every name must contain (split on spaces and hyphens, case-insensitive); names
-                /// that start with the first word come first. Empty or absent: every name.
+                /// that start with the first word come first. Empty or absent: every name. Like every
+                /// query value, it may not hold a control character once percent-decoded (`400`).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/icons/GET/query/q`.
@@ -5363,7 +6103,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -5384,6 +6125,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/get(listIcons)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -5492,7 +6260,8 @@ internal enum Operations {
             /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/query`.
             internal struct Query: Sendable, Hashable {
                 /// Words every name must contain (split on spaces and hyphens, case-insensitive); names
-                /// that start with the first word come first. Empty or absent: every name.
+                /// that start with the first word come first. Empty or absent: every name. Like every
+                /// query value, it may not hold a control character once percent-decoded (`400`).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/icons/HEAD/query/q`.
@@ -5622,6 +6391,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/icons/head(headIcons)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -5782,7 +6574,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -5803,6 +6596,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/get(listAdminTemplates)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -6063,6 +6883,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/head(headAdminTemplates)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/head(headAdminTemplates)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -6265,7 +7108,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -6286,6 +7130,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/get(getAdminTemplate)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -6660,7 +7531,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -6686,9 +7558,10 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token has the `viewer` role; changes need an `editor` token.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/put(putAdminTemplate)/responses/403`.
@@ -7165,7 +8038,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -7191,9 +8065,10 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token has the `viewer` role; changes need an `editor` token.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/delete(deleteAdminTemplate)/responses/403`.
@@ -7607,6 +8482,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/head(headAdminTemplate)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/head(headAdminTemplate)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -7839,7 +8737,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -7865,9 +8764,10 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token has the `viewer` role; changes need an `editor` token.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/strings/{locale}/put(putAdminTemplateStrings)/responses/403`.
@@ -8359,7 +9259,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -8380,6 +9281,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/revisions/get(listAdminTemplateRevisions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -8686,6 +9614,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/revisions/head(headAdminTemplateRevisions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/revisions/head(headAdminTemplateRevisions)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -8888,7 +9839,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -8909,6 +9861,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/revisions/{revision}/get(getAdminTemplateRevision)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -9197,6 +10176,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/revisions/{revision}/head(headAdminTemplateRevision)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/revisions/{revision}/head(headAdminTemplateRevision)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -9414,7 +10416,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -9440,9 +10443,10 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token has the `viewer` role; changes need an `editor` token.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/rollback/post(rollbackAdminTemplate)/responses/403`.
@@ -9908,7 +10912,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -9929,6 +10934,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/get(getAdminAppPolicy)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -10282,7 +11314,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -10308,9 +11341,10 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token has the `viewer` role; changes need an `editor` token.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/put(putAdminAppPolicy)/responses/403`.
@@ -10784,6 +11818,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/head(headAdminAppPolicy)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// `If-None-Match` names the current revision (or is `*`). No body.
             ///
             /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/head(headAdminAppPolicy)/responses/304`.
@@ -11022,7 +12079,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -11043,6 +12101,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/revisions/get(listAdminAppPolicyRevisions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -11347,6 +12432,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/revisions/head(headAdminAppPolicyRevisions)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/revisions/head(headAdminAppPolicyRevisions)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -11542,7 +12650,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -11563,6 +12672,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/revisions/{revision}/get(getAdminAppPolicyRevision)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -11849,6 +12985,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/revisions/{revision}/head(headAdminAppPolicyRevision)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/revisions/{revision}/head(headAdminAppPolicyRevision)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -12060,7 +13219,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -12086,9 +13246,10 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token has the `viewer` role; changes need an `editor` token.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/rollback/post(rollbackAdminAppPolicy)/responses/403`.
@@ -12405,6 +13566,425 @@ internal enum Operations {
             }
         }
     }
+    /// What sample app versions are told under a draft policy, decided by the service's own code.
+    ///
+    /// For each sample (an app version, and an OS version or none), the state `GET
+    /// /v1/app-status` would answer under `policy`: for an instance in the rollout
+    /// (`inRollout`, `null` at 0 %), outside it (`outsideRollout`, `null` at 100 %), and
+    /// without an instance id (`withoutInstanceId`, offered the update only at 100 %). Without
+    /// `samples`: the versions around the policy's edges (just below the minimum, the minimum,
+    /// each blocked version, just below the latest, the latest, just above it) and the latest on
+    /// an OS just below the floor. A policy that breaks a rule answers `422` with pointers under
+    /// `/policy`. Nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/app-policies/{platform}/decisions`.
+    /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)`.
+    internal enum DecideAppPolicy {
+        internal static let id: Swift.String = "decideAppPolicy"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/app-policies/{platform}/decisions/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The platform whose policy this is; any other value answers `404 unknown-app-policy`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/app-policies/{platform}/decisions/POST/path/platform`.
+                internal var platform: Components.Parameters.AdminPlatform
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - platform: The platform whose policy this is; any other value answers `404 unknown-app-policy`.
+                internal init(platform: Components.Parameters.AdminPlatform) {
+                    self.platform = platform
+                }
+            }
+            internal var path: Operations.DecideAppPolicy.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/app-policies/{platform}/decisions/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/app-policies/{platform}/decisions/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DecideAppPolicy.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DecideAppPolicy.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.DecideAppPolicy.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/app-policies/{platform}/decisions/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/app-policies/{platform}/decisions/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.DecisionsRequest)
+            }
+            internal var body: Operations.DecideAppPolicy.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.DecideAppPolicy.Input.Path,
+                headers: Operations.DecideAppPolicy.Input.Headers = .init(),
+                body: Operations.DecideAppPolicy.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// What each sample version is told.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.PolicyDecisions)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.PolicyDecisions {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The platform has no policy yet, or the path names no platform (`unknown-app-policy`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-app-policy`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-app-policy`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminAppPolicyNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminAppPolicyNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Per locale, how complete the translations are and which keys each template misses.
     ///
     /// Every locale that has strings in some live template, in order of first appearance (live
@@ -12507,7 +14087,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -12528,6 +14109,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/locales/get(listAdminLocales)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -12759,6 +14367,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/locales/head(headAdminLocales)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/locales/head(headAdminLocales)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -12811,9 +14442,10 @@ internal enum Operations {
     }
     /// Every change, newest first: who changed what, when, and which fields.
     ///
-    /// The revisions of every template and app policy (or of `templateId`, or of `appPolicy`,
-    /// only), newest first, without their documents. An unknown `templateId` gives an empty page,
-    /// not `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
+    /// The revisions of every template and app policy, newest first, without their documents;
+    /// each filter given narrows them (what: `templateId`, `appPolicy`, `kind`, `field`; who:
+    /// `actor`; when: `from`, `to`; `action`). An unknown `templateId` gives an empty page, not
+    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/audit`.
@@ -12843,6 +14475,47 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/appPolicy`.
                 internal var appPolicy: Components.Parameters.AuditAppPolicy?
+                /// - Remark: Generated from `#/components/parameters/AuditKind`.
+                internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
+                    case template = "template"
+                    case appPolicy = "appPolicy"
+                }
+                /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/kind`.
+                internal var kind: Components.Parameters.AuditKind?
+                /// Only the changes by this author (the token's name, exactly), 1–200 characters.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/actor`.
+                internal var actor: Components.Parameters.AuditActor?
+                /// - Remark: Generated from `#/components/parameters/AuditAction`.
+                internal enum AuditAction: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _import = "import"
+                    case create = "create"
+                    case replace = "replace"
+                    case strings = "strings"
+                    case delete = "delete"
+                    case rollback = "rollback"
+                }
+                /// Only changes of this kind. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/action`.
+                internal var action: Components.Parameters.AuditAction?
+                /// Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/from`.
+                internal var from: Components.Parameters.AuditFrom?
+                /// Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/to`.
+                internal var to: Components.Parameters.AuditTo?
+                /// Only changes to this field or below it: a JSON pointer into the document
+                /// (`/strings/fr` finds `/strings/fr/title`), matched exactly (case-sensitive), at most 200
+                /// characters.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/field`.
+                internal var field: Components.Parameters.AuditField?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
@@ -12850,16 +14523,34 @@ internal enum Operations {
                 ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
                 ///   - templateId: Only the changes of this template (its canonical id). An id without changes gives an empty
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
+                ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
+                ///   - action: Only changes of this kind. Another value → `400`.
+                ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+                ///   - to: Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+                ///   - field: Only changes to this field or below it: a JSON pointer into the document
                 internal init(
                     page: Components.Parameters.Page? = nil,
                     pageSize: Components.Parameters.PageSize? = nil,
                     templateId: Components.Parameters.AuditTemplateId? = nil,
-                    appPolicy: Components.Parameters.AuditAppPolicy? = nil
+                    appPolicy: Components.Parameters.AuditAppPolicy? = nil,
+                    kind: Components.Parameters.AuditKind? = nil,
+                    actor: Components.Parameters.AuditActor? = nil,
+                    action: Components.Parameters.AuditAction? = nil,
+                    from: Components.Parameters.AuditFrom? = nil,
+                    to: Components.Parameters.AuditTo? = nil,
+                    field: Components.Parameters.AuditField? = nil
                 ) {
                     self.page = page
                     self.pageSize = pageSize
                     self.templateId = templateId
                     self.appPolicy = appPolicy
+                    self.kind = kind
+                    self.actor = actor
+                    self.action = action
+                    self.from = from
+                    self.to = to
+                    self.field = field
                 }
             }
             internal var query: Operations.ListAdminAudit.Input.Query
@@ -12954,7 +14645,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -12975,6 +14667,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/get(listAdminAudit)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -13131,6 +14850,47 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/appPolicy`.
                 internal var appPolicy: Components.Parameters.AuditAppPolicy?
+                /// - Remark: Generated from `#/components/parameters/AuditKind`.
+                internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
+                    case template = "template"
+                    case appPolicy = "appPolicy"
+                }
+                /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/kind`.
+                internal var kind: Components.Parameters.AuditKind?
+                /// Only the changes by this author (the token's name, exactly), 1–200 characters.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/actor`.
+                internal var actor: Components.Parameters.AuditActor?
+                /// - Remark: Generated from `#/components/parameters/AuditAction`.
+                internal enum AuditAction: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _import = "import"
+                    case create = "create"
+                    case replace = "replace"
+                    case strings = "strings"
+                    case delete = "delete"
+                    case rollback = "rollback"
+                }
+                /// Only changes of this kind. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/action`.
+                internal var action: Components.Parameters.AuditAction?
+                /// Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/from`.
+                internal var from: Components.Parameters.AuditFrom?
+                /// Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/to`.
+                internal var to: Components.Parameters.AuditTo?
+                /// Only changes to this field or below it: a JSON pointer into the document
+                /// (`/strings/fr` finds `/strings/fr/title`), matched exactly (case-sensitive), at most 200
+                /// characters.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/field`.
+                internal var field: Components.Parameters.AuditField?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
@@ -13138,16 +14898,34 @@ internal enum Operations {
                 ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
                 ///   - templateId: Only the changes of this template (its canonical id). An id without changes gives an empty
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
+                ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
+                ///   - action: Only changes of this kind. Another value → `400`.
+                ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+                ///   - to: Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+                ///   - field: Only changes to this field or below it: a JSON pointer into the document
                 internal init(
                     page: Components.Parameters.Page? = nil,
                     pageSize: Components.Parameters.PageSize? = nil,
                     templateId: Components.Parameters.AuditTemplateId? = nil,
-                    appPolicy: Components.Parameters.AuditAppPolicy? = nil
+                    appPolicy: Components.Parameters.AuditAppPolicy? = nil,
+                    kind: Components.Parameters.AuditKind? = nil,
+                    actor: Components.Parameters.AuditActor? = nil,
+                    action: Components.Parameters.AuditAction? = nil,
+                    from: Components.Parameters.AuditFrom? = nil,
+                    to: Components.Parameters.AuditTo? = nil,
+                    field: Components.Parameters.AuditField? = nil
                 ) {
                     self.page = page
                     self.pageSize = pageSize
                     self.templateId = templateId
                     self.appPolicy = appPolicy
+                    self.kind = kind
+                    self.actor = actor
+                    self.action = action
+                    self.from = from
+                    self.to = to
+                    self.field = field
                 }
             }
             internal var query: Operations.HeadAdminAudit.Input.Query
@@ -13253,6 +15031,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/head(headAdminAudit)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/audit/head(headAdminAudit)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -13301,6 +15102,2804 @@ internal enum Operations {
             ///
             /// A response with a code that is not documented in the OpenAPI document.
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The changes the audit filters select, all of them, as NDJSON or CSV.
+    ///
+    /// Everything `GET /v1/admin/audit` would page through with the same filters, newest first,
+    /// at most 100,000 changes (`X-Total-Count` says how many matched: narrow the filters when it
+    /// is more), as a download (`Content-Disposition: attachment`). NDJSON: one `Revision` per
+    /// line. CSV (RFC 4180, CRLF): `createdAt,createdBy,kind,id,revision,action,changedFields`
+    /// with the changed fields separated by spaces; a cell that starts with `=`, `+`, `-`, `@`,
+    /// a tab or a carriage return starts with `'`, so a spreadsheet does not read it as a
+    /// formula.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/audit/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)`.
+    internal enum ExportAdminAudit {
+        internal static let id: Swift.String = "exportAdminAudit"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/AuditFormat`.
+                internal enum AuditFormat: String, Codable, Hashable, Sendable, CaseIterable {
+                    case ndjson = "ndjson"
+                    case csv = "csv"
+                }
+                /// `ndjson` (the default) or `csv`. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/format`.
+                internal var format: Components.Parameters.AuditFormat?
+                /// Only the changes of this template (its canonical id). An id without changes gives an empty
+                /// page. Like every query value, it may not hold a control character (U+0000–U+001F or
+                /// U+007F) once percent-decoded: `400 invalid-parameter` whose `errors[0].parameter` is
+                /// `templateId` (`contains a control character once percent-decoded`).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/templateId`.
+                internal var templateId: Components.Parameters.AuditTemplateId?
+                /// Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/appPolicy`.
+                internal var appPolicy: Components.Parameters.AuditAppPolicy?
+                /// - Remark: Generated from `#/components/parameters/AuditKind`.
+                internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
+                    case template = "template"
+                    case appPolicy = "appPolicy"
+                }
+                /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/kind`.
+                internal var kind: Components.Parameters.AuditKind?
+                /// Only the changes by this author (the token's name, exactly), 1–200 characters.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/actor`.
+                internal var actor: Components.Parameters.AuditActor?
+                /// - Remark: Generated from `#/components/parameters/AuditAction`.
+                internal enum AuditAction: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _import = "import"
+                    case create = "create"
+                    case replace = "replace"
+                    case strings = "strings"
+                    case delete = "delete"
+                    case rollback = "rollback"
+                }
+                /// Only changes of this kind. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/action`.
+                internal var action: Components.Parameters.AuditAction?
+                /// Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/from`.
+                internal var from: Components.Parameters.AuditFrom?
+                /// Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/to`.
+                internal var to: Components.Parameters.AuditTo?
+                /// Only changes to this field or below it: a JSON pointer into the document
+                /// (`/strings/fr` finds `/strings/fr/title`), matched exactly (case-sensitive), at most 200
+                /// characters.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/field`.
+                internal var field: Components.Parameters.AuditField?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - format: `ndjson` (the default) or `csv`. Another value → `400`.
+                ///   - templateId: Only the changes of this template (its canonical id). An id without changes gives an empty
+                ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
+                ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
+                ///   - action: Only changes of this kind. Another value → `400`.
+                ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+                ///   - to: Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+                ///   - field: Only changes to this field or below it: a JSON pointer into the document
+                internal init(
+                    format: Components.Parameters.AuditFormat? = nil,
+                    templateId: Components.Parameters.AuditTemplateId? = nil,
+                    appPolicy: Components.Parameters.AuditAppPolicy? = nil,
+                    kind: Components.Parameters.AuditKind? = nil,
+                    actor: Components.Parameters.AuditActor? = nil,
+                    action: Components.Parameters.AuditAction? = nil,
+                    from: Components.Parameters.AuditFrom? = nil,
+                    to: Components.Parameters.AuditTo? = nil,
+                    field: Components.Parameters.AuditField? = nil
+                ) {
+                    self.format = format
+                    self.templateId = templateId
+                    self.appPolicy = appPolicy
+                    self.kind = kind
+                    self.actor = actor
+                    self.action = action
+                    self.from = from
+                    self.to = to
+                    self.field = field
+                }
+            }
+            internal var query: Operations.ExportAdminAudit.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportAdminAudit.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportAdminAudit.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ExportAdminAudit.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.ExportAdminAudit.Input.Query = .init(),
+                headers: Operations.ExportAdminAudit.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The selected changes, newest first.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AuditExport)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AuditExport {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationXNdjson
+            case textCsvCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/x-ndjson":
+                    self = .applicationXNdjson
+                case "text/csv":
+                    self = .textCsvCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationXNdjson:
+                    return "application/x-ndjson"
+                case .textCsvCharsetUtf8:
+                    return "text/csv"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationXNdjson,
+                    .textCsvCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of exportAdminAudit, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/audit/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)`.
+    internal enum HeadAdminAuditExport {
+        internal static let id: Swift.String = "headAdminAuditExport"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/AuditFormat`.
+                internal enum AuditFormat: String, Codable, Hashable, Sendable, CaseIterable {
+                    case ndjson = "ndjson"
+                    case csv = "csv"
+                }
+                /// `ndjson` (the default) or `csv`. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/format`.
+                internal var format: Components.Parameters.AuditFormat?
+                /// Only the changes of this template (its canonical id). An id without changes gives an empty
+                /// page. Like every query value, it may not hold a control character (U+0000–U+001F or
+                /// U+007F) once percent-decoded: `400 invalid-parameter` whose `errors[0].parameter` is
+                /// `templateId` (`contains a control character once percent-decoded`).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/templateId`.
+                internal var templateId: Components.Parameters.AuditTemplateId?
+                /// Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/appPolicy`.
+                internal var appPolicy: Components.Parameters.AuditAppPolicy?
+                /// - Remark: Generated from `#/components/parameters/AuditKind`.
+                internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
+                    case template = "template"
+                    case appPolicy = "appPolicy"
+                }
+                /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/kind`.
+                internal var kind: Components.Parameters.AuditKind?
+                /// Only the changes by this author (the token's name, exactly), 1–200 characters.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/actor`.
+                internal var actor: Components.Parameters.AuditActor?
+                /// - Remark: Generated from `#/components/parameters/AuditAction`.
+                internal enum AuditAction: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _import = "import"
+                    case create = "create"
+                    case replace = "replace"
+                    case strings = "strings"
+                    case delete = "delete"
+                    case rollback = "rollback"
+                }
+                /// Only changes of this kind. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/action`.
+                internal var action: Components.Parameters.AuditAction?
+                /// Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/from`.
+                internal var from: Components.Parameters.AuditFrom?
+                /// Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/to`.
+                internal var to: Components.Parameters.AuditTo?
+                /// Only changes to this field or below it: a JSON pointer into the document
+                /// (`/strings/fr` finds `/strings/fr/title`), matched exactly (case-sensitive), at most 200
+                /// characters.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/field`.
+                internal var field: Components.Parameters.AuditField?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - format: `ndjson` (the default) or `csv`. Another value → `400`.
+                ///   - templateId: Only the changes of this template (its canonical id). An id without changes gives an empty
+                ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
+                ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
+                ///   - action: Only changes of this kind. Another value → `400`.
+                ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
+                ///   - to: Only changes before this instant (RFC 3339, exclusive; a fraction is dropped).
+                ///   - field: Only changes to this field or below it: a JSON pointer into the document
+                internal init(
+                    format: Components.Parameters.AuditFormat? = nil,
+                    templateId: Components.Parameters.AuditTemplateId? = nil,
+                    appPolicy: Components.Parameters.AuditAppPolicy? = nil,
+                    kind: Components.Parameters.AuditKind? = nil,
+                    actor: Components.Parameters.AuditActor? = nil,
+                    action: Components.Parameters.AuditAction? = nil,
+                    from: Components.Parameters.AuditFrom? = nil,
+                    to: Components.Parameters.AuditTo? = nil,
+                    field: Components.Parameters.AuditField? = nil
+                ) {
+                    self.format = format
+                    self.templateId = templateId
+                    self.appPolicy = appPolicy
+                    self.kind = kind
+                    self.actor = actor
+                    self.action = action
+                    self.from = from
+                    self.to = to
+                    self.field = field
+                }
+            }
+            internal var query: Operations.HeadAdminAuditExport.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadAdminAuditExport.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.HeadAdminAuditExport.Input.Query = .init(),
+                headers: Operations.HeadAdminAuditExport.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AuditExportHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AuditExportHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Who the credentials are, and what they may do.
+    ///
+    /// With the console's cookie: the session (`authenticatedBy: session`, when it ends). With a
+    /// bearer token: the token's name and role (`authenticatedBy: token`). `eventRetentionDays`
+    /// says how far back the analytics go.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)`.
+    internal enum GetConsoleSession {
+        internal static let id: Swift.String = "getConsoleSession"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/session/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/session/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetConsoleSession.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetConsoleSession.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetConsoleSession.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.GetConsoleSession.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Who the credentials are.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.ConsoleSession)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.ConsoleSession {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Sign the admin console in with an admin token; answers a session cookie.
+    ///
+    /// Exchanges an admin token (in the body: never in a URL, so no log line, history entry or
+    /// `Referer` holds it) for a session: `201` with `Set-Cookie` (`consoleSession`) and who
+    /// the session is. The store keeps only the SHA-256 of the session id. A body that is not
+    /// JSON or not an object answers `400`, one without a `token` string `422`, a token that is
+    /// not one `401` (without `WWW-Authenticate`: this is not a bearer request). From a browser
+    /// (a request with `Origin` or `Sec-Fetch-Site`), the request must come from the console's
+    /// own origin (`403 cross-origin-request`), so no other page can sign a browser in.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)`.
+    internal enum CreateConsoleSession {
+        internal static let id: Swift.String = "createConsoleSession"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/session/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/session/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateConsoleSession.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateConsoleSession.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.CreateConsoleSession.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/session/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/session/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ConsoleSignIn)
+            }
+            internal var body: Operations.CreateConsoleSession.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.CreateConsoleSession.Input.Headers = .init(),
+                body: Operations.CreateConsoleSession.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Signed in; the cookie holds the session.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Components.Responses.ConsoleSessionCreated)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Components.Responses.ConsoleSessionCreated {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not an admin token (`unauthorized`, pointer `/token`). No `WWW-Authenticate`: the token
+            /// was sent in the body, not as a bearer credential.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ConsoleSignInRefused)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.ConsoleSignInRefused {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Sign out, on every replica.
+    ///
+    /// Ends the session the cookie names (it is deleted from the store every replica reads, so
+    /// it ends everywhere at once) and clears the cookie: `204`, also when the session had
+    /// already ended. With a bearer token and no cookie there is nothing to end: `204`.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)`.
+    internal enum DeleteConsoleSession {
+        internal static let id: Swift.String = "deleteConsoleSession"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/session/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/session/DELETE/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteConsoleSession.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteConsoleSession.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.DeleteConsoleSession.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.DeleteConsoleSession.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The session has ended everywhere; the cookie is cleared (when one was sent).
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ConsoleSignedOut)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ConsoleSignedOut {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of getConsoleSession, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)`.
+    internal enum HeadConsoleSession {
+        internal static let id: Swift.String = "headConsoleSession"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/session/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/session/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadConsoleSession.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.HeadConsoleSession.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The catalogue as the console lists it, searched and filtered, one page at a time.
+    ///
+    /// Every live template in id order with its category, style, default-locale title, locales
+    /// present and missing (against every locale of the catalogue), last change and author, and
+    /// lint warnings (rules added since it was stored, a web icon outside the set, copy
+    /// identical to the default locale's in another language). `q` searches ids, aliases and
+    /// every string of every locale (case-insensitive; every word must occur); `match` says
+    /// where the first word was found. Answered from what clients are served, so it is as
+    /// current as they are.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)`.
+    internal enum ListCatalogue {
+        internal static let id: Swift.String = "listCatalogue"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/query/page`.
+                internal var page: Components.Parameters.Page?
+                /// Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/query/pageSize`.
+                internal var pageSize: Components.Parameters.PageSize?
+                /// Words every template listed must contain, in its id, an alias or any string of any locale (case-insensitive), at most 200 characters.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/query/q`.
+                internal var q: Components.Parameters.CatalogueQuery?
+                /// - Remark: Generated from `#/components/parameters/CatalogueCategory`.
+                internal enum CatalogueCategory: String, Codable, Hashable, Sendable, CaseIterable {
+                    case firstUse = "firstUse"
+                    case noResults = "noResults"
+                    case error = "error"
+                    case offline = "offline"
+                    case access = "access"
+                    case auth = "auth"
+                    case update = "update"
+                    case redirect = "redirect"
+                    case loading = "loading"
+                }
+                /// Only templates of this category. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/query/category`.
+                internal var category: Components.Parameters.CatalogueCategory?
+                /// Only templates without strings in this locale (not a pseudo-locale). A malformed tag → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/query/missingLocale`.
+                internal var missingLocale: Components.Parameters.CatalogueMissingLocale?
+                /// `true`: only templates with lint warnings. Only `true` and `false` are accepted (`400` otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/query/lint`.
+                internal var lint: Components.Parameters.CatalogueLint?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - page: The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///   - q: Words every template listed must contain, in its id, an alias or any string of any locale (case-insensitive), at most 200 characters.
+                ///   - category: Only templates of this category. Another value → `400`.
+                ///   - missingLocale: Only templates without strings in this locale (not a pseudo-locale). A malformed tag → `400`.
+                ///   - lint: `true`: only templates with lint warnings. Only `true` and `false` are accepted (`400` otherwise).
+                internal init(
+                    page: Components.Parameters.Page? = nil,
+                    pageSize: Components.Parameters.PageSize? = nil,
+                    q: Components.Parameters.CatalogueQuery? = nil,
+                    category: Components.Parameters.CatalogueCategory? = nil,
+                    missingLocale: Components.Parameters.CatalogueMissingLocale? = nil,
+                    lint: Components.Parameters.CatalogueLint? = nil
+                ) {
+                    self.page = page
+                    self.pageSize = pageSize
+                    self.q = q
+                    self.category = category
+                    self.missingLocale = missingLocale
+                    self.lint = lint
+                }
+            }
+            internal var query: Operations.ListCatalogue.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListCatalogue.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListCatalogue.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListCatalogue.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.ListCatalogue.Input.Query = .init(),
+                headers: Operations.ListCatalogue.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// One page of the catalogue, in id order.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.CataloguePage)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.CataloguePage {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of listCatalogue, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)`.
+    internal enum HeadCatalogue {
+        internal static let id: Swift.String = "headCatalogue"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/query/page`.
+                internal var page: Components.Parameters.Page?
+                /// Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/query/pageSize`.
+                internal var pageSize: Components.Parameters.PageSize?
+                /// Words every template listed must contain, in its id, an alias or any string of any locale (case-insensitive), at most 200 characters.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/query/q`.
+                internal var q: Components.Parameters.CatalogueQuery?
+                /// - Remark: Generated from `#/components/parameters/CatalogueCategory`.
+                internal enum CatalogueCategory: String, Codable, Hashable, Sendable, CaseIterable {
+                    case firstUse = "firstUse"
+                    case noResults = "noResults"
+                    case error = "error"
+                    case offline = "offline"
+                    case access = "access"
+                    case auth = "auth"
+                    case update = "update"
+                    case redirect = "redirect"
+                    case loading = "loading"
+                }
+                /// Only templates of this category. Another value → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/query/category`.
+                internal var category: Components.Parameters.CatalogueCategory?
+                /// Only templates without strings in this locale (not a pseudo-locale). A malformed tag → `400`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/query/missingLocale`.
+                internal var missingLocale: Components.Parameters.CatalogueMissingLocale?
+                /// `true`: only templates with lint warnings. Only `true` and `false` are accepted (`400` otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/query/lint`.
+                internal var lint: Components.Parameters.CatalogueLint?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - page: The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///   - q: Words every template listed must contain, in its id, an alias or any string of any locale (case-insensitive), at most 200 characters.
+                ///   - category: Only templates of this category. Another value → `400`.
+                ///   - missingLocale: Only templates without strings in this locale (not a pseudo-locale). A malformed tag → `400`.
+                ///   - lint: `true`: only templates with lint warnings. Only `true` and `false` are accepted (`400` otherwise).
+                internal init(
+                    page: Components.Parameters.Page? = nil,
+                    pageSize: Components.Parameters.PageSize? = nil,
+                    q: Components.Parameters.CatalogueQuery? = nil,
+                    category: Components.Parameters.CatalogueCategory? = nil,
+                    missingLocale: Components.Parameters.CatalogueMissingLocale? = nil,
+                    lint: Components.Parameters.CatalogueLint? = nil
+                ) {
+                    self.page = page
+                    self.pageSize = pageSize
+                    self.q = q
+                    self.category = category
+                    self.missingLocale = missingLocale
+                    self.lint = lint
+                }
+            }
+            internal var query: Operations.HeadCatalogue.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/catalogue/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadCatalogue.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.HeadCatalogue.Input.Query = .init(),
+                headers: Operations.HeadCatalogue.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// A draft template drawn by the web renderer, in one locale, as the console previews it.
+    ///
+    /// The body is a template document (or what `GET /v1/admin/templates/{id}` answered); it is
+    /// drawn by the renderer of `/v1/web/templates/{id}` (the same markup and escaping) in
+    /// `locale` down the draft's fallback chain, or in a pseudo-locale. The draft need not be
+    /// valid: copy that breaks the rules (too long, a vague label, placeholders that differ) is
+    /// drawn as clients would cut it, and `issues` lists what it breaks. One too broken to draw
+    /// (no strings for its default locale, no visual, an action without a role) answers `422`.
+    /// Nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/preview`.
+    /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)`.
+    internal enum PreviewTemplate {
+        internal static let id: Swift.String = "previewTemplate"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/preview/POST/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The locale to draw (a BCP 47 tag, resolved down the draft's fallback chain, or `en-XA`,
+                /// `ar-XB`); the draft's default locale when absent. A malformed tag → `400`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/preview/POST/query/locale`.
+                internal var locale: Components.Parameters.PreviewLocale?
+                /// `web` (the default) draws the icon as SVG; `ios` and `android` name their symbol in a box, as the gallery does.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/preview/POST/query/platform`.
+                internal var platform: Components.Parameters.PreviewPlatform?
+                /// The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/preview/POST/query/level`.
+                internal var level: Components.Parameters.HeadingLevel?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: The locale to draw (a BCP 47 tag, resolved down the draft's fallback chain, or `en-XA`,
+                ///   - platform: `web` (the default) draws the icon as SVG; `ios` and `android` name their symbol in a box, as the gallery does.
+                ///   - level: The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                internal init(
+                    locale: Components.Parameters.PreviewLocale? = nil,
+                    platform: Components.Parameters.PreviewPlatform? = nil,
+                    level: Components.Parameters.HeadingLevel? = nil
+                ) {
+                    self.locale = locale
+                    self.platform = platform
+                    self.level = level
+                }
+            }
+            internal var query: Operations.PreviewTemplate.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/preview/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/preview/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreviewTemplate.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreviewTemplate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.PreviewTemplate.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/preview/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/preview/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.DraftTemplate)
+            }
+            internal var body: Operations.PreviewTemplate.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                query: Operations.PreviewTemplate.Input.Query = .init(),
+                headers: Operations.PreviewTemplate.Input.Headers = .init(),
+                body: Operations.PreviewTemplate.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The draft drawn as an HTML fragment, and the rules it breaks.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Preview)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.Preview {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
         }
     }
     /// The catalogue's strings as translators' files (XLIFF 2.0 or 1.2, String Catalog, Android).
@@ -13488,7 +18087,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -13509,6 +18109,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -13823,6 +18450,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/translations/export/head(headTranslationExport)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -13881,7 +18531,9 @@ internal enum Operations {
     /// one locale of a 10,000-template catalogue is about 30 MB). The limit and the token are
     /// checked with the request's head: a larger `Content-Length` gets `413`, a missing token
     /// `401` and a viewer's `403`, each before any byte of the file is read (and with
-    /// `Connection: close`). Files are read strictly: no DTD (no entity is declared, expanded
+    /// `Connection: close`); with the console's session cookie, only the origin is checked then
+    /// (a cross-origin request gets `403`), and the session with the whole request. Files are
+    /// read strictly: no DTD (no entity is declared, expanded
     /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
     /// invalid-translation-file` with the line and column in `errors[0]`.
     ///
@@ -14055,7 +18707,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -14081,9 +18734,10 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token has the `viewer` role; changes need an `editor` token.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`.
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/403`.
@@ -14924,7 +19578,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -14945,6 +19600,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/analytics/summary/get(getAnalyticsSummary)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -15238,6 +19920,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/admin/analytics/summary/head(headAnalyticsSummary)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/admin/analytics/summary/head(headAnalyticsSummary)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -15425,7 +20130,8 @@ internal enum Operations {
                     }
                 }
             }
-            /// No `Authorization: Bearer <token>`, or not a valid admin token.
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
             ///
@@ -15446,6 +20152,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/analytics/events/get(exportAnalyticsEvents)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -15699,6 +20432,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/analytics/events/head(headAnalyticsEvents)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }

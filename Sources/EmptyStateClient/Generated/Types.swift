@@ -192,6 +192,44 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /openapi.yaml`.
     /// - Remark: Generated from `#/paths//openapi.yaml/head(headOpenAPIDocument)`.
     func headOpenAPIDocument(_ input: Operations.HeadOpenAPIDocument.Input) async throws -> Operations.HeadOpenAPIDocument.Output
+    /// Redirects to the console at `/admin/`.
+    ///
+    /// - Remark: HTTP `GET /admin`.
+    /// - Remark: Generated from `#/paths//admin/get(getConsoleRedirect)`.
+    func getConsoleRedirect(_ input: Operations.GetConsoleRedirect.Input) async throws -> Operations.GetConsoleRedirect.Output
+    /// The headers of getConsoleRedirect.
+    ///
+    /// - Remark: HTTP `HEAD /admin`.
+    /// - Remark: Generated from `#/paths//admin/head(headConsoleRedirect)`.
+    func headConsoleRedirect(_ input: Operations.HeadConsoleRedirect.Input) async throws -> Operations.HeadConsoleRedirect.Output
+    /// The admin console's page.
+    ///
+    /// Hand-written HTML, CSS and ES modules compiled into the binary (no third-party code, no
+    /// build step); the page signs in with `POST /v1/admin/session`. Every answer under
+    /// `/admin` carries the console's `Content-Security-Policy` (only the service's own files:
+    /// no inline script or style, no framing), `X-Content-Type-Options: nosniff`,
+    /// `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY` and `Cross-Origin-Opener-Policy:
+    /// same-origin`. Files are revalidated on every load (`no-cache`, a strong `ETag`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/`.
+    /// - Remark: Generated from `#/paths//admin//get(getConsole)`.
+    func getConsole(_ input: Operations.GetConsole.Input) async throws -> Operations.GetConsole.Output
+    /// The headers of getConsole, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /admin/`.
+    /// - Remark: Generated from `#/paths//admin//head(headConsole)`.
+    func headConsole(_ input: Operations.HeadConsole.Input) async throws -> Operations.HeadConsole.Output
+    /// One of the console's files.
+    ///
+    /// - Remark: HTTP `GET /admin/{file}`.
+    /// - Remark: Generated from `#/paths//admin/{file}/get(getConsoleFile)`.
+    func getConsoleFile(_ input: Operations.GetConsoleFile.Input) async throws -> Operations.GetConsoleFile.Output
+    /// The headers of getConsoleFile, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /admin/{file}`.
+    /// - Remark: Generated from `#/paths//admin/{file}/head(headConsoleFile)`.
+    func headConsoleFile(_ input: Operations.HeadConsoleFile.Input) async throws -> Operations.HeadConsoleFile.Output
     /// The web icon set (Lucide), so an editor can choose a template's `visual.icon.web`.
     ///
     /// A template's web icon must be one of these names: a write naming another gets
@@ -402,6 +440,21 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/admin/app-policies/{platform}/rollback`.
     /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/rollback/post(rollbackAdminAppPolicy)`.
     func rollbackAdminAppPolicy(_ input: Operations.RollbackAdminAppPolicy.Input) async throws -> Operations.RollbackAdminAppPolicy.Output
+    /// What sample app versions are told under a draft policy, decided by the service's own code.
+    ///
+    /// For each sample (an app version, and an OS version or none), the state `GET
+    /// /v1/app-status` would answer under `policy`: for an instance in the rollout
+    /// (`inRollout`, `null` at 0 %), outside it (`outsideRollout`, `null` at 100 %), and
+    /// without an instance id (`withoutInstanceId`, offered the update only at 100 %). Without
+    /// `samples`: the versions around the policy's edges (just below the minimum, the minimum,
+    /// each blocked version, just below the latest, the latest, just above it) and the latest on
+    /// an OS just below the floor. A policy that breaks a rule answers `422` with pointers under
+    /// `/policy`. Nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/app-policies/{platform}/decisions`.
+    /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)`.
+    func decideAppPolicy(_ input: Operations.DecideAppPolicy.Input) async throws -> Operations.DecideAppPolicy.Output
     /// Per locale, how complete the translations are and which keys each template misses.
     ///
     /// Every locale that has strings in some live template, in order of first appearance (live
@@ -423,9 +476,10 @@ internal protocol APIProtocol: Sendable {
     func headAdminLocales(_ input: Operations.HeadAdminLocales.Input) async throws -> Operations.HeadAdminLocales.Output
     /// Every change, newest first: who changed what, when, and which fields.
     ///
-    /// The revisions of every template and app policy (or of `templateId`, or of `appPolicy`,
-    /// only), newest first, without their documents. An unknown `templateId` gives an empty page,
-    /// not `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
+    /// The revisions of every template and app policy, newest first, without their documents;
+    /// each filter given narrows them (what: `templateId`, `appPolicy`, `kind`, `field`; who:
+    /// `actor`; when: `from`, `to`; `action`). An unknown `templateId` gives an empty page, not
+    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/audit`.
@@ -436,6 +490,97 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/audit`.
     /// - Remark: Generated from `#/paths//v1/admin/audit/head(headAdminAudit)`.
     func headAdminAudit(_ input: Operations.HeadAdminAudit.Input) async throws -> Operations.HeadAdminAudit.Output
+    /// The changes the audit filters select, all of them, as NDJSON or CSV.
+    ///
+    /// Everything `GET /v1/admin/audit` would page through with the same filters, newest first,
+    /// at most 100,000 changes (`X-Total-Count` says how many matched: narrow the filters when it
+    /// is more), as a download (`Content-Disposition: attachment`). NDJSON: one `Revision` per
+    /// line. CSV (RFC 4180, CRLF): `createdAt,createdBy,kind,id,revision,action,changedFields`
+    /// with the changed fields separated by spaces; a cell that starts with `=`, `+`, `-`, `@`,
+    /// a tab or a carriage return starts with `'`, so a spreadsheet does not read it as a
+    /// formula.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/audit/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)`.
+    func exportAdminAudit(_ input: Operations.ExportAdminAudit.Input) async throws -> Operations.ExportAdminAudit.Output
+    /// The headers of exportAdminAudit, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/audit/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)`.
+    func headAdminAuditExport(_ input: Operations.HeadAdminAuditExport.Input) async throws -> Operations.HeadAdminAuditExport.Output
+    /// Who the credentials are, and what they may do.
+    ///
+    /// With the console's cookie: the session (`authenticatedBy: session`, when it ends). With a
+    /// bearer token: the token's name and role (`authenticatedBy: token`). `eventRetentionDays`
+    /// says how far back the analytics go.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)`.
+    func getConsoleSession(_ input: Operations.GetConsoleSession.Input) async throws -> Operations.GetConsoleSession.Output
+    /// Sign the admin console in with an admin token; answers a session cookie.
+    ///
+    /// Exchanges an admin token (in the body: never in a URL, so no log line, history entry or
+    /// `Referer` holds it) for a session: `201` with `Set-Cookie` (`consoleSession`) and who
+    /// the session is. The store keeps only the SHA-256 of the session id. A body that is not
+    /// JSON or not an object answers `400`, one without a `token` string `422`, a token that is
+    /// not one `401` (without `WWW-Authenticate`: this is not a bearer request). From a browser
+    /// (a request with `Origin` or `Sec-Fetch-Site`), the request must come from the console's
+    /// own origin (`403 cross-origin-request`), so no other page can sign a browser in.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)`.
+    func createConsoleSession(_ input: Operations.CreateConsoleSession.Input) async throws -> Operations.CreateConsoleSession.Output
+    /// Sign out, on every replica.
+    ///
+    /// Ends the session the cookie names (it is deleted from the store every replica reads, so
+    /// it ends everywhere at once) and clears the cookie: `204`, also when the session had
+    /// already ended. With a bearer token and no cookie there is nothing to end: `204`.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)`.
+    func deleteConsoleSession(_ input: Operations.DeleteConsoleSession.Input) async throws -> Operations.DeleteConsoleSession.Output
+    /// The headers of getConsoleSession, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)`.
+    func headConsoleSession(_ input: Operations.HeadConsoleSession.Input) async throws -> Operations.HeadConsoleSession.Output
+    /// The catalogue as the console lists it, searched and filtered, one page at a time.
+    ///
+    /// Every live template in id order with its category, style, default-locale title, locales
+    /// present and missing (against every locale of the catalogue), last change and author, and
+    /// lint warnings (rules added since it was stored, a web icon outside the set, copy
+    /// identical to the default locale's in another language). `q` searches ids, aliases and
+    /// every string of every locale (case-insensitive; every word must occur); `match` says
+    /// where the first word was found. Answered from what clients are served, so it is as
+    /// current as they are.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)`.
+    func listCatalogue(_ input: Operations.ListCatalogue.Input) async throws -> Operations.ListCatalogue.Output
+    /// The headers of listCatalogue, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)`.
+    func headCatalogue(_ input: Operations.HeadCatalogue.Input) async throws -> Operations.HeadCatalogue.Output
+    /// A draft template drawn by the web renderer, in one locale, as the console previews it.
+    ///
+    /// The body is a template document (or what `GET /v1/admin/templates/{id}` answered); it is
+    /// drawn by the renderer of `/v1/web/templates/{id}` (the same markup and escaping) in
+    /// `locale` down the draft's fallback chain, or in a pseudo-locale. The draft need not be
+    /// valid: copy that breaks the rules (too long, a vague label, placeholders that differ) is
+    /// drawn as clients would cut it, and `issues` lists what it breaks. One too broken to draw
+    /// (no strings for its default locale, no visual, an action without a role) answers `422`.
+    /// Nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/preview`.
+    /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)`.
+    func previewTemplate(_ input: Operations.PreviewTemplate.Input) async throws -> Operations.PreviewTemplate.Output
     /// The catalogue's strings as translators' files (XLIFF 2.0 or 1.2, String Catalog, Android).
     ///
     /// The strings of the live templates in the source locale, with each target locale's
@@ -472,7 +617,9 @@ internal protocol APIProtocol: Sendable {
     /// one locale of a 10,000-template catalogue is about 30 MB). The limit and the token are
     /// checked with the request's head: a larger `Content-Length` gets `413`, a missing token
     /// `401` and a viewer's `403`, each before any byte of the file is read (and with
-    /// `Connection: close`). Files are read strictly: no DTD (no entity is declared, expanded
+    /// `Connection: close`); with the console's session cookie, only the origin is checked then
+    /// (a cross-origin request gets `403`), and the session with the whole request. Files are
+    /// read strictly: no DTD (no entity is declared, expanded
     /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
     /// invalid-translation-file` with the line and column in `errors[0]`.
     ///
@@ -931,6 +1078,68 @@ extension APIProtocol {
     internal func headOpenAPIDocument(headers: Operations.HeadOpenAPIDocument.Input.Headers = .init()) async throws -> Operations.HeadOpenAPIDocument.Output {
         try await headOpenAPIDocument(Operations.HeadOpenAPIDocument.Input(headers: headers))
     }
+    /// Redirects to the console at `/admin/`.
+    ///
+    /// - Remark: HTTP `GET /admin`.
+    /// - Remark: Generated from `#/paths//admin/get(getConsoleRedirect)`.
+    internal func getConsoleRedirect(headers: Operations.GetConsoleRedirect.Input.Headers = .init()) async throws -> Operations.GetConsoleRedirect.Output {
+        try await getConsoleRedirect(Operations.GetConsoleRedirect.Input(headers: headers))
+    }
+    /// The headers of getConsoleRedirect.
+    ///
+    /// - Remark: HTTP `HEAD /admin`.
+    /// - Remark: Generated from `#/paths//admin/head(headConsoleRedirect)`.
+    internal func headConsoleRedirect(headers: Operations.HeadConsoleRedirect.Input.Headers = .init()) async throws -> Operations.HeadConsoleRedirect.Output {
+        try await headConsoleRedirect(Operations.HeadConsoleRedirect.Input(headers: headers))
+    }
+    /// The admin console's page.
+    ///
+    /// Hand-written HTML, CSS and ES modules compiled into the binary (no third-party code, no
+    /// build step); the page signs in with `POST /v1/admin/session`. Every answer under
+    /// `/admin` carries the console's `Content-Security-Policy` (only the service's own files:
+    /// no inline script or style, no framing), `X-Content-Type-Options: nosniff`,
+    /// `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY` and `Cross-Origin-Opener-Policy:
+    /// same-origin`. Files are revalidated on every load (`no-cache`, a strong `ETag`).
+    ///
+    ///
+    /// - Remark: HTTP `GET /admin/`.
+    /// - Remark: Generated from `#/paths//admin//get(getConsole)`.
+    internal func getConsole(headers: Operations.GetConsole.Input.Headers = .init()) async throws -> Operations.GetConsole.Output {
+        try await getConsole(Operations.GetConsole.Input(headers: headers))
+    }
+    /// The headers of getConsole, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /admin/`.
+    /// - Remark: Generated from `#/paths//admin//head(headConsole)`.
+    internal func headConsole(headers: Operations.HeadConsole.Input.Headers = .init()) async throws -> Operations.HeadConsole.Output {
+        try await headConsole(Operations.HeadConsole.Input(headers: headers))
+    }
+    /// One of the console's files.
+    ///
+    /// - Remark: HTTP `GET /admin/{file}`.
+    /// - Remark: Generated from `#/paths//admin/{file}/get(getConsoleFile)`.
+    internal func getConsoleFile(
+        path: Operations.GetConsoleFile.Input.Path,
+        headers: Operations.GetConsoleFile.Input.Headers = .init()
+    ) async throws -> Operations.GetConsoleFile.Output {
+        try await getConsoleFile(Operations.GetConsoleFile.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The headers of getConsoleFile, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /admin/{file}`.
+    /// - Remark: Generated from `#/paths//admin/{file}/head(headConsoleFile)`.
+    internal func headConsoleFile(
+        path: Operations.HeadConsoleFile.Input.Path,
+        headers: Operations.HeadConsoleFile.Input.Headers = .init()
+    ) async throws -> Operations.HeadConsoleFile.Output {
+        try await headConsoleFile(Operations.HeadConsoleFile.Input(
+            path: path,
+            headers: headers
+        ))
+    }
     /// The web icon set (Lucide), so an editor can choose a template's `visual.icon.web`.
     ///
     /// A template's web icon must be one of these names: a write naming another gets
@@ -1339,6 +1548,31 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// What sample app versions are told under a draft policy, decided by the service's own code.
+    ///
+    /// For each sample (an app version, and an OS version or none), the state `GET
+    /// /v1/app-status` would answer under `policy`: for an instance in the rollout
+    /// (`inRollout`, `null` at 0 %), outside it (`outsideRollout`, `null` at 100 %), and
+    /// without an instance id (`withoutInstanceId`, offered the update only at 100 %). Without
+    /// `samples`: the versions around the policy's edges (just below the minimum, the minimum,
+    /// each blocked version, just below the latest, the latest, just above it) and the latest on
+    /// an OS just below the floor. A policy that breaks a rule answers `422` with pointers under
+    /// `/policy`. Nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/app-policies/{platform}/decisions`.
+    /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/decisions/post(decideAppPolicy)`.
+    internal func decideAppPolicy(
+        path: Operations.DecideAppPolicy.Input.Path,
+        headers: Operations.DecideAppPolicy.Input.Headers = .init(),
+        body: Operations.DecideAppPolicy.Input.Body
+    ) async throws -> Operations.DecideAppPolicy.Output {
+        try await decideAppPolicy(Operations.DecideAppPolicy.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
     /// Per locale, how complete the translations are and which keys each template misses.
     ///
     /// Every locale that has strings in some live template, in order of first appearance (live
@@ -1364,9 +1598,10 @@ extension APIProtocol {
     }
     /// Every change, newest first: who changed what, when, and which fields.
     ///
-    /// The revisions of every template and app policy (or of `templateId`, or of `appPolicy`,
-    /// only), newest first, without their documents. An unknown `templateId` gives an empty page,
-    /// not `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
+    /// The revisions of every template and app policy, newest first, without their documents;
+    /// each filter given narrows them (what: `templateId`, `appPolicy`, `kind`, `field`; who:
+    /// `actor`; when: `from`, `to`; `action`). An unknown `templateId` gives an empty page, not
+    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/audit`.
@@ -1391,6 +1626,153 @@ extension APIProtocol {
         try await headAdminAudit(Operations.HeadAdminAudit.Input(
             query: query,
             headers: headers
+        ))
+    }
+    /// The changes the audit filters select, all of them, as NDJSON or CSV.
+    ///
+    /// Everything `GET /v1/admin/audit` would page through with the same filters, newest first,
+    /// at most 100,000 changes (`X-Total-Count` says how many matched: narrow the filters when it
+    /// is more), as a download (`Content-Disposition: attachment`). NDJSON: one `Revision` per
+    /// line. CSV (RFC 4180, CRLF): `createdAt,createdBy,kind,id,revision,action,changedFields`
+    /// with the changed fields separated by spaces; a cell that starts with `=`, `+`, `-`, `@`,
+    /// a tab or a carriage return starts with `'`, so a spreadsheet does not read it as a
+    /// formula.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/audit/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/audit/export/get(exportAdminAudit)`.
+    internal func exportAdminAudit(
+        query: Operations.ExportAdminAudit.Input.Query = .init(),
+        headers: Operations.ExportAdminAudit.Input.Headers = .init()
+    ) async throws -> Operations.ExportAdminAudit.Output {
+        try await exportAdminAudit(Operations.ExportAdminAudit.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of exportAdminAudit, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/audit/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/audit/export/head(headAdminAuditExport)`.
+    internal func headAdminAuditExport(
+        query: Operations.HeadAdminAuditExport.Input.Query = .init(),
+        headers: Operations.HeadAdminAuditExport.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminAuditExport.Output {
+        try await headAdminAuditExport(Operations.HeadAdminAuditExport.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Who the credentials are, and what they may do.
+    ///
+    /// With the console's cookie: the session (`authenticatedBy: session`, when it ends). With a
+    /// bearer token: the token's name and role (`authenticatedBy: token`). `eventRetentionDays`
+    /// says how far back the analytics go.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)`.
+    internal func getConsoleSession(headers: Operations.GetConsoleSession.Input.Headers = .init()) async throws -> Operations.GetConsoleSession.Output {
+        try await getConsoleSession(Operations.GetConsoleSession.Input(headers: headers))
+    }
+    /// Sign the admin console in with an admin token; answers a session cookie.
+    ///
+    /// Exchanges an admin token (in the body: never in a URL, so no log line, history entry or
+    /// `Referer` holds it) for a session: `201` with `Set-Cookie` (`consoleSession`) and who
+    /// the session is. The store keeps only the SHA-256 of the session id. A body that is not
+    /// JSON or not an object answers `400`, one without a `token` string `422`, a token that is
+    /// not one `401` (without `WWW-Authenticate`: this is not a bearer request). From a browser
+    /// (a request with `Origin` or `Sec-Fetch-Site`), the request must come from the console's
+    /// own origin (`403 cross-origin-request`), so no other page can sign a browser in.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/post(createConsoleSession)`.
+    internal func createConsoleSession(
+        headers: Operations.CreateConsoleSession.Input.Headers = .init(),
+        body: Operations.CreateConsoleSession.Input.Body
+    ) async throws -> Operations.CreateConsoleSession.Output {
+        try await createConsoleSession(Operations.CreateConsoleSession.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Sign out, on every replica.
+    ///
+    /// Ends the session the cookie names (it is deleted from the store every replica reads, so
+    /// it ends everywhere at once) and clears the cookie: `204`, also when the session had
+    /// already ended. With a bearer token and no cookie there is nothing to end: `204`.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/delete(deleteConsoleSession)`.
+    internal func deleteConsoleSession(headers: Operations.DeleteConsoleSession.Input.Headers = .init()) async throws -> Operations.DeleteConsoleSession.Output {
+        try await deleteConsoleSession(Operations.DeleteConsoleSession.Input(headers: headers))
+    }
+    /// The headers of getConsoleSession, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/session`.
+    /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)`.
+    internal func headConsoleSession(headers: Operations.HeadConsoleSession.Input.Headers = .init()) async throws -> Operations.HeadConsoleSession.Output {
+        try await headConsoleSession(Operations.HeadConsoleSession.Input(headers: headers))
+    }
+    /// The catalogue as the console lists it, searched and filtered, one page at a time.
+    ///
+    /// Every live template in id order with its category, style, default-locale title, locales
+    /// present and missing (against every locale of the catalogue), last change and author, and
+    /// lint warnings (rules added since it was stored, a web icon outside the set, copy
+    /// identical to the default locale's in another language). `q` searches ids, aliases and
+    /// every string of every locale (case-insensitive; every word must occur); `match` says
+    /// where the first word was found. Answered from what clients are served, so it is as
+    /// current as they are.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/admin/catalogue/get(listCatalogue)`.
+    internal func listCatalogue(
+        query: Operations.ListCatalogue.Input.Query = .init(),
+        headers: Operations.ListCatalogue.Input.Headers = .init()
+    ) async throws -> Operations.ListCatalogue.Output {
+        try await listCatalogue(Operations.ListCatalogue.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of listCatalogue, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/catalogue`.
+    /// - Remark: Generated from `#/paths//v1/admin/catalogue/head(headCatalogue)`.
+    internal func headCatalogue(
+        query: Operations.HeadCatalogue.Input.Query = .init(),
+        headers: Operations.HeadCatalogue.Input.Headers = .init()
+    ) async throws -> Operations.HeadCatalogue.Output {
+        try await headCatalogue(Operations.HeadCatalogue.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A draft template drawn by the web renderer, in one locale, as the console previews it.
+    ///
+    /// The body is a template document (or what `GET /v1/admin/templates/{id}` answered); it is
+    /// drawn by the renderer of `/v1/web/templates/{id}` (the same markup and escaping) in
+    /// `locale` down the draft's fallback chain, or in a pseudo-locale. The draft need not be
+    /// valid: copy that breaks the rules (too long, a vague label, placeholders that differ) is
+    /// drawn as clients would cut it, and `issues` lists what it breaks. One too broken to draw
+    /// (no strings for its default locale, no visual, an action without a role) answers `422`.
+    /// Nothing is written.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/preview`.
+    /// - Remark: Generated from `#/paths//v1/admin/preview/post(previewTemplate)`.
+    internal func previewTemplate(
+        query: Operations.PreviewTemplate.Input.Query = .init(),
+        headers: Operations.PreviewTemplate.Input.Headers = .init(),
+        body: Operations.PreviewTemplate.Input.Body
+    ) async throws -> Operations.PreviewTemplate.Output {
+        try await previewTemplate(Operations.PreviewTemplate.Input(
+            query: query,
+            headers: headers,
+            body: body
         ))
     }
     /// The catalogue's strings as translators' files (XLIFF 2.0 or 1.2, String Catalog, Android).
@@ -1445,7 +1827,9 @@ extension APIProtocol {
     /// one locale of a 10,000-template catalogue is about 30 MB). The limit and the token are
     /// checked with the request's head: a larger `Content-Length` gets `413`, a missing token
     /// `401` and a viewer's `403`, each before any byte of the file is read (and with
-    /// `Connection: close`). Files are read strictly: no DTD (no entity is declared, expanded
+    /// `Connection: close`); with the console's session cookie, only the origin is checked then
+    /// (a cross-origin request gets `403`), and the session with the whole request. Files are
+    /// read strictly: no DTD (no entity is declared, expanded
     /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
     /// invalid-translation-file` with the line and column in `errors[0]`.
     ///

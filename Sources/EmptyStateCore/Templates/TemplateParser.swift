@@ -52,6 +52,20 @@ package struct TemplateParser {
         return .failure(TemplateValidationError(issues: parser.issues))
     }
 
+    /// What a draft makes, for a preview as an editor types: the template the parser built in
+    /// spite of the rules the draft breaks (copy too long for its lines, a vague label, a
+    /// placeholder the default locale lacks: the preview shows what they look like), and every
+    /// broken rule. The template is `nil` when the draft is too broken to draw (no strings for
+    /// its default locale, no visual, an action without a role …).
+    package static func draft(
+        _ document: JSONValue,
+        expectedID: String? = nil
+    ) -> (template: Template?, issues: [ValidationIssue]) {
+        var parser = TemplateParser(origin: .new)
+        let template = parser.parseTemplate(document, expectedID: expectedID)
+        return (template, parser.issues)
+    }
+
     /// Whether `text` may be used as a template id or alias (safe in a URL path segment).
     package static func isValidID(_ text: String) -> Bool {
         guard let first = text.utf8.first, text.utf8.count <= 64 else { return false }

@@ -6,7 +6,8 @@ import HTTPServer
 /// template's `visual.icon.web` may use (any other is refused with 422).
 extension AdminAPI {
     func registerIcons(on router: inout Router) {
-        router.get("/v1/admin/icons", route(.viewer) { request, _ in try icons(request) })
+        // Blocking like every admin route: a console session is read from the store.
+        router.get("/v1/admin/icons", blocking: true, route(.viewer) { request, _ in try icons(request) })
     }
 
     /// `{"total": <names matching>, "icons": [{"name", "svg"?}]}`, names that start with the

@@ -9,8 +9,10 @@ import Logging
 ///
 /// The routes are grouped by what they serve: templates (`AdminAPI+Templates`), their revisions
 /// and rollback (`+Revisions`), the locale report (`+Locales`), translation files
-/// (`+TranslationExport`, `+TranslationImport`), the audit trail (`+Audit`) and app policies
-/// (`+AppPolicies`). Each handler throws its errors; `route` puts the auth
+/// (`+TranslationExport`, `+TranslationImport`), the audit trail and its export (`+Audit`), app
+/// policies (`+AppPolicies`) and what their versions are told (`+Decisions`), and what the admin
+/// console needs besides: its session (`+Session`), the searchable catalogue (`+Catalogue`) and
+/// the live preview of a draft (`+Preview`). Each handler throws its errors; `route` puts the auth
 /// middleware (`AdminAuthorization.require`) and the error middleware (`AdminProblems`) around
 /// it. What a request carries besides its document is read in `+RequestParsing`.
 struct AdminAPI: Sendable {
@@ -18,6 +20,12 @@ struct AdminAPI: Sendable {
     let state: CatalogueState
     let authorization: AdminAuthorization
     let logger: Logger
+    /// Where the preview's illustrations are (`--illustration-base-url`).
+    var illustrationBaseURL: String?
+    /// Told to the console, which says when a range of numbers goes back further.
+    var eventRetentionDays = 90
+    /// The console's search index of the served snapshot.
+    let catalogueIndex = CatalogueIndexCache()
     /// What translation exports, imports and coverage read.
     let translations: TranslationCatalogue
     let importLimits: TranslationImportLimits
@@ -31,6 +39,10 @@ struct AdminAPI: Sendable {
         registerAudit(on: &router)
         registerAppPolicies(on: &router)
         registerIcons(on: &router)
+        registerSession(on: &router)
+        registerCatalogue(on: &router)
+        registerPreview(on: &router)
+        registerDecisions(on: &router)
     }
 
     /// A route handler for `handler`: the caller's token must allow `role` (401/403 otherwise),

@@ -109,13 +109,32 @@ package struct AdminToken: Sendable, Equatable {
     }
 }
 
-/// Checks bearer tokens in constant time and says who is asking.
+/// Says who is asking, and whether they may: a bearer token (checked in constant time against
+/// every configured one), or the console's session cookie.
+///
+/// A request with an `Authorization` header is judged by it alone, exactly as before the console
+/// existed: scripts and CI are unaffected by sessions. A request without one may be
+/// authenticated by the console's cookie (`ConsoleSessions`), and then, since a browser attaches
+/// a cookie to requests other pages make too, it must come from the console's own origin: a
+/// change needs an `Origin` equal to it, and no request may say (`Sec-Fetch-Site`) it was made by
+/// another origin or site.
 struct AdminAuthorization: Sendable {
     let tokens: [AdminToken]
     /// Tokens kept in the shared store, by the SHA-256 of their secret (valid on every replica).
     var hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = []
     /// How the shared store hashes a secret.
     var hash: (@Sendable (String) -> String)?
+    /// The console's sessions; `nil`: bearer tokens only.
+    var sessions: ConsoleSessions?
+    /// Where a store failure while reading a session is logged.
+    var logger = Logger(label: "empty-state-server")
+
+    /// Why a request is not let through: the response to send instead.
+    struct Refusal: Error {
+        let response: HTTPResponse
+
+        init(_ response: HTTPResponse) { self.response = response }
+    }
 
     init(
         tokens: [AdminToken],
@@ -127,21 +146,22 @@ struct AdminAuthorization: Sendable {
         self.hash = hash
     }
 
-    /// The token of the request when it is valid and its role allows `needed`; otherwise the
-    /// 401 (missing or unknown token, with `WWW-Authenticate`) or 403 (role too weak) to send.
-    func authorize(_ request: HTTPRequest, needs needed: AdminToken.Role) -> Result<AdminToken, ProblemDetails> {
-        let challenge = ProblemDetails(
-            status: 401,
-            slug: "unauthorized",
-            title: "Unauthorized",
-            detail: "Send an admin token as Authorization: Bearer <token>.",
-            errors: [.init(.header("Authorization"), "missing or not a valid admin token")]
-        )
-        guard let header = request.headers["authorization"], header.count > 7,
-            header.prefix(7).lowercased() == "bearer "
-        else { return .failure(challenge) }
-        let offered = Array(header.dropFirst(7).utf8)
-        // Compare against every token, always, so timing says nothing about which matched.
+    static let challengeHeader: (name: String, value: String) = (
+        "WWW-Authenticate", #"Bearer realm="empty-state-admin""#
+    )
+
+    /// 401: no credentials, or ones that are not valid.
+    static let unauthorized = ProblemDetails(
+        status: 401,
+        slug: "unauthorized",
+        title: "Unauthorized",
+        detail: "Send an admin token as Authorization: Bearer <token>.",
+        errors: [.init(.header("Authorization"), "missing or not a valid admin token")]
+    )
+
+    /// The token whose secret is `offered`; every configured token is compared, always, so
+    /// timing says nothing about which matched.
+    func token(secret offered: [UInt8]) -> AdminToken? {
         var match: AdminToken?
         for token in tokens where Self.constantTimeEquals(offered, Array(token.secret.utf8)) {
             match = token
@@ -152,45 +172,113 @@ struct AdminAuthorization: Sendable {
                 match = AdminToken(name: token.name, role: token.role, secret: "")
             }
         }
-        guard let match else { return .failure(challenge) }
-        if needed == .editor, match.role != .editor {
+        return match
+    }
+
+    /// Whether a token with this name and role is still configured: a session lives only as long
+    /// as the token it was opened with (removed or given another role, its sessions end).
+    func isConfigured(name: String, role: AdminToken.Role) -> Bool {
+        tokens.contains { $0.name == name && $0.role == role } || hashed.contains { $0.name == name && $0.role == role }
+    }
+
+    /// The caller's token when its credentials are valid and allow `needed`; otherwise the
+    /// response to send: 401 (with `WWW-Authenticate`), 403 (role too weak, or a cookie request
+    /// from another origin), or the store's error while reading a session (503 …).
+    func authenticate(_ request: HTTPRequest, needs needed: AdminToken.Role) -> Result<AdminToken, Refusal> {
+        let caller: AdminToken
+        if let header = request.headers["authorization"] {
+            guard header.count > 7, header.prefix(7).lowercased() == "bearer ",
+                let match = token(secret: Array(header.dropFirst(7).utf8))
+            else { return .failure(Refusal(Self.challenge(request))) }
+            caller = match
+        } else if let sessions, let id = sessions.sessionID(in: request) {
+            switch session(id, of: request, sessions: sessions) {
+            case .success(let token): caller = token
+            case .failure(let response): return .failure(response)
+            }
+        } else {
+            return .failure(Refusal(Self.challenge(request)))
+        }
+        if needed == .editor, caller.role != .editor {
             return .failure(
-                ProblemDetails(
-                    status: 403,
-                    slug: "forbidden",
-                    title: "Forbidden",
-                    detail: "This token has the \(match.role.rawValue) role; changes need an editor token."
+                Refusal(
+                    ProblemDetails(
+                        status: 403,
+                        slug: "forbidden",
+                        title: "Forbidden",
+                        detail: "This token has the \(caller.role.rawValue) role; changes need an editor token."
+                    ).response(requestID: request.id)
                 )
             )
         }
-        return .success(match)
+        return .success(caller)
     }
 
-    /// Runs `handler` with the caller's token when it allows `role`; otherwise answers 401 (with
-    /// `WWW-Authenticate`) or 403.
+    /// The token of the console session `id`, once the request is known to come from the
+    /// console's origin.
+    private func session(
+        _ id: String,
+        of request: HTTPRequest,
+        sessions: ConsoleSessions
+    ) -> Result<AdminToken, Refusal> {
+        if let refusal = RequestOrigin.refusal(of: request, expected: sessions.publicOrigin) {
+            return .failure(Refusal(refusal.response(requestID: request.id)))
+        }
+        let session: ConsoleSession?
+        do {
+            session = try sessions.current(id)
+        } catch {
+            return .failure(Refusal(AdminProblems.response(for: error, request: request, logger: logger)))
+        }
+        guard let session, let role = AdminToken.Role(rawValue: session.role),
+            isConfigured(name: session.tokenName, role: role)
+        else {
+            var response = ProblemDetails(
+                status: 401,
+                slug: "unauthorized",
+                title: "Unauthorized",
+                detail: "The console session has ended (signed out, idle, or expired); sign in again.",
+                errors: [.init(.header("Cookie"), "no live console session")]
+            ).response(requestID: request.id, extraHeaders: [Self.challengeHeader])
+            response.headers.append(("Set-Cookie", sessions.clearCookie))
+            return .failure(Refusal(response))
+        }
+        return .success(AdminToken(name: session.tokenName, role: role, secret: ""))
+    }
+
+    private static func challenge(_ request: HTTPRequest) -> HTTPResponse {
+        unauthorized.response(requestID: request.id, extraHeaders: [challengeHeader])
+    }
+
+    /// Runs `handler` with the caller's token when it allows `role`; otherwise answers as
+    /// `authenticate` says.
     func guarded(
         _ request: HTTPRequest,
         _ role: AdminToken.Role,
         _ handler: (AdminToken) -> HTTPResponse
     ) -> HTTPResponse {
-        switch authorize(request, needs: role) {
+        switch authenticate(request, needs: role) {
         case .success(let token): return handler(token)
-        case .failure(let problem):
-            let challenge: [(name: String, value: String)] =
-                problem.status == 401 ? [("WWW-Authenticate", #"Bearer realm="empty-state-admin""#)] : []
-            return problem.response(requestID: request.id, extraHeaders: challenge)
+        case .failure(let refusal): return refusal.response
         }
     }
 
-    /// The 401 or 403 answer for a request whose token does not allow `role`; `nil` when it does
-    /// (a route's `BodyPolicy.admit`: checked with the head, before the body is read).
+    /// The 401 or 403 answer for a request whose credentials do not allow `role`, judged from its
+    /// head; `nil` lets its body be read (a route's `BodyPolicy.admit`, checked before the body).
+    /// A bearer token is checked in full. A console session is a store read, which the MHD
+    /// thread asking must not wait for: here its request is only held to the console's origin,
+    /// and the session itself (live, an editor's) is checked with the whole request by `require`.
     func refusal(_ request: HTTPRequest, needs role: AdminToken.Role) -> HTTPResponse? {
-        guard case .failure = authorize(request, needs: role) else { return nil }
-        return guarded(request, role) { _ in HTTPResponse(status: 500) }
+        if request.headers["authorization"] == nil, let sessions, sessions.sessionID(in: request) != nil {
+            return RequestOrigin.refusal(of: request, expected: sessions.publicOrigin)?
+                .response(requestID: request.id)
+        }
+        guard case .failure(let refusal) = authenticate(request, needs: role) else { return nil }
+        return refusal.response
     }
 
     /// The auth middleware: a route handler that runs `handler` with the caller's token when it
-    /// allows `role`, and otherwise answers 401 (with `WWW-Authenticate`) or 403 without calling it.
+    /// allows `role`, and otherwise answers 401, 403 (or the store's error) without calling it.
     func require(
         _ role: AdminToken.Role,
         _ handler: @escaping @Sendable (HTTPRequest, AdminToken) -> HTTPResponse

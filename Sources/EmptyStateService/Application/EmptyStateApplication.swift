@@ -161,12 +161,13 @@ package final class EmptyStateApplication: Sendable {
                 "catalogue.load_ms": "\((ContinuousClock.now - started).milliseconds)",
             ]
         )
-        let authorization = try AdminAuthorization.load(
+        var authorization = try AdminAuthorization.load(
             configured: configuration.adminTokens,
             dataDirectory: configuration.dataDirectory,
             shared: shared,
             logger: logger
         )
+        authorization.sessions = ConsoleSessions(store: backend.sessions, publicOrigin: configuration.publicOrigin)
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
         var router = Router()
@@ -185,9 +186,12 @@ package final class EmptyStateApplication: Sendable {
             state: state,
             authorization: authorization,
             logger: logger,
+            illustrationBaseURL: configuration.illustrationBaseURL,
+            eventRetentionDays: configuration.eventRetentionDays,
             translations: translations,
             importLimits: TranslationImportLimits(maximumBytes: configuration.maxImportSize)
         ).register(on: &router)
+        ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         let staleCounts = StaleStringCounts(catalogue: translations)
         metrics.countStaleStrings { staleCounts.counts() }
 
@@ -437,6 +441,7 @@ package final class EmptyStateApplication: Sendable {
     private struct Backend {
         var templates: any TemplateStoring
         var events: any EventStoring
+        var sessions: any SessionStoring
     }
 
     /// Opens SQLite in the data directory, or takes the shared store's.
@@ -448,7 +453,7 @@ package final class EmptyStateApplication: Sendable {
     ) throws -> Backend {
         if let shared {
             shared.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
-            return Backend(templates: shared.templates, events: shared.events)
+            return Backend(templates: shared.templates, events: shared.events, sessions: shared.sessions)
         }
         let templates = try TemplateStore(
             path: configuration.storePath,
@@ -465,7 +470,7 @@ package final class EmptyStateApplication: Sendable {
         } catch {
             throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
         }
-        return Backend(templates: templates, events: events)
+        return Backend(templates: templates, events: events, sessions: templates)
     }
 }
 

@@ -63,9 +63,9 @@ struct OperationalRoutes: Sendable {
                 body: .shared(openAPIBody)
             )
         }
-        // For the scrape network only: no authentication (see the README's "Metrics"). On a
-        // worker: after a catalogue change, `translation_stale_strings` reads the store once.
-        router.get("/metrics", blocking: true) { [state] _ in metrics.scrape(catalogue: state.snapshot) }
+        // For the scrape network only: no authentication (see the README's "Metrics"). On the
+        // event loop, so that it answers when every worker is busy: nothing in it reads the store.
+        router.get("/metrics") { [state] _ in metrics.scrape(catalogue: state.snapshot) }
     }
 }
 

@@ -25,6 +25,10 @@ package struct ServiceConfiguration: Sendable {
     /// How log lines are written: `text` (swift-log's layout, and `key=value` access lines) or
     /// `json` (one object per line, the access log's and every other).
     package var logFormat = LogFormat.text
+    /// Where browsers reach the service (`--public-url`): the admin console's changes must come
+    /// from this origin, and its session cookie is `Secure` when it is `https://`. `nil`: plain
+    /// HTTP, and the request's own `Host`.
+    package var publicOrigin: PublicOrigin?
     /// Bearer tokens of the admin API. Empty: an editor token is generated into the data directory.
     package var adminTokens: [AdminToken] = []
 

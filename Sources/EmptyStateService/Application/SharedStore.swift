@@ -10,6 +10,8 @@ import ServiceLifecycle
 package protocol SharedStore: Sendable {
     var templates: any TemplateStoring { get }
     var events: any EventStoring { get }
+    /// The admin console's sessions, shared by every replica.
+    var sessions: any SessionStoring { get }
     /// Where it is, for logs (without the password).
     var location: String { get }
     /// Whether writes can be served now (the database is reachable).

@@ -13,6 +13,10 @@ extension CatalogueSnapshot {
         package let template: Template
         /// The store revision (0 when served straight from files).
         package let revision: Int
+        /// When the revision was written and by whom (empty when served straight from files):
+        /// the console's catalogue lists them without reading the store.
+        package let updatedAt: String
+        package let updatedBy: String
         package let locales: LocaleSet
         /// The digest of the template's document, summed into the bundles' ETags.
         let digest: ContentDigest
@@ -22,9 +26,11 @@ extension CatalogueSnapshot {
         /// (`htmlRepresentation`).
         let html = HTMLRepresentations()
 
-        init(template: Template, revision: Int, locales: LocaleSet) {
+        init(template: Template, revision: Int, locales: LocaleSet, updatedAt: String = "", updatedBy: String = "") {
             self.template = template
             self.revision = revision
+            self.updatedAt = updatedAt
+            self.updatedBy = updatedBy
             self.locales = locales
             var writer = JSONWriter(capacity: 2048)
             writer.value(template.document)

@@ -50,12 +50,14 @@ package final class CatalogueSnapshot: Sendable {
     /// Builds the snapshot of `catalogue`.
     /// - Parameters:
     ///   - revisions: the store revision of each template, to order concurrent publications.
+    ///   - stamps: when each template's revision was written and by whom.
     ///   - previous: a snapshot whose entries (and what they rendered) are reused for templates
     ///     that did not change.
     ///   - policies: the app policies; `nil` keeps those of `previous`.
     package convenience init(
         catalogue: Catalogue,
         revisions: [String: Int] = [:],
+        stamps: [String: (at: String, by: String)] = [:],
         reusing previous: CatalogueSnapshot? = nil,
         policies: [StoredAppPolicy]? = nil
     ) {
@@ -65,11 +67,19 @@ package final class CatalogueSnapshot: Sendable {
             let revision = revisions[template.id] ?? 0
             let entry: Entry
             if let reused = previous?.entries[template.id], reused.template.id == template.id,
-                reused.revision == revision, reused.template == template
+                reused.revision == revision, reused.updatedAt == (stamps[template.id]?.at ?? ""),
+                reused.template == template
             {
                 entry = reused
             } else {
-                entry = Entry(template: template, revision: revision, locales: sets.localeSet(of: template))
+                let stamp = stamps[template.id]
+                entry = Entry(
+                    template: template,
+                    revision: revision,
+                    locales: sets.localeSet(of: template),
+                    updatedAt: stamp?.at ?? "",
+                    updatedBy: stamp?.by ?? ""
+                )
             }
             entries[template.id] = entry
             for alias in template.aliases { entries[alias] = entry }
@@ -205,7 +215,13 @@ package final class CatalogueSnapshot: Sendable {
                     && $0.template.strings.map(\.locale) == template.strings.map(\.locale)
             }
             let locales = sameLocales == true ? old!.locales : TemplateRenderer.localeSet(of: template)
-            let entry = Entry(template: template, revision: stored.revision, locales: locales)
+            let entry = Entry(
+                template: template,
+                revision: stored.revision,
+                locales: locales,
+                updatedAt: stored.updatedAt,
+                updatedBy: stored.updatedBy
+            )
             digest = digest &+ entry.digest
             revisionSum += entry.revision
             entries[id] = entry

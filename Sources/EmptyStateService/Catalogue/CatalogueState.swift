@@ -118,9 +118,13 @@ package final class CatalogueState: Sendable {
         let stored = try store.liveTemplates()
         let catalogue = try Catalogue(templates: stored.map(\.template))
         let revisions = Dictionary(uniqueKeysWithValues: stored.map { ($0.template.id, $0.revision) })
+        let stamps = Dictionary(
+            uniqueKeysWithValues: stored.map { ($0.template.id, (at: $0.updatedAt, by: $0.updatedBy)) }
+        )
         return CatalogueSnapshot(
             catalogue: catalogue,
             revisions: revisions,
+            stamps: stamps,
             reusing: base,
             policies: try store.livePolicies()
         )

@@ -314,6 +314,10 @@ export class EmptyStateElement extends HTMLElement {
   };
 }
 
+/** The allow-list sanitizer of icon SVG, for pages that draw the service's icons themselves
+ *  (the admin console's icon picker). */
+export { sanitizedSVG };
+
 /** Sends the queued events now (e.g. before an in-app navigation). */
 export function flushEvents() {
   queue.flush(false);

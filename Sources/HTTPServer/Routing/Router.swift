@@ -152,10 +152,12 @@ package struct Router: Sendable {
         pattern: String,
         segments: [Segment]
     ) {
-        if let index = routes.firstIndex(where: { $0.segments == segments }) {
+        let prefix = Array(pattern.utf8.prefix { $0 != UInt8(ascii: "{") })
+        // The prefix too: `/admin` and `/admin/` split into the same segments, but a static
+        // route matches its whole pattern, so they are two routes.
+        if let index = routes.firstIndex(where: { $0.segments == segments && $0.prefix == prefix }) {
             routes[index].handlers.append(entry)
         } else {
-            let prefix = Array(pattern.utf8.prefix { $0 != UInt8(ascii: "{") })
             routes.append(Route(pattern: pattern, segments: segments, prefix: prefix, handlers: [entry]))
         }
     }

@@ -17,6 +17,7 @@ import Testing
 private final class FakeSharedStore: SharedStore {
     let templates: any TemplateStoring
     let events: any EventStoring
+    var sessions: any SessionStoring { templates as! any SessionStoring }
     var location: String { "fake shared store" }
     var isReachable: Bool { true }
 
@@ -160,8 +161,8 @@ private final class FlakyTemplates: TemplateStoring {
         try base.revision(id: id, number: number)
     }
 
-    func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
-        try base.audit(page: page, pageSize: pageSize, templateID: templateID)
+    func audit(_ filter: AuditFilter, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
+        try base.audit(filter, page: page, pageSize: pageSize)
     }
 
     func checkConflicts(_ template: Template) throws(StoreError) { try base.checkConflicts(template) }

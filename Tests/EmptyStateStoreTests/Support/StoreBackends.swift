@@ -166,7 +166,7 @@ func makeLegacyEventStore(
         let database = make()
         defer { database.stopPool() }
         try database.blocking(timeout: .seconds(60)) { client in
-            try await PostgresSchema.migrate(client, upTo: 2, logger: logger)  // the release before rollups
+            try await PostgresSchema.migrate(client, upTo: 3, logger: logger)  // the release before rollups
             for (position, event) in events.enumerated() {
                 try await client.all(
                     """

@@ -11,6 +11,9 @@ struct RouterTests {
         router.get("/v1/templates/{id}") { request in Self.answer("template", id: request.pathParameters["id"]) }
         router.add(.delete, "/v1/templates/{id}") { _ in Self.answer("delete") }
         router.add(.post, "/v1/events") { _ in Self.answer("events") }
+        router.get("/admin") { _ in Self.answer("admin") }
+        router.get("/admin/") { _ in Self.answer("admin/") }
+        router.get("/admin/{file}") { request in Self.answer("admin file", id: request.pathParameters["file"]) }
         router.get("/v1/templates/{id}/locales/{locale}") { request in
             Self.answer("locale", id: request.pathParameters["locale"])
         }
@@ -52,6 +55,14 @@ struct RouterTests {
     func staticRoute() {
         #expect(route(.get, "/healthz") == .routed("healthz", parameters: [:], id: nil))
         #expect(route(.get, "/v1/templates") == .routed("bundle", parameters: [:], id: nil))
+    }
+
+    @Test("a static route with a trailing slash is a route of its own")
+    func trailingSlash() {
+        #expect(route(.get, "/admin") == .routed("admin", parameters: [:], id: nil))
+        #expect(route(.get, "/admin/") == .routed("admin/", parameters: [:], id: nil))
+        #expect(route(.get, "/admin/app.js") == .routed("admin file", parameters: ["file": "app.js"], id: "app.js"))
+        #expect(route(.get, "/admin//") == .notFound)
     }
 
     @Test("a {id} route matches and passes the segment as a parameter")
