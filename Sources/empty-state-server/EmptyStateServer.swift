@@ -4,6 +4,13 @@ import EmptyStateService
 import Foundation
 import Logging
 
+// One job in one file: the command line. Each of the 23 settings is declared once with its help
+// (naming its environment variable and default) and resolved once, flag > environment > default,
+// with its range (`resolvedSettings()`; the log level, log format and database URL beside it); the
+// help texts are most of the length. The service is built and run by `EmptyStateApplication`, so
+// what is here is only the mapping to `ServiceConfiguration`, the logging bootstrap and the exit
+// statuses, kept together so that a flag, its variable, its default and its check read as one.
+
 /// `empty-state-server`: reads settings (flag > environment > default) and runs the service.
 @main
 struct EmptyStateServer: ParsableCommand {

@@ -1,3 +1,10 @@
+// One job in one file: a recursive-descent XML 1.0 reader over one cursor (`bytes`, `index`,
+// `depth`, the namespace `scopes`). Its sections (characters, scanning, prolog, markup, elements)
+// all move that cursor through the same private helpers (`peek`, `expect`, `readName`, `error`);
+// split by section, the cursor and helpers would have to become internal to the whole module
+// instead of private to the reader, and the guarantees below (no DTD, only predefined entities,
+// caps checked before the work they bound) could no longer be checked by reading one file.
+
 /// A strict XML 1.0 reader for the translation files an import receives, safe on hostile input.
 ///
 /// Written here rather than Foundation's `XMLParser` so that its guarantees hold by construction
