@@ -6,8 +6,6 @@ import HTTPServer
 import JSONCoding
 import Logging
 import ServiceLifecycle
-import Synchronization
-import UnixSignals
 
 /// The whole service: the catalogue loaded and pre-rendered, the routes, and the HTTP server.
 /// Tests build exactly what `empty-state-server` runs.
@@ -31,23 +29,23 @@ package final class EmptyStateApplication: Sendable {
     package let store: any TemplateStoring
     /// Analytics events (a database of its own: its write rate has nothing to do with the catalogue's).
     package let events: any EventStoring
-    private let retention: RetentionPruner
+    let retention: RetentionPruner
     /// SQLite: publishes app policies other processes sharing the store file wrote.
-    private let policyWatcher: PolicyWatcher?
+    let policyWatcher: PolicyWatcher?
     /// Counts the events an earlier release stored into the rollups.
-    private let backfill: RollupBackfillWorker
-    private let folder: RollupFolder
+    let backfill: RollupBackfillWorker
+    let folder: RollupFolder
     /// PostgreSQL: the store shared by replicas, and what runs beside the HTTP service for it
     /// (its pool, and the listener that publishes the changes other replicas commit).
-    private let shared: (any SharedStore)?
-    private let sharedServices: [any Service]
+    let shared: (any SharedStore)?
+    let sharedServices: [any Service]
     /// Served at `GET /metrics`.
     package let metrics: ServiceMetrics
-    private let server: HTTPServer
+    let server: HTTPServer
     /// One line per answered request, written in the background; `nil` above `info`.
-    private let accessLog: AccessLog?
-    private let logger: Logger
-    private let readiness = Readiness()
+    let accessLog: AccessLog?
+    let logger: Logger
+    let readiness = Readiness()
 
     /// Validates the built-in catalogue, opens the store (importing new built-ins), renders every
     /// representation of the live templates and wires the routes.
@@ -251,190 +249,6 @@ package final class EmptyStateApplication: Sendable {
         metrics.countOpenConnections { [unowned server] in server.openConnections }
         if let memo { metrics.countMemoEntries { memo.count } }
         if let accessLog { metrics.countDroppedAccessLogLines { accessLog.droppedLines } }
-    }
-
-    /// Everything that runs for the application's life, in start order: the database pool and
-    /// its change listener (PostgreSQL), the access log, the event writer, the periodic jobs, and
-    /// last the HTTP server. The group shuts them down in the reverse order: the server stops
-    /// accepting and answers what it accepted (so requests waiting for a group commit are
-    /// answered), the jobs end, the event writer commits what is queued, the access log writes its
-    /// last lines, and the pool closes after every write that needed it.
-    /// - Parameter onListening: told the bound port once the server listens.
-    func services(onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> [any Service] {
-        var services = sharedServices
-        let sequence = StartSequence()
-        var step = 0
-        func next() -> Int {
-            defer { step += 1 }
-            return step
-        }
-        if let accessLog {
-            services.append(
-                WorkerService(name: "access-log", step: next(), sequence: sequence, start: accessLog.start) {
-                    accessLog.stop()
-                }
-            )
-        }
-        services.append(
-            WorkerService(
-                name: "event-writer",
-                step: next(),
-                sequence: sequence,
-                start: events.start,
-                stop: events.stop
-            )
-        )
-        services.append(
-            PeriodicWork(
-                name: "event-retention",
-                step: next(),
-                sequence: sequence,
-                firstAfter: RetentionPruner.firstAfter,
-                every: RetentionPruner.interval,
-                leeway: .seconds(60),
-                work: retention.prune
-            )
-        )
-        services.append(
-            PeriodicWork(
-                name: "rollup-backfill",
-                step: next(),
-                sequence: sequence,
-                firstAfter: .milliseconds(100),
-                every: .milliseconds(20),
-                leeway: .milliseconds(10),
-                work: backfill.step
-            )
-        )
-        services.append(
-            PeriodicWork(
-                name: "rollup-fold",
-                step: next(),
-                sequence: sequence,
-                firstAfter: .seconds(1),
-                every: .seconds(1),
-                leeway: .milliseconds(200),
-                work: folder.fold
-            )
-        )
-        if let policyWatcher {
-            services.append(
-                PeriodicWork(
-                    name: "app-policy-watcher",
-                    step: next(),
-                    sequence: sequence,
-                    firstAfter: PolicyWatcher.interval,
-                    every: PolicyWatcher.interval,
-                    leeway: .milliseconds(100),
-                    work: policyWatcher.refresh
-                )
-            )
-        }
-        services.append(
-            WorkerService(
-                name: "http",
-                step: next(),
-                sequence: sequence,
-                start: { onListening(try self.startServing()) },
-                stop: stopServing
-            )
-        )
-        return services
-    }
-
-    /// Binds and starts serving; then `/readyz` says ready.
-    /// - Returns: the bound port.
-    private func startServing() throws -> Int {
-        let port = try server.start()
-        readiness.isReady = true
-        logger.notice(
-            "listening",
-            metadata: [
-                "http.host": "\(configuration.http.host)", "http.port": "\(port)",
-                "http.threads": "\(configuration.http.resolvedThreads)",
-                "data.dir": "\(configuration.dataDirectory)", "store.location": "\(store.location)",
-            ]
-        )
-        return port
-    }
-
-    /// Reports not-ready, drains open connections (bounded) and stops serving.
-    private func stopServing() {
-        readiness.isReady = false
-        logger.notice(
-            "shutting down: draining connections",
-            metadata: ["http.drain_timeout_s": "\(configuration.http.drainTimeout)"]
-        )
-        server.shutdown()
-    }
-
-    /// Starts every service and serves until SIGTERM or SIGINT, then shuts down gracefully (see
-    /// `services`); blocks the calling thread (the main thread: never one of Swift concurrency's).
-    @available(*, noasync)
-    package func runUntilSignalled() throws {
-        signal(SIGPIPE, SIG_IGN)
-        let group = makeGroup(signals: [.sigterm, .sigint])
-        let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
-        Task {
-            do {
-                try await group.run()
-            } catch {
-                failure.withLock { $0 = error }
-            }
-            done.signal()
-        }
-        done.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
-        logger.notice("stopped")
-    }
-
-    /// Starts every service in the background, as `runUntilSignalled` does, for tests.
-    /// - Returns: the bound port, and the running group: `triggerGracefulShutdown()` stops it,
-    ///   and the task ends once it has.
-    package func start() async throws -> (port: Int, stop: @Sendable () async -> Void) {
-        let listening = AsyncStream<Int>.makeStream()
-        let group = makeGroup(
-            signals: [],
-            onListening: { port in
-                listening.continuation.yield(port)
-                listening.continuation.finish()
-            }
-        )
-        let running = Task {
-            // A group that ends before the server listens (it could not bind) ends the wait too.
-            defer { listening.continuation.finish() }
-            try await group.run()
-        }
-        var ports = listening.stream.makeAsyncIterator()
-        guard let port = await ports.next() else {
-            try await running.value
-            throw StartupError(description: "the service group ended before the server listened")
-        }
-        return (
-            port,
-            {
-                await group.triggerGracefulShutdown()
-                _ = try? await running.value
-            }
-        )
-    }
-
-    private func makeGroup(
-        signals: [UnixSignal],
-        onListening: @escaping @Sendable (Int) -> Void = { _ in }
-    ) -> ServiceGroup {
-        // Any service ending, by failure or not, shuts the others down in order.
-        let configurations = services(onListening: onListening).map {
-            ServiceGroupConfiguration.ServiceConfiguration(
-                service: $0,
-                successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup
-            )
-        }
-        return ServiceGroup(
-            configuration: .init(services: configurations, gracefulShutdownSignals: signals, logger: logger)
-        )
     }
 
     /// The stores of the configured backend.
