@@ -8,6 +8,7 @@ extension PostgresTemplateStore {
     enum Kind: String {
         case template
         case appPolicy = "app-policy"
+        case experiment
     }
 
     /// A revision row as read, decoded into a `RevisionRecord` off the event loop.

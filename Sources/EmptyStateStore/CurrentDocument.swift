@@ -43,3 +43,16 @@ extension StoredAppPolicy {
         )
     }
 }
+
+extension StoredExperiment {
+    /// The experiment a row holds, with its bookkeeping.
+    /// - Throws: `StoreError.database` when the stored text no longer parses (a damaged row).
+    package init(_ current: CurrentDocument) throws(StoreError) {
+        self.init(
+            experiment: try StoredDocuments.experiment(fromText: current.document),
+            revision: current.revision,
+            updatedAt: current.updatedAt,
+            updatedBy: current.updatedBy
+        )
+    }
+}

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import JSONCoding
 
 /// What one catalogue write stores, as every backend stores it: the document's new current
 /// state and the immutable revision that records it (the same columns, text and timestamps on
@@ -107,6 +108,33 @@ package struct RevisionWrite: Sendable, Equatable {
             action: plan.action,
             document: StoredDocuments.text(of: policy.document),
             changedFields: StoredDocuments.changedFieldsText(AppPolicy.changedFields(from: previous, to: policy)),
+            at: Timestamp.now(),
+            by: actor
+        )
+    }
+
+    /// An experiment written as `plan` decided; its changed fields are the top-level members
+    /// that differ from the experiment it replaces (`/variants`, `/status` …).
+    package static func experiment(
+        _ experiment: Experiment,
+        plan: CatalogueRules.Plan,
+        actor: String
+    ) -> RevisionWrite {
+        let previous: JSONValue? = plan.replaced.flatMap { try? JSONParser.parse(Array($0.document.utf8)) }
+        var changed: [String] = []
+        if case .object(let members) = experiment.document {
+            for member in members where previous?[member.key] != member.value { changed.append("/" + member.key) }
+        }
+        if case .object(let old)? = previous {
+            for member in old where experiment.document[member.key] == nil { changed.append("/" + member.key) }
+        }
+        return RevisionWrite(
+            documentID: StoredDocuments.experimentID(experiment.id),
+            kind: StoredDocuments.experimentKind,
+            revision: plan.revision,
+            action: plan.action,
+            document: StoredDocuments.text(of: experiment.document),
+            changedFields: StoredDocuments.changedFieldsText(changed),
             at: Timestamp.now(),
             by: actor
         )

@@ -124,6 +124,26 @@ package protocol TemplateStoring: Sendable {
 
     /// One revision of a policy with its document.
     func policyRevision(platform: Platform, number: Int) throws(StoreError) -> RevisionRecord
+
+    /// Every experiment (any status), ordered by id: for the list and for what is served.
+    func liveExperiments() throws(StoreError) -> [StoredExperiment]
+
+    /// The experiment `id`.
+    /// - Throws: `.notFound(id:)` when there is none.
+    func experiment(id: String) throws(StoreError) -> StoredExperiment
+
+    /// Creates (`.absent`) or replaces (`.revision(n)`) an experiment: a revision like a
+    /// template's, in the same transaction (and, on PostgreSQL, announced on the change feed).
+    /// - Returns: the stored experiment and whether it was created.
+    func putExperiment(
+        _ experiment: Experiment,
+        precondition: WritePrecondition,
+        actor: String
+    ) throws(StoreError)
+        -> (stored: StoredExperiment, created: Bool)
+
+    /// An experiment's revisions, newest first, without their documents.
+    func experimentRevisions(id: String, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord>
 }
 
 extension TemplateStoring {

@@ -31,6 +31,21 @@ package struct StoredAppPolicy: Sendable, Equatable {
     }
 }
 
+/// A live experiment with its bookkeeping.
+package struct StoredExperiment: Sendable, Equatable {
+    package var experiment: Experiment
+    package var revision: Int
+    package var updatedAt: String
+    package var updatedBy: String
+
+    package init(experiment: Experiment, revision: Int, updatedAt: String, updatedBy: String) {
+        self.experiment = experiment
+        self.revision = revision
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+    }
+}
+
 /// One immutable revision of a template: what changed, who, when, and (when asked for) the
 /// whole document as it was.
 package struct RevisionRecord: Sendable, Equatable {

@@ -23,6 +23,30 @@ package enum StoredDocuments {
         return Platform(rawValue: String(documentID.dropFirst(appPolicyPrefix.count)))
     }
 
+    /// The `kind` of experiment rows.
+    package static let experimentKind = "experiment"
+    package static let experimentPrefix = "experiment:"
+
+    /// The store id of an experiment: `experiment:<id>`, which no template id can be (a template
+    /// id has no colon).
+    package static func experimentID(_ id: String) -> String { experimentPrefix + id }
+
+    /// The experiment id a store id names; `nil` for any other kind of document.
+    package static func experimentName(documentID: String) -> String? {
+        documentID.hasPrefix(experimentPrefix) ? String(documentID.dropFirst(experimentPrefix.count)) : nil
+    }
+
+    /// Parses a stored experiment; it was valid when written, so a failure means the store was
+    /// damaged.
+    /// - Throws: `StoreError.database` when the text is not JSON or no longer a valid experiment.
+    package static func experiment(fromText text: String) throws(StoreError) -> Experiment {
+        switch ExperimentParser.parse(try json(text)) {
+        case .success(let experiment): return experiment
+        case .failure(let failure):
+            throw .database("a stored experiment no longer validates: \(failure.issues.map(\.description))")
+        }
+    }
+
     /// The text a document is stored as: `JSONWriter`'s deterministic output, members in
     /// document order, so the same document is always the same text.
     package static func text(of document: JSONValue) -> String {

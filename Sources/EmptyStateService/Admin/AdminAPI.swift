@@ -38,6 +38,7 @@ struct AdminAPI: Sendable {
         registerTranslationImport(on: &router)
         registerAudit(on: &router)
         registerAppPolicies(on: &router)
+        registerExperiments(on: &router)
         registerIcons(on: &router)
         registerSession(on: &router)
         registerCatalogue(on: &router)

@@ -8,9 +8,15 @@ import Logging
 enum AdminProblems {
     /// What a request's document is: store errors name it.
     enum Subject: Sendable {
-        case template, appPolicy
+        case template, appPolicy, experiment
 
-        var noun: String { self == .template ? "template" : "app policy" }
+        var noun: String {
+            switch self {
+            case .template: "template"
+            case .appPolicy: "app policy"
+            case .experiment: "experiment"
+            }
+        }
     }
 
     /// Wraps a throwing handler (the error middleware): what it throws becomes its response.
@@ -68,6 +74,14 @@ enum AdminProblems {
                 title: "Unknown App Policy",
                 detail: "There is no app policy for \"\(platform)\"; PUT one with If-None-Match: * to create it.",
                 errors: [.init(.parameter("platform"), "no policy yet")]
+            ).response(requestID: request.id)
+        case .notFound(let id) where subject == .experiment:
+            return ProblemDetails(
+                status: 404,
+                slug: "unknown-experiment",
+                title: "Unknown Experiment",
+                detail: "There is no experiment \"\(id)\"; PUT one with If-None-Match: * to create it.",
+                errors: [.init(.parameter("id"), "no such experiment")]
             ).response(requestID: request.id)
         case .notFound(let id):
             return ProblemDetails(

@@ -54,6 +54,21 @@ enum AdminResponses {
         }
     }
 
+    /// `AdminExperiment`: the experiment's document with its bookkeeping.
+    struct Experiment: Encodable {
+        var revision: Int
+        var updatedAt: String
+        var updatedBy: String
+        var experiment: JSONValue
+
+        init(_ stored: StoredExperiment) {
+            revision = stored.revision
+            updatedAt = stored.updatedAt
+            updatedBy = stored.updatedBy
+            experiment = stored.experiment.document
+        }
+    }
+
     /// The answer to `?validateOnly=true`: the document as it would be stored, under `template`
     /// or `policy`.
     struct Validation: Encodable {
@@ -63,7 +78,13 @@ enum AdminResponses {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)
             try container.encode(true, forKey: AnyKey("valid"))
-            try container.encode(document, forKey: AnyKey(subject == .template ? "template" : "policy"))
+            let key =
+                switch subject {
+                case .template: "template"
+                case .appPolicy: "policy"
+                case .experiment: "experiment"
+                }
+            try container.encode(document, forKey: AnyKey(key))
         }
     }
 

@@ -202,6 +202,22 @@ private final class FlakyTemplates: TemplateStoring {
     func policyRevision(platform: Platform, number: Int) throws(StoreError) -> RevisionRecord {
         try base.policyRevision(platform: platform, number: number)
     }
+
+    func liveExperiments() throws(StoreError) -> [StoredExperiment] { try base.liveExperiments() }
+
+    func experiment(id: String) throws(StoreError) -> StoredExperiment { try base.experiment(id: id) }
+
+    func putExperiment(
+        _ experiment: Experiment,
+        precondition: WritePrecondition,
+        actor: String
+    ) throws(StoreError) -> (stored: StoredExperiment, created: Bool) {
+        try base.putExperiment(experiment, precondition: precondition, actor: actor)
+    }
+
+    func experimentRevisions(id: String, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
+        try base.experimentRevisions(id: id, page: page, pageSize: pageSize)
+    }
 }
 
 /// This replica (its state, follower and store) and another replica writing to the same

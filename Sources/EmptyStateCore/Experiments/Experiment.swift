@@ -1,0 +1,167 @@
+import JSONCoding
+
+/// A copy experiment on one template: 2–5 variants, the first of which (control) is the live
+/// copy and the others override some of its strings (action labels are strings too:
+/// `actions.<id>`) per locale, or its visual.
+///
+/// Installs are split by `ExperimentAssignment` with the experiment's id as the seed, so an
+/// assignment can be reproduced by any GrowthBook SDK. The document is stored as a versioned
+/// document of its own kind in the templates' tables (`StoredDocuments.experimentKind`).
+package struct Experiment: Sendable, Equatable {
+    package enum Status: String, Sendable, CaseIterable {
+        case draft, running, stopped, shipped
+    }
+
+    /// What counts as a conversion: a tap on one action, or on any.
+    package enum Metric: Sendable, Equatable {
+        case tap(action: String)
+        case anyTap
+    }
+
+    package struct Variant: Sendable, Equatable {
+        /// Its name in events and results: `[a-z0-9_-]`, at most 32 characters.
+        package var key: String
+        package var weight: Double
+        /// Overridden strings by locale: `[(locale, [key: value])]`, in document order.
+        package var strings: [(locale: String, values: [String: String])]
+        /// The overridden visual as its document (`{"icon": …}` or `{"illustration": …}`).
+        package var visual: JSONValue?
+
+        package init(
+            key: String,
+            weight: Double,
+            strings: [(locale: String, values: [String: String])] = [],
+            visual: JSONValue? = nil
+        ) {
+            self.key = key
+            self.weight = weight
+            self.strings = strings
+            self.visual = visual
+        }
+
+        package static func == (lhs: Variant, rhs: Variant) -> Bool {
+            lhs.key == rhs.key && lhs.weight == rhs.weight && lhs.visual == rhs.visual
+                && lhs.strings.count == rhs.strings.count
+                && zip(lhs.strings, rhs.strings).allSatisfy { $0.locale == $1.locale && $0.values == $1.values }
+        }
+
+        /// Whether it changes nothing: control.
+        package var overridesNothing: Bool { strings.isEmpty && visual == nil }
+    }
+
+    package var id: String
+    package var templateID: String
+    package var status: Status
+    /// The share of installs that enter at all, in `[0, 1]`.
+    package var coverage: Double
+    package var metric: Metric
+    package var variants: [Variant]
+    /// When it last started running and when it stopped (`Timestamp` text), set by the service.
+    package var startedAt: String?
+    package var stoppedAt: String?
+
+    package init(
+        id: String,
+        templateID: String,
+        status: Status = .draft,
+        coverage: Double = 1,
+        metric: Metric = .anyTap,
+        variants: [Variant],
+        startedAt: String? = nil,
+        stoppedAt: String? = nil
+    ) {
+        self.id = id
+        self.templateID = templateID
+        self.status = status
+        self.coverage = coverage
+        self.metric = metric
+        self.variants = variants
+        self.startedAt = startedAt
+        self.stoppedAt = stoppedAt
+    }
+
+    /// The experiment's weights, in variant order.
+    package var weights: [Double] { variants.map(\.weight) }
+
+    /// The variant `installID` gets, or `nil` when the install is outside the coverage (it is
+    /// then served control and not counted as exposed).
+    package func variant(for installID: String) -> Variant? {
+        ExperimentAssignment.variant(seed: id, installID: installID, weights: weights, coverage: coverage)
+            .map { variants[$0] }
+    }
+
+    /// The template a variant shows: the live template with the variant's strings and visual.
+    /// - Returns: `nil` when the result breaks a rule (`ExperimentParser.validate(_:against:)`
+    ///   refuses such a variant at write time; a template edited since may still break it).
+    package func apply(_ variant: Variant, to template: Template) -> Template? {
+        if variant.overridesNothing { return template }
+        switch TemplateParser.parse(variantDocument(variant, template: template)) {
+        case .success(let result): return result
+        case .failure: return nil
+        }
+    }
+
+    /// The template's document with the variant's strings merged in and its visual replaced.
+    package func variantDocument(_ variant: Variant, template: Template) -> JSONValue {
+        var result = template
+        for override in variant.strings {
+            guard let index = result.strings.firstIndex(where: { $0.locale == override.locale }) else { continue }
+            result.strings[index].values.merge(override.values) { _, new in new }
+        }
+        guard case .object(var members) = result.document else { return result.document }
+        if let visual = variant.visual, let index = members.firstIndex(where: { $0.key == "visual" }) {
+            members[index].value = visual
+        }
+        return .object(members)
+    }
+}
+
+extension Experiment {
+    /// The experiment as the document the admin API takes and returns and the store keeps.
+    package var document: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("id", .string(id)), ("templateId", .string(templateID)), ("status", .string(status.rawValue)),
+            ("coverage", .number(coverage)),
+        ]
+        switch metric {
+        case .tap(let action):
+            members.append(("primaryMetric", .object([("type", .string("tap")), ("action", .string(action))])))
+        case .anyTap:
+            members.append(("primaryMetric", .object([("type", .string("anyTap"))])))
+        }
+        members.append(
+            (
+                "variants",
+                .array(
+                    variants.map { variant in
+                        var fields: [(key: String, value: JSONValue)] = [
+                            ("key", .string(variant.key)), ("weight", .number(variant.weight)),
+                        ]
+                        if !variant.strings.isEmpty {
+                            fields.append(
+                                (
+                                    "strings",
+                                    .object(
+                                        variant.strings.map { entry in
+                                            (
+                                                entry.locale,
+                                                .object(
+                                                    entry.values.keys.sorted().map { ($0, .string(entry.values[$0]!)) }
+                                                )
+                                            )
+                                        }
+                                    )
+                                )
+                            )
+                        }
+                        if let visual = variant.visual { fields.append(("visual", visual)) }
+                        return .object(fields)
+                    }
+                )
+            )
+        )
+        if let startedAt { members.append(("startedAt", .string(startedAt))) }
+        if let stoppedAt { members.append(("stoppedAt", .string(stoppedAt))) }
+        return .object(members)
+    }
+}
