@@ -187,6 +187,10 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/InstanceId`.
         internal typealias InstanceId = Swift.String
+        /// The experiment's id (1–64 of `a-z`, `0-9`, `-`, `_`); also its hash seed.
+        ///
+        /// - Remark: Generated from `#/components/parameters/ExperimentId`.
+        internal typealias ExperimentId = Swift.String
         /// The platform whose policy this is; any other value answers `404 unknown-app-policy`.
         ///
         /// - Remark: Generated from `#/components/parameters/AdminPlatform`.

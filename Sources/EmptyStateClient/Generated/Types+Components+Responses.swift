@@ -2693,6 +2693,379 @@ extension Components {
                 self.headers = headers
             }
         }
+        internal struct AdminExperiment: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminExperiment/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperiment/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperiment/headers/ETag`.
+                internal var eTag: Components.Headers.RevisionETag
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperiment/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.RevisionETag,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminExperiment.Headers
+            /// - Remark: Generated from `#/components/responses/AdminExperiment/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminExperiment/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminExperiment)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminExperiment {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminExperiment.Body
+            /// Creates a new `AdminExperiment`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminExperiment.Headers,
+                body: Components.Responses.AdminExperiment.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminExperimentCreated: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminExperimentCreated/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentCreated/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentCreated/headers/ETag`.
+                internal var eTag: Components.Headers.RevisionETag
+                /// The experiment's admin URL, `/v1/admin/experiments/{id}`.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentCreated/headers/Location`.
+                internal var location: Swift.String?
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentCreated/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///   - location: The experiment's admin URL, `/v1/admin/experiments/{id}`.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.RevisionETag,
+                    location: Swift.String? = nil,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.location = location
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminExperimentCreated.Headers
+            /// - Remark: Generated from `#/components/responses/AdminExperimentCreated/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminExperimentCreated/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminExperiment)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminExperiment {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminExperimentCreated.Body
+            /// Creates a new `AdminExperimentCreated`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminExperimentCreated.Headers,
+                body: Components.Responses.AdminExperimentCreated.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminExperimentReplaced: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The new revision, `"r<revision>"`; absent for `validateOnly=true`.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/headers/ETag`.
+                internal var eTag: Components.Schemas.RevisionETag?
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The new revision, `"r<revision>"`; absent for `validateOnly=true`.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Schemas.RevisionETag? = nil,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminExperimentReplaced.Headers
+            /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/content/applicationJsonCharsetUtf8`.
+                internal enum ApplicationJsonCharsetUtf8Payload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/content/applicationJsonCharsetUtf8/case1`.
+                    case AdminExperiment(Components.Schemas.AdminExperiment)
+                    /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/content/applicationJsonCharsetUtf8/case2`.
+                    case ExperimentValidation(Components.Schemas.ExperimentValidation)
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        var errors: [any Swift.Error] = []
+                        do {
+                            self = .AdminExperiment(try .init(from: decoder))
+                            return
+                        } catch {
+                            errors.append(error)
+                        }
+                        do {
+                            self = .ExperimentValidation(try .init(from: decoder))
+                            return
+                        } catch {
+                            errors.append(error)
+                        }
+                        throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                            type: Self.self,
+                            codingPath: decoder.codingPath,
+                            errors: errors
+                        )
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        switch self {
+                        case let .AdminExperiment(value):
+                            try value.encode(to: encoder)
+                        case let .ExperimentValidation(value):
+                            try value.encode(to: encoder)
+                        }
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/AdminExperimentReplaced/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Responses.AdminExperimentReplaced.Body.ApplicationJsonCharsetUtf8Payload)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Responses.AdminExperimentReplaced.Body.ApplicationJsonCharsetUtf8Payload {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminExperimentReplaced.Body
+            /// Creates a new `AdminExperimentReplaced`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminExperimentReplaced.Headers,
+                body: Components.Responses.AdminExperimentReplaced.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminExperimentNotFound: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminExperimentNotFound/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentNotFound/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentNotFound/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminExperimentNotFound.Headers
+            /// - Remark: Generated from `#/components/responses/AdminExperimentNotFound/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminExperimentNotFound/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminExperimentNotFound.Body
+            /// Creates a new `AdminExperimentNotFound`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminExperimentNotFound.Headers,
+                body: Components.Responses.AdminExperimentNotFound.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminExperimentConflict: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminExperimentConflict/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentConflict/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentConflict/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminExperimentConflict.Headers
+            /// - Remark: Generated from `#/components/responses/AdminExperimentConflict/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminExperimentConflict/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminExperimentConflict.Body
+            /// Creates a new `AdminExperimentConflict`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminExperimentConflict.Headers,
+                body: Components.Responses.AdminExperimentConflict.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         internal struct AdminAppPolicy: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/AdminAppPolicy/headers`.
             internal struct Headers: Sendable, Hashable {

@@ -1256,6 +1256,10 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_crossOriginRequest = "urn:empty-state:problem:cross-origin-request"
                 case urn_colon_emptyState_colon_problem_colon_invalidTranslationFile = "urn:empty-state:problem:invalid-translation-file"
                 case urn_colon_emptyState_colon_problem_colon_importBusy = "urn:empty-state:problem:import-busy"
+                case urn_colon_emptyState_colon_problem_colon_unknownExperiment = "urn:empty-state:problem:unknown-experiment"
+                case urn_colon_emptyState_colon_problem_colon_invalidTransition = "urn:empty-state:problem:invalid-transition"
+                case urn_colon_emptyState_colon_problem_colon_splitFrozen = "urn:empty-state:problem:split-frozen"
+                case urn_colon_emptyState_colon_problem_colon_templateInExperiment = "urn:empty-state:problem:template-in-experiment"
             }
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             internal var _type: Components.Schemas.Problem._TypePayload
@@ -4148,6 +4152,401 @@ extension Components {
                     "storeUrl",
                     "rolloutPercentage",
                     "askAgainAfterSeconds"
+                ])
+            }
+        }
+        /// A copy experiment on one template. Control (the first variant) is the live copy; each
+        /// other variant overrides some strings per locale (action labels are `actions.<id>`) or the
+        /// visual. An install's variant is GrowthBook's: hash v2 of the id as the seed and the
+        /// install id, ranges from the weights and coverage.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/Experiment`.
+        internal struct Experiment: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Experiment/id`.
+            internal var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Experiment/templateId`.
+            internal var templateId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Experiment/status`.
+            internal enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case draft = "draft"
+                case running = "running"
+                case stopped = "stopped"
+                case shipped = "shipped"
+            }
+            /// - Remark: Generated from `#/components/schemas/Experiment/status`.
+            internal var status: Components.Schemas.Experiment.StatusPayload?
+            /// The share of installs that enter at all; the others see control and are not counted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Experiment/coverage`.
+            internal var coverage: Swift.Double?
+            /// A tap on one action (`{"type": "tap", "action": "retry"}`) or on any (`{"type": "anyTap"}`, the default).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Experiment/primaryMetric`.
+            internal struct PrimaryMetricPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Experiment/primaryMetric/type`.
+                internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case tap = "tap"
+                    case anyTap = "anyTap"
+                }
+                /// - Remark: Generated from `#/components/schemas/Experiment/primaryMetric/type`.
+                internal var _type: Components.Schemas.Experiment.PrimaryMetricPayload._TypePayload
+                /// - Remark: Generated from `#/components/schemas/Experiment/primaryMetric/action`.
+                internal var action: Swift.String?
+                /// Creates a new `PrimaryMetricPayload`.
+                ///
+                /// - Parameters:
+                ///   - _type:
+                ///   - action:
+                internal init(
+                    _type: Components.Schemas.Experiment.PrimaryMetricPayload._TypePayload,
+                    action: Swift.String? = nil
+                ) {
+                    self._type = _type
+                    self.action = action
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case _type = "type"
+                    case action
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self._type = try container.decode(
+                        Components.Schemas.Experiment.PrimaryMetricPayload._TypePayload.self,
+                        forKey: ._type
+                    )
+                    self.action = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .action
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "type",
+                        "action"
+                    ])
+                }
+            }
+            /// A tap on one action (`{"type": "tap", "action": "retry"}`) or on any (`{"type": "anyTap"}`, the default).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Experiment/primaryMetric`.
+            internal var primaryMetric: Components.Schemas.Experiment.PrimaryMetricPayload?
+            /// - Remark: Generated from `#/components/schemas/Experiment/variants`.
+            internal var variants: [Components.Schemas.ExperimentVariant]
+            /// - Remark: Generated from `#/components/schemas/Experiment/startedAt`.
+            internal var startedAt: Components.Schemas.Timestamp?
+            /// - Remark: Generated from `#/components/schemas/Experiment/stoppedAt`.
+            internal var stoppedAt: Components.Schemas.Timestamp?
+            /// Creates a new `Experiment`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - templateId:
+            ///   - status:
+            ///   - coverage: The share of installs that enter at all; the others see control and are not counted.
+            ///   - primaryMetric: A tap on one action (`{"type": "tap", "action": "retry"}`) or on any (`{"type": "anyTap"}`, the default).
+            ///   - variants:
+            ///   - startedAt:
+            ///   - stoppedAt:
+            internal init(
+                id: Swift.String,
+                templateId: Swift.String,
+                status: Components.Schemas.Experiment.StatusPayload? = nil,
+                coverage: Swift.Double? = nil,
+                primaryMetric: Components.Schemas.Experiment.PrimaryMetricPayload? = nil,
+                variants: [Components.Schemas.ExperimentVariant],
+                startedAt: Components.Schemas.Timestamp? = nil,
+                stoppedAt: Components.Schemas.Timestamp? = nil
+            ) {
+                self.id = id
+                self.templateId = templateId
+                self.status = status
+                self.coverage = coverage
+                self.primaryMetric = primaryMetric
+                self.variants = variants
+                self.startedAt = startedAt
+                self.stoppedAt = stoppedAt
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case templateId
+                case status
+                case coverage
+                case primaryMetric
+                case variants
+                case startedAt
+                case stoppedAt
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.templateId = try container.decode(
+                    Swift.String.self,
+                    forKey: .templateId
+                )
+                self.status = try container.decodeIfPresent(
+                    Components.Schemas.Experiment.StatusPayload.self,
+                    forKey: .status
+                )
+                self.coverage = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .coverage
+                )
+                self.primaryMetric = try container.decodeIfPresent(
+                    Components.Schemas.Experiment.PrimaryMetricPayload.self,
+                    forKey: .primaryMetric
+                )
+                self.variants = try container.decode(
+                    [Components.Schemas.ExperimentVariant].self,
+                    forKey: .variants
+                )
+                self.startedAt = try container.decodeIfPresent(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .startedAt
+                )
+                self.stoppedAt = try container.decodeIfPresent(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .stoppedAt
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "templateId",
+                    "status",
+                    "coverage",
+                    "primaryMetric",
+                    "variants",
+                    "startedAt",
+                    "stoppedAt"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ExperimentVariant`.
+        internal struct ExperimentVariant: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariant/key`.
+            internal var key: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariant/weight`.
+            internal var weight: Swift.Double
+            /// Overridden strings by locale, then by key (`title`, `message`, `visual.label`, `actions.<id>`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariant/strings`.
+            internal struct StringsPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentVariant/strings/additionalProperties`.
+                internal struct AdditionalPropertiesPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `AdditionalPropertiesPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.ExperimentVariant.StringsPayload.AdditionalPropertiesPayload]
+                /// Creates a new `StringsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.ExperimentVariant.StringsPayload.AdditionalPropertiesPayload] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Overridden strings by locale, then by key (`title`, `message`, `visual.label`, `actions.<id>`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariant/strings`.
+            internal var strings: Components.Schemas.ExperimentVariant.StringsPayload?
+            /// The visual shown instead of the template's, in the template's format (`icon` or `illustration`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariant/visual`.
+            internal var visual: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// Creates a new `ExperimentVariant`.
+            ///
+            /// - Parameters:
+            ///   - key:
+            ///   - weight:
+            ///   - strings: Overridden strings by locale, then by key (`title`, `message`, `visual.label`, `actions.<id>`).
+            ///   - visual: The visual shown instead of the template's, in the template's format (`icon` or `illustration`).
+            internal init(
+                key: Swift.String,
+                weight: Swift.Double,
+                strings: Components.Schemas.ExperimentVariant.StringsPayload? = nil,
+                visual: OpenAPIRuntime.OpenAPIObjectContainer? = nil
+            ) {
+                self.key = key
+                self.weight = weight
+                self.strings = strings
+                self.visual = visual
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case key
+                case weight
+                case strings
+                case visual
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.key = try container.decode(
+                    Swift.String.self,
+                    forKey: .key
+                )
+                self.weight = try container.decode(
+                    Swift.Double.self,
+                    forKey: .weight
+                )
+                self.strings = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentVariant.StringsPayload.self,
+                    forKey: .strings
+                )
+                self.visual = try container.decodeIfPresent(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .visual
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "key",
+                    "weight",
+                    "strings",
+                    "visual"
+                ])
+            }
+        }
+        /// An experiment with its bookkeeping.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminExperiment`.
+        internal struct AdminExperiment: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminExperiment/revision`.
+            internal var revision: Components.Schemas.RevisionNumber
+            /// - Remark: Generated from `#/components/schemas/AdminExperiment/updatedAt`.
+            internal var updatedAt: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/AdminExperiment/updatedBy`.
+            internal var updatedBy: Components.Schemas.Actor
+            /// - Remark: Generated from `#/components/schemas/AdminExperiment/experiment`.
+            internal var experiment: Components.Schemas.Experiment
+            /// Creates a new `AdminExperiment`.
+            ///
+            /// - Parameters:
+            ///   - revision:
+            ///   - updatedAt:
+            ///   - updatedBy:
+            ///   - experiment:
+            internal init(
+                revision: Components.Schemas.RevisionNumber,
+                updatedAt: Components.Schemas.Timestamp,
+                updatedBy: Components.Schemas.Actor,
+                experiment: Components.Schemas.Experiment
+            ) {
+                self.revision = revision
+                self.updatedAt = updatedAt
+                self.updatedBy = updatedBy
+                self.experiment = experiment
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case revision
+                case updatedAt
+                case updatedBy
+                case experiment
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.revision = try container.decode(
+                    Components.Schemas.RevisionNumber.self,
+                    forKey: .revision
+                )
+                self.updatedAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .updatedAt
+                )
+                self.updatedBy = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .updatedBy
+                )
+                self.experiment = try container.decode(
+                    Components.Schemas.Experiment.self,
+                    forKey: .experiment
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "revision",
+                    "updatedAt",
+                    "updatedBy",
+                    "experiment"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AdminExperimentList`.
+        internal struct AdminExperimentList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentList/items`.
+            internal var items: [Components.Schemas.AdminExperiment]
+            /// Creates a new `AdminExperimentList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            internal init(items: [Components.Schemas.AdminExperiment]) {
+                self.items = items
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case items
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.AdminExperiment].self,
+                    forKey: .items
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items"
+                ])
+            }
+        }
+        /// The answer to `validateOnly=true`; the experiment as the server would store it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentValidation`.
+        internal struct ExperimentValidation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentValidation/valid`.
+            internal var valid: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ExperimentValidation/experiment`.
+            internal var experiment: Components.Schemas.Experiment
+            /// Creates a new `ExperimentValidation`.
+            ///
+            /// - Parameters:
+            ///   - valid:
+            ///   - experiment:
+            internal init(
+                valid: Swift.Bool,
+                experiment: Components.Schemas.Experiment
+            ) {
+                self.valid = valid
+                self.experiment = experiment
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case valid
+                case experiment
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.valid = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .valid
+                )
+                self.experiment = try container.decode(
+                    Components.Schemas.Experiment.self,
+                    forKey: .experiment
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "valid",
+                    "experiment"
                 ])
             }
         }

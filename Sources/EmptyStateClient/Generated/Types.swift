@@ -474,6 +474,69 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/locales`.
     /// - Remark: Generated from `#/paths//v1/admin/locales/head(headAdminLocales)`.
     func headAdminLocales(_ input: Operations.HeadAdminLocales.Input) async throws -> Operations.HeadAdminLocales.Output
+    /// Every copy experiment, whatever its status, by id.
+    ///
+    /// A service runs a handful of experiments, so the list is not paged. Each item is the
+    /// experiment's document with its revision and who changed it last.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/get(listAdminExperiments)`.
+    func listAdminExperiments(_ input: Operations.ListAdminExperiments.Input) async throws -> Operations.ListAdminExperiments.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/head(headAdminExperiments)`.
+    func headAdminExperiments(_ input: Operations.HeadAdminExperiments.Input) async throws -> Operations.HeadAdminExperiments.Output
+    /// One copy experiment, its revision and who changed it.
+    ///
+    /// The experiment with its revision as the `ETag` (`"r<revision>"`) to send back in
+    /// `If-Match`. `If-None-Match` listing the current ETag answers `304`.
+    /// `404 unknown-experiment` when there is none.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/get(getAdminExperiment)`.
+    func getAdminExperiment(_ input: Operations.GetAdminExperiment.Input) async throws -> Operations.GetAdminExperiment.Output
+    /// Create (If-None-Match *) or replace (If-Match) a copy experiment; start or stop it.
+    ///
+    /// The rules and preconditions of `PUT /v1/admin/templates/{id}`: `If-None-Match: *`
+    /// creates (`201` with `Location`; `412` when it exists), `If-Match: "r<n>"` replaces
+    /// revision `n` (`412` when stale), neither `428`; `?validateOnly=true` checks and writes
+    /// nothing (`200 {"valid": true, "experiment": …}`). Every broken rule at once (`422`, one
+    /// `errors` entry per rule with a JSON pointer): 2–5 variants, control first and overriding
+    /// nothing, every other variant overriding strings (action labels are `actions.<id>`) of
+    /// locales and keys the template has, or its visual; weights in (0, 1) adding up to 1;
+    /// coverage in (0, 1]; a `tap` metric names an action of the template; each variant, as the
+    /// template it would show, passes every copy rule in every locale it overrides.
+    ///
+    /// The status moves `draft` → `running` → `stopped` (`shipped` is not written); the
+    /// service stamps `startedAt` and `stoppedAt` (what a client sends there is ignored). `409`
+    /// with a reason: `invalid-transition` (any other move; a new experiment is a draft),
+    /// `split-frozen` (once an experiment has run, its template, variants' keys, weights and
+    /// copy are frozen: changing them re-buckets installs and biases the result; coverage may
+    /// change), `template-in-experiment` (another experiment on the template is running).
+    /// Installs are assigned with GrowthBook's hash v2, the experiment id as the seed.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/experiments/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/put(putAdminExperiment)`.
+    func putAdminExperiment(_ input: Operations.PutAdminExperiment.Input) async throws -> Operations.PutAdminExperiment.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/head(headAdminExperiment)`.
+    func headAdminExperiment(_ input: Operations.HeadAdminExperiment.Input) async throws -> Operations.HeadAdminExperiment.Output
+    /// An experiment's revisions, newest first, without their documents.
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/revisions`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/revisions/get(listAdminExperimentRevisions)`.
+    func listAdminExperimentRevisions(_ input: Operations.ListAdminExperimentRevisions.Input) async throws -> Operations.ListAdminExperimentRevisions.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/revisions`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/revisions/head(headAdminExperimentRevisions)`.
+    func headAdminExperimentRevisions(_ input: Operations.HeadAdminExperimentRevisions.Input) async throws -> Operations.HeadAdminExperimentRevisions.Output
     /// Every change, newest first: who changed what, when, and which fields.
     ///
     /// The revisions of every template and app policy, newest first, without their documents;
@@ -1595,6 +1658,121 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/admin/locales/head(headAdminLocales)`.
     internal func headAdminLocales(headers: Operations.HeadAdminLocales.Input.Headers = .init()) async throws -> Operations.HeadAdminLocales.Output {
         try await headAdminLocales(Operations.HeadAdminLocales.Input(headers: headers))
+    }
+    /// Every copy experiment, whatever its status, by id.
+    ///
+    /// A service runs a handful of experiments, so the list is not paged. Each item is the
+    /// experiment's document with its revision and who changed it last.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/get(listAdminExperiments)`.
+    internal func listAdminExperiments(headers: Operations.ListAdminExperiments.Input.Headers = .init()) async throws -> Operations.ListAdminExperiments.Output {
+        try await listAdminExperiments(Operations.ListAdminExperiments.Input(headers: headers))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/head(headAdminExperiments)`.
+    internal func headAdminExperiments(headers: Operations.HeadAdminExperiments.Input.Headers = .init()) async throws -> Operations.HeadAdminExperiments.Output {
+        try await headAdminExperiments(Operations.HeadAdminExperiments.Input(headers: headers))
+    }
+    /// One copy experiment, its revision and who changed it.
+    ///
+    /// The experiment with its revision as the `ETag` (`"r<revision>"`) to send back in
+    /// `If-Match`. `If-None-Match` listing the current ETag answers `304`.
+    /// `404 unknown-experiment` when there is none.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/get(getAdminExperiment)`.
+    internal func getAdminExperiment(
+        path: Operations.GetAdminExperiment.Input.Path,
+        headers: Operations.GetAdminExperiment.Input.Headers = .init()
+    ) async throws -> Operations.GetAdminExperiment.Output {
+        try await getAdminExperiment(Operations.GetAdminExperiment.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Create (If-None-Match *) or replace (If-Match) a copy experiment; start or stop it.
+    ///
+    /// The rules and preconditions of `PUT /v1/admin/templates/{id}`: `If-None-Match: *`
+    /// creates (`201` with `Location`; `412` when it exists), `If-Match: "r<n>"` replaces
+    /// revision `n` (`412` when stale), neither `428`; `?validateOnly=true` checks and writes
+    /// nothing (`200 {"valid": true, "experiment": …}`). Every broken rule at once (`422`, one
+    /// `errors` entry per rule with a JSON pointer): 2–5 variants, control first and overriding
+    /// nothing, every other variant overriding strings (action labels are `actions.<id>`) of
+    /// locales and keys the template has, or its visual; weights in (0, 1) adding up to 1;
+    /// coverage in (0, 1]; a `tap` metric names an action of the template; each variant, as the
+    /// template it would show, passes every copy rule in every locale it overrides.
+    ///
+    /// The status moves `draft` → `running` → `stopped` (`shipped` is not written); the
+    /// service stamps `startedAt` and `stoppedAt` (what a client sends there is ignored). `409`
+    /// with a reason: `invalid-transition` (any other move; a new experiment is a draft),
+    /// `split-frozen` (once an experiment has run, its template, variants' keys, weights and
+    /// copy are frozen: changing them re-buckets installs and biases the result; coverage may
+    /// change), `template-in-experiment` (another experiment on the template is running).
+    /// Installs are assigned with GrowthBook's hash v2, the experiment id as the seed.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/experiments/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/put(putAdminExperiment)`.
+    internal func putAdminExperiment(
+        path: Operations.PutAdminExperiment.Input.Path,
+        query: Operations.PutAdminExperiment.Input.Query = .init(),
+        headers: Operations.PutAdminExperiment.Input.Headers = .init(),
+        body: Operations.PutAdminExperiment.Input.Body
+    ) async throws -> Operations.PutAdminExperiment.Output {
+        try await putAdminExperiment(Operations.PutAdminExperiment.Input(
+            path: path,
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/head(headAdminExperiment)`.
+    internal func headAdminExperiment(
+        path: Operations.HeadAdminExperiment.Input.Path,
+        headers: Operations.HeadAdminExperiment.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminExperiment.Output {
+        try await headAdminExperiment(Operations.HeadAdminExperiment.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// An experiment's revisions, newest first, without their documents.
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/revisions`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/revisions/get(listAdminExperimentRevisions)`.
+    internal func listAdminExperimentRevisions(
+        path: Operations.ListAdminExperimentRevisions.Input.Path,
+        query: Operations.ListAdminExperimentRevisions.Input.Query = .init(),
+        headers: Operations.ListAdminExperimentRevisions.Input.Headers = .init()
+    ) async throws -> Operations.ListAdminExperimentRevisions.Output {
+        try await listAdminExperimentRevisions(Operations.ListAdminExperimentRevisions.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/revisions`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/revisions/head(headAdminExperimentRevisions)`.
+    internal func headAdminExperimentRevisions(
+        path: Operations.HeadAdminExperimentRevisions.Input.Path,
+        query: Operations.HeadAdminExperimentRevisions.Input.Query = .init(),
+        headers: Operations.HeadAdminExperimentRevisions.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminExperimentRevisions.Output {
+        try await headAdminExperimentRevisions(Operations.HeadAdminExperimentRevisions.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
     }
     /// Every change, newest first: who changed what, when, and which fields.
     ///
