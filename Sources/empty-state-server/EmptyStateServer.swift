@@ -33,7 +33,8 @@ struct EmptyStateServer: ParsableCommand {
             not an address of this machine); 78 for an invalid catalogue, or a store, data \
             directory, OpenAPI document or admin tokens file that cannot be used (a tokens file \
             readable by group or others included), or a database schema newer than this binary.
-            """
+            """,
+        version: ServiceVersion.current
     )
 
     @Option(help: "IP address to listen on (IPv4 or IPv6 literal). [EMPTY_STATE_HOST, default 127.0.0.1]")

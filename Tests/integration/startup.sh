@@ -137,3 +137,7 @@ if command -v taskset >/dev/null 2>&1; then
     kill -TERM "$pinned" && wait "$pinned"
     expect_eq "pinned to one CPU: SIGTERM exits 0" 0 "$?"
 fi
+
+# --version: the version CHANGELOG.md's newest release names (ServiceVersion.current).
+changelog_version=$(grep -oE '^## \[[0-9]+\.[0-9]+\.[0-9]+\]' "$ROOT/CHANGELOG.md" | head -n 1 | tr -d '#[] ')
+expect_eq "--version prints the version of CHANGELOG.md's newest release" "$changelog_version" "$("$BIN" --version 2>&1)"
