@@ -114,9 +114,15 @@ struct EmptyStateServer: ParsableCommand {
 
     @Option(
         help:
-            "Seconds clients and CDNs may use a template without revalidating. [EMPTY_STATE_CACHE_MAX_AGE, default 300]"
+            "Seconds clients and CDNs may use a template without revalidating (Cache-Control max-age): after an edit, apps may show the old copy for up to this long. [EMPTY_STATE_CACHE_MAX_AGE, default 300, 0–31536000]"
     )
     var cacheMaxAge: Int?
+
+    @Option(
+        help:
+            "Seconds past max-age clients and CDNs may still show a template while they fetch the new one in the background (Cache-Control stale-while-revalidate): an app that was not opened for a while shows the old copy once more. [EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE, default 86400, 0–31536000]"
+    )
+    var cacheStaleWhileRevalidate: Int?
 
     @Option(
         help:
@@ -324,6 +330,13 @@ struct EmptyStateServer: ParsableCommand {
             "EMPTY_STATE_CACHE_MAX_AGE",
             "--cache-max-age",
             default: 300,
+            range: 0...31_536_000
+        )
+        configuration.staleWhileRevalidate = try integer(
+            cacheStaleWhileRevalidate,
+            "EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE",
+            "--cache-stale-while-revalidate",
+            default: 86_400,
             range: 0...31_536_000
         )
         if let base = illustrationBaseUrl ?? environment("EMPTY_STATE_ILLUSTRATION_BASE_URL"), !base.isEmpty {
