@@ -14,7 +14,8 @@ struct EmptyStateServer: ParsableCommand {
             Every setting can also come from the environment variable named beside it; a flag wins \
             over the variable, the variable over the default.
 
-            At start the server validates every template in <config-dir>/templates and refuses to \
+            At start the server validates every template of the built-in catalogue (compiled in, or \
+            <config-dir>/templates) and refuses to \
             start (exit status 78) when one breaks a rule, naming the file, the field and the rule. \
             It logs `listening` with the bound port (useful with --port 0). SIGTERM or SIGINT stop \
             accepting, drain open connections for up to --drain-timeout seconds, and exit 0.
@@ -46,10 +47,16 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "Directory for the service's state; created when missing. [EMPTY_STATE_DATA_DIR, default ./data]")
     var dataDir: String?
 
-    @Option(help: "Directory holding templates/ (the built-in catalogue). [EMPTY_STATE_CONFIG_DIR, default ./config]")
+    @Option(
+        help:
+            "Directory holding templates/, the built-in catalogue. [EMPTY_STATE_CONFIG_DIR, default: the catalogue compiled into the binary, config/templates at build time]"
+    )
     var configDir: String?
 
-    @Option(help: "The OpenAPI document served at /openapi.yaml. [EMPTY_STATE_OPENAPI_PATH, default ./openapi.yaml]")
+    @Option(
+        help:
+            "The OpenAPI document served at /openapi.yaml. [EMPTY_STATE_OPENAPI_PATH, default: the openapi.yaml compiled into the binary]"
+    )
     var openapiPath: String?
 
     @Option(
@@ -259,9 +266,8 @@ struct EmptyStateServer: ParsableCommand {
             range: 0...65535
         )
         configuration.dataDirectory = dataDir ?? environment("EMPTY_STATE_DATA_DIR") ?? configuration.dataDirectory
-        configuration.configDirectory =
-            configDir ?? environment("EMPTY_STATE_CONFIG_DIR") ?? configuration.configDirectory
-        configuration.openAPIPath = openapiPath ?? environment("EMPTY_STATE_OPENAPI_PATH") ?? configuration.openAPIPath
+        configuration.configDirectory = configDir ?? environment("EMPTY_STATE_CONFIG_DIR")
+        configuration.openAPIPath = openapiPath ?? environment("EMPTY_STATE_OPENAPI_PATH")
         configuration.http.threads = try integer(
             threads,
             "EMPTY_STATE_THREADS",

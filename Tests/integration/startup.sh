@@ -169,3 +169,37 @@ expect_match "bad EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE: names the flag and t
 # --help wraps its lines: compare with the line breaks and indentation squeezed out.
 expect_match "--help says apps keep the old copy for up to max-age" 'old copy for up to this long' \
     "$(tr -s ' \n' ' ' <<<"$help")"
+
+# Runs anywhere: started from an empty directory with no --config-dir or --openapi-path, the
+# server serves the catalogue and the contract compiled into it; /openapi.yaml is the
+# repository's file byte for byte.
+elsewhere="$WORK/elsewhere"
+mkdir -p "$elsewhere"
+(cd "$elsewhere" && exec env -u EMPTY_STATE_CONFIG_DIR -u EMPTY_STATE_OPENAPI_PATH "$BIN" --port 0 \
+    --data-dir "$elsewhere/data" >"$WORK/elsewhere.log" 2>&1) &
+anywhere=$!
+anywhere_port=""
+for _ in $(seq 100); do
+    anywhere_port=$(grep -oE 'http\.port=[0-9]+' "$WORK/elsewhere.log" | head -n 1 | cut -d= -f2)
+    [ -n "$anywhere_port" ] && break
+    kill -0 "$anywhere" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$anywhere_port" ]; then
+    fail "started outside the repository: serves" "$(tail -n 3 "$WORK/elsewhere.log")"
+else
+    fetch "http://127.0.0.1:$anywhere_port/v1/templates/connectionRefused?locale=fr&platform=ios"
+    expect_eq "started outside the repository: a built-in template" "200 connectionRefused" \
+        "$STATUS $(jq -r .id "$BODY")"
+    curl -s -o "$WORK/served-openapi.yaml" "http://127.0.0.1:$anywhere_port/openapi.yaml"
+    if cmp -s "$WORK/served-openapi.yaml" "$ROOT/openapi.yaml"; then
+        pass "started outside the repository: /openapi.yaml is the repository's file, byte for byte"
+    else
+        fail "started outside the repository: /openapi.yaml is the repository's file, byte for byte" \
+            "$(wc -c <"$WORK/served-openapi.yaml") bytes served, $(wc -c <"$ROOT/openapi.yaml") in the file"
+    fi
+    expect_eq "started outside the repository: nothing written beside the data directory" "data" \
+        "$(ls "$elsewhere")"
+    kill -TERM "$anywhere" && wait "$anywhere"
+    expect_eq "started outside the repository: SIGTERM exits 0" 0 "$?"
+fi

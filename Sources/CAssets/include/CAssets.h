@@ -1,5 +1,5 @@
-// Files compiled into the binary with C23 #embed (assets.c): the web stylesheet, the web
-// component and the icon set, and later the console's files and the built-in catalogue.
+// Files compiled into the binary with C23 #embed: the web stylesheet, the web component and the
+// icon set (assets.c), the built-in catalogue (catalogue.c) and the OpenAPI document (openapi.c).
 //
 // Why not SwiftPM resources: `.embedInCode` of a 200 KB file adds about 80 s to a debug build,
 // and `.copy` resources need a bundle found at run time beside the binary. #embed costs nothing
@@ -20,5 +20,21 @@ const unsigned char *CAssets_emptyStateJS(size_t *count);
 
 /// Sources/EmptyStateWeb/Assets/lucide-icons.txt: the icon set (Tools/icons/generate.py).
 const unsigned char *CAssets_lucideIcons(size_t *count);
+
+/// The repository's openapi.yaml: what GET /openapi.yaml serves unless --openapi-path names a file.
+const unsigned char *CAssets_openAPI(size_t *count);
+
+/// One file of a set compiled in: its name and bytes.
+struct CAssets_File {
+    const char *name;
+    const unsigned char *bytes;
+    size_t count;
+};
+
+/// How many templates config/templates held at build time (catalogue.c).
+size_t CAssets_builtinTemplateCount(void);
+
+/// The template at `index` (below `CAssets_builtinTemplateCount()`): `<id>.json` and its bytes.
+struct CAssets_File CAssets_builtinTemplate(size_t index);
 
 #endif
