@@ -74,12 +74,23 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "HTTP worker threads; 0 means one per usable core (CPU affinity). [EMPTY_STATE_THREADS, default 0]")
     var threads: Int?
 
-    @Option(help: "Seconds an idle connection stays open. [EMPTY_STATE_CONNECTION_TIMEOUT, default 15]")
+    @Option(
+        help:
+            "Seconds a keep-alive connection may stay idle after an answer before it is closed; keep it above the idle timeout of a load balancer in front (60 s for many), so the balancer never sends a request on a connection the service is closing. Also the longest a connection may go without a byte while a request body arrives or an answer is sent. [EMPTY_STATE_IDLE_TIMEOUT, default 75, 1–3600]"
+    )
+    var idleTimeout: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Deprecated: the former name of --idle-timeout, used when that is not given. [EMPTY_STATE_CONNECTION_TIMEOUT]",
+            visibility: .hidden
+        )
+    )
     var connectionTimeout: Int?
 
     @Option(
         help:
-            "Seconds a request's line and headers may take to arrive, from the connection's start or its previous answer; bytes trickling in do not extend it (an idle keep-alive connection is closed after it too). [EMPTY_STATE_HEADER_TIMEOUT, default 10]"
+            "Seconds a request's line and headers may take to arrive: from the connection's start for its first request, from its first bytes for the next ones; bytes trickling in do not extend it. [EMPTY_STATE_HEADER_TIMEOUT, default 10, 1–3600]"
     )
     var headerTimeout: Int?
 
@@ -275,11 +286,15 @@ struct EmptyStateServer: ParsableCommand {
             default: 0,
             range: 0...256
         )
-        configuration.http.connectionTimeout = try integer(
-            connectionTimeout,
-            "EMPTY_STATE_CONNECTION_TIMEOUT",
-            "--connection-timeout",
-            default: 15,
+        // --connection-timeout and its variable, the former names, count when the new ones are
+        // not given; an error names the one that was read.
+        let legacyIdleVariable =
+            environment("EMPTY_STATE_IDLE_TIMEOUT") == nil && environment("EMPTY_STATE_CONNECTION_TIMEOUT") != nil
+        configuration.http.idleTimeout = try integer(
+            idleTimeout ?? connectionTimeout,
+            legacyIdleVariable ? "EMPTY_STATE_CONNECTION_TIMEOUT" : "EMPTY_STATE_IDLE_TIMEOUT",
+            idleTimeout == nil && connectionTimeout != nil ? "--connection-timeout" : "--idle-timeout",
+            default: 75,
             range: 1...3600
         )
         configuration.http.headerTimeout = try integer(
