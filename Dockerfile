@@ -35,9 +35,12 @@ COPY Package.* ./
 RUN swift package resolve
 
 # Tests/ is copied because SwiftPM checks every target's directory, test targets included,
-# even when building one product; the tests themselves are not compiled.
+# even when building one product; the tests themselves are not compiled. config/ and
+# openapi.yaml are compiled into the binary (Sources/CAssets, #embed).
 COPY Sources ./Sources
 COPY Tests ./Tests
+COPY config ./config
+COPY openapi.yaml ./
 RUN swift build -c release --static-swift-stdlib --product empty-state-server \
     && install -D -m 0755 "$(swift build -c release --show-bin-path)/empty-state-server" /out/empty-state-server
 
@@ -55,12 +58,10 @@ RUN groupadd --system --gid 10001 app \
 
 WORKDIR /app
 
-# Program, templates and contract are owned by root and read-only to the service; only the data
-# directory is writable by it.
+# The program (with the built-in catalogue and the contract compiled in) is owned by root and
+# read-only to the service; only the data directory is writable by it.
 COPY --from=build /out/empty-state-server /app/empty-state-server
-COPY config/ /app/config/
-COPY openapi.yaml /app/openapi.yaml
-COPY NOTICE /app/NOTICE
+COPY LICENSE NOTICE /app/
 RUN mkdir -p /app/data && chown app:app /app/data
 
 # EMPTY_STATE_DATABASE_URL (postgres://user:password@host:5432/database[?sslmode=…]) is read too,
@@ -71,9 +72,7 @@ RUN mkdir -p /app/data && chown app:app /app/data
 # PostgreSQL client is Swift, linked into the binary.
 ENV EMPTY_STATE_HOST=0.0.0.0 \
     EMPTY_STATE_PORT=8080 \
-    EMPTY_STATE_DATA_DIR=/app/data \
-    EMPTY_STATE_CONFIG_DIR=/app/config \
-    EMPTY_STATE_OPENAPI_PATH=/app/openapi.yaml
+    EMPTY_STATE_DATA_DIR=/app/data
 
 VOLUME ["/app/data"]
 # Numeric, so that runtimes enforcing runAsNonRoot can verify it without reading /etc/passwd.

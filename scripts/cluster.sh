@@ -92,7 +92,7 @@ http {
 
     upstream empty_state {
 $servers        # Kept-alive connections to the replicas, closed by nginx after 8 s idle: below the
-        # replicas' --header-timeout (10 s), so nginx never sends on a connection a replica closes.
+        # replicas' --idle-timeout (75 s), so nginx never sends on a connection a replica closes.
         keepalive 32;
         keepalive_timeout 8s;
     }

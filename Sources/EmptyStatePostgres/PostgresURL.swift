@@ -5,7 +5,8 @@ import PostgresNIO
 ///
 /// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`; `postgresql://`
 /// too. The port defaults to 5432 and `sslmode` to `prefer` (TLS when the server offers it), as
-/// with libpq. Percent-escapes in the user and password are decoded (`%40` for `@`).
+/// with libpq. Percent-escapes in the user, password and database are decoded once (`%40` for
+/// `@`; `%2540` is the four characters `%40`), as libpq does.
 package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     package enum TLSMode: String, Sendable {
         case disable, prefer, require
@@ -41,6 +42,10 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
                 description: "the database URL names no database (postgres://user:password@host:5432/DATABASE)"
             )
         }
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else {
+            throw Invalid(description: "the database URL's port must be between 1 and 65535 (got \(port))")
+        }
         var tlsMode = TLSMode.prefer
         for item in components.queryItems ?? [] {
             switch item.name {
@@ -53,17 +58,25 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
                 throw Invalid(description: "the database URL has an unknown parameter \"\(item.name)\" (only sslmode)")
             }
         }
-        self.user = user.removingPercentEncoding ?? user
-        self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        // `URLComponents.user`, `.password` and `.path` are already decoded: decoding them again
+        // would turn a password holding `%40` into one holding `@`.
+        self.user = user
+        self.password = components.password
         self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        self.port = components.port ?? 5432
-        self.database = database.removingPercentEncoding ?? database
+        self.port = port
+        self.database = database
         self.tlsMode = tlsMode
     }
 
-    /// The URL with the password replaced by `***`: what logs and errors show.
+    /// The URL with the password replaced by `***`: what logs and errors show. It parses back to
+    /// the same server: the user and database are percent-encoded again, and an IPv6 host gets its
+    /// brackets back (`[::1]:5432`, not the ambiguous `::1:5432`).
     package var redacted: String {
-        "postgres://\(user)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(tlsMode.rawValue)"
+        let user = user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? user
+        let host = host.contains(":") ? "[\(host)]" : host
+        let database = database.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? database
+        return
+            "postgres://\(user)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(tlsMode.rawValue)"
     }
 
     package var description: String { redacted }
