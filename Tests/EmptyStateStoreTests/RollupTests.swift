@@ -60,7 +60,7 @@ struct RollupTests {
                 appVersion: random.pick(["5.0.0", "5.1.2", "4.9"]),
                 at: at
             )
-            event.revision = random.pick([1, 2, nil])
+            event.revision = random.pick([1, 2, 10, nil])  // 10: after 2 in number order, before it as text
             event.variant = random.pick([nil, "A", "B"])
             batch.append(event)
             if batch.count >= 1 + random.below(60) {
