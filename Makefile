@@ -122,11 +122,13 @@ translation-check: build
 		&& EMPTY_STATE_TRANSLATION_INTEROP_IN="$$dir" $(SWIFT) test --skip-build \
 			--filter 'TranslationInteropTests/readToolkitOutput'
 
-## lint: OpenAPI document, Dockerfile, Swift formatting
-lint: deps
+## lint: OpenAPI document, Dockerfile, Swift formatting, and the docs: every flag and make target
+## they show exists, every relative link and anchor resolves (Tools/docs/check.py)
+lint: deps build
 	python3 -m openapi_spec_validator openapi.yaml
 	hadolint Dockerfile
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	python3 Tools/docs/check.py --binary $(BIN_DIR)/empty-state-server
 
 ## client-sources: Sources/EmptyStateClient/Generated is exactly what swift-openapi-generator
 ## (Tools/openapi-generator) makes of openapi.yaml, and the generator gave no warning
