@@ -9,7 +9,7 @@
 #   docker build -t empty-state-service .
 #   docker run --rm -p 8080:8080 empty-state-service
 #
-# Replicas on PostgreSQL (README, "Deployment: replicas on PostgreSQL"): give every container the
+# Replicas on PostgreSQL (docs/deployment.md, "Replicas on PostgreSQL"): give every container the
 # same database URL at run time, e.g.
 #   docker run --rm -p 8080:8080 \
 #     -e EMPTY_STATE_DATABASE_URL='postgres://empty_state:secret@db:5432/empty_state?sslmode=require' \

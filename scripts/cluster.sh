@@ -110,7 +110,7 @@ $servers        # Kept-alive connections to the replicas, closed by nginx after 
             proxy_next_upstream error timeout;
             proxy_connect_timeout 1s;
         }
-        # For the scrape network only (README, Metrics).
+        # For the scrape network only (docs/observability.md, Metrics).
         location = /metrics { return 404; }
     }
 }

@@ -17,7 +17,7 @@ public struct EmptyStateClientConfiguration: Sendable {
     /// (events are then lost when the app is killed).
     public var storageDirectory: URL?
     /// The catalogue shipped in the app: `GET /v1/templates?locale=…&platform=…` bodies, one a
-    /// locale (see the README's "Client library").
+    /// locale (see docs/ios-client.md).
     public var bundledSnapshots: [URL]
     /// Overrides the `max-age` the service sends (300 s): how long a copy is used without asking.
     public var maxAge: TimeInterval?
