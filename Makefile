@@ -69,7 +69,8 @@ test: deps-test build unit-test integration-test browser-test translation-check 
 	deploy-check
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
-## (scripts/postgres.sh, stopped afterwards, also on failure), or against
+## (scripts/postgres.sh, stopped afterwards, also on failure; with TLS on and its own CA, for
+## PostgresTLSTests), or against
 ## EMPTY_STATE_TEST_DATABASE_URL when it is already set. EMPTY_STATE_REQUIRE_POSTGRES=1 turns
 ## "the PostgreSQL suites did not run" (no URL, or a server that does not answer) from a warning
 ## into a failure: here they must run.
@@ -78,7 +79,7 @@ unit-test: build
 	@if [ -n "$$EMPTY_STATE_TEST_DATABASE_URL" ]; then \
 		$(SWIFT) test -Xswiftc -warnings-as-errors; \
 	else \
-		bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_TEST_DATABASE_URL $(SWIFT) test -Xswiftc -warnings-as-errors; \
+		POSTGRES_SSL=1 bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_TEST_DATABASE_URL $(SWIFT) test -Xswiftc -warnings-as-errors; \
 	fi
 
 integration-test: deps-test build

@@ -190,7 +190,7 @@ struct EmptyStateServer: ParsableCommand {
     @Option(
         name: .customLong("database-url"),
         help: ArgumentHelp(
-            "PostgreSQL shared by replicas, postgres://user:password@host:5432/database[?sslmode=disable|prefer|require]. Without it, state is kept in SQLite in --data-dir. With it, templates, revisions, audit, app policies, events and admin tokens live in PostgreSQL; the schema is migrated at start; a publish on one replica is served by all. Prefer the environment variable: a flag's value, password included, is readable in /proc/<pid>/cmdline. [EMPTY_STATE_DATABASE_URL]",
+            "PostgreSQL shared by replicas, postgres://user:password@host:5432/database[?sslmode=…&sslrootcert=…], sslmode and sslrootcert as in libpq: disable, prefer (the default: TLS when offered, no certificate check), require (TLS; the certificate is checked only against sslrootcert when given), verify-ca (the chain against sslrootcert or the system trust store), verify-full (the chain and the host name); sslrootcert=system is the system store. Without it, state is kept in SQLite in --data-dir. With it, templates, revisions, audit, app policies, events and admin tokens live in PostgreSQL; the schema is migrated at start; a publish on one replica is served by all. Prefer the environment variable: a flag's value, password included, is readable in /proc/<pid>/cmdline. [EMPTY_STATE_DATABASE_URL]",
             valueName: "url"
         )
     )
@@ -202,19 +202,24 @@ struct EmptyStateServer: ParsableCommand {
         _ = try resolvedLogFormat()
     }
 
-    /// The configuration, or exit 78 (EX_CONFIG) with the reason when the admin tokens file
-    /// cannot be used: the file is named in the flags, but it is a file that is wrong, like an
-    /// invalid catalogue, not a flag.
-    /// The PostgreSQL shared by replicas, when configured.
+    /// The PostgreSQL shared by replicas, when configured: a URL that is wrong is a usage error
+    /// (64), a certificate file it names that cannot be used is exit 78 (EX_CONFIG), as for the
+    /// admin tokens file.
     private func resolvedDatabaseURL() throws -> PostgresURL? {
         guard let text = databaseURL ?? environment("EMPTY_STATE_DATABASE_URL"), !text.isEmpty else { return nil }
         do {
             return try PostgresURL(text)
+        } catch  where error.isFileProblem {
+            FileHandle.standardError.write(Data("empty-state-server: --database-url: \(error.description)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
         } catch {
             throw ValidationError("--database-url: \(error.description)")
         }
     }
 
+    /// The configuration, or exit 78 (EX_CONFIG) with the reason when the admin tokens file
+    /// cannot be used: the file is named in the flags, but it is a file that is wrong, like an
+    /// invalid catalogue, not a flag.
     private func resolvedConfiguration() throws -> ServiceConfiguration {
         do {
             return try resolvedSettings()

@@ -48,6 +48,18 @@ done
 expect_match "bad --public-url: says what it takes" 'http:// or https://, a host and an optional port' \
     "$(cat "$WORK/bad-public-url.log")"
 
+# --database-url: a wrong sslmode is a usage error (64); a root certificate file that cannot be used
+# is a file to fix (78), named, before any connection is tried (nothing listens on port 1).
+"$BIN" --database-url 'postgres://u:pw@127.0.0.1:1/db?sslmode=verify_full' >"$WORK/bad-sslmode.log" 2>&1
+expect_eq "--database-url with an unknown sslmode: usage error (exit 64)" 64 "$?"
+expect_match "unknown sslmode: names the parameter and its values" 'sslmode .*disable, allow, prefer, require, verify-ca or verify-full' \
+    "$(cat "$WORK/bad-sslmode.log")"
+EMPTY_STATE_DATABASE_URL="postgres://u:pw@127.0.0.1:1/db?sslmode=verify-full&sslrootcert=$WORK/no-such-ca.pem" \
+    "$BIN" --data-dir "$WORK/data" >"$WORK/bad-rootcert.log" 2>&1
+expect_eq "sslrootcert naming a missing file: refused (exit 78)" 78 "$?"
+expect_match "missing sslrootcert: names the file" "sslrootcert $WORK/no-such-ca.pem does not exist or cannot be read" \
+    "$(cat "$WORK/bad-rootcert.log")"
+
 # --memo-entries 0: no answer is remembered; a repeated request is answered all the same.
 EMPTY_STATE_MEMO_ENTRIES=0 "$BIN" --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
     --data-dir "$WORK/no-memo-data" >"$WORK/no-memo.log" 2>&1 &

@@ -1,8 +1,11 @@
 import EmptyStatePostgres
+import Foundation
+import PostgresNIO
 import Testing
 
-/// What `--database-url` accepts and refuses. sslmode is tested as the code reads it now
-/// (`prefer` by default, as libpq); a later change of its meaning changes these expectations.
+/// What `--database-url` accepts and refuses, and what each `sslmode` and `sslrootcert` make of
+/// the connection (libpq's meanings). `PostgresTLSTests` connects with them to a server that
+/// has a certificate.
 @Suite("PostgresURL")
 struct PostgresURLTests {
     /// One accepted URL and the parts it must give.
@@ -118,7 +121,7 @@ struct PostgresURLTests {
         ]
     )
     func accepted(_ expected: Accepted) throws {
-        let url = try PostgresURL(expected.text)
+        let url = try PostgresURL(expected.text, homeDirectory: nil)
         #expect(url.user == expected.user)
         #expect(url.password == expected.password)
         #expect(url.host == expected.host)
@@ -171,34 +174,55 @@ struct PostgresURLTests {
                 "the database URL's port must be between 1 and 65535 (got 99999999)"
             ),
             (
-                "postgres://app:s3cret@db/catalogue?sslmode=verify-full",
-                "sslmode in the database URL must be disable, prefer or require"
+                "postgres://app:s3cret@db/catalogue?sslmode=verify_full",
+                "sslmode in the database URL must be disable, allow, prefer, require, verify-ca or verify-full"
             ),
             (
                 "postgres://app:s3cret@db/catalogue?sslmode=REQUIRE",
-                "sslmode in the database URL must be disable, prefer or require"
+                "sslmode in the database URL must be disable, allow, prefer, require, verify-ca or verify-full"
             ),
             (
                 "postgres://app:s3cret@db/catalogue?sslmode",
-                "sslmode in the database URL must be disable, prefer or require"
+                "sslmode in the database URL must be disable, allow, prefer, require, verify-ca or verify-full"
+            ),
+            (
+                "postgres://app:s3cret@db/catalogue?sslmode=require&sslrootcert=",
+                "sslrootcert in the database URL must be the path of a PEM file, or system"
+            ),
+            (
+                "postgres://app:s3cret@db/catalogue?sslrootcert",
+                "sslrootcert in the database URL must be the path of a PEM file, or system"
+            ),
+            // libpq: the system's store only with verify-full.
+            (
+                "postgres://app:s3cret@db/catalogue?sslmode=require&sslrootcert=system",
+                "sslrootcert=system in the database URL needs sslmode=verify-full (got sslmode=require): "
+                    + "any public CA can sign a certificate that passes a weaker check"
+            ),
+            (
+                "postgres://app:s3cret@db/catalogue?sslrootcert=system&sslmode=verify-ca",
+                "sslrootcert=system in the database URL needs sslmode=verify-full (got sslmode=verify-ca): "
+                    + "any public CA can sign a certificate that passes a weaker check"
             ),
             (
                 "postgres://app:s3cret@db/catalogue?sslmode=disable&application_name=x",
-                #"the database URL has an unknown parameter "application_name" (only sslmode)"#
+                #"the database URL has an unknown parameter "application_name" (only sslmode and sslrootcert)"#
             ),
             (
                 "postgres://app:s3cret@db/catalogue?connect_timeout=3",
-                #"the database URL has an unknown parameter "connect_timeout" (only sslmode)"#
+                #"the database URL has an unknown parameter "connect_timeout" (only sslmode and sslrootcert)"#
             ),
         ]
     )
     func refused(_ text: String, _ message: String) {
         #expect {
-            _ = try PostgresURL(text)
+            _ = try PostgresURL(text, homeDirectory: nil)
         } throws: { error in
             guard let invalid = error as? PostgresURL.Invalid else { return false }
             // The message is what the operator sees at start: it never repeats the password.
+            // A wrong URL is a usage error, not a file to fix.
             return invalid.description == message && !invalid.description.contains("s3cret")
+                && !invalid.isFileProblem
         }
     }
 
