@@ -4,7 +4,9 @@
 --
 -- `-v role=NAME` and `-v database=NAME` change the names (default: empty_state for both).
 -- Run it once, as a superuser (or a role with CREATEROLE and CREATEDB), then give the replicas
---   EMPTY_STATE_DATABASE_URL=postgres://empty_state:<password, percent-encoded>@<host>:5432/empty_state?sslmode=require
+--   EMPTY_STATE_DATABASE_URL=postgres://empty_state:<password, percent-encoded>@<host>:5432/empty_state?sslmode=verify-full
+-- (sslmode as in libpq: verify-full checks the server's certificate and name, against
+-- &sslrootcert=<CA file> or the system's trust store; require only encrypts.)
 --
 -- What the service does with it, and so what it needs (docs/deployment.md, "Replicas on
 -- PostgreSQL"): at start it creates and migrates its tables under an advisory lock; it creates
