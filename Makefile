@@ -133,12 +133,14 @@ deploy-check: deps-test build
 	bash Tools/deploy/check.sh $(BIN_DIR)/empty-state-server
 
 ## lint: OpenAPI document, Dockerfile, Swift formatting, and the docs: every flag and make target
-## they show exists, every relative link and anchor resolves (Tools/docs/check.py)
+## they show exists, every relative link and anchor resolves (Tools/docs/check.py), and the client
+## library's API reference builds without a DocC warning (`make docs`, about a minute from cold)
 lint: deps build
 	python3 -m openapi_spec_validator openapi.yaml
 	hadolint Dockerfile
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
 	python3 Tools/docs/check.py --binary $(BIN_DIR)/empty-state-server
+	@$(MAKE) --no-print-directory docs
 
 ## client-sources: Sources/EmptyStateClient/Generated is exactly what swift-openapi-generator
 ## (Tools/openapi-generator) makes of openapi.yaml, and the generator gave no warning
@@ -149,6 +151,19 @@ client-sources:
 
 generate-client:
 	SWIFT=$(SWIFT) bash Tools/openapi-generator/generate.sh
+
+## docs: the client library's API reference (DocC, through swift-docc-plugin) in
+## .build/docs/EmptyStateClient, from its doc comments and Sources/EmptyStateClient/EmptyStateClient.docc;
+## a DocC warning fails it. Needs no network; prints how to browse it.
+DOCS_DIR = .build/docs
+.PHONY: docs
+docs:
+	@rm -rf $(DOCS_DIR)/EmptyStateClient && mkdir -p $(DOCS_DIR)
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation --target EmptyStateClient \
+		--output-path $(DOCS_DIR)/EmptyStateClient --transform-for-static-hosting --warnings-as-errors
+	@echo "API reference: $(DOCS_DIR)/EmptyStateClient. Browse it (DocC pages need HTTP, not file://) with"
+	@echo "  python3 -m http.server --bind 127.0.0.1 --directory $(DOCS_DIR)/EmptyStateClient 8000"
+	@echo "and open http://127.0.0.1:8000/documentation/emptystateclient/"
 
 ## tsan: the Swift tests under ThreadSanitizer, in their own scratch path (not part of `make test`;
 ## several minutes on 2 cores). Tests/tsan.supp names each suppressed report and why.

@@ -210,6 +210,9 @@ package.dependencies += [
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    // Only the `generate-documentation` command plugin (`make docs`): it is no target's dependency,
+    // so neither the library nor the server links anything of it.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
 ]
 package.targets += [
     .target(
