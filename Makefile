@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # What building and running need: the C libraries the server links and pkg-config to find them.
 BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
 # What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
-# drive Debian's Chromium through Playwright; `playwright install` is never run (it downloads a
+# drive Debian's Chromium through Playwright; Playwright's own browser download is never run (it downloads a
 # browser build, which cannot work here). docker-compose and systemd: the deployment recipes'
 # offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`).
 TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd
