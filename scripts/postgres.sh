@@ -89,7 +89,13 @@ pg_ctl_start() {
 # copied to DIR/root.crt for clients.
 make_certificates() {
     local cluster=$1
-    command -v openssl >/dev/null || { echo "postgres.sh: POSTGRES_SSL=1 needs openssl" >&2; return 1; }
+    if ! command -v openssl >/dev/null; then  # Debian's postgresql pulls it in (ssl-cert); else:
+        echo "postgres.sh: openssl not found; installing it with apt-get" >&2
+        local sudo=""
+        [ "$(id -u)" = 0 ] || sudo=sudo
+        { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl; } >&2 ||
+            { echo "postgres.sh: POSTGRES_SSL=1 needs openssl" >&2; return 1; }
+    fi
     printf '%s\n' "subjectAltName = DNS:localhost, IP:127.0.0.1" "basicConstraints = critical, CA:FALSE" \
         "keyUsage = critical, digitalSignature, keyEncipherment" "extendedKeyUsage = serverAuth" |
         as_pg tee "$cluster/server.ext" >/dev/null
