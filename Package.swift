@@ -33,7 +33,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
             linkerSettings: [.linkedLibrary("microhttpd")]
         ),
-        // Files compiled into the binary with C23 #embed: the web stylesheet, component and icons.
+        // Files compiled into the binary with C23 #embed: the web stylesheet, component and icons,
+        // the built-in catalogue (config/templates) and openapi.yaml.
         .target(name: "CAssets", cSettings: [.unsafeFlags(["-Wall", "-Wextra"])]),
         .systemLibrary(
             name: "CZlib",
@@ -124,6 +125,8 @@ let package = Package(
                 "EmptyStateStore",
                 "EmptyStateSQLite",
                 "EmptyStateTranslation",
+                // The built-in catalogue and openapi.yaml, compiled in.
+                "CAssets",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "JSONCoding",
@@ -207,6 +210,9 @@ package.dependencies += [
     .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    // Only the `generate-documentation` command plugin (`make docs`): it is no target's dependency,
+    // so neither the library nor the server links anything of it.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
 ]
 package.targets += [
     .target(

@@ -306,8 +306,11 @@ def main():
     try:
         rows = []
         for store in STORES:
-            rows += ingestion_cost(store, work)
-            rows += scale(store, work)
+            for part in (ingestion_cost, scale):
+                found = part(store, work)
+                for row in found:
+                    log(" | ".join(row))  # as they come: a long run shows its figures early
+                rows += found
         lines = [f"\n### Analytics at scale ({EVENTS:,} events over {DAYS} days)\n",
                  "| store | what | figure | note |", "| --- | --- | --- | --- |"]
         lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]

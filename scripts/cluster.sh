@@ -92,7 +92,7 @@ http {
 
     upstream empty_state {
 $servers        # Kept-alive connections to the replicas, closed by nginx after 8 s idle: below the
-        # replicas' --header-timeout (10 s), so nginx never sends on a connection a replica closes.
+        # replicas' --idle-timeout (75 s), so nginx never sends on a connection a replica closes.
         keepalive 32;
         keepalive_timeout 8s;
     }
@@ -110,7 +110,7 @@ $servers        # Kept-alive connections to the replicas, closed by nginx after 
             proxy_next_upstream error timeout;
             proxy_connect_timeout 1s;
         }
-        # For the scrape network only (README, Metrics).
+        # For the scrape network only (docs/observability.md, Metrics).
         location = /metrics { return 404; }
     }
 }

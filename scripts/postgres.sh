@@ -9,7 +9,8 @@
 #   scripts/postgres.sh down DIR        `pg_ctl stop -m fast`, keeping the data (an outage)
 #   scripts/postgres.sh up DIR          start it again on the same port after `down`
 #   scripts/postgres.sh with DIR VAR COMMAND [ARGS…]
-#                                       start, run COMMAND with VAR=<url> in its environment, stop
+#                                       start, run COMMAND with VAR=<url> (and, with
+#                                       POSTGRES_SSL=1, VAR_SSLROOTCERT=<CA file>) in its environment, stop
 #                                       (also when COMMAND fails or is interrupted); exits with
 #                                       COMMAND's status
 #
@@ -20,6 +21,13 @@
 # Unix socket and the server log; otherwise it runs as the calling user. The app connects over
 # TCP on 127.0.0.1 as a password user (SCRAM-SHA-256); the superuser `postgres` has the Unix
 # socket only (trust), for psql.
+#
+# POSTGRES_SSL=1 (for `start` and `with`) also turns TLS on, with a certificate made for the
+# occasion by a throwaway CA (openssl): the server's names are localhost and 127.0.0.1 (subject
+# alternative names), and the server also listens on 127.0.0.2, a name the certificate does not
+# have (to test host-name checks). The CA's certificate is DIR/root.crt (`with` passes its path
+# in VAR_SSLROOTCERT); the URL printed stays sslmode=disable, and plain connections are still
+# accepted.
 #
 # Installs Debian's `postgresql` with apt-get when initdb is missing. PG_EXTRA_OPTS adds server
 # options (e.g. "-c max_connections=300"). Every command the server runs with has its stdin,
@@ -68,10 +76,43 @@ free_port() {
 state() { cat "$DIR/$1" 2>/dev/null; }
 
 pg_ctl_start() {
-    local bin=$1 cluster=$2 port=$3
+    local bin=$1 cluster=$2 port=$3 listen=127.0.0.1
+    [ -s "$DIR/root.crt" ] && listen=127.0.0.1,127.0.0.2 # POSTGRES_SSL=1: a name the certificate lacks
     as_pg "$bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 \
-        -o "-p $port -k $cluster -c listen_addresses=127.0.0.1 ${PG_EXTRA_OPTS:-}" start \
+        -o "-p $port -k $cluster -c listen_addresses=$listen ${PG_EXTRA_OPTS:-}" start \
         </dev/null >>"$DIR/pg_ctl.log" 2>&1
+}
+
+# make_certificates CLUSTER: a CA and a server certificate it signs, for localhost and 127.0.0.1;
+# TLS on; 127.0.0.2 allowed in pg_hba.conf (the server listens there too, see pg_ctl_start). The
+# keys stay in the cluster's directory, owned by the server's user; the CA's certificate is
+# copied to DIR/root.crt for clients.
+make_certificates() {
+    local cluster=$1
+    if ! command -v openssl >/dev/null; then  # Debian's postgresql pulls it in (ssl-cert); else:
+        echo "postgres.sh: openssl not found; installing it with apt-get" >&2
+        local sudo=""
+        [ "$(id -u)" = 0 ] || sudo=sudo
+        { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl; } >&2 ||
+            { echo "postgres.sh: POSTGRES_SSL=1 needs openssl" >&2; return 1; }
+    fi
+    printf '%s\n' "subjectAltName = DNS:localhost, IP:127.0.0.1" "basicConstraints = critical, CA:FALSE" \
+        "keyUsage = critical, digitalSignature, keyEncipherment" "extendedKeyUsage = serverAuth" |
+        as_pg tee "$cluster/server.ext" >/dev/null
+    {
+        as_pg openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 7 \
+            -subj "/CN=empty-state-service throwaway test CA" -keyout "$cluster/ca.key" -out "$cluster/ca.crt" \
+            -addext "basicConstraints = critical, CA:TRUE" -addext "keyUsage = critical, keyCertSign, cRLSign" &&
+            as_pg openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+                -subj "/CN=localhost" -keyout "$cluster/server.key" -out "$cluster/server.csr" &&
+            as_pg openssl x509 -req -in "$cluster/server.csr" -CA "$cluster/ca.crt" -CAkey "$cluster/ca.key" \
+                -CAcreateserial -days 7 -extfile "$cluster/server.ext" -out "$cluster/server.crt"
+    } </dev/null >"$DIR/openssl.log" 2>&1 || { cat "$DIR/openssl.log" >&2; return 1; }
+    as_pg chmod 600 "$cluster/server.key" "$cluster/ca.key"
+    printf '%s\n' "ssl = on" "ssl_cert_file = '$cluster/server.crt'" "ssl_key_file = '$cluster/server.key'" |
+        as_pg tee -a "$cluster/data/postgresql.conf" >/dev/null
+    echo "host all all 127.0.0.2/32 scram-sha-256" | as_pg tee -a "$cluster/data/pg_hba.conf" >/dev/null
+    as_pg cat "$cluster/ca.crt" >"$DIR/root.crt"
 }
 
 cmd_start() {
@@ -106,6 +147,9 @@ cmd_start() {
     # byte; fsync and synchronous_commit stay on, so nothing acknowledged can be lost.
     printf '%s\n' "max_connections = 200" "wal_init_zero = off" |
         as_pg tee -a "$cluster/data/postgresql.conf" >/dev/null
+    if [ "${POSTGRES_SSL:-0}" = 1 ]; then
+        make_certificates "$cluster" || { cmd_stop; die "could not make the TLS certificates (openssl)"; }
+    fi
 
     # The port is free when picked but could be taken before the server binds it: retry.
     for attempt in 1 2 3 4 5; do
@@ -153,7 +197,7 @@ cmd_stop() {
         fi
         rm -rf "$cluster"
     fi
-    rm -f "$DIR"/{cluster,bin,port,url,password,initdb.log,pg_ctl.log}
+    rm -f "$DIR"/{cluster,bin,port,url,password,initdb.log,pg_ctl.log,openssl.log,root.crt}
     rmdir "$DIR" 2>/dev/null || true
 }
 
@@ -202,7 +246,11 @@ cmd_with() {
     trap 'exit 143' TERM
     url=$(cmd_start) || die "could not start PostgreSQL"
     echo "postgres.sh: PostgreSQL on 127.0.0.1:$(state port) for: $*" >&2
-    env "$var=$url" "$@" || status=$?
+    if [ -s "$DIR/root.crt" ]; then
+        env "$var=$url" "${var}_SSLROOTCERT=$DIR/root.crt" "$@" || status=$?
+    else
+        env "$var=$url" "$@" || status=$?
+    fi
     exit "$status"
 }
 

@@ -7,15 +7,21 @@
 #include "CMicroHTTPD.h"
 #include "internal.h"
 
+// linux/tcp.h, not netinet/tcp.h: glibc's `struct tcp_info` stops before `tcpi_bytes_received`.
+#include <linux/tcp.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
 
-/// One open connection. `waitingSince` is written by the connection's MHD thread (a request's
-/// head arrived: 0; its answer is done: now) and read by the sweeping thread, hence atomic; the
-/// list links and `fd` are only touched under the guard's mutex.
+/// One open connection. `waitingSince` and `answered` are written by the connection's MHD thread
+/// (a request's head arrived: 0; its answer is done: now, and answered) and read by the sweeping
+/// thread, hence atomic; the list links, `fd` and the sweep's own fields are only touched under
+/// the guard's mutex.
 struct GuardedConnection {
     struct GuardedConnection *previous;
     struct GuardedConnection *next;
@@ -23,6 +29,15 @@ struct GuardedConnection {
     /// CLOCK_MONOTONIC nanoseconds since which the connection waits for a request's head; 0 while
     /// a request is being handled; -1 once the guard has closed it.
     _Atomic int64_t waitingSince;
+    /// At least one request was answered: a wait is then a keep-alive connection's, idle until a
+    /// byte of the next request arrives. The first wait is always a request arriving.
+    _Atomic bool answered;
+    /// The sweep's view of the current wait: the `waitingSince` it belongs to, the bytes the
+    /// kernel had received when the sweep first saw it, and since when a request is arriving on
+    /// it (0 while it is idle).
+    int64_t sweptSince;
+    uint64_t bytesAtWait;
+    int64_t arrivingSince;
 };
 
 int64_t CMicroHTTPD_monotonicNanoseconds(void) {
@@ -116,8 +131,50 @@ void CMicroHTTPD_guardHeadReceived(struct MHD_Connection *connection) {
 void CMicroHTTPD_guardRequestDone(struct MHD_Connection *connection) {
     struct GuardedConnection *record = guardedConnection(connection);
     if (record != NULL) {
+        atomic_store_explicit(&record->answered, true, memory_order_relaxed);
         atomic_store_explicit(&record->waitingSince, CMicroHTTPD_monotonicNanoseconds(), memory_order_relaxed);
     }
+}
+
+/// The payload bytes the kernel has received on `fd` (TCP_INFO, Linux 4.1+); 0 when unknown.
+static int bytesReceived(int fd, uint64_t *bytes) {
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0
+        || length < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received) {
+        return 0;
+    }
+    *bytes = info.tcpi_bytes_received;
+    return 1;
+}
+
+/// Updates the sweep's view of `record`'s wait (begun at `since`) and says whether it is past its
+/// deadline: `headerTimeout` from when a request started arriving, `idleTimeout` from the
+/// previous answer for a keep-alive connection on which nothing has arrived.
+///
+/// libmicrohttpd reads a request's bytes as they come, so they cannot be seen on the socket; the
+/// kernel's count of received bytes can. It is read from the sweeping thread only (the request
+/// path pays nothing): a wait's count is taken when a sweep first sees the wait, and the request
+/// is arriving from the first sweep that sees the count grow (within `intervalSeconds`). Bytes
+/// that came before that first look (a pipelined request, or a head started at once) count as
+/// idle, so such a head gets `idleTimeout`, not `headerTimeout`. Where the count cannot be read,
+/// the wait is a request arriving: the stricter deadline.
+static int pastDeadline(
+    struct GuardedConnection *record, int64_t since, int64_t now, int64_t headerTimeout, int64_t idleTimeout
+) {
+    if (since != record->sweptSince) {
+        record->sweptSince = since;
+        record->arrivingSince = since;
+        if (atomic_load_explicit(&record->answered, memory_order_relaxed) && bytesReceived(record->fd, &record->bytesAtWait)) {
+            record->arrivingSince = 0;
+        }
+    } else if (record->arrivingSince == 0) {
+        uint64_t bytes = 0;
+        if (!bytesReceived(record->fd, &bytes) || bytes != record->bytesAtWait) {
+            record->arrivingSince = now;
+        }
+    }
+    return record->arrivingSince != 0 ? now - record->arrivingSince > headerTimeout : now - since > idleTimeout;
 }
 
 unsigned int CMicroHTTPD_guardBusy(struct CMicroHTTPD_Guard *guard) {
@@ -157,11 +214,12 @@ struct CMicroHTTPD_SweepResult CMicroHTTPD_guardSweep(
     struct CMicroHTTPD_Guard *guard,
     int64_t now,
     int64_t headerTimeoutNanoseconds,
+    int64_t idleTimeoutNanoseconds,
     int64_t shedAfterNanoseconds,
     unsigned int shedAbove,
     unsigned int shedTo
 ) {
-    struct CMicroHTTPD_SweepResult result = { 0, 0, 0, 0 };
+    struct CMicroHTTPD_SweepResult result = { 0, 0, 0, 0, 0 };
     pthread_mutex_lock(&guard->mutex);
     result.open = guard->count;
     struct Candidate *candidates = NULL;
@@ -180,9 +238,13 @@ struct CMicroHTTPD_SweepResult CMicroHTTPD_guardSweep(
             continue;
         }
         result.waiting++;
-        if (now - since > headerTimeoutNanoseconds) {
+        if (pastDeadline(record, since, now, headerTimeoutNanoseconds, idleTimeoutNanoseconds)) {
             if (closeWaiting(record, since)) {
-                result.timedOut++;
+                if (record->arrivingSince != 0) {
+                    result.timedOut++;
+                } else {
+                    result.idle++;
+                }
                 closing++;
             }
         } else if (candidates != NULL && now - since >= shedAfterNanoseconds) {

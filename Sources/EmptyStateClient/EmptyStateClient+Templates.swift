@@ -8,6 +8,7 @@ extension EmptyStateClient {
     /// The template `id` (or an alias) in the app's preferred locales and platform.
     ///
     /// - Parameters:
+    ///   - id: the template's id or one of its aliases (`connectionRefused`).
     ///   - parameters: values for the copy's `{name}` placeholders (`["provider": "BankID"]`).
     /// - Returns: the freshest copy available without waiting when one is cached.
     /// - Throws: ``EmptyStateClientError``: the template does not exist, or nothing usable is

@@ -46,6 +46,8 @@ public final class EmptyStateClient: Sendable {
 
     /// A client that talks to the service with `URLSession`.
     /// - Parameters:
+    ///   - configuration: the service, the app, and how to cache and report; its `requestTimeout`
+    ///     becomes the session's request timeout.
     ///   - logger: where the client logs, the two analytics lines included (at `debug`).
     public convenience init(
         configuration: EmptyStateClientConfiguration,
@@ -61,7 +63,7 @@ public final class EmptyStateClient: Sendable {
     }
 
     /// A client that sends its requests through `transport` (a test double, or a transport with
-    /// its own middlewares).
+    /// its own middlewares); ``EntityTagHeaderMiddleware`` is added in front of it.
     public convenience init(
         configuration: EmptyStateClientConfiguration,
         transport: any ClientTransport,

@@ -17,7 +17,7 @@ public struct EmptyStateClientConfiguration: Sendable {
     /// (events are then lost when the app is killed).
     public var storageDirectory: URL?
     /// The catalogue shipped in the app: `GET /v1/templates?locale=…&platform=…` bodies, one a
-    /// locale (see the README's "Client library").
+    /// locale (see docs/ios-client.md).
     public var bundledSnapshots: [URL]
     /// Overrides the `max-age` the service sends (300 s): how long a copy is used without asking.
     public var maxAge: TimeInterval?
@@ -30,13 +30,30 @@ public struct EmptyStateClientConfiguration: Sendable {
     /// The first retry's delay after a failed delivery; it doubles up to ``maxRetryDelay``, with
     /// jitter, unless the service says `Retry-After`.
     public var initialRetryDelay: Duration
+    /// The longest delay between two delivery attempts.
     public var maxRetryDelay: Duration
     /// How long one request may take before it counts as failed.
     public var requestTimeout: TimeInterval
 
+    /// A configuration for the service at `baseURL`; each parameter sets the property of the same
+    /// name.
+    ///
     /// - Parameters:
     ///   - baseURL: the service's address.
     ///   - appVersion: the app's version, reported with every event.
+    ///   - preferredLocales: BCP 47 tags, best first; an empty list means `["en"]`.
+    ///   - platform: `ios`, `android` or `web`; ``currentPlatform`` by default.
+    ///   - sessionId: an opaque id of the app session, or `nil`.
+    ///   - storageDirectory: where copies and the event queue are kept on disk;
+    ///     ``defaultStorageDirectory`` by default, `nil` for nothing on disk.
+    ///   - bundledSnapshots: `GET /v1/templates` bodies shipped in the app, one a locale.
+    ///   - maxAge: overrides the service's `max-age`; `nil` follows the service.
+    ///   - eventBatchSize: events sent per request, clamped to 1…500.
+    ///   - eventFlushInterval: the longest an event waits before it is sent.
+    ///   - maxQueuedEvents: events kept while the service is unreachable (at least 1).
+    ///   - initialRetryDelay: the first delay after a failed delivery.
+    ///   - maxRetryDelay: the longest delay between two delivery attempts.
+    ///   - requestTimeout: seconds one request may take.
     public init(
         baseURL: URL,
         appVersion: String,

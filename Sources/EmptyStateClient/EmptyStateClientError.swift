@@ -21,6 +21,7 @@ public struct EmptyStateClientError: Error, Sendable, Hashable, CustomStringConv
         return false
     }
 
+    /// What went wrong, for logs (not for users: the template's own copy is what users read).
     public var description: String {
         switch kind {
         case .unknownTemplate(let id): return "unknown template \(id)"

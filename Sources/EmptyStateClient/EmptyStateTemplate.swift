@@ -17,7 +17,9 @@ public struct EmptyStateTemplate: Sendable, Hashable, Codable {
         public var kind: String
         /// The symbol, icon or asset name.
         public var name: String
+        /// The width to draw it at (64 for an icon, 360 for an illustration).
         public var width: Int
+        /// The height to draw it at (64 for an icon, 230 for an illustration).
         public var height: Int
         /// Whether assistive technologies should skip the visual; when `false`, ``label`` is set.
         public var isDecorative: Bool
@@ -50,9 +52,11 @@ public struct EmptyStateTemplate: Sendable, Hashable, Codable {
     public var style: String
     /// The locale the copy was taken from, after the service's fallback.
     public var locale: String
+    /// `rightToLeft` for Arabic, Hebrew and the other RTL locales.
     public var direction: Direction
     /// `ios`, `android` or `web`.
     public var platform: String
+    /// The icon or illustration, with its size and accessibility.
     public var visual: Visual
     /// The heading.
     public var title: String

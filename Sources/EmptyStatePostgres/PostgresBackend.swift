@@ -34,7 +34,7 @@ package final class PostgresBackend: Service, Sendable {
     private let reachable = Atomic<Bool>(true)
 
     /// - Parameters:
-    ///   - url: `postgres://user:password@host:port/database`, optionally `?sslmode=disable|prefer|require`.
+    ///   - url: `postgres://user:password@host:port/database`, optionally `?sslmode=…&sslrootcert=…` (see `PostgresURL`).
     ///   - maximumConnections: the pool's size (each replica's share of PostgreSQL's `max_connections`).
     ///   - searchPath: the schema(s) to use instead of `public` (tests give each a schema of its own).
     package init(

@@ -8,36 +8,61 @@ import PostgresNIO
 extension PostgresEventStore {
     /// The advisory lock of the backfill: "ESRB" in ASCII and the schema (see `partitionLock`).
     static let backfillLock = "\(0x4553_5242 as Int32), hashtext(current_schema())"
-    /// The advisory lock of the fold: "ESRF" in ASCII and the schema. Two folds at once would
-    /// upsert the same cube rows in different orders (and could deadlock); one waits its turn.
-    static let foldLock = "\(0x4553_5246 as Int32), hashtext(current_schema())"
+    /// The advisory lock of the cubes' writers, the fold and the backfill: "ESRF" in ASCII and
+    /// the schema. Two of them at once would upsert the same cube rows in different orders (and
+    /// could deadlock); each takes it with `pg_try_advisory_xact_lock` and, when another holds
+    /// it, leaves its work to the next run rather than wait (holding a pooled connection).
+    static let cubeLock = "\(0x4553_5246 as Int32), hashtext(current_schema())"
 
-    /// The fold as one statement: `DELETE … RETURNING` takes the deltas committed before it began
-    /// (a delta appended meanwhile stays for the next fold), and each cube and grain is upserted
-    /// from them, in its snapshot and its transaction.
-    private static let foldSQL: String = {
-        let upserts = RollupCube.allCases.enumerated().flatMap { index, cube in
+    /// Upserts of every cube and grain from the `HourlyCounts`-shaped rows of `source` (a `WITH`
+    /// name), as data-modifying `WITH` entries (each begins with a comma).
+    private static func cubeUpserts(from source: String) -> String {
+        RollupCube.allCases.enumerated().flatMap { index, cube in
             RollupGrain.allCases.enumerated().map { position, grain in
-                ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: "summed")))"
+                ", r\(index)\(position) AS (\(cube.countingSQL(grain: grain, fromHourlyCounts: source)))"
             }
-        }
-        // Summed once by hour and full key first: the cubes aggregate those few rows.
-        return """
-            WITH moved AS (DELETE FROM \(RollupDelta.table) RETURNING *),
-            summed AS (\(RollupDelta.summedSQL.replacingOccurrences(of: "FROM \(RollupDelta.table)", with: "FROM moved")))
-            """ + upserts.joined(separator: "\n") + "\nSELECT COUNT(*)::int8 FROM moved"
-    }()
+        }.joined(separator: "\n")
+    }
+
+    /// One fold batch as one statement: `DELETE … RETURNING` takes at most `batch` of
+    /// the deltas committed before it began (one appended meanwhile stays for the next batch),
+    /// sums them by hour and full key, and upserts each cube and grain from those rows.
+    private static func foldSQL(batch: Int) -> String {
+        """
+        WITH moved AS (
+            DELETE FROM \(RollupDelta.table)
+            WHERE ctid = ANY(ARRAY(SELECT ctid FROM \(RollupDelta.table) LIMIT \(batch)))
+            RETURNING *
+        ), summed AS (\(RollupDelta.summedSQL(from: "moved")))
+        \(cubeUpserts(from: "summed"))
+        SELECT COUNT(*)::int8 FROM moved
+        """
+    }
 
     @discardableResult
-    package func foldRollups() throws(StoreError) -> Int {
+    package func foldRollups(batch: Int) throws(StoreError) -> Int {
+        precondition(batch > 0)
         let logger = logger
-        return try database.transaction(timeout: .seconds(120)) { connection in
-            try await connection.all(
-                PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Self.foldLock))"),
-                logger: logger
-            )
-            let rows = try await connection.all(PostgresQuery(unsafeSQL: Self.foldSQL), logger: logger)
-            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        var total = 0
+        while true {
+            // A batch a transaction: row locks on the cubes held for one batch, not a backlog.
+            let folded = try database.transaction(timeout: .seconds(120)) { connection -> Int? in
+                let mine =
+                    try await connection.all(
+                        PostgresQuery(unsafeSQL: "SELECT pg_try_advisory_xact_lock(\(Self.cubeLock))"),
+                        logger: logger
+                    )
+                    .first?.decode(Bool.self) ?? false
+                guard mine else { return nil }  // another replica, or the backfill, is at it
+                let rows = try await connection.all(
+                    PostgresQuery(unsafeSQL: Self.foldSQL(batch: batch)),
+                    logger: logger
+                )
+                return Int(try rows.first?.decode(Int64.self) ?? 0)
+            }
+            guard let folded else { return total }
+            total += folded
+            if folded < batch { return total }
         }
     }
 
@@ -54,18 +79,21 @@ extension PostgresEventStore {
     package func backfillRollups(limit: Int) throws(StoreError) -> RollupBackfill {
         precondition(limit > 0)
         let logger = logger
-        // The batch counted once by hour and key, appended to the deltas like a group commit's.
-        let counting = """
-            , delta AS (
-                INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
-                \(HourlyCounts.sql(from: "batch"))
-            )
-            """
+        // The batch counted once by hour and key, straight into the cubes (under the cubes' lock):
+        // a batch is thousands of events and about as many keys, which deltas would only carry
+        // to the fold.
+        let counting = ", hourly AS (\(HourlyCounts.sql(from: "batch")))\n" + Self.cubeUpserts(from: "hourly")
         return try database.transaction(timeout: .seconds(120)) { connection in
-            // Another replica backfilling: leave it to it.
+            // Another replica backfilling, or a fold writing the cubes: leave it to them, this
+            // batch is taken at the next run.
             let mine =
                 try await connection.all(
-                    PostgresQuery(unsafeSQL: "SELECT pg_try_advisory_xact_lock(\(Self.backfillLock))"),
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT pg_try_advisory_xact_lock(\(Self.backfillLock))
+                                AND pg_try_advisory_xact_lock(\(Self.cubeLock))
+                            """
+                    ),
                     logger: logger
                 )
                 .first?.decode(Bool.self) ?? false

@@ -101,13 +101,14 @@ extension PostgresEventStore {
             guard let groupBy else { return (totals, nil) }
             return (totals, try await counts(groupBy))
         }
-        return SummaryCounts.summary(totals: totals, groups: groups)
+        return SummaryCounts.summary(totals: totals, groups: groups, grouping: groupBy)
     }
 
     /// The SQL of a group key (a fixed set: never built from input).
     private static func keyExpression(_ grouping: SummaryGrouping) -> String {
         switch grouping {
         case .template: return "template_id"
+        case .revision: return "COALESCE(revision, 0)::text"
         case .action: return "action_id"
         case .locale: return "locale"
         case .platform: return "platform"
@@ -178,8 +179,8 @@ extension PostgresEventStore {
 
     /// Every event: the partitioned table and the legacy one (SQL for a `FROM`).
     static let allEvents = """
-        (SELECT type, template_id, locale, platform, app_version, action_id, occurred_at FROM event
-         UNION ALL SELECT type, template_id, locale, platform, app_version, action_id, occurred_at FROM event_legacy) e
+        (SELECT type, template_id, revision, locale, platform, app_version, action_id, occurred_at FROM event
+         UNION ALL SELECT type, template_id, revision, locale, platform, app_version, action_id, occurred_at FROM event_legacy) e
         """
 
     /// The columns the export reads.

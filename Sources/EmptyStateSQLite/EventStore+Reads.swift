@@ -49,7 +49,8 @@ extension EventStore {
                 }
                 return SummaryCounts.summary(
                     totals: try counts(nil),
-                    groups: try groupBy.map { try counts($0.sqliteColumn) }
+                    groups: try groupBy.map { try counts($0.sqliteColumn) },
+                    grouping: groupBy
                 )
             }
         } catch {
@@ -123,6 +124,7 @@ extension SummaryGrouping {
     var sqliteColumn: String {
         switch self {
         case .template: return "template_id"
+        case .revision: return "CAST(COALESCE(revision, 0) AS TEXT)"
         case .action: return "action_id"
         case .locale: return "locale"
         case .platform: return "platform"

@@ -18,27 +18,49 @@ extension EventStore {
     }
 
     @discardableResult
-    package func foldRollups() throws(StoreError) -> Int {
+    package func foldRollups(batch: Int) throws(StoreError) -> Int {
+        precondition(batch > 0)
+        var total = 0
         do {
-            return try pool.write { db in
-                let folded = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(RollupDelta.table)") ?? 0
-                guard folded > 0 else { return 0 }
-                // SQLite's one writer is this transaction: every delta it reads is the one it deletes.
-                // The deltas summed once by hour and full key (many groups' rows for the same key
-                // become one), then each cube and grain from those few rows.
-                try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS folded AS \(RollupDelta.summedSQL) LIMIT 0")
-                try db.execute(sql: "DELETE FROM temp.folded")
-                try db.execute(sql: "INSERT INTO temp.folded \(RollupDelta.summedSQL)")
-                for cube in RollupCube.allCases {
-                    for grain in RollupGrain.allCases {
-                        try db.execute(sql: cube.countingSQL(grain: grain, fromHourlyCounts: "temp.folded"))
-                    }
+            // A batch a transaction: SQLite has one writer, and group commits wait for each.
+            while true {
+                let folded = try pool.write { db -> Int in
+                    // The oldest deltas, by rowid; this transaction is the only writer, so the rows
+                    // it sums are the rows it deletes.
+                    guard
+                        let last = try Int64.fetchOne(
+                            db,
+                            sql: """
+                                SELECT MAX(rowid) FROM (
+                                    SELECT rowid FROM \(RollupDelta.table) ORDER BY rowid LIMIT \(batch))
+                                """
+                        )
+                    else { return 0 }
+                    let batch = "(SELECT * FROM \(RollupDelta.table) WHERE rowid <= \(last))"
+                    // Summed once by hour and full key (many groups' rows of a key become one),
+                    // then each cube and grain from those few rows.
+                    try Self.addToCubes(RollupDelta.summedSQL(from: batch), in: db)
+                    try db.execute(sql: "DELETE FROM \(RollupDelta.table) WHERE rowid <= \(last)")
+                    return db.changesCount
                 }
-                try db.execute(sql: "DELETE FROM \(RollupDelta.table)")
-                return folded
+                total += folded
+                if folded < batch { return total }
             }
         } catch {
             throw .database("\(error)")
+        }
+    }
+
+    /// Adds `HourlyCounts`-shaped rows (`select`: hour, every dimension, n) to every cube and
+    /// grain, in `db`'s transaction.
+    static func addToCubes(_ select: String, in db: Database) throws {
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS hourly AS \(HourlyCounts.sql(from: "event")) LIMIT 0")
+        try db.execute(sql: "DELETE FROM temp.hourly")
+        try db.execute(sql: "INSERT INTO temp.hourly \(select)")
+        for cube in RollupCube.allCases {
+            for grain in RollupGrain.allCases {
+                try db.execute(sql: cube.countingSQL(grain: grain, fromHourlyCounts: "temp.hourly"))
+            }
         }
     }
 
@@ -103,13 +125,10 @@ extension EventStore {
                     return try Self.progress(db)
                 }
                 let filter = "seq >= \(next) AND seq <= \(last)"
-                // The batch counted once by hour and key, appended to the deltas like a group commit's.
-                try db.execute(
-                    sql: """
-                        INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
-                        \(HourlyCounts.sql(from: "(SELECT * FROM event WHERE \(filter))"))
-                        """
-                )
+                // The batch counted once by hour and key, straight into the cubes: one batch of
+                // the backfill is thousands of events and as many keys, which deltas would only
+                // carry to the fold.
+                try Self.addToCubes(HourlyCounts.sql(from: "(SELECT * FROM event WHERE \(filter))"), in: db)
                 let counted = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE \(filter)") ?? 0
                 try db.execute(
                     sql: """

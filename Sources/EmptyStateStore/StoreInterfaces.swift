@@ -185,12 +185,14 @@ package protocol EventStoring: Sendable {
     /// (`AnalyticsSummaries`).
     func rollupRows(_ query: RollupQuery) throws(StoreError) -> [RollupRow]
 
-    /// Moves the rollup deltas that group commits appended into the cubes, in one transaction
-    /// (`RollupDelta`); reads count deltas not folded yet, so folding changes no answer, only
-    /// what answering costs.
+    /// Moves the rollup deltas that group commits appended into the cubes, `batch` rows a
+    /// transaction until none is left (`RollupDelta`); reads count deltas not folded yet, so
+    /// folding changes no answer, only what answering costs. On PostgreSQL, when another replica
+    /// (or the backfill) is writing the cubes, it returns at once and leaves the deltas to the
+    /// next run.
     /// - Returns: how many delta rows were folded.
     @discardableResult
-    func foldRollups() throws(StoreError) -> Int
+    func foldRollups(batch: Int) throws(StoreError) -> Int
 
     /// Displays and taps between `from` (inclusive) and `to` (exclusive), to the millisecond,
     /// counted from the events themselves rather than the rollups: for audits and for the tests
@@ -229,6 +231,12 @@ package protocol EventStoring: Sendable {
 }
 
 extension EventStoring {
+    /// `foldRollups(batch:)` with `RollupDelta.foldBatch` rows a transaction.
+    @discardableResult
+    package func foldRollups() throws(StoreError) -> Int {
+        try foldRollups(batch: RollupDelta.foldBatch)
+    }
+
     /// `prune(before:chunk:)` with the default batch of 5,000 rows.
     @discardableResult
     package func prune(before cutoff: Int64) throws(StoreError) -> Int {

@@ -21,7 +21,8 @@ struct EmptyStateServer: ParsableCommand {
             Every setting can also come from the environment variable named beside it; a flag wins \
             over the variable, the variable over the default.
 
-            At start the server validates every template in <config-dir>/templates and refuses to \
+            At start the server validates every template of the built-in catalogue (compiled in, or \
+            <config-dir>/templates) and refuses to \
             start (exit status 78) when one breaks a rule, naming the file, the field and the rule. \
             It logs `listening` with the bound port (useful with --port 0). SIGTERM or SIGINT stop \
             accepting, drain open connections for up to --drain-timeout seconds, and exit 0.
@@ -40,7 +41,8 @@ struct EmptyStateServer: ParsableCommand {
             not an address of this machine); 78 for an invalid catalogue, or a store, data \
             directory, OpenAPI document or admin tokens file that cannot be used (a tokens file \
             readable by group or others included), or a database schema newer than this binary.
-            """
+            """,
+        version: ServiceVersion.current
     )
 
     @Option(help: "IP address to listen on (IPv4 or IPv6 literal). [EMPTY_STATE_HOST, default 127.0.0.1]")
@@ -52,10 +54,16 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "Directory for the service's state; created when missing. [EMPTY_STATE_DATA_DIR, default ./data]")
     var dataDir: String?
 
-    @Option(help: "Directory holding templates/ (the built-in catalogue). [EMPTY_STATE_CONFIG_DIR, default ./config]")
+    @Option(
+        help:
+            "Directory holding templates/, the built-in catalogue. [EMPTY_STATE_CONFIG_DIR, default: the catalogue compiled into the binary, config/templates at build time]"
+    )
     var configDir: String?
 
-    @Option(help: "The OpenAPI document served at /openapi.yaml. [EMPTY_STATE_OPENAPI_PATH, default ./openapi.yaml]")
+    @Option(
+        help:
+            "The OpenAPI document served at /openapi.yaml. [EMPTY_STATE_OPENAPI_PATH, default: the openapi.yaml compiled into the binary]"
+    )
     var openapiPath: String?
 
     @Option(
@@ -73,12 +81,23 @@ struct EmptyStateServer: ParsableCommand {
     @Option(help: "HTTP worker threads; 0 means one per usable core (CPU affinity). [EMPTY_STATE_THREADS, default 0]")
     var threads: Int?
 
-    @Option(help: "Seconds an idle connection stays open. [EMPTY_STATE_CONNECTION_TIMEOUT, default 15]")
+    @Option(
+        help:
+            "Seconds a keep-alive connection may stay idle after an answer before it is closed; keep it above the idle timeout of a load balancer in front (60 s for many), so the balancer never sends a request on a connection the service is closing. Also the longest a connection may go without a byte while a request body arrives or an answer is sent. [EMPTY_STATE_IDLE_TIMEOUT, default 75, 1–3600]"
+    )
+    var idleTimeout: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Deprecated: the former name of --idle-timeout, used when that is not given. [EMPTY_STATE_CONNECTION_TIMEOUT]",
+            visibility: .hidden
+        )
+    )
     var connectionTimeout: Int?
 
     @Option(
         help:
-            "Seconds a request's line and headers may take to arrive, from the connection's start or its previous answer; bytes trickling in do not extend it (an idle keep-alive connection is closed after it too). [EMPTY_STATE_HEADER_TIMEOUT, default 10]"
+            "Seconds a request's line and headers may take to arrive: from the connection's start for its first request, from its first bytes for the next ones; bytes trickling in do not extend it. [EMPTY_STATE_HEADER_TIMEOUT, default 10, 1–3600]"
     )
     var headerTimeout: Int?
 
@@ -120,9 +139,15 @@ struct EmptyStateServer: ParsableCommand {
 
     @Option(
         help:
-            "Seconds clients and CDNs may use a template without revalidating. [EMPTY_STATE_CACHE_MAX_AGE, default 300]"
+            "Seconds clients and CDNs may use a template without revalidating (Cache-Control max-age): after an edit, apps may show the old copy for up to this long. [EMPTY_STATE_CACHE_MAX_AGE, default 300, 0–31536000]"
     )
     var cacheMaxAge: Int?
+
+    @Option(
+        help:
+            "Seconds past max-age clients and CDNs may still show a template while they fetch the new one in the background (Cache-Control stale-while-revalidate): an app that was not opened for a while shows the old copy once more. [EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE, default 86400, 0–31536000]"
+    )
+    var cacheStaleWhileRevalidate: Int?
 
     @Option(
         help:
@@ -165,7 +190,7 @@ struct EmptyStateServer: ParsableCommand {
     @Option(
         name: .customLong("database-url"),
         help: ArgumentHelp(
-            "PostgreSQL shared by replicas, postgres://user:password@host:5432/database[?sslmode=disable|prefer|require]. Without it, state is kept in SQLite in --data-dir. With it, templates, revisions, audit, app policies, events and admin tokens live in PostgreSQL; the schema is migrated at start; a publish on one replica is served by all. Prefer the environment variable: a flag's value, password included, is readable in /proc/<pid>/cmdline. [EMPTY_STATE_DATABASE_URL]",
+            "PostgreSQL shared by replicas, postgres://user:password@host:5432/database[?sslmode=…&sslrootcert=…], sslmode and sslrootcert as in libpq: disable, prefer (the default: TLS when offered, no certificate check), require (TLS; the certificate is checked only against sslrootcert when given), verify-ca (the chain against sslrootcert or the system trust store), verify-full (the chain and the host name); sslrootcert=system is the system store. Without it, state is kept in SQLite in --data-dir. With it, templates, revisions, audit, app policies, events and admin tokens live in PostgreSQL; the schema is migrated at start; a publish on one replica is served by all. Prefer the environment variable: a flag's value, password included, is readable in /proc/<pid>/cmdline. [EMPTY_STATE_DATABASE_URL]",
             valueName: "url"
         )
     )
@@ -177,19 +202,24 @@ struct EmptyStateServer: ParsableCommand {
         _ = try resolvedLogFormat()
     }
 
-    /// The configuration, or exit 78 (EX_CONFIG) with the reason when the admin tokens file
-    /// cannot be used: the file is named in the flags, but it is a file that is wrong, like an
-    /// invalid catalogue, not a flag.
-    /// The PostgreSQL shared by replicas, when configured.
+    /// The PostgreSQL shared by replicas, when configured: a URL that is wrong is a usage error
+    /// (64), a certificate file it names that cannot be used is exit 78 (EX_CONFIG), as for the
+    /// admin tokens file.
     private func resolvedDatabaseURL() throws -> PostgresURL? {
         guard let text = databaseURL ?? environment("EMPTY_STATE_DATABASE_URL"), !text.isEmpty else { return nil }
         do {
             return try PostgresURL(text)
+        } catch  where error.isFileProblem {
+            FileHandle.standardError.write(Data("empty-state-server: --database-url: \(error.description)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
         } catch {
             throw ValidationError("--database-url: \(error.description)")
         }
     }
 
+    /// The configuration, or exit 78 (EX_CONFIG) with the reason when the admin tokens file
+    /// cannot be used: the file is named in the flags, but it is a file that is wrong, like an
+    /// invalid catalogue, not a flag.
     private func resolvedConfiguration() throws -> ServiceConfiguration {
         do {
             return try resolvedSettings()
@@ -268,9 +298,8 @@ struct EmptyStateServer: ParsableCommand {
             range: 0...65535
         )
         configuration.dataDirectory = dataDir ?? environment("EMPTY_STATE_DATA_DIR") ?? configuration.dataDirectory
-        configuration.configDirectory =
-            configDir ?? environment("EMPTY_STATE_CONFIG_DIR") ?? configuration.configDirectory
-        configuration.openAPIPath = openapiPath ?? environment("EMPTY_STATE_OPENAPI_PATH") ?? configuration.openAPIPath
+        configuration.configDirectory = configDir ?? environment("EMPTY_STATE_CONFIG_DIR")
+        configuration.openAPIPath = openapiPath ?? environment("EMPTY_STATE_OPENAPI_PATH")
         configuration.http.threads = try integer(
             threads,
             "EMPTY_STATE_THREADS",
@@ -278,11 +307,15 @@ struct EmptyStateServer: ParsableCommand {
             default: 0,
             range: 0...256
         )
-        configuration.http.connectionTimeout = try integer(
-            connectionTimeout,
-            "EMPTY_STATE_CONNECTION_TIMEOUT",
-            "--connection-timeout",
-            default: 15,
+        // --connection-timeout and its variable, the former names, count when the new ones are
+        // not given; an error names the one that was read.
+        let legacyIdleVariable =
+            environment("EMPTY_STATE_IDLE_TIMEOUT") == nil && environment("EMPTY_STATE_CONNECTION_TIMEOUT") != nil
+        configuration.http.idleTimeout = try integer(
+            idleTimeout ?? connectionTimeout,
+            legacyIdleVariable ? "EMPTY_STATE_CONNECTION_TIMEOUT" : "EMPTY_STATE_IDLE_TIMEOUT",
+            idleTimeout == nil && connectionTimeout != nil ? "--connection-timeout" : "--idle-timeout",
+            default: 75,
             range: 1...3600
         )
         configuration.http.headerTimeout = try integer(
@@ -339,6 +372,13 @@ struct EmptyStateServer: ParsableCommand {
             "EMPTY_STATE_CACHE_MAX_AGE",
             "--cache-max-age",
             default: 300,
+            range: 0...31_536_000
+        )
+        configuration.staleWhileRevalidate = try integer(
+            cacheStaleWhileRevalidate,
+            "EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE",
+            "--cache-stale-while-revalidate",
+            default: 86_400,
             range: 0...31_536_000
         )
         if let base = illustrationBaseUrl ?? environment("EMPTY_STATE_ILLUSTRATION_BASE_URL"), !base.isEmpty {

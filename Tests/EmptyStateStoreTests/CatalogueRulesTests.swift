@@ -218,7 +218,7 @@ struct SummaryCountsTests {
 
     @Test("an empty window has zero totals; no grouping, no groups")
     func summary() {
-        let empty = SummaryCounts.summary(totals: SummaryCounts(), groups: nil)
+        let empty = SummaryCounts.summary(totals: SummaryCounts(), groups: nil, grouping: nil)
         #expect(empty.totals == SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:]))
         #expect(empty.groups.isEmpty)
         var totals = SummaryCounts()
@@ -226,9 +226,23 @@ struct SummaryCountsTests {
         totals.actionTaps = [(nil, "retry", 2)]
         var groups = SummaryCounts()
         groups.groups = [("loading", 3, 2)]
-        let summary = SummaryCounts.summary(totals: totals, groups: groups)
+        let summary = SummaryCounts.summary(totals: totals, groups: groups, grouping: .template)
         #expect(summary.totals == SummaryRow(key: nil, displays: 3, taps: 2, tapsByAction: ["retry": 2]))
         #expect(summary.groups.map(\.key) == ["loading"])
+    }
+
+    @Test("revisions are in number order, other keys in the rows' order")
+    func revisionOrder() {
+        var groups = SummaryCounts()
+        groups.groups = [("0", 1, 0), ("10", 1, 0), ("2", 1, 0)]
+        #expect(
+            SummaryCounts.summary(totals: SummaryCounts(), groups: groups, grouping: .revision).groups.map(\.key)
+                == ["0", "2", "10"]
+        )
+        #expect(
+            SummaryCounts.summary(totals: SummaryCounts(), groups: groups, grouping: .appVersion).groups.map(\.key)
+                == ["0", "10", "2"]
+        )
     }
 
     @Test("the timer reports each write once, also when it fails")

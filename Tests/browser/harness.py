@@ -1,7 +1,7 @@
 """What the browser checks share: the real server started on a free port, the admin API, a
 second origin for the web component, and Debian's Chromium driven by Playwright.
 
-Never `playwright install`: it downloads a browser build, which cannot work here. Playwright
+Never Playwright's own browser download: it fetches a browser build, which cannot work here. Playwright
 drives the `chromium` package (`CHROMIUM` overrides the path).
 """
 

@@ -70,7 +70,7 @@ from openapi_schema_validator import OAS31Validator, validate
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "openapi.yaml"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-# Series GET /metrics has from the start (the README's "Metrics" lists them).
+# Series GET /metrics has from the start (docs/observability.md, "Metrics", lists them).
 METRIC_SERIES = (
     "http_requests_total",
     "http_open_connections",

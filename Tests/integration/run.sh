@@ -97,6 +97,8 @@ expect_match "shutdown is logged" "shutting down" "$(cat "$SERVER_LOG")"
 
 # shellcheck source=Tests/integration/startup.sh
 source "$HERE/startup.sh"
+# shellcheck source=Tests/integration/makefile_targets.sh
+source "$HERE/makefile_targets.sh"
 # shellcheck source=Tests/integration/admin_roles.sh
 source "$HERE/admin_roles.sh"
 source "$HERE/events_durability.sh"

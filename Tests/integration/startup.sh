@@ -48,6 +48,18 @@ done
 expect_match "bad --public-url: says what it takes" 'http:// or https://, a host and an optional port' \
     "$(cat "$WORK/bad-public-url.log")"
 
+# --database-url: a wrong sslmode is a usage error (64); a root certificate file that cannot be used
+# is a file to fix (78), named, before any connection is tried (nothing listens on port 1).
+"$BIN" --database-url 'postgres://u:pw@127.0.0.1:1/db?sslmode=verify_full' >"$WORK/bad-sslmode.log" 2>&1
+expect_eq "--database-url with an unknown sslmode: usage error (exit 64)" 64 "$?"
+expect_match "unknown sslmode: names the parameter and its values" 'sslmode .*disable, allow, prefer, require, verify-ca or verify-full' \
+    "$(cat "$WORK/bad-sslmode.log")"
+EMPTY_STATE_DATABASE_URL="postgres://u:pw@127.0.0.1:1/db?sslmode=verify-full&sslrootcert=$WORK/no-such-ca.pem" \
+    "$BIN" --data-dir "$WORK/data" >"$WORK/bad-rootcert.log" 2>&1
+expect_eq "sslrootcert naming a missing file: refused (exit 78)" 78 "$?"
+expect_match "missing sslrootcert: names the file" "sslrootcert $WORK/no-such-ca.pem does not exist or cannot be read" \
+    "$(cat "$WORK/bad-rootcert.log")"
+
 # --memo-entries 0: no answer is remembered; a repeated request is answered all the same.
 EMPTY_STATE_MEMO_ENTRIES=0 "$BIN" --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
     --data-dir "$WORK/no-memo-data" >"$WORK/no-memo.log" 2>&1 &
@@ -143,4 +155,70 @@ if command -v taskset >/dev/null 2>&1; then
     expect_match "pinned to one CPU: one HTTP thread" 'http\.threads=1 ' "$(grep 'http.port=' "$WORK/pinned.log")"
     kill -TERM "$pinned" && wait "$pinned"
     expect_eq "pinned to one CPU: SIGTERM exits 0" 0 "$?"
+fi
+
+# --version: the version CHANGELOG.md's newest release names (ServiceVersion.current).
+changelog_version=$(grep -oE '^## \[[0-9]+\.[0-9]+\.[0-9]+\]' "$ROOT/CHANGELOG.md" | head -n 1 | tr -d '#[] ')
+expect_eq "--version prints the version of CHANGELOG.md's newest release" "$changelog_version" "$("$BIN" --version 2>&1)"
+
+# Freshness is a setting: --cache-max-age and EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE reach the
+# Cache-Control of template answers, the memoized repeat included; out-of-range values are refused.
+EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE=120 "$BIN" --port 0 --cache-max-age 30 --config-dir "$ROOT/config" \
+    --openapi-path "$ROOT/openapi.yaml" --data-dir "$WORK/fresh-data" >"$WORK/fresh.log" 2>&1 &
+fresh=$!
+fresh_port=""
+for _ in $(seq 100); do
+    fresh_port=$(grep -oE 'http\.port=[0-9]+' "$WORK/fresh.log" | head -n 1 | cut -d= -f2)
+    [ -n "$fresh_port" ] && break
+    sleep 0.1
+done
+for attempt in first memoized; do
+    fetch "http://127.0.0.1:$fresh_port/v1/templates/loading?locale=de"
+    expect_eq "cache settings: Cache-Control of the $attempt answer" \
+        "public, max-age=30, stale-while-revalidate=120, stale-if-error=604800" "$(header Cache-Control)"
+done
+kill -TERM "$fresh" && wait "$fresh"
+"$BIN" --cache-max-age 31536001 >"$WORK/bad-max-age.log" 2>&1
+expect_eq "bad --cache-max-age: usage error (exit 64)" 64 "$?"
+expect_match "bad --cache-max-age: says the range" '0 and 31536000' "$(cat "$WORK/bad-max-age.log")"
+EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE=-1 "$BIN" >"$WORK/bad-swr.log" 2>&1
+expect_eq "bad EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE: usage error (exit 64)" 64 "$?"
+expect_match "bad EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE: names the flag and the range" \
+    'cache-stale-while-revalidate must be between 0 and 31536000' "$(cat "$WORK/bad-swr.log")"
+# --help wraps its lines: compare with the line breaks and indentation squeezed out.
+expect_match "--help says apps keep the old copy for up to max-age" 'old copy for up to this long' \
+    "$(tr -s ' \n' ' ' <<<"$help")"
+
+# Runs anywhere: started from an empty directory with no --config-dir or --openapi-path, the
+# server serves the catalogue and the contract compiled into it; /openapi.yaml is the
+# repository's file byte for byte.
+elsewhere="$WORK/elsewhere"
+mkdir -p "$elsewhere"
+(cd "$elsewhere" && exec env -u EMPTY_STATE_CONFIG_DIR -u EMPTY_STATE_OPENAPI_PATH "$BIN" --port 0 \
+    --data-dir "$elsewhere/data" >"$WORK/elsewhere.log" 2>&1) &
+anywhere=$!
+anywhere_port=""
+for _ in $(seq 100); do
+    anywhere_port=$(grep -oE 'http\.port=[0-9]+' "$WORK/elsewhere.log" | head -n 1 | cut -d= -f2)
+    [ -n "$anywhere_port" ] && break
+    kill -0 "$anywhere" 2>/dev/null || break
+    sleep 0.1
+done
+if [ -z "$anywhere_port" ]; then
+    fail "started outside the repository: serves" "$(tail -n 3 "$WORK/elsewhere.log")"
+else
+    fetch "http://127.0.0.1:$anywhere_port/v1/templates/connectionRefused?locale=fr&platform=ios"
+    expect_eq "started outside the repository: a built-in template" "200 connectionRefused" \
+        "$STATUS $(jq -r .id "$BODY")"
+    curl -s -o "$WORK/served-openapi.yaml" "http://127.0.0.1:$anywhere_port/openapi.yaml"
+    if cmp -s "$WORK/served-openapi.yaml" "$ROOT/openapi.yaml"; then
+        pass "started outside the repository: /openapi.yaml is the repository's file, byte for byte"
+    else
+        fail "started outside the repository: /openapi.yaml is the repository's file, byte for byte" \
+            "$(wc -c <"$WORK/served-openapi.yaml") bytes served, $(wc -c <"$ROOT/openapi.yaml") in the file"
+    fi
+    expect_eq "started outside the repository: nothing written beside the data directory" "data" \
+        "$(ls "$elsewhere")"
+    kill -TERM "$anywhere" && wait "$anywhere"
+    expect_eq "started outside the repository: SIGTERM exits 0" 0 "$?"
 fi

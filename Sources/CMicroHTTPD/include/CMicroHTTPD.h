@@ -219,18 +219,23 @@ struct CMicroHTTPD_SweepResult {
     unsigned int waiting;
     /// Connections closed because their head did not arrive within the deadline.
     unsigned int timedOut;
+    /// Keep-alive connections closed because no request came within the idle timeout.
+    unsigned int idle;
     /// Connections closed to make room near the connection limit.
     unsigned int shed;
 };
 
 /// Closes (`shutdown(2)`, so that libmicrohttpd sees the end and cleans up on its own thread)
-/// every connection that has waited for a request's head longer than `headerTimeoutNanoseconds`;
-/// then, while more than `shedAbove` stay open, the ones that have waited longest (and at least
+/// every connection whose request's head has been arriving longer than `headerTimeoutNanoseconds`
+/// (counted from the connection's start for its first request, from the first byte seen after
+/// the previous answer for the next ones), and every keep-alive connection on which nothing has
+/// arrived for `idleTimeoutNanoseconds` since its previous answer; then, while more than `shedAbove` stay open, the ones that have waited longest (and at least
 /// `shedAfterNanoseconds`) until `shedTo` remain. `now` is CLOCK_MONOTONIC in nanoseconds.
 struct CMicroHTTPD_SweepResult CMicroHTTPD_guardSweep(
     struct CMicroHTTPD_Guard *guard,
     int64_t now,
     int64_t headerTimeoutNanoseconds,
+    int64_t idleTimeoutNanoseconds,
     int64_t shedAfterNanoseconds,
     unsigned int shedAbove,
     unsigned int shedTo

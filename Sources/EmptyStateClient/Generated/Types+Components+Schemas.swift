@@ -3147,6 +3147,7 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/AnalyticsGrouping`.
         internal enum AnalyticsGrouping: String, Codable, Hashable, Sendable, CaseIterable {
             case template = "template"
+            case revision = "revision"
             case action = "action"
             case locale = "locale"
             case platform = "platform"
@@ -3155,7 +3156,7 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/AnalyticsCounts`.
         internal struct AnalyticsCounts: Codable, Hashable, Sendable {
-            /// The group: a template id, action id, locale, platform, app version or day (`YYYY-MM-DD`).
+            /// The group: a template id, revision number, action id, locale, platform, app version or day (`YYYY-MM-DD`).
             ///
             /// - Remark: Generated from `#/components/schemas/AnalyticsCounts/key`.
             internal var key: Swift.String?
@@ -3194,7 +3195,7 @@ extension Components {
             /// Creates a new `AnalyticsCounts`.
             ///
             /// - Parameters:
-            ///   - key: The group: a template id, action id, locale, platform, app version or day (`YYYY-MM-DD`).
+            ///   - key: The group: a template id, revision number, action id, locale, platform, app version or day (`YYYY-MM-DD`).
             ///   - displays:
             ///   - taps:
             ///   - tapThroughRate: `taps / displays`, rounded to four decimals; 0 without displays. Grouped by action, against the displays in `totals`.
@@ -3265,6 +3266,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/AnalyticsSummary/groupBy`.
             internal enum GroupByPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case template = "template"
+                case revision = "revision"
                 case action = "action"
                 case locale = "locale"
                 case platform = "platform"

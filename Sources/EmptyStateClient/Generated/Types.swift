@@ -764,9 +764,9 @@ internal protocol APIProtocol: Sendable {
     /// Counts the stored events whose `occurredAt` (clock-corrected) is in the whole hours covering
     /// `[from, to)` (`from` rounded down to its hour, `to` up; the answer's `from` and `to` say
     /// what was counted), of every template or of `templateId` only, in `totals` and, with
-    /// `groupBy`, per template, action,
-    /// locale, platform, app version or UTC day (`groups`, in key order; a group without events
-    /// is absent). `tapThroughRate` is `taps / displays` rounded to four decimals (0 without
+    /// `groupBy`, per template, revision (in number order; `0` for events that named no
+    /// revision), action, locale, platform, app version or UTC day (`groups`, in key order; a
+    /// group without events is absent). `tapThroughRate` is `taps / displays` rounded to four decimals (0 without
     /// displays; above 1 when there are more taps than displays). Grouped by `action`, displays
     /// (which have no action) count in `totals` only: every group has `displays: 0` and its rate
     /// is against the displays in `totals`. With `include=updateStates`, `updateStates` also counts
@@ -2109,9 +2109,9 @@ extension APIProtocol {
     /// Counts the stored events whose `occurredAt` (clock-corrected) is in the whole hours covering
     /// `[from, to)` (`from` rounded down to its hour, `to` up; the answer's `from` and `to` say
     /// what was counted), of every template or of `templateId` only, in `totals` and, with
-    /// `groupBy`, per template, action,
-    /// locale, platform, app version or UTC day (`groups`, in key order; a group without events
-    /// is absent). `tapThroughRate` is `taps / displays` rounded to four decimals (0 without
+    /// `groupBy`, per template, revision (in number order; `0` for events that named no
+    /// revision), action, locale, platform, app version or UTC day (`groups`, in key order; a
+    /// group without events is absent). `tapThroughRate` is `taps / displays` rounded to four decimals (0 without
     /// displays; above 1 when there are more taps than displays). Grouped by `action`, displays
     /// (which have no action) count in `totals` only: every group has `displays: 0` and its rate
     /// is against the displays in `totals`. With `include=updateStates`, `updateStates` also counts

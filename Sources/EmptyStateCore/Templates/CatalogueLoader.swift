@@ -26,15 +26,54 @@ package enum CatalogueLoader {
                 .init(source: directory, issue: ValidationIssue("", "holds no *.json template"))
             ])
         }
+        let paths = names.map { (directory as NSString).appendingPathComponent($0) }
+        return try assemble(sources: paths) { index in
+            let path = paths[index]
+            guard let data = FileManager.default.contents(atPath: path) else {
+                return .failure(
+                    CatalogueError(problems: [.init(source: path, issue: ValidationIssue("", "cannot be read"))])
+                )
+            }
+            return parse(Array(data), source: path, name: names[index])
+        }
+    }
+
+    /// Validates templates given as bytes, such as the catalogue compiled into the binary, with
+    /// the rules and messages of `load(directory:)`.
+    /// - Parameters:
+    ///   - files: each file's name (`<id>.json`) and bytes.
+    ///   - source: what problems name in place of a directory (`built-in:config/templates`).
+    package static func load(
+        files: [(name: String, bytes: [UInt8])],
+        source: String
+    ) throws(CatalogueError) -> Catalogue {
+        guard !files.isEmpty else {
+            throw CatalogueError(problems: [
+                .init(source: source, issue: ValidationIssue("", "holds no *.json template"))
+            ])
+        }
+        let files = files.sorted { $0.name < $1.name }
+        let paths = files.map { source + "/" + $0.name }
+        return try assemble(sources: paths) { index in
+            parse(files[index].bytes, source: paths[index], name: files[index].name)
+        }
+    }
+
+    /// Parses each file with `parseOne` (its index in `sources`, the names problems use) and puts
+    /// them together in file order.
+    private static func assemble(
+        sources paths: [String],
+        _ parseOne: @Sendable (Int) -> Result<Template, CatalogueError>
+    ) throws(CatalogueError) -> Catalogue {
         // Files are read and parsed on every core (10,000 templates take seconds on one), in
         // chunks; the results are put together in file order, so problems read the same way.
+        let count = paths.count
         let outcomes = Mutex<[Int: Result<Template, CatalogueError>]>([:])
         let chunk = 64
-        DispatchQueue.concurrentPerform(iterations: (names.count + chunk - 1) / chunk) { part in
+        DispatchQueue.concurrentPerform(iterations: (count + chunk - 1) / chunk) { part in
             var parsed: [Int: Result<Template, CatalogueError>] = [:]
-            for index in (part * chunk)..<min(names.count, (part + 1) * chunk) {
-                let path = (directory as NSString).appendingPathComponent(names[index])
-                parsed[index] = parse(file: path, name: names[index])
+            for index in (part * chunk)..<min(count, (part + 1) * chunk) {
+                parsed[index] = parseOne(index)
             }
             outcomes.withLock { $0.merge(parsed) { first, _ in first } }
         }
@@ -42,11 +81,11 @@ package enum CatalogueLoader {
         var templates: [Template] = []
         var sources: [String: String] = [:]
         let results = outcomes.withLock { $0 }
-        for index in names.indices {
+        for index in 0..<count {
             switch results[index]! {
             case .success(let template):
                 templates.append(template)
-                sources[template.id] = (directory as NSString).appendingPathComponent(names[index])
+                sources[template.id] = paths[index]
             case .failure(let found):
                 problems += found.problems
             }
@@ -55,16 +94,11 @@ package enum CatalogueLoader {
         return try Catalogue(templates: templates, sources: sources)
     }
 
-    /// One file: its template, or every problem in it.
-    private static func parse(file path: String, name: String) -> Result<Template, CatalogueError> {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(
-                CatalogueError(problems: [.init(source: path, issue: ValidationIssue("", "cannot be read"))])
-            )
-        }
+    /// One file: its template, or every problem in it (`source` names the file in problems).
+    private static func parse(_ bytes: [UInt8], source path: String, name: String) -> Result<Template, CatalogueError> {
         let document: JSONValue
         do {
-            document = try JSONParser.parse(Array(data))
+            document = try JSONParser.parse(bytes)
         } catch {
             return .failure(
                 CatalogueError(problems: [.init(source: path, issue: ValidationIssue("", error.description))])

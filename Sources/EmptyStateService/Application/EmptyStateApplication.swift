@@ -63,27 +63,33 @@ package final class EmptyStateApplication: Sendable {
             configuration.http.memoEntries > 0
             ? ResponseMemo(capacity: configuration.http.memoEntries) : nil
         let started = ContinuousClock.now
+        let catalogueSource = configuration.templatesDirectory ?? BuiltinFiles.catalogueSource
         let catalogue: Catalogue
         do {
-            catalogue = try CatalogueLoader.load(directory: configuration.templatesDirectory)
+            if let directory = configuration.templatesDirectory {
+                catalogue = try CatalogueLoader.load(directory: directory)
+            } else {
+                catalogue = try CatalogueLoader.load(files: BuiltinFiles.templates, source: catalogueSource)
+            }
         } catch {
-            throw StartupError(
-                description: "the catalogue in \(configuration.templatesDirectory) is invalid:\n\(error.description)"
-            )
+            throw StartupError(description: "the catalogue in \(catalogueSource) is invalid:\n\(error.description)")
         }
         let iconErrors = catalogue.templates.compactMap { template in
             WebIconRule.violation(in: template).map { "\(template.id).json: \(WebIconRule.pointer): \($0)" }
         }
         if !iconErrors.isEmpty {
             throw StartupError(
-                description:
-                    "the catalogue in \(configuration.templatesDirectory) is invalid:\n\(iconErrors.joined(separator: "\n"))"
+                description: "the catalogue in \(catalogueSource) is invalid:\n\(iconErrors.joined(separator: "\n"))"
             )
         }
-        guard let openAPI = FileManager.default.contents(atPath: configuration.openAPIPath) else {
-            throw StartupError(
-                description: "cannot read the OpenAPI document at \(configuration.openAPIPath) (set --openapi-path)"
-            )
+        let openAPI: [UInt8]
+        if let path = configuration.openAPIPath {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw StartupError(description: "cannot read the OpenAPI document at \(path) (set --openapi-path)")
+            }
+            openAPI = Array(contents)
+        } else {
+            openAPI = BuiltinFiles.openAPI
         }
         do {
             try FileManager.default.createDirectory(
@@ -176,7 +182,7 @@ package final class EmptyStateApplication: Sendable {
             shared: shared,
             readiness: readiness,
             metrics: metrics,
-            openAPI: Array(openAPI)
+            openAPI: openAPI
         ).register(on: &router)
         let translations = TranslationCatalogue(state: state, store: store)
         AdminAPI(

@@ -63,7 +63,7 @@ struct OperationalRoutes: Sendable {
                 body: .shared(openAPIBody)
             )
         }
-        // For the scrape network only: no authentication (see the README's "Metrics"). On the
+        // For the scrape network only: no authentication (see docs/observability.md, "Metrics"). On the
         // event loop, so that it answers when every worker is busy: nothing in it reads the store.
         router.get("/metrics") { [state] _ in metrics.scrape(catalogue: state.snapshot) }
     }

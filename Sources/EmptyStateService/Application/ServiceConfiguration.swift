@@ -4,15 +4,16 @@ import HTTPServer
 /// lines follow.
 package typealias LogFormat = AccessLogFormat
 
-/// Everything the service reads at start. Defaults suit `make run` from the repository root.
+/// Everything the service reads at start. The defaults run from any directory: the catalogue and
+/// the contract are compiled in (`BuiltinFiles`), and the data directory is created.
 package struct ServiceConfiguration: Sendable {
     package var http = HTTPServerConfiguration()
-    /// Holds `templates/`, the built-in catalogue.
-    package var configDirectory = "config"
+    /// Holds `templates/`, the built-in catalogue; `nil`: the one compiled into the binary.
+    package var configDirectory: String?
     /// Where the service keeps its state; created when missing.
     package var dataDirectory = "data"
-    /// The contract served at `GET /openapi.yaml`.
-    package var openAPIPath = "openapi.yaml"
+    /// The contract served at `GET /openapi.yaml`; `nil`: the one compiled into the binary.
+    package var openAPIPath: String?
     /// `Cache-Control` of client representations: fresh for `max-age`, then revalidated in the
     /// background for `stale-while-revalidate`, and usable for `stale-if-error` while the service
     /// is down.
@@ -53,8 +54,9 @@ package struct ServiceConfiguration: Sendable {
         dataDirectory.hasSuffix("/") ? dataDirectory + "store.sqlite" : dataDirectory + "/store.sqlite"
     }
 
-    package var templatesDirectory: String {
-        configDirectory.hasSuffix("/") ? configDirectory + "templates" : configDirectory + "/templates"
+    /// `<configDirectory>/templates`; `nil` for the compiled-in catalogue.
+    package var templatesDirectory: String? {
+        configDirectory.map { $0.hasSuffix("/") ? $0 + "templates" : $0 + "/templates" }
     }
 
     package var cacheControl: String {

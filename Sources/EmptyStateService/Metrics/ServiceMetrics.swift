@@ -11,7 +11,7 @@ import struct Prometheus.PrometheusMetricsFactory
 ///
 /// Every handle is made by a `PrometheusMetricsFactory` bound to `registry`, which this instance
 /// owns: nothing goes through `MetricsSystem.bootstrap`, so several applications in one process
-/// (tests) each count their own. The series are listed in the README's "Metrics" section.
+/// (tests) each count their own. The series are listed in docs/observability.md, "Metrics".
 package final class ServiceMetrics: Sendable {
     /// Request latency buckets: a pre-rendered template is answered in tens of microseconds, an
     /// admin write waits for an fsync.

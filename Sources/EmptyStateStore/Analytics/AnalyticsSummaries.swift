@@ -32,7 +32,7 @@ package struct AnalyticsSummaries: Sendable {
             let (cube, key) = Self.plan(groupBy, forOneTemplate: templateID != nil)
             groups = try counts(window, cube: cube, templates: templates, key: key)
         }
-        let (totalRow, groupRows) = SummaryCounts.summary(totals: totals, groups: groups)
+        let (totalRow, groupRows) = SummaryCounts.summary(totals: totals, groups: groups, grouping: groupBy)
         return Summary(window: window, totals: totalRow, groups: groupRows)
     }
 
@@ -75,6 +75,7 @@ package struct AnalyticsSummaries: Sendable {
     static func plan(_ grouping: SummaryGrouping, forOneTemplate: Bool) -> (RollupCube, RollupQuery.GroupKey) {
         switch grouping {
         case .template: return (.templates, .dimension(.template))
+        case .revision: return (.templates, .dimension(.revision))
         case .action: return (.templates, .dimension(.action))
         case .day: return (.templates, .bucket)
         case .locale: return (forOneTemplate ? .audience : .overall, .dimension(.locale))

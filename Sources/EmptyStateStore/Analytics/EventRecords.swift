@@ -81,8 +81,9 @@ package struct QuarantinedEvent: Sendable, Equatable {
 }
 
 /// What an analytics summary is broken down by.
+/// `revision` keys are the revision's number ("0" for events that named none).
 package enum SummaryGrouping: String, Sendable, CaseIterable {
-    case template, action, locale, platform, appVersion, day
+    case template, revision, action, locale, platform, appVersion, day
 }
 
 /// Displays and taps of one group (or of everything, with `key == nil`).

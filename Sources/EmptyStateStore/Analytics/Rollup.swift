@@ -135,10 +135,16 @@ package enum RollupDelta {
     /// Its columns: the hour, every dimension, the count.
     package static var columns: [String] { ["hour"] + RollupDimension.allCases.map(\.column) + ["n"] }
 
-    /// Its rows summed by hour and every dimension: what a fold adds to the cubes.
-    package static var summedSQL: String {
+    /// The most delta rows one fold transaction takes: a fold of a backlog (after an outage of
+    /// the fold, or a burst of keys) is many short transactions, never one that holds SQLite's
+    /// writer, or PostgreSQL's row locks, for as long as the backlog is.
+    package static let foldBatch = 20_000
+
+    /// The rows of `source` (this table's shape) summed by hour and every dimension: what a fold
+    /// adds to the cubes.
+    package static func summedSQL(from source: String) -> String {
         let key = (["hour"] + RollupDimension.allCases.map(\.column)).joined(separator: ", ")
-        return "SELECT \(key), SUM(n) AS n FROM \(table) GROUP BY \(key)"
+        return "SELECT \(key), SUM(n) AS n FROM \(source) GROUP BY \(key)"
     }
 }
 

@@ -27,13 +27,17 @@ package struct SummaryCounts: Sendable {
     /// - Parameters:
     ///   - totals: the counts without a group key.
     ///   - groups: the counts per group key, `nil` when no grouping was asked for.
+    ///   - grouping: what the groups are: revisions are put in number order (their keys are
+    ///     text, where "10" comes before "2"); the others stay in the rows' order.
     package static func summary(
         totals: SummaryCounts,
-        groups: SummaryCounts?
+        groups: SummaryCounts?,
+        grouping: SummaryGrouping?
     ) -> (totals: SummaryRow, groups: [SummaryRow]) {
-        (
-            totals.rows.first ?? SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:]),
-            groups?.rows ?? []
-        )
+        var rows = groups?.rows ?? []
+        if grouping == .revision {
+            rows.sort { Int($0.key ?? "") ?? 0 < Int($1.key ?? "") ?? 0 }
+        }
+        return (totals.rows.first ?? SummaryRow(key: nil, displays: 0, taps: 0, tapsByAction: [:]), rows)
     }
 }

@@ -1,6 +1,6 @@
 // <empty-state>: the web counterpart of EmptyStateClient, served by empty-state-service.
 //
-//   <script type="module" src="https://empty-states.example.com/v1/web/assets/empty-state.js"></script>
+//   <script type="module" src="(the service's origin)/v1/web/assets/empty-state.js"></script>
 //   <empty-state template="connectionRefused" class="es-frame" style="block-size: 20rem"></empty-state>
 //
 // Attributes: template (id or alias, required); locale (default: the page's language, from the

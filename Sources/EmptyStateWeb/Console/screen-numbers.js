@@ -68,10 +68,13 @@ export function mount(main, { query }, context) {
     const base = { from: new Date(start).toISOString(), to: new Date(end).toISOString(), templateId: state.template || undefined };
     output.replaceChildren(h("p", {}, "Loading…"));
     try {
-      const [byDay, byLocale, byPlatform] = await Promise.all(
-        ["day", "locale", "platform"].map((groupBy) => get("/v1/admin/analytics/summary", { query: { ...base, groupBy } }).then((r) => r.data)),
+      // Per revision: from the events' own revision, for one template (across templates the
+      // numbers would mean nothing).
+      const groupings = ["day", "locale", "platform", ...(state.template ? ["revision"] : [])];
+      const [byDay, byLocale, byPlatform, byRevision] = await Promise.all(
+        groupings.map((groupBy) => get("/v1/admin/analytics/summary", { query: { ...base, groupBy } }).then((r) => r.data)),
       );
-      render(byDay, byLocale, byPlatform, start);
+      render(byDay, byLocale, byPlatform, byRevision, start);
     } catch (error) {
       output.replaceChildren(h("p", { role: "alert" }, error.message));
     }
@@ -103,7 +106,7 @@ export function mount(main, { query }, context) {
     return h("section", { class: "chart-section", "aria-labelledby": id }, heading, h("div", { class: "chart-pair" }, h("figure", {}, chart), tableRegion(`${title}: the numbers`, table)));
   }
 
-  function render(byDay, byLocale, byPlatform, start) {
+  function render(byDay, byLocale, byPlatform, byRevision, start) {
     const totals = byDay.totals;
     const days = [];
     for (let t = Date.parse(byDay.from.slice(0, 10)); t < Date.parse(byDay.to); t += DAY) days.push(dateOnly(t));
@@ -125,6 +128,9 @@ export function mount(main, { query }, context) {
       section("By day", "numbers-day", byDay.groups, { keyLabel: "Day (UTC)", categories: days }),
       section("By locale", "numbers-locale", byLocale.groups, { keyLabel: "Locale" }),
       section("By platform", "numbers-platform", byPlatform.groups, { keyLabel: "Platform" }),
+      ...(byRevision
+        ? [section("By revision shown", "numbers-revision", byRevision.groups.map((g) => ({ ...g, key: g.key === "0" ? "none named" : `r${g.key}` })), { keyLabel: "Revision" })]
+        : []),
     );
   }
 

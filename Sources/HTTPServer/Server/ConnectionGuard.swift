@@ -12,8 +12,11 @@ import Synchronization
 /// client waited in the kernel's backlog until it gave up. The guard keeps, per connection, since
 /// when it waits for a request's head (see `CMicroHTTPD_Guard` in connection_guard.c); a thread of its own
 /// sweeps that list every `intervalSeconds`:
-/// - a connection that has waited longer than `headerTimeout` is closed (a slow head, or a
-///   keep-alive connection idle that long);
+/// - a connection whose request's head has been arriving longer than `headerTimeout` is closed
+///   (from the connection's start for its first request, from the first bytes seen after the
+///   previous answer for the next ones);
+/// - a keep-alive connection on which nothing has arrived for `idleTimeout` after its previous
+///   answer is closed (libmicrohttpd's own timeout, set to the same, would close it too);
 /// - while more than 90 % of `maxConnections` are open, connections that have waited at least
 ///   `shedAfter` are closed, longest-waiting first, until 80 % remain. Connections whose request
 ///   is being handled are never closed by the guard.
@@ -29,6 +32,7 @@ final class ConnectionGuard: @unchecked Sendable {
 
     let pointer: OpaquePointer
     private let headerTimeout: Duration
+    private let idleTimeout: Duration
     private let shedAbove: UInt32
     private let shedTo: UInt32
     private let logger: Logger
@@ -41,10 +45,18 @@ final class ConnectionGuard: @unchecked Sendable {
     /// - Parameters:
     ///   - maxArguments, memoryLimit: what the C guard also holds for the URI callback (see
     ///     `CMicroHTTPD_tooManyArgumentsMarker`).
-    init?(headerTimeout: Int, maxConnections: Int, maxArguments: Int, memoryLimit: Int, logger: Logger) {
+    init?(
+        headerTimeout: Int,
+        idleTimeout: Int,
+        maxConnections: Int,
+        maxArguments: Int,
+        memoryLimit: Int,
+        logger: Logger
+    ) {
         guard let pointer = CMicroHTTPD_guardCreate(UInt32(maxArguments), memoryLimit) else { return nil }
         self.pointer = pointer
         self.headerTimeout = .seconds(headerTimeout)
+        self.idleTimeout = .seconds(idleTimeout)
         shedAbove = UInt32(maxConnections * 9 / 10)
         shedTo = UInt32(maxConnections * 8 / 10)
         self.logger = logger
@@ -75,10 +87,13 @@ final class ConnectionGuard: @unchecked Sendable {
                 pointer,
                 CMicroHTTPD_monotonicNanoseconds(),
                 Self.nanoseconds(headerTimeout),
+                Self.nanoseconds(idleTimeout),
                 Self.nanoseconds(Self.shedAfter),
                 shedAbove,
                 shedTo
             )
+            // Idle keep-alive connections closed on time (`result.idle`) are the normal end of a
+            // connection: neither counted nor logged.
             if result.timedOut > 0 || result.shed > 0 {
                 timedOut.add(Int(result.timedOut), ordering: .relaxed)
                 shed.add(Int(result.shed), ordering: .relaxed)

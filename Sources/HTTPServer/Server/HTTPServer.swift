@@ -108,6 +108,7 @@ package final class HTTPServer: Sendable {
         guard
             let guardian = ConnectionGuard(
                 headerTimeout: configuration.headerTimeout,
+                idleTimeout: configuration.idleTimeout,
                 maxConnections: configuration.maxConnections,
                 maxArguments: HTTPServerConfiguration.maxQueryArguments,
                 memoryLimit: configuration.headerMemoryLimit,
@@ -118,7 +119,9 @@ package final class HTTPServer: Sendable {
             UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
             | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
+            // libmicrohttpd's timeout counts from the last byte received or sent, so it is the idle
+            // one; the guard enforces the header deadline that bytes do not extend.
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.idleTimeout, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.headerMemoryLimit, ptr_value: nil),
         ]

@@ -6,11 +6,17 @@ package struct HTTPServerConfiguration: Sendable {
     package var port: Int = 8080
     /// Worker threads in the epoll pool; 0 means one per core the process may use (its CPU affinity).
     package var threads: Int = 0
-    /// Seconds an idle connection is kept open (each byte received starts the count again).
-    package var connectionTimeout: Int = 15
-    /// Seconds a request's line and headers may take to arrive, counted from when the connection
-    /// opened or its previous answer was sent (nginx's `client_header_timeout`). Unlike
-    /// `connectionTimeout`, bytes trickling in do not extend it.
+    /// Seconds a keep-alive connection may wait for its next request after an answer (nginx's
+    /// `keepalive_timeout`, whose 75 s this copies). Above the 60 s idle timeout of common load
+    /// balancers, so that a balancer closes an idle connection before the service does and never
+    /// sends a request on one the service is closing. It is also libmicrohttpd's own timeout:
+    /// the longest a connection may go without a byte while a request's body arrives or its
+    /// answer is sent.
+    package var idleTimeout: Int = 75
+    /// Seconds a request's line and headers may take to arrive (nginx's `client_header_timeout`),
+    /// counted from when the connection opened for its first request, and from when the next
+    /// request's first bytes were seen for the following ones. Unlike `idleTimeout`, bytes
+    /// trickling in do not extend it.
     package var headerTimeout: Int = 10
     /// Open connections accepted in total.
     package var maxConnections: Int = 1024

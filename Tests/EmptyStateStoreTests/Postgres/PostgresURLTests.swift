@@ -1,8 +1,11 @@
 import EmptyStatePostgres
+import Foundation
+import PostgresNIO
 import Testing
 
-/// What `--database-url` accepts and refuses. sslmode is tested as the code reads it now
-/// (`prefer` by default, as libpq); a later change of its meaning changes these expectations.
+/// What `--database-url` accepts and refuses, and what each `sslmode` and `sslrootcert` make of
+/// the connection (libpq's meanings). `PostgresTLSTests` connects with them to a server that
+/// has a certificate.
 @Suite("PostgresURL")
 struct PostgresURLTests {
     /// One accepted URL and the parts it must give.
@@ -76,6 +79,35 @@ struct PostgresURLTests {
                 database: "my db",
                 tlsMode: .prefer
             ),
+            // Decoded once, as libpq does: `%2540` is `%40`, not `@`.
+            Accepted(
+                text: "postgres://ops%2540x:p%2541ss@db/cat%2541",
+                user: "ops%40x",
+                password: "p%41ss",
+                host: "db",
+                port: 5432,
+                database: "cat%41",
+                tlsMode: .prefer
+            ),
+            // The ends of the port range.
+            Accepted(
+                text: "postgres://app@db:1/catalogue",
+                user: "app",
+                password: nil,
+                host: "db",
+                port: 1,
+                database: "catalogue",
+                tlsMode: .prefer
+            ),
+            Accepted(
+                text: "postgres://app@db:65535/catalogue",
+                user: "app",
+                password: nil,
+                host: "db",
+                port: 65535,
+                database: "catalogue",
+                tlsMode: .prefer
+            ),
             // An IPv6 literal loses its brackets.
             Accepted(
                 text: "postgres://app:s3cret@[::1]:5432/catalogue",
@@ -89,7 +121,7 @@ struct PostgresURLTests {
         ]
     )
     func accepted(_ expected: Accepted) throws {
-        let url = try PostgresURL(expected.text)
+        let url = try PostgresURL(expected.text, homeDirectory: nil)
         #expect(url.user == expected.user)
         #expect(url.password == expected.password)
         #expect(url.host == expected.host)
@@ -132,35 +164,65 @@ struct PostgresURLTests {
                 "postgres://app:s3cret@db/catalogue/extra",
                 "the database URL names no database (postgres://user:password@host:5432/DATABASE)"
             ),
+            ("postgres://app:s3cret@db:0/catalogue", "the database URL's port must be between 1 and 65535 (got 0)"),
             (
-                "postgres://app:s3cret@db/catalogue?sslmode=verify-full",
-                "sslmode in the database URL must be disable, prefer or require"
+                "postgres://app:s3cret@db:65536/catalogue",
+                "the database URL's port must be between 1 and 65535 (got 65536)"
+            ),
+            (
+                "postgres://app:s3cret@db:99999999/catalogue",
+                "the database URL's port must be between 1 and 65535 (got 99999999)"
+            ),
+            (
+                "postgres://app:s3cret@db/catalogue?sslmode=verify_full",
+                "sslmode in the database URL must be disable, allow, prefer, require, verify-ca or verify-full"
             ),
             (
                 "postgres://app:s3cret@db/catalogue?sslmode=REQUIRE",
-                "sslmode in the database URL must be disable, prefer or require"
+                "sslmode in the database URL must be disable, allow, prefer, require, verify-ca or verify-full"
             ),
             (
                 "postgres://app:s3cret@db/catalogue?sslmode",
-                "sslmode in the database URL must be disable, prefer or require"
+                "sslmode in the database URL must be disable, allow, prefer, require, verify-ca or verify-full"
+            ),
+            (
+                "postgres://app:s3cret@db/catalogue?sslmode=require&sslrootcert=",
+                "sslrootcert in the database URL must be the path of a PEM file, or system"
+            ),
+            (
+                "postgres://app:s3cret@db/catalogue?sslrootcert",
+                "sslrootcert in the database URL must be the path of a PEM file, or system"
+            ),
+            // libpq: the system's store only with verify-full.
+            (
+                "postgres://app:s3cret@db/catalogue?sslmode=require&sslrootcert=system",
+                "sslrootcert=system in the database URL needs sslmode=verify-full (got sslmode=require): "
+                    + "any public CA can sign a certificate that passes a weaker check"
+            ),
+            (
+                "postgres://app:s3cret@db/catalogue?sslrootcert=system&sslmode=verify-ca",
+                "sslrootcert=system in the database URL needs sslmode=verify-full (got sslmode=verify-ca): "
+                    + "any public CA can sign a certificate that passes a weaker check"
             ),
             (
                 "postgres://app:s3cret@db/catalogue?sslmode=disable&application_name=x",
-                #"the database URL has an unknown parameter "application_name" (only sslmode)"#
+                #"the database URL has an unknown parameter "application_name" (only sslmode and sslrootcert)"#
             ),
             (
                 "postgres://app:s3cret@db/catalogue?connect_timeout=3",
-                #"the database URL has an unknown parameter "connect_timeout" (only sslmode)"#
+                #"the database URL has an unknown parameter "connect_timeout" (only sslmode and sslrootcert)"#
             ),
         ]
     )
     func refused(_ text: String, _ message: String) {
         #expect {
-            _ = try PostgresURL(text)
+            _ = try PostgresURL(text, homeDirectory: nil)
         } throws: { error in
             guard let invalid = error as? PostgresURL.Invalid else { return false }
             // The message is what the operator sees at start: it never repeats the password.
+            // A wrong URL is a usage error, not a file to fix.
             return invalid.description == message && !invalid.description.contains("s3cret")
+                && !invalid.isFileProblem
         }
     }
 
@@ -175,6 +237,18 @@ struct PostgresURLTests {
         let escaped = try PostgresURL("postgres://app:p%40ss@db/catalogue")
         #expect(escaped.redacted == "postgres://app:***@db:5432/catalogue?sslmode=prefer")
         #expect(!escaped.redacted.contains("p@ss") && !escaped.redacted.contains("p%40ss"))
+
+        // An IPv6 host keeps its brackets, and the redacted form parses back to the same server.
+        let ipv6 = try PostgresURL("postgres://app:s3cret@[fd00::5]:6432/catalogue")
+        #expect(ipv6.redacted == "postgres://app:***@[fd00::5]:6432/catalogue?sslmode=prefer")
+        let reparsed = try PostgresURL(ipv6.redacted)
+        #expect(reparsed.host == "fd00::5" && reparsed.port == 6432 && reparsed.database == "catalogue")
+
+        // The user and database are encoded again, so the redacted URL still has one `@` and
+        // names the same user.
+        let encoded = try PostgresURL("postgres://ops%40example:pw@db/my%20db")
+        #expect(encoded.redacted == "postgres://ops%40example:***@db:5432/my%20db?sslmode=prefer")
+        #expect(try PostgresURL(encoded.redacted).user == "ops@example")
 
         // No password: nothing to hide, and no "***" to suggest there was one.
         let passwordless = try PostgresURL("postgres://app@db/catalogue?sslmode=disable")

@@ -82,19 +82,13 @@ enum TestDatabase {
     /// - Returns: why the server cannot be used, or `nil` when it can.
     private static func probe(_ url: PostgresURL) -> String? {
         do {
-            let tls: PostgresConnection.Configuration.TLS
-            switch url.tlsMode {
-            case .disable: tls = .disable
-            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            }
             var configuration = PostgresConnection.Configuration(
                 host: url.host,
                 port: url.port,
                 username: url.user,
                 password: url.password,
                 database: url.database,
-                tls: tls
+                tls: try url.connectionTLS()
             )
             configuration.options.connectTimeout = .seconds(3)
             let connection = try PostgresConnection.connect(
