@@ -193,8 +193,8 @@ package final class PostgresEventStore: EventStoring {
                 database: database,
                 logger: logger
             )
-            // One statement, so one round trip: its quarantine insert, id claims, event insert and
-            // rollup upserts (data-modifying WITHs, which run whether or not anything refers to
+            // One statement, so one round trip: its quarantine insert, id claims, event insert,
+            // rollup upserts and experiment exposures (data-modifying WITHs, which run whether or not anything refers to
             // them) commit together as the statement's own transaction; BEGIN and COMMIT would
             // cost two more round trips per group. It answers one row: the positions (1-based, in
             // `columns` order) of the events it inserted, which `seq` holds in its low 16 bits.
@@ -254,10 +254,11 @@ package final class PostgresEventStore: EventStoring {
                             FROM input i JOIN claimed c ON c.id = i.id
                             ORDER BY i.id, i.n
                             RETURNING seq, type, template_id, revision, variant, locale, platform, app_version,
-                                action_id, occurred_at
+                                action_id, occurred_at, install_id
                         )
                         """
                     query.sql += rollups
+                    query.sql += ExperimentExposureSQL.upserts
                     query.sql += "\nSELECT coalesce(array_agg((seq & 65535)::int4), '{}') FROM inserted"
                     let rows = try await connection.query(query, logger: logger)
                     var positions: [Int32] = []

@@ -165,6 +165,7 @@ package enum PostgresSchema {
             ]
         ),
         analytics,
+        experiments,
     ]
 
     /// Why the schema cannot be used.

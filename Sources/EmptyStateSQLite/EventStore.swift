@@ -112,6 +112,9 @@ package final class EventStore: Sendable {
                 }
             }
         }
+        migrator.registerMigration("v3: experiment exposures") { db in
+            try db.execute(sql: ExperimentExposureSQL.schema)
+        }
         return migrator
     }
 
@@ -166,6 +169,8 @@ package final class EventStore: Sendable {
                                 let seq = db.lastInsertedRowID
                                 seqs = (seqs?.lowerBound ?? seq)...seq
                             }
+                            // Only a new event is an exposure: a resent id changes nothing.
+                            if stored { try Self.recordExposure(of: event, in: db) }
                             inserted.append(stored)
                         }
                         for item in submission.quarantined {

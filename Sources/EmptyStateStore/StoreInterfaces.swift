@@ -216,6 +216,16 @@ package protocol EventStoring: Sendable {
     @discardableResult
     func backfillRollups(limit: Int) throws(StoreError) -> RollupBackfill
 
+    /// The installs experiment `experimentID` exposed, per variant, with those that converted
+    /// by `metric`, and the installs seen in more than one variant (`ExperimentExposures`): a
+    /// query over the experiment's rows of `experiment_install`, by an index that starts with
+    /// the experiment.
+    func experimentExposures(
+        experimentID: String,
+        metric: Experiment.Metric
+    ) throws(StoreError)
+        -> ExperimentExposures
+
     /// Events after the cursor `after`, oldest first.
     func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)]
 

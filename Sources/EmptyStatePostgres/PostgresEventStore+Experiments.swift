@@ -1,0 +1,93 @@
+import EmptyStateCore
+import EmptyStateStore
+import Logging
+import PostgresNIO
+
+/// The exact exposures of copy experiments on PostgreSQL (`ExperimentExposures`): the upserts
+/// the group commit's statement runs over the events it inserted, and the read of the results.
+extension PostgresEventStore {
+    package func experimentExposures(
+        experimentID: String,
+        metric: Experiment.Metric
+    ) throws(StoreError) -> ExperimentExposures {
+        let logger = logger
+        return try database.blocking(timeout: Self.analyticsWait) { client in
+            var variants: [String: ExperimentExposures.Variant] = [:]
+            for try await (key, installs, conversions) in try await client.query(
+                """
+                SELECT variant, count(*), count(converted_at) FROM experiment_install
+                WHERE experiment_id = \(experimentID) AND crossed = false GROUP BY variant
+                """,
+                logger: logger
+            ).decode((String, Int, Int).self) {
+                variants[key] = .init(key: key, installs: installs, conversions: conversions)
+            }
+            if let action = metric.convertingAction {
+                for key in variants.keys { variants[key]?.conversions = 0 }
+                for try await (key, conversions) in try await client.query(
+                    """
+                    SELECT i.variant, count(*) FROM experiment_install_tap t
+                    JOIN experiment_install i ON i.experiment_id = t.experiment_id AND i.install_id = t.install_id
+                    WHERE t.experiment_id = \(experimentID) AND t.action_id = \(action) AND i.crossed = false
+                    GROUP BY i.variant
+                    """,
+                    logger: logger
+                ).decode((String, Int).self) {
+                    variants[key]?.conversions = conversions
+                }
+            }
+            var crossed = 0
+            for try await count in try await client.query(
+                "SELECT count(*) FROM experiment_install WHERE experiment_id = \(experimentID) AND crossed",
+                logger: logger
+            ).decode(Int.self) {
+                crossed = count
+            }
+            return ExperimentExposures(perVariant: Array(variants.values), crossed: crossed)
+        }
+    }
+}
+
+/// The exposures' part of the group commit's statement (`PostgresEventStore.commit`): CTEs over
+/// `inserted`, the events the statement inserted (a resent id is not among them, so it changes
+/// nothing), committed with them.
+///
+/// One `INSERT … ON CONFLICT DO UPDATE` cannot touch a row twice, so the group's events are first
+/// reduced to one row per experiment and install (its first variant by position, whether it saw
+/// two, its earliest event and tap). Rows go in key order, so two transactions upserting the same
+/// installs wait for each other instead of deadlocking. A row is rewritten only when something
+/// changes (a crossing, a first conversion, an earlier event): repeated displays take the row's
+/// lock and write nothing.
+enum ExperimentExposureSQL {
+    static let upserts = """
+
+        , exposure AS (
+            SELECT split_part(variant, '/', 1) AS experiment_id, install_id,
+                (array_agg(split_part(variant, '/', 2) ORDER BY seq))[1] AS variant,
+                count(DISTINCT variant) > 1 AS crossed,
+                min(occurred_at) AS first_seen_at,
+                min(occurred_at) FILTER (WHERE type = 'actionTapped') AS converted_at
+            FROM inserted
+            WHERE install_id IS NOT NULL AND variant ~ '^[^/]+/[^/]+$'
+            GROUP BY 1, 2
+        ), exposed AS (
+            INSERT INTO experiment_install AS x (experiment_id, install_id, variant, first_seen_at, converted_at, crossed)
+            SELECT experiment_id, install_id, variant, first_seen_at, converted_at, crossed FROM exposure
+            ORDER BY experiment_id, install_id
+            ON CONFLICT (experiment_id, install_id) DO UPDATE SET
+                crossed = x.crossed OR excluded.crossed OR x.variant <> excluded.variant,
+                first_seen_at = LEAST(x.first_seen_at, excluded.first_seen_at),
+                converted_at = COALESCE(x.converted_at, excluded.converted_at)
+            WHERE (NOT x.crossed AND (excluded.crossed OR x.variant <> excluded.variant))
+                OR (x.converted_at IS NULL AND excluded.converted_at IS NOT NULL)
+                OR excluded.first_seen_at < x.first_seen_at
+        ), tapped AS (
+            INSERT INTO experiment_install_tap (experiment_id, action_id, install_id, first_tapped_at)
+            SELECT split_part(variant, '/', 1), action_id, install_id, min(occurred_at) FROM inserted
+            WHERE type = 'actionTapped' AND action_id IS NOT NULL AND install_id IS NOT NULL
+                AND variant ~ '^[^/]+/[^/]+$'
+            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+            ON CONFLICT DO NOTHING
+        )
+        """
+}

@@ -1,0 +1,42 @@
+import EmptyStateStore
+
+extension PostgresSchema {
+    /// Version 5: the exact exposures of copy experiments (`ExperimentExposures`), written by the
+    /// group commit's statement beside the events it inserts.
+    ///
+    /// - **`experiment_install`**: one row per experiment and install, its first variant, when it
+    ///   was first seen, its first tap (`converted_at`) and whether it was seen in another variant
+    ///   too (`crossed`). The results count it by `experiment_install_by_variant`.
+    /// - **`experiment_install_tap`**: an install's first tap of each action, for experiments
+    ///   whose metric is one action.
+    static let experiments = Migration(
+        version: 5,
+        description: "experiment exposures",
+        statements: [
+            """
+            CREATE TABLE experiment_install (
+                experiment_id TEXT COLLATE "C" NOT NULL,
+                install_id TEXT COLLATE "C" NOT NULL,
+                variant TEXT COLLATE "C" NOT NULL,      -- the key of the variant it was first seen in
+                first_seen_at BIGINT NOT NULL,          -- ms since the epoch (the earliest event)
+                converted_at BIGINT,                    -- its first tap of any action
+                crossed BOOLEAN NOT NULL DEFAULT false, -- seen in another variant too (excluded from results)
+                PRIMARY KEY (experiment_id, install_id)
+            )
+            """,
+            """
+            CREATE INDEX experiment_install_by_variant ON experiment_install (experiment_id, crossed, variant)
+                INCLUDE (converted_at)
+            """,
+            """
+            CREATE TABLE experiment_install_tap (
+                experiment_id TEXT COLLATE "C" NOT NULL,
+                action_id TEXT COLLATE "C" NOT NULL,
+                install_id TEXT COLLATE "C" NOT NULL,
+                first_tapped_at BIGINT NOT NULL,
+                PRIMARY KEY (experiment_id, action_id, install_id)
+            )
+            """,
+        ]
+    )
+}
