@@ -140,7 +140,7 @@ extension AdminAPI {
     /// Validates a template document; 422 lists every broken rule with its JSON pointer.
     /// - Parameter bodyLocale: when the body is one locale's strings, pointers into that locale
     ///   are given relative to the body (`/title`), the others stay document pointers.
-    private func validate(_ document: JSONValue, id: String, bodyLocale: String? = nil) throws -> Template {
+    func validate(_ document: JSONValue, id: String, bodyLocale: String? = nil) throws -> Template {
         guard case .object = document else { throw AdminProblems.notAnObject }
         switch TemplateParser.parse(document, expectedID: id) {
         case .success(let template):

@@ -29,6 +29,9 @@ struct AdminAPI: Sendable {
     /// What translation exports, imports and coverage read.
     let translations: TranslationCatalogue
     let importLimits: TranslationImportLimits
+    /// What experiment results count (exposures and rollups); `nil` where the service runs
+    /// without analytics (some tests): results then answer 503.
+    var events: (any EventStoring)? = nil
 
     func register(on router: inout Router) {
         registerTemplates(on: &router)
@@ -39,6 +42,8 @@ struct AdminAPI: Sendable {
         registerAudit(on: &router)
         registerAppPolicies(on: &router)
         registerExperiments(on: &router)
+        registerExperimentShip(on: &router)
+        registerExperimentResults(on: &router)
         registerIcons(on: &router)
         registerSession(on: &router)
         registerCatalogue(on: &router)

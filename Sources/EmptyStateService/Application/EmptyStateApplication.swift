@@ -193,7 +193,8 @@ package final class EmptyStateApplication: Sendable {
             illustrationBaseURL: configuration.illustrationBaseURL,
             eventRetentionDays: configuration.eventRetentionDays,
             translations: translations,
-            importLimits: TranslationImportLimits(maximumBytes: configuration.maxImportSize)
+            importLimits: TranslationImportLimits(maximumBytes: configuration.maxImportSize),
+            events: events
         ).register(on: &router)
         ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         let staleCounts = StaleStringCounts(catalogue: translations)
