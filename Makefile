@@ -87,13 +87,17 @@ integration-test: deps-test build
 
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
-## admin console's flows (Tests/browser/console.py) on SQLite, with the catalogue search timed at
-## 10,000 templates, and again on a throwaway PostgreSQL (scripts/postgres.sh)
+## admin console's flows (Tests/browser/console.py, and its Experiments screen:
+## Tests/browser/console_experiments.py) on SQLite, with the catalogue search timed at 10,000
+## templates, and again on a throwaway PostgreSQL (scripts/postgres.sh)
 browser-test: deps-test build
 	python3 Tests/browser/run.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server
+	python3 Tests/browser/console_experiments.py $(BIN_DIR)/empty-state-server
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
+	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
+		python3 Tests/browser/console_experiments.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
 ## screenshots: PNGs of the gallery (/preview) and of the admin console's screens in docs/images/, from headless Chromium
 screenshots: deps-test build

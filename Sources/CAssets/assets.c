@@ -118,6 +118,14 @@ static const unsigned char console_part_chart_js[] = {
 #embed "../EmptyStateWeb/Console/part-chart.js"
 };
 
+static const unsigned char console_screen_experiments_js[] = {
+#embed "../EmptyStateWeb/Console/screen-experiments.js"
+};
+
+static const unsigned char console_part_experiment_chart_js[] = {
+#embed "../EmptyStateWeb/Console/part-experiment-chart.js"
+};
+
 static const struct {
     const char *name;
     const unsigned char *bytes;
@@ -144,6 +152,8 @@ static const struct {
     {"part-icon-picker.js", console_part_icon_picker_js, sizeof(console_part_icon_picker_js)},
     {"part-diff-view.js", console_part_diff_view_js, sizeof(console_part_diff_view_js)},
     {"part-chart.js", console_part_chart_js, sizeof(console_part_chart_js)},
+    {"screen-experiments.js", console_screen_experiments_js, sizeof(console_screen_experiments_js)},
+    {"part-experiment-chart.js", console_part_experiment_chart_js, sizeof(console_part_experiment_chart_js)},
 };
 
 size_t CAssets_consoleFileCount(void) {

@@ -2,15 +2,16 @@
 // module exports mount(main, params, context) and may return an unmount function.
 //
 // Screens: catalogue (#/), edit (#/templates/{id}), history (#/templates/{id}/history),
-// translations, app policies (#/policies/{platform}), audit log, numbers. The server decides
-// what a session may do; the console only mirrors it (a viewer's write controls are disabled,
-// with the reason beside them).
+// translations, app policies (#/policies/{platform}), audit log, numbers, experiments
+// (#/experiments[/{id}]). The server decides what a session may do; the console only mirrors
+// it (a viewer's write controls are disabled, with the reason beside them).
 
 import { del, get, onSessionEnded } from "./api.js";
 import { announce, h, routeQuery } from "./dom.js";
 import * as audit from "./screen-audit.js";
 import * as catalogue from "./screen-catalogue.js";
 import * as edit from "./screen-edit.js";
+import * as experiments from "./screen-experiments.js";
 import * as history from "./screen-history.js";
 import * as numbers from "./screen-numbers.js";
 import * as policies from "./screen-policies.js";
@@ -25,6 +26,7 @@ const ROUTES = [
   [/^\/policies(?:\/([^/]+))?$/, policies, "policies"],
   [/^\/audit$/, audit, "audit"],
   [/^\/numbers$/, numbers, "numbers"],
+  [/^\/experiments(?:\/([^/]+))?$/, experiments, "experiments"],
 ];
 
 const main = document.getElementById("main");

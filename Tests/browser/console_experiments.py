@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""The console's Experiments screen (#/experiments) in headless Chromium, against the real server.
+
+Usage: Tests/browser/console_experiments.py path/to/empty-state-server [--database-url-env NAME]
+
+SQLite in a throwaway data directory, or the PostgreSQL whose URL the named environment variable
+holds. The experiments are created through the admin API; the console is driven by role and label:
+
+  render      the list (id, template, status, started) and the detail (variants, their strings)
+  lifecycle   start (confirm, PUT with If-Match) → running, the results panel from the real
+              endpoint ("Collecting data: …"), stop → stopped; a stale revision's 412 shown
+  keyboard    with the keyboard alone: open the screen, start an experiment, ship a variant; the
+              client API then serves the variant's copy
+  verdicts    the results panel's table, chart and verdict in words for each verdict the contract
+              names, and an error answer (these answers are fixtures served through
+              Playwright's routing: contract-shaped, not computed by the server)
+  viewer      every write control disabled with the reason; a forged ship refused (403)
+  hostile     script tags, event attributes and bidi overrides in variant strings and in the
+              author's name shown as text
+  rtl         right to left, the chart mirrors (names on the right, the axis from the right)
+  axe         0 violations on the list, the detail (with its chart) and the confirmation dialog,
+              light and dark, and at 320 px, where nothing scrolls sideways (SQLite run)
+  csp         the screens under the console's own CSP, with no violation reported
+
+Prints one line per failure and ends with `N passed, N failed`.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from console import HOSTILE_ACTOR, HOSTILE_ACTOR_TOKEN, HOSTILE_MESSAGE, HOSTILE_TITLE, VIEWER_TOKEN, Console
+from harness import ADMIN_TOKEN, Results, Server, chromium_path
+
+HOSTILE_LABEL = "Try \u202eagain\u202c now"
+ARABIC_TITLE = "أنت غير متصل بالإنترنت"
+KEYBOARD_TITLE = "Nothing here yet"
+
+
+def experiment(experiment_id, template_id, action, b_strings, status="draft"):
+    return {
+        "id": experiment_id, "templateId": template_id, "status": status, "coverage": 1,
+        "primaryMetric": {"type": "tap", "action": action},
+        "variants": [{"key": "control", "weight": 0.5}, {"key": "b", "weight": 0.5, "strings": b_strings}],
+    }
+
+
+HOSTILE_EXPERIMENT = experiment("hostile-copy", "connectionRefused", "retry", {
+    "en": {"title": HOSTILE_TITLE, "message": HOSTILE_MESSAGE, "actions.retry": HOSTILE_LABEL},
+    "ar": {"title": ARABIC_TITLE},
+})
+KEYBOARD_EXPERIMENT = experiment("keyboard-ship", "noDocuments", "create", {"en": {"title": KEYBOARD_TITLE}})
+VIEWER_EXPERIMENT = experiment("viewer-view", "verifyIdentity", "verify", {"en": {"title": "Confirm it is you"}})
+
+
+def arm(key, control, installs, conversions, rate, difference=None, p=None, chance=None, significant=None):
+    value = {"key": key, "control": control, "weight": 0.5, "installs": installs, "conversions": conversions,
+             "displayed": installs * 3, "tapped": conversions * 2,
+             "rate": {"value": rate[0], "lower": rate[1], "upper": rate[2]}}
+    if not control:
+        value.update({"difference": {"value": difference[0], "lower": difference[1], "upper": difference[2]},
+                      "pValue": p, "chanceToBeatControl": chance, "significant": significant})
+    return value
+
+
+def fixture(verdict, winner=None, variants=None, mismatch=False, excluded=12):
+    """A results answer shaped as the contract says (docs/experiments.md), for the rendering checks."""
+    return {
+        "experimentId": "hostile-copy", "templateId": "connectionRefused", "status": "running",
+        "primaryMetric": {"type": "tap", "action": "retry"}, "minimumInstallsPerVariant": 100,
+        "enoughData": verdict != "collecting", "excludedInstalls": excluded,
+        "sampleRatio": {"chiSquare": 14.2 if mismatch else 0.83, "pValue": 0.0002 if mismatch else 0.36, "mismatch": mismatch},
+        "verdict": verdict, "winner": winner,
+        "variants": variants or [
+            arm("control", True, 15000, 1500, (0.1, 0.0952, 0.1049)),
+            arm("b", False, 15003, 1650, (0.11, 0.105, 0.115), (0.01, 0.003, 0.017), 0.004, 0.998, True),
+        ],
+    }
+
+
+FIXTURES = {
+    "winner": (fixture("winner", "b"), "b beats control"),
+    "collecting": (fixture("collecting", variants=[arm("control", True, 40, 4, (0.1, 0.04, 0.23)),
+                                                   arm("b", False, 52, 7, (0.13, 0.07, 0.25), (0.03, -0.1, 0.16), 0.6, 0.7, False)]),
+                   "Collecting data: control has 40 of the 100 installs needed"),
+    "sample-ratio-mismatch": (fixture("sample-ratio-mismatch", mismatch=True), "Sample ratio mismatch — do not trust these numbers"),
+    "no-significant-difference": (fixture("no-significant-difference", variants=[
+        arm("control", True, 15000, 1500, (0.1, 0.0952, 0.1049)),
+        arm("b", False, 15003, 1520, (0.1013, 0.0965, 0.1063), (0.0013, -0.0055, 0.0081), 0.71, 0.64, False)]),
+        "No significant difference"),
+}
+
+
+class ExperimentChecks(Console):
+
+    def open(self, page, route, ready):
+        page.goto(f"{self.server.url}/admin/#{route}")
+        page.wait_for_selector(ready, timeout=5000)
+
+    def serve_fixture(self, page, answer, status=200):
+        body = json.dumps(answer)
+        content_type = "application/json" if status == 200 else "application/problem+json"
+        page.unroute("**/v1/admin/experiments/hostile-copy/results")
+        page.route("**/v1/admin/experiments/hostile-copy/results",
+                   lambda route: route.fulfill(status=status, content_type=content_type, body=body))
+
+    def experiment_status(self, experiment_id):
+        status, headers, body = self.server.admin("GET", f"/experiments/{experiment_id}")
+        return json.loads(body)["experiment"]["status"] if status == 200 else f"HTTP {status}"
+
+    # -- flows ----------------------------------------------------------------------------------
+
+    def render(self):
+        check = self.check
+        context, page = self.signed_in()
+        page.get_by_role("link", name="Experiments").click()
+        page.wait_for_selector(".results[data-state=ready] table", timeout=5000)
+        rows = page.evaluate("""() => [...document.querySelectorAll('table.experiments tbody tr')].map(r =>
+            [...r.children].map(c => c.textContent))""")
+        ids = [row[0] for row in rows]
+        check("render: the list shows every experiment", sorted(ids) == ["hostile-copy", "keyboard-ship", "viewer-view"], rows)
+        hostile = next((row for row in rows if row[0] == "hostile-copy"), [])
+        check("render: with its template, status and start", hostile[1:3] == ["connectionRefused", "draft"] and hostile[4] == "not yet", hostile)
+        check("render: the nav marks the section",
+              page.get_by_role("link", name="Experiments").get_attribute("aria-current") == "page")
+        page.get_by_role("link", name="hostile-copy").click()
+        page.wait_for_selector(".experiment-summary[data-state=ready]", timeout=5000)
+        page.wait_for_selector(".experiment-results[data-state=ready]", timeout=5000)
+        variants = page.evaluate("""() => [...document.querySelectorAll('article.variant')].map(a => ({
+            key: a.dataset.variant, text: a.innerText,
+            cells: [...a.querySelectorAll('td.copy')].map(c => [c.lang, c.dir, c.textContent])}))""")
+        check("render: the detail shows both variants, weights and overridden strings per locale",
+              [v["key"] for v in variants] == ["control", "b"] and "Weight 50.0 %" in variants[1]["text"]
+              and ["ar", "rtl", ARABIC_TITLE] in variants[1]["cells"] and ["en", "ltr", HOSTILE_TITLE] in variants[1]["cells"], variants)
+        check("render: the heading names the experiment", page.locator("h1").text_content() == "Experiment hostile-copy")
+        context.close()
+
+    def lifecycle(self):
+        check = self.check
+        context, page = self.signed_in()
+        self.open(page, "/experiments/hostile-copy", ".experiment-results[data-state=ready]")
+        verdict = page.locator(".verdict").text_content()
+        check("lifecycle: the real results of a draft: collecting, 0 of 100",
+              verdict == "Collecting data: control has 0 of the 100 installs needed", verdict)
+        page.get_by_role("button", name="Start…").click()
+        dialog = page.get_by_role("dialog", name="Start hostile-copy?")
+        dialog.wait_for(timeout=5000)
+        self.axe(page, "start confirmation")
+        dialog.get_by_role("button", name="Start").click()
+        page.wait_for_selector(".experiment-summary[data-status=running]", timeout=5000)
+        check("lifecycle: started, the server has it running", self.experiment_status("hostile-copy") == "running")
+        check("lifecycle: the start is shown", page.locator(".experiment-summary").get_by_text("not yet").count() == 0)
+        # Someone else changes it meanwhile: the stop's If-Match is stale, the 412 is shown.
+        status, headers, body = self.server.admin("GET", "/experiments/hostile-copy")
+        stored = json.loads(body)
+        self.server.admin("PUT", "/experiments/hostile-copy", stored["experiment"], {"If-Match": headers["ETag"]})
+        page.get_by_role("button", name="Stop…").click()
+        page.get_by_role("dialog").get_by_role("button", name="Stop").click()
+        page.wait_for_selector(".action-status .problem", timeout=5000)
+        check("lifecycle: a stale stop shows the 412 and does not stop",
+              "someone changed this experiment" in page.locator(".action-status").text_content()
+              and self.experiment_status("hostile-copy") == "running", page.locator(".action-status").text_content())
+        page.wait_for_selector(".experiment-summary[data-state=ready]", timeout=5000)
+        page.get_by_role("button", name="Stop…").click()
+        page.get_by_role("dialog").get_by_role("button", name="Stop").click()
+        page.wait_for_selector(".experiment-summary[data-status=stopped]", timeout=5000)
+        check("lifecycle: stopped, the server has it stopped", self.experiment_status("hostile-copy") == "stopped")
+        check("lifecycle: no start or stop button on a stopped experiment",
+              page.get_by_role("button", name="Start…").count() == 0 and page.get_by_role("button", name="Stop…").count() == 0)
+        context.close()
+
+    def keyboard(self):
+        """Open the screen, start keyboard-ship and ship b, with the keyboard alone."""
+        check = self.check
+        context, page = self.signed_in()
+        page.wait_for_selector(".results[data-state=ready]", timeout=5000)
+        keys = page.keyboard
+
+        def tab_to(description, predicate, limit=80):
+            for _ in range(limit):
+                keys.press("Tab")
+                if page.evaluate(predicate):
+                    return True
+            check(f"keyboard: reach {description}", False, page.evaluate("document.activeElement.outerHTML.slice(0, 200)"))
+            return False
+
+        page.evaluate("document.activeElement.blur()")
+        if not tab_to("the Experiments link", "document.activeElement.dataset.nav === 'experiments'"):
+            return
+        keys.press("Enter")
+        page.wait_for_selector("table.experiments", timeout=5000)
+        if not tab_to("keyboard-ship", "document.activeElement.textContent === 'keyboard-ship'"):
+            return
+        keys.press("Enter")
+        page.wait_for_selector(".experiment-results[data-state=ready]", timeout=5000)
+        if not tab_to("Start", "document.activeElement.textContent === 'Start…'"):
+            return
+        keys.press("Enter")
+        page.get_by_role("dialog").wait_for(timeout=5000)
+        focused = page.evaluate("document.activeElement.textContent")
+        check("keyboard: the confirmation opens with Start focused", focused == "Start", focused)
+        keys.press("Enter")
+        page.wait_for_selector(".experiment-summary[data-status=running]", timeout=5000)
+        check("keyboard: started", self.experiment_status("keyboard-ship") == "running")
+        page.wait_for_selector(".experiment-results[data-state=ready]", timeout=5000)
+        if not tab_to("Ship b", "document.activeElement.textContent === 'Ship b…'"):
+            return
+        keys.press("Enter")
+        dialog = page.get_by_role("dialog", name="Ship b?")
+        dialog.wait_for(timeout=5000)
+        check("keyboard: the ship confirmation says the results do not name b",
+              "do not say b wins" in dialog.text_content(), dialog.text_content())
+        keys.press("Enter")
+        page.wait_for_selector(".shipped", timeout=5000)
+        shipped = page.locator(".shipped").text_content()
+        status, _, body = self.server.request("GET", "/v1/templates/noDocuments?locale=en")
+        served = json.loads(body)
+        check("keyboard: shipped, the template's new revision is shown",
+              f"noDocuments is at revision {served['revision']}" in shipped, (shipped, served.get("revision")))
+        check("keyboard: the client API serves b's copy", served["title"] == KEYBOARD_TITLE, served["title"])
+        check("keyboard: the experiment is shipped", self.experiment_status("keyboard-ship") == "shipped")
+        focused = page.evaluate("document.activeElement.textContent")
+        check("keyboard: focus lands on the link to the template's history", focused == "History of noDocuments", focused)
+        context.close()
+
+    def verdicts(self):
+        check = self.check
+        context, page = self.signed_in()
+        for verdict, (answer, words) in FIXTURES.items():
+            self.serve_fixture(page, answer)
+            self.open(page, f"/experiments/hostile-copy?v={verdict}", ".experiment-results[data-state=ready]")
+            shown = page.locator(".verdict").text_content()
+            check(f"verdicts {verdict}: in words", shown.startswith(words), shown)
+            rows = page.evaluate("""() => [...document.querySelectorAll('.results-table tbody tr')].map(r =>
+                [...r.children].map(c => c.textContent))""")
+            b = answer["variants"][1]
+            check(f"verdicts {verdict}: a row per variant with installs, rate and interval, difference, p, chance, significant",
+                  len(rows) == 2 and rows[1][2] == f"{b['installs']:,}"
+                  and rows[1][6] == f"{100 * b['rate']['value']:.1f} % ({100 * b['rate']['lower']:.1f} % to {100 * b['rate']['upper']:.1f} %)"
+                  and rows[1][10] == ("yes" if b["significant"] else "no") and rows[0][7] == "—", rows)
+            chart = page.evaluate("""() => ({rows: [...document.querySelectorAll('.results-chart .arm')].map(g => g.dataset.variant),
+                label: document.querySelector('.results-chart').getAttribute('aria-label'),
+                described: document.querySelector('figure.results-figure').getAttribute('aria-describedby')})""")
+            check(f"verdicts {verdict}: the chart draws each variant, labelled in words, described by the table",
+                  chart["rows"] == ["control", "b"] and "95 % interval" in chart["label"] and chart["described"] == "results-table", chart)
+            excluded = page.locator(".excluded").text_content()
+            check(f"verdicts {verdict}: the excluded installs are counted", excluded.startswith(f"{answer['excludedInstalls']} installs"), excluded)
+        winner = page.evaluate("document.querySelector('.results-chart .arm.winner')?.dataset.variant")
+        check("verdicts: the chart marks no winner without one", winner is None, winner)
+        self.serve_fixture(page, FIXTURES["winner"][0])
+        self.open(page, "/experiments/hostile-copy?v=again", ".experiment-results[data-state=ready]")
+        check("verdicts: the winner's row and bar are marked",
+              page.evaluate("document.querySelector('.results-chart .arm.winner')?.dataset.variant") == "b"
+              and page.locator(".results-table .badge.winner").count() == 1)
+        self.serve_fixture(page, {"type": "urn:empty-state:problem:unavailable", "title": "Service Unavailable", "status": 503,
+                                  "detail": "The results need the event store."}, status=503)
+        self.open(page, "/experiments/hostile-copy?v=error", ".experiment-results[data-state=error]")
+        text = page.locator(".experiment-results").text_content()
+        check("verdicts: an error answer is shown, the rest of the screen stays",
+              "The results need the event store." in text and page.locator("article.variant").count() == 2, text)
+        context.close()
+
+    def viewer(self):
+        check = self.check
+        context, page = self.signed_in(VIEWER_TOKEN)
+        self.open(page, "/experiments/viewer-view", ".experiment-results[data-state=ready]")
+        writes = page.evaluate("""() => [...document.querySelectorAll('[data-write]')].map(b => ({
+            text: b.textContent, disabled: b.disabled, reason: b.getAttribute('aria-describedby')}))""")
+        check("viewer: start and ship are there, disabled, with the reason",
+              sorted(w["text"] for w in writes) == ["Ship b…", "Ship control…", "Start…"]
+              and all(w["disabled"] and w["reason"] == "viewer-note" for w in writes), writes)
+        check("viewer: the results are shown", page.locator(".results-table").count() == 1)
+        forged = page.evaluate("""async () => {
+            const got = await fetch('/v1/admin/experiments/viewer-view');
+            const put = await fetch('/v1/admin/experiments/viewer-view/ship', {method: 'POST',
+              headers: {'Content-Type': 'application/json', 'If-Match': got.headers.get('ETag')}, body: JSON.stringify({variant: 'b'})});
+            return {status: put.status, body: await put.json()};
+        }""")
+        check("viewer: a forged ship is refused by the server", forged["status"] == 403, forged)
+        check("viewer: and nothing changed", self.experiment_status("viewer-view") == "draft")
+        self.axe(page, "experiment (viewer)")
+        context.close()
+
+    def hostile(self):
+        check = self.check
+        context, page = self.signed_in()
+        for name, route, ready, expected in (
+            ("list", "/experiments", "table.experiments", [HOSTILE_ACTOR]),
+            ("detail", "/experiments/hostile-copy", ".experiment-results[data-state=ready]",
+             [HOSTILE_TITLE, HOSTILE_MESSAGE, HOSTILE_LABEL, HOSTILE_ACTOR]),
+        ):
+            self.open(page, route, ready)
+            time.sleep(0.2)
+            state = page.evaluate("""() => ({
+                pwned: window.__pwned === undefined ? null : window.__pwned,
+                scripts: document.querySelectorAll('main script').length,
+                images: [...document.querySelectorAll('main img')].map(i => i.outerHTML),
+                text: document.querySelector('main').innerText})""")
+            check(f"hostile {name}: nothing ran, no element made of copy",
+                  state["pwned"] is None and state["scripts"] == 0 and state["images"] == [], state)
+            missing = [text for text in expected if text not in state["text"]]
+            check(f"hostile {name}: the copy and the author show as text (bidi overrides included)", not missing, missing)
+        context.close()
+
+    def rtl(self):
+        check = self.check
+        context, page = self.signed_in()
+        self.serve_fixture(page, FIXTURES["winner"][0])
+        geometry = """() => {
+            const label = document.querySelector('.results-chart .arm.control .arm-label').getBoundingClientRect();
+            const bar = document.querySelector('.results-chart .arm.control .arm-bar').getBoundingClientRect();
+            const value = document.querySelector('.results-chart .arm.control .arm-value').getBoundingClientRect();
+            return {label: [label.left, label.right], bar: [bar.left, bar.right], value: [value.left, value.right],
+                    overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+                    direction: getComputedStyle(document.querySelector('main')).direction};
+        }"""
+        self.open(page, "/experiments/hostile-copy", ".results-chart")
+        ltr = page.evaluate(geometry)
+        check("rtl: left to right, the name is left of its bar, the value right of it",
+              ltr["label"][1] <= ltr["bar"][0] + 1 and ltr["value"][0] >= ltr["bar"][1] - 1, ltr)
+        page.evaluate("document.documentElement.dir = 'rtl'")
+        self.open(page, "/experiments/hostile-copy?dir=rtl", ".results-chart")
+        rtl = page.evaluate(geometry)
+        check("rtl: right to left, the chart mirrors: the name right of its bar, the value left of it",
+              rtl["direction"] == "rtl" and rtl["label"][0] >= rtl["bar"][1] - 1 and rtl["value"][1] <= rtl["bar"][0] + 1, rtl)
+        check("rtl: nothing scrolls sideways", rtl["overflow"] <= 0, rtl)
+        self.axe(page, "experiment right to left")
+        context.close()
+
+    def screens_axe(self):
+        for dark in (False, True):
+            context, page = self.signed_in(color_scheme="dark" if dark else "light")
+            self.serve_fixture(page, FIXTURES["winner"][0])
+            suffix = " dark" if dark else ""
+            self.open(page, "/experiments", "table.experiments")
+            self.axe(page, "experiments list" + suffix)
+            self.open(page, "/experiments/hostile-copy", ".results-chart")
+            self.axe(page, "experiment detail" + suffix)
+            page.get_by_role("button", name="Start…").click()
+            page.get_by_role("dialog").wait_for(timeout=5000)
+            self.axe(page, "start confirmation" + suffix)
+            page.get_by_role("button", name="Cancel").click()
+            focused = page.evaluate("document.activeElement.textContent")
+            self.check("axe: cancelling the confirmation returns focus to its button" + suffix, focused == "Start…", focused)
+            context.close()
+        context, page = self.signed_in(viewport={"width": 320, "height": 720})
+        self.serve_fixture(page, FIXTURES["winner"][0])
+        for name, route, ready in (("experiments list", "/experiments", "table.experiments"),
+                                   ("experiment detail", "/experiments/hostile-copy", ".results-chart")):
+            self.open(page, route, ready)
+            time.sleep(0.2)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            self.check(f"320 px {name}: nothing scrolls sideways", width <= 320, width)
+            self.axe(page, f"{name} at 320 px")
+        context.close()
+
+    def csp(self):
+        check = self.check
+        violations = []
+        context = self.context(csp=True)
+        try:
+            page = context.new_page()
+            page.on("console", lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None)
+            page.goto(self.server.url + "/admin/")
+            page.get_by_label("Admin token").fill(ADMIN_TOKEN)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_selector("#account:not([hidden])", timeout=5000)
+            page.get_by_role("link", name="Experiments").click()
+            page.wait_for_selector("table.experiments", timeout=5000)
+            page.get_by_role("link", name="viewer-view").click()
+            page.wait_for_selector(".results-chart", timeout=5000)
+            page.get_by_role("button", name="Start…").click()
+            page.get_by_role("dialog").wait_for(timeout=5000)
+            page.get_by_role("button", name="Cancel").click()
+            check("csp: the experiments screens work under the CSP, with no violation", not violations, violations)
+        finally:
+            context.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary")
+    parser.add_argument("--database-url-env", help="the environment variable holding a PostgreSQL URL")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+    import axe_playwright_python
+
+    axe_source = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js"), encoding="utf-8").read()
+    backend_args, backend = [], "sqlite"
+    if args.database_url_env:
+        url = os.environ.get(args.database_url_env)
+        if not url:
+            raise SystemExit(f"{args.database_url_env} is not set")
+        backend_args, backend = ["--database-url", url], "postgres"
+    started = time.time()
+    results = Results()
+    tokens = ["--admin-token", f"viewer:viewer:{VIEWER_TOKEN}", "--admin-token", f"{HOSTILE_ACTOR}:editor:{HOSTILE_ACTOR_TOKEN}"]
+    server = Server(args.binary, tokens + backend_args)
+    try:
+        for document, token in ((HOSTILE_EXPERIMENT, HOSTILE_ACTOR_TOKEN), (KEYBOARD_EXPERIMENT, ADMIN_TOKEN), (VIEWER_EXPERIMENT, ADMIN_TOKEN)):
+            status, _, body = server.request("PUT", f"/v1/admin/experiments/{document['id']}", json.dumps(document).encode(),
+                                             {"Authorization": f"Bearer {token}", "Content-Type": "application/json", "If-None-Match": "*"})
+            assert status == 201, (document["id"], status, body)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+            checks = ExperimentChecks(server, browser, results, axe_source, backend)
+            flows = [checks.render, checks.hostile, checks.verdicts, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
+            if backend == "sqlite":  # the markup does not depend on the backend
+                flows.insert(3, checks.screens_axe)
+            for flow in flows:
+                try:
+                    flow()
+                except Exception as error:  # a flow that breaks is a failure, and the others still run
+                    results.check(f"[{backend}] {flow.__name__} ran to the end", False, repr(error)[:600])
+            browser.close()
+    finally:
+        server.stop()
+    print(f"[{backend}] axe-core: {checks.axe_violations} violations on {checks.axe_pages} screens")
+    print(f"[{backend}] experiments browser checks took {time.time() - started:.1f} s")
+    print(f"{results.passed} passed, {results.failed} failed")
+    sys.exit(1 if results.failed else 0)
+
+
+if __name__ == "__main__":
+    main()
