@@ -537,6 +537,48 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/revisions`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/revisions/head(headAdminExperimentRevisions)`.
     func headAdminExperimentRevisions(_ input: Operations.HeadAdminExperimentRevisions.Input) async throws -> Operations.HeadAdminExperimentRevisions.Output
+    /// What an experiment shows so far, per variant, with the statistics and a verdict.
+    ///
+    /// Per variant: `installs` exposed (distinct install ids that sent an event of the variant
+    /// and of no other, counted exactly) and `conversions` (those of them that did the primary
+    /// metric), `displayed` and `tapped` (events of the variant from the analytics rollups, over
+    /// the time the experiment ran; `tapped` counts the taps of the metric's action, or every
+    /// tap for `anyTap`), the conversion `rate` with its 95 % Wilson interval and, beside
+    /// control, the `difference` to control with its 95 % interval, the two-sided `pValue` of
+    /// the two-proportion z-test on installs, the Bayesian `chanceToBeatControl` (Beta-Binomial,
+    /// uniform prior) and whether it is `significant` (p below 0.05 divided by the number of
+    /// variants beside control: Bonferroni). Installs seen in more than one variant are
+    /// left out and counted in `excludedInstalls`. `sampleRatio` is a χ² test of the installs
+    /// against the weights, a `mismatch` at p < 0.001. `verdict`: `collecting` while a variant
+    /// has fewer than `minimumInstallsPerVariant` installs, then `sample-ratio-mismatch`,
+    /// `winner` (named in `winner`: the significantly best variant, or control when every
+    /// other is significantly worse) or `no-significant-difference`. A draft answers zero counts
+    /// and `collecting`. Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
+    func getAdminExperimentResults(_ input: Operations.GetAdminExperimentResults.Input) async throws -> Operations.GetAdminExperimentResults.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
+    func headAdminExperimentResults(_ input: Operations.HeadAdminExperimentResults.Input) async throws -> Operations.HeadAdminExperimentResults.Output
+    /// Make a variant's copy the template's new revision and end the experiment as shipped.
+    ///
+    /// `If-Match` is the experiment's ETag (`412` when stale, `428` without). The variant's copy
+    /// (the live template with the variant's strings and visual) is written as the template's
+    /// new revision through the rules of `PUT /v1/admin/templates/{id}` (`422` with pointers
+    /// when it breaks one; a revision and an audit entry under the caller) and served to every
+    /// install from then on; shipping control writes no template revision. The experiment
+    /// becomes `shipped` (`stoppedAt` stamped when it was still running). `409
+    /// invalid-transition` for a draft or an experiment already shipped; `422` at `/variant`
+    /// for a key that is not one of the experiment's. Editor role.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/experiments/{id}/ship`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)`.
+    func shipAdminExperiment(_ input: Operations.ShipAdminExperiment.Input) async throws -> Operations.ShipAdminExperiment.Output
     /// Every change, newest first: who changed what, when, and which fields.
     ///
     /// The revisions of every template and app policy, newest first, without their documents;
@@ -1772,6 +1814,74 @@ extension APIProtocol {
             path: path,
             query: query,
             headers: headers
+        ))
+    }
+    /// What an experiment shows so far, per variant, with the statistics and a verdict.
+    ///
+    /// Per variant: `installs` exposed (distinct install ids that sent an event of the variant
+    /// and of no other, counted exactly) and `conversions` (those of them that did the primary
+    /// metric), `displayed` and `tapped` (events of the variant from the analytics rollups, over
+    /// the time the experiment ran; `tapped` counts the taps of the metric's action, or every
+    /// tap for `anyTap`), the conversion `rate` with its 95 % Wilson interval and, beside
+    /// control, the `difference` to control with its 95 % interval, the two-sided `pValue` of
+    /// the two-proportion z-test on installs, the Bayesian `chanceToBeatControl` (Beta-Binomial,
+    /// uniform prior) and whether it is `significant` (p below 0.05 divided by the number of
+    /// variants beside control: Bonferroni). Installs seen in more than one variant are
+    /// left out and counted in `excludedInstalls`. `sampleRatio` is a χ² test of the installs
+    /// against the weights, a `mismatch` at p < 0.001. `verdict`: `collecting` while a variant
+    /// has fewer than `minimumInstallsPerVariant` installs, then `sample-ratio-mismatch`,
+    /// `winner` (named in `winner`: the significantly best variant, or control when every
+    /// other is significantly worse) or `no-significant-difference`. A draft answers zero counts
+    /// and `collecting`. Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
+    internal func getAdminExperimentResults(
+        path: Operations.GetAdminExperimentResults.Input.Path,
+        headers: Operations.GetAdminExperimentResults.Input.Headers = .init()
+    ) async throws -> Operations.GetAdminExperimentResults.Output {
+        try await getAdminExperimentResults(Operations.GetAdminExperimentResults.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
+    internal func headAdminExperimentResults(
+        path: Operations.HeadAdminExperimentResults.Input.Path,
+        headers: Operations.HeadAdminExperimentResults.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminExperimentResults.Output {
+        try await headAdminExperimentResults(Operations.HeadAdminExperimentResults.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Make a variant's copy the template's new revision and end the experiment as shipped.
+    ///
+    /// `If-Match` is the experiment's ETag (`412` when stale, `428` without). The variant's copy
+    /// (the live template with the variant's strings and visual) is written as the template's
+    /// new revision through the rules of `PUT /v1/admin/templates/{id}` (`422` with pointers
+    /// when it breaks one; a revision and an audit entry under the caller) and served to every
+    /// install from then on; shipping control writes no template revision. The experiment
+    /// becomes `shipped` (`stoppedAt` stamped when it was still running). `409
+    /// invalid-transition` for a draft or an experiment already shipped; `422` at `/variant`
+    /// for a key that is not one of the experiment's. Editor role.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/experiments/{id}/ship`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)`.
+    internal func shipAdminExperiment(
+        path: Operations.ShipAdminExperiment.Input.Path,
+        headers: Operations.ShipAdminExperiment.Input.Headers = .init(),
+        body: Operations.ShipAdminExperiment.Input.Body
+    ) async throws -> Operations.ShipAdminExperiment.Output {
+        try await shipAdminExperiment(Operations.ShipAdminExperiment.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// Every change, newest first: who changed what, when, and which fields.
