@@ -179,6 +179,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -480,6 +485,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -583,6 +593,122 @@ internal struct Client: APIProtocol {
             }
         )
     }
+    /// The CORS preflight of getTemplate from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)`.
+    internal func preflightGetTemplate(_ input: Operations.PreflightGetTemplate.Input) async throws -> Operations.PreflightGetTemplate.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightGetTemplate.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/templates/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.ReadPreflight.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// Every template, resolved for one locale and platform.
     ///
     /// The whole catalogue resolved for one locale and platform, with the alias table, so a client
@@ -643,6 +769,11 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "If-None-Match",
                     value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -915,6 +1046,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -999,6 +1135,120 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The CORS preflight of listTemplates from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates`.
+    /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)`.
+    internal func preflightListTemplates(_ input: Operations.PreflightListTemplates.Input) async throws -> Operations.PreflightListTemplates.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightListTemplates.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/templates",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.ReadPreflight.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -1576,6 +1826,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -1894,6 +2149,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2007,6 +2267,129 @@ internal struct Client: APIProtocol {
             }
         )
     }
+    /// The CORS preflight of getTemplateFragment from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)`.
+    internal func preflightGetTemplateFragment(_ input: Operations.PreflightGetTemplateFragment.Input) async throws -> Operations.PreflightGetTemplateFragment.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightGetTemplateFragment.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/templates/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "level",
+                    value: input.query.level
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.ReadPreflight.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
     ///
     /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
@@ -2073,6 +2456,11 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "If-None-Match",
                     value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -2394,6 +2782,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2495,6 +2888,129 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The CORS preflight of getTemplatePage from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)`.
+    internal func preflightGetTemplatePage(_ input: Operations.PreflightGetTemplatePage.Input) async throws -> Operations.PreflightGetTemplatePage.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightGetTemplatePage.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/templates/{}/page",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "level",
+                    value: input.query.level
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.ReadPreflight.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

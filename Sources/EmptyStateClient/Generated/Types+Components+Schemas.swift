@@ -662,6 +662,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Template/revision`.
             internal var revision: Components.Schemas.RevisionNumber?
+            /// - Remark: Generated from `#/components/schemas/Template/experiment`.
+            internal var experiment: Components.Schemas.ServedExperiment?
             /// - Remark: Generated from `#/components/schemas/Template/category`.
             internal enum CategoryPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case firstUse = "firstUse"
@@ -718,6 +720,7 @@ extension Components {
             /// - Parameters:
             ///   - id:
             ///   - revision: The store revision this copy comes from (the admin API's `revision`), so that an app
+            ///   - experiment:
             ///   - category:
             ///   - style: Selects the EastBlue `main/empty-state/color/<style>/*` design tokens.
             ///   - locale: The locale the copy was taken from (after fallback), or the requested pseudo-locale.
@@ -731,6 +734,7 @@ extension Components {
             internal init(
                 id: Components.Schemas.TemplateId,
                 revision: Components.Schemas.RevisionNumber? = nil,
+                experiment: Components.Schemas.ServedExperiment? = nil,
                 category: Components.Schemas.Template.CategoryPayload,
                 style: Components.Schemas.Template.StylePayload,
                 locale: Components.Schemas.LocaleTag,
@@ -744,6 +748,7 @@ extension Components {
             ) {
                 self.id = id
                 self.revision = revision
+                self.experiment = experiment
                 self.category = category
                 self.style = style
                 self.locale = locale
@@ -758,6 +763,7 @@ extension Components {
             internal enum CodingKeys: String, CodingKey {
                 case id
                 case revision
+                case experiment
                 case category
                 case style
                 case locale
@@ -778,6 +784,10 @@ extension Components {
                 self.revision = try container.decodeIfPresent(
                     Components.Schemas.RevisionNumber.self,
                     forKey: .revision
+                )
+                self.experiment = try container.decodeIfPresent(
+                    Components.Schemas.ServedExperiment.self,
+                    forKey: .experiment
                 )
                 self.category = try container.decode(
                     Components.Schemas.Template.CategoryPayload.self,
@@ -822,6 +832,7 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "id",
                     "revision",
+                    "experiment",
                     "category",
                     "style",
                     "locale",
@@ -2866,6 +2877,50 @@ extension Components {
             case displayed = "displayed"
             case actionTapped = "actionTapped"
         }
+        /// The copy experiment and variant this copy is: present when the template is in a running
+        /// experiment and the request's `X-Install-ID` is inside its coverage (control installs
+        /// included, with control's key). Report both in the events of what was shown
+        /// (`Event.experimentId`, `Event.variant`, with `Event.installId`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ServedExperiment`.
+        internal struct ServedExperiment: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ServedExperiment/id`.
+            internal var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ServedExperiment/variant`.
+            internal var variant: Swift.String
+            /// Creates a new `ServedExperiment`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - variant:
+            internal init(
+                id: Swift.String,
+                variant: Swift.String
+            ) {
+                self.id = id
+                self.variant = variant
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case variant
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.variant = try container.decode(
+                    Swift.String.self,
+                    forKey: .variant
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "variant"
+                ])
+            }
+        }
         /// One thing a user saw or did, as the app reports it. Required: `id`, `type`, `templateId`,
         /// `locale`, `platform`, `appVersion`, `occurredAt`, and which copy was shown: `revision`,
         /// `etag`, or both (an event with neither is rejected, pointer `/revision`). `actionId` is
@@ -2908,6 +2963,25 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Event/sessionId`.
             internal var sessionId: Swift.String?
+            /// The copy experiment the copy shown belongs to (the template's `experiment.id`). Comes
+            /// with `variant` and `installId`: one without the other is rejected (pointer
+            /// `/variant`, `/experimentId` or `/installId`). For an experiment running on this
+            /// server, it must run on `templateId` and `variant` must be one of its variants.
+            /// Stored as the event's variant `<experimentId>/<variant>`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/experimentId`.
+            internal var experimentId: Swift.String?
+            /// The variant shown (the template's `experiment.variant`); comes with `experimentId`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/variant`.
+            internal var variant: Swift.String?
+            /// The install's id, as sent in `X-Install-ID` (1–128 printable ASCII characters);
+            /// required with `experimentId`, allowed without.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/installId`.
+            internal var installId: Swift.String?
             /// When it happened, by the device's clock (RFC 3339, any offset). After the skew
             /// correction it may be at most 5 minutes after receipt and no older than the retention
             /// period; otherwise the event is rejected.
@@ -2935,6 +3009,9 @@ extension Components {
             ///   - appVersion:
             ///   - actionId: For `actionTapped`, the `id` of the action tapped, one of the template's actions.
             ///   - sessionId: An opaque id of the app session, exported as sent; no control characters (a NUL included), or the event is rejected.
+            ///   - experimentId: The copy experiment the copy shown belongs to (the template's `experiment.id`). Comes
+            ///   - variant: The variant shown (the template's `experiment.variant`); comes with `experimentId`.
+            ///   - installId: The install's id, as sent in `X-Install-ID` (1–128 printable ASCII characters);
             ///   - occurredAt: When it happened, by the device's clock (RFC 3339, any offset). After the skew
             ///   - sentAt: The device's clock when the request was sent. When present, `receivedAt − sentAt` is
             internal init(
@@ -2948,6 +3025,9 @@ extension Components {
                 appVersion: Swift.String,
                 actionId: Swift.String? = nil,
                 sessionId: Swift.String? = nil,
+                experimentId: Swift.String? = nil,
+                variant: Swift.String? = nil,
+                installId: Swift.String? = nil,
                 occurredAt: Foundation.Date,
                 sentAt: Foundation.Date? = nil
             ) {
@@ -2961,6 +3041,9 @@ extension Components {
                 self.appVersion = appVersion
                 self.actionId = actionId
                 self.sessionId = sessionId
+                self.experimentId = experimentId
+                self.variant = variant
+                self.installId = installId
                 self.occurredAt = occurredAt
                 self.sentAt = sentAt
             }
@@ -2975,6 +3058,9 @@ extension Components {
                 case appVersion
                 case actionId
                 case sessionId
+                case experimentId
+                case variant
+                case installId
                 case occurredAt
                 case sentAt
             }
@@ -3685,6 +3771,8 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/AppStatus/template/revision`.
                 internal var revision: Components.Schemas.RevisionNumber?
+                /// - Remark: Generated from `#/components/schemas/AppStatus/template/experiment`.
+                internal var experiment: Components.Schemas.ServedExperiment?
                 /// - Remark: Generated from `#/components/schemas/AppStatus/template/category`.
                 internal enum CategoryPayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case firstUse = "firstUse"
@@ -3741,6 +3829,7 @@ extension Components {
                 /// - Parameters:
                 ///   - id:
                 ///   - revision: The store revision this copy comes from (the admin API's `revision`), so that an app
+                ///   - experiment:
                 ///   - category:
                 ///   - style: Selects the EastBlue `main/empty-state/color/<style>/*` design tokens.
                 ///   - locale: The locale the copy was taken from (after fallback), or the requested pseudo-locale.
@@ -3754,6 +3843,7 @@ extension Components {
                 internal init(
                     id: Components.Schemas.TemplateId,
                     revision: Components.Schemas.RevisionNumber? = nil,
+                    experiment: Components.Schemas.ServedExperiment? = nil,
                     category: Components.Schemas.AppStatus.TemplatePayload.CategoryPayload,
                     style: Components.Schemas.AppStatus.TemplatePayload.StylePayload,
                     locale: Components.Schemas.LocaleTag,
@@ -3767,6 +3857,7 @@ extension Components {
                 ) {
                     self.id = id
                     self.revision = revision
+                    self.experiment = experiment
                     self.category = category
                     self.style = style
                     self.locale = locale
@@ -3781,6 +3872,7 @@ extension Components {
                 internal enum CodingKeys: String, CodingKey {
                     case id
                     case revision
+                    case experiment
                     case category
                     case style
                     case locale
@@ -3801,6 +3893,10 @@ extension Components {
                     self.revision = try container.decodeIfPresent(
                         Components.Schemas.RevisionNumber.self,
                         forKey: .revision
+                    )
+                    self.experiment = try container.decodeIfPresent(
+                        Components.Schemas.ServedExperiment.self,
+                        forKey: .experiment
                     )
                     self.category = try container.decode(
                         Components.Schemas.AppStatus.TemplatePayload.CategoryPayload.self,
@@ -3845,6 +3941,7 @@ extension Components {
                     try decoder.ensureNoAdditionalProperties(knownKeys: [
                         "id",
                         "revision",
+                        "experiment",
                         "category",
                         "style",
                         "locale",

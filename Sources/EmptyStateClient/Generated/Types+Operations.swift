@@ -134,6 +134,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -147,18 +159,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplate.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -231,9 +246,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/templates/{id}/get(getTemplate)/responses/400`.
@@ -496,6 +511,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -508,16 +535,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                 }
             }
@@ -660,6 +690,218 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// The CORS preflight of getTemplate from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)`.
+    internal enum PreflightGetTemplate {
+        internal static let id: Swift.String = "preflightGetTemplate"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PreflightGetTemplate.Input.Path
+            /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                /// Any other value is rejected with `400 invalid-parameter` whose `errors[0].parameter` is
+                /// `platform`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query/platform`.
+                internal var platform: Components.Parameters.Platform?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - platform: The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    platform: Components.Parameters.Platform? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil
+                ) {
+                    self.locale = locale
+                    self.platform = platform
+                    self.param = param
+                }
+            }
+            internal var query: Operations.PreflightGetTemplate.Input.Query
+            /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightGetTemplate.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.PreflightGetTemplate.Input.Path,
+                query: Operations.PreflightGetTemplate.Input.Query = .init(),
+                headers: Operations.PreflightGetTemplate.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Any origin may GET this with the `X-Install-ID` header.
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ReadPreflight)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ReadPreflight {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
     /// Every template, resolved for one locale and platform.
     ///
     /// The whole catalogue resolved for one locale and platform, with the alias table, so a client
@@ -772,6 +1014,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/GET/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -785,18 +1039,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListTemplates.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -866,9 +1123,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/templates/get(listTemplates)/responses/400`.
@@ -1090,6 +1347,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -1102,16 +1371,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                 }
             }
@@ -1217,6 +1489,200 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The CORS preflight of listTemplates from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates`.
+    /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)`.
+    internal enum PreflightListTemplates {
+        internal static let id: Swift.String = "preflightListTemplates"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                /// Any other value is rejected with `400 invalid-parameter` whose `errors[0].parameter` is
+                /// `platform`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query/platform`.
+                internal var platform: Components.Parameters.Platform?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - platform: The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    platform: Components.Parameters.Platform? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil
+                ) {
+                    self.locale = locale
+                    self.platform = platform
+                    self.param = param
+                }
+            }
+            internal var query: Operations.PreflightListTemplates.Input.Query
+            /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightListTemplates.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.PreflightListTemplates.Input.Query = .init(),
+                headers: Operations.PreflightListTemplates.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Any origin may GET this with the `X-Install-ID` header.
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ReadPreflight)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ReadPreflight {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
                             response: self
                         )
                     }
@@ -1480,9 +1946,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/app-status/get(getAppStatus)/responses/400`.
@@ -2000,6 +2466,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2013,18 +2491,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplateFragment.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -2097,9 +2578,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/400`.
@@ -2366,6 +2847,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2378,16 +2871,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                 }
             }
@@ -2530,6 +3026,222 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// The CORS preflight of getTemplateFragment from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)`.
+    internal enum PreflightGetTemplateFragment {
+        internal static let id: Swift.String = "preflightGetTemplateFragment"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PreflightGetTemplateFragment.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/level`.
+                internal var level: Components.Parameters.HeadingLevel?
+                /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/platform`.
+                internal var platform: Components.Parameters.WebPlatform?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                ///   - level: The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///   - platform: Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil,
+                    level: Components.Parameters.HeadingLevel? = nil,
+                    platform: Components.Parameters.WebPlatform? = nil
+                ) {
+                    self.locale = locale
+                    self.param = param
+                    self.level = level
+                    self.platform = platform
+                }
+            }
+            internal var query: Operations.PreflightGetTemplateFragment.Input.Query
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightGetTemplateFragment.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.PreflightGetTemplateFragment.Input.Path,
+                query: Operations.PreflightGetTemplateFragment.Input.Query = .init(),
+                headers: Operations.PreflightGetTemplateFragment.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Any origin may GET this with the `X-Install-ID` header.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ReadPreflight)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ReadPreflight {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
     ///
     /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
@@ -2658,6 +3370,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2671,18 +3395,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplatePage.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -2755,9 +3482,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/400`.
@@ -3024,6 +3751,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3036,16 +3775,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                 }
             }
@@ -3188,6 +3930,222 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// The CORS preflight of getTemplatePage from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)`.
+    internal enum PreflightGetTemplatePage {
+        internal static let id: Swift.String = "preflightGetTemplatePage"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PreflightGetTemplatePage.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/level`.
+                internal var level: Components.Parameters.PageHeadingLevel?
+                /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/platform`.
+                internal var platform: Components.Parameters.WebPlatform?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                ///   - level: The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+                ///   - platform: Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil,
+                    level: Components.Parameters.PageHeadingLevel? = nil,
+                    platform: Components.Parameters.WebPlatform? = nil
+                ) {
+                    self.locale = locale
+                    self.param = param
+                    self.level = level
+                    self.platform = platform
+                }
+            }
+            internal var query: Operations.PreflightGetTemplatePage.Input.Query
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightGetTemplatePage.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.PreflightGetTemplatePage.Input.Path,
+                query: Operations.PreflightGetTemplatePage.Input.Query = .init(),
+                headers: Operations.PreflightGetTemplatePage.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Any origin may GET this with the `X-Install-ID` header.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ReadPreflight)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ReadPreflight {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
     /// The stylesheet or the web component.
     ///
     /// - Remark: HTTP `GET /v1/web/assets/{name}`.
@@ -3319,9 +4277,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/400`.
@@ -3820,9 +4778,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//preview/get(getGallery)/responses/400`.

@@ -24,6 +24,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/templates/{id}`.
     /// - Remark: Generated from `#/paths//v1/templates/{id}/head(headTemplate)`.
     func headTemplate(_ input: Operations.HeadTemplate.Input) async throws -> Operations.HeadTemplate.Output
+    /// The CORS preflight of getTemplate from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)`.
+    func preflightGetTemplate(_ input: Operations.PreflightGetTemplate.Input) async throws -> Operations.PreflightGetTemplate.Output
     /// Every template, resolved for one locale and platform.
     ///
     /// The whole catalogue resolved for one locale and platform, with the alias table, so a client
@@ -41,6 +51,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/templates`.
     /// - Remark: Generated from `#/paths//v1/templates/head(headTemplates)`.
     func headTemplates(_ input: Operations.HeadTemplates.Input) async throws -> Operations.HeadTemplates.Output
+    /// The CORS preflight of listTemplates from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates`.
+    /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)`.
+    func preflightListTemplates(_ input: Operations.PreflightListTemplates.Input) async throws -> Operations.PreflightListTemplates.Output
     /// What this app instance must do at launch (ok, updateAvailable, updateRequired, osUpdateRequired).
     ///
     /// Decides, from the platform's app policy (`PUT /v1/admin/app-policies/{platform}`) held in
@@ -98,6 +118,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/web/templates/{id}`.
     /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)`.
     func headTemplateFragment(_ input: Operations.HeadTemplateFragment.Input) async throws -> Operations.HeadTemplateFragment.Output
+    /// The CORS preflight of getTemplateFragment from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)`.
+    func preflightGetTemplateFragment(_ input: Operations.PreflightGetTemplateFragment.Input) async throws -> Operations.PreflightGetTemplateFragment.Output
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
     ///
     /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
@@ -112,6 +142,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/web/templates/{id}/page`.
     /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)`.
     func headTemplatePage(_ input: Operations.HeadTemplatePage.Input) async throws -> Operations.HeadTemplatePage.Output
+    /// The CORS preflight of getTemplatePage from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)`.
+    func preflightGetTemplatePage(_ input: Operations.PreflightGetTemplatePage.Input) async throws -> Operations.PreflightGetTemplatePage.Output
     /// The stylesheet or the web component.
     ///
     /// - Remark: HTTP `GET /v1/web/assets/{name}`.
@@ -895,6 +935,26 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// The CORS preflight of getTemplate from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)`.
+    internal func preflightGetTemplate(
+        path: Operations.PreflightGetTemplate.Input.Path,
+        query: Operations.PreflightGetTemplate.Input.Query = .init(),
+        headers: Operations.PreflightGetTemplate.Input.Headers = .init()
+    ) async throws -> Operations.PreflightGetTemplate.Output {
+        try await preflightGetTemplate(Operations.PreflightGetTemplate.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
     /// Every template, resolved for one locale and platform.
     ///
     /// The whole catalogue resolved for one locale and platform, with the alias table, so a client
@@ -924,6 +984,24 @@ extension APIProtocol {
         headers: Operations.HeadTemplates.Input.Headers = .init()
     ) async throws -> Operations.HeadTemplates.Output {
         try await headTemplates(Operations.HeadTemplates.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The CORS preflight of listTemplates from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates`.
+    /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)`.
+    internal func preflightListTemplates(
+        query: Operations.PreflightListTemplates.Input.Query = .init(),
+        headers: Operations.PreflightListTemplates.Input.Headers = .init()
+    ) async throws -> Operations.PreflightListTemplates.Output {
+        try await preflightListTemplates(Operations.PreflightListTemplates.Input(
             query: query,
             headers: headers
         ))
@@ -1021,6 +1099,26 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// The CORS preflight of getTemplateFragment from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)`.
+    internal func preflightGetTemplateFragment(
+        path: Operations.PreflightGetTemplateFragment.Input.Path,
+        query: Operations.PreflightGetTemplateFragment.Input.Query = .init(),
+        headers: Operations.PreflightGetTemplateFragment.Input.Headers = .init()
+    ) async throws -> Operations.PreflightGetTemplateFragment.Output {
+        try await preflightGetTemplateFragment(Operations.PreflightGetTemplateFragment.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
     ///
     /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
@@ -1050,6 +1148,26 @@ extension APIProtocol {
         headers: Operations.HeadTemplatePage.Input.Headers = .init()
     ) async throws -> Operations.HeadTemplatePage.Output {
         try await headTemplatePage(Operations.HeadTemplatePage.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The CORS preflight of getTemplatePage from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)`.
+    internal func preflightGetTemplatePage(
+        path: Operations.PreflightGetTemplatePage.Input.Path,
+        query: Operations.PreflightGetTemplatePage.Input.Query = .init(),
+        headers: Operations.PreflightGetTemplatePage.Input.Headers = .init()
+    ) async throws -> Operations.PreflightGetTemplatePage.Output {
+        try await preflightGetTemplatePage(Operations.PreflightGetTemplatePage.Input(
             path: path,
             query: query,
             headers: headers
