@@ -197,6 +197,7 @@ bench: deps
 	python3 Benchmarks/scale.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/translations.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/analytics.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/experiments.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	BENCH_SERVER_BIN="$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" bash Benchmarks/app_status.sh
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/console.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"

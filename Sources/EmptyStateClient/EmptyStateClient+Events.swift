@@ -43,7 +43,11 @@ extension EmptyStateClient {
                 appVersion: configuration.appVersion,
                 actionId: actionId,
                 sessionId: configuration.sessionId,
-                occurredAt: now()
+                occurredAt: now(),
+                // What was shown: the variant the service served this copy as, for this install.
+                experimentId: template.experiment?.id,
+                variant: template.experiment?.variant,
+                installId: template.experiment == nil ? nil : configuration.installID
             )
         )
         if events.count >= configuration.eventBatchSize { doorbell.ring() }

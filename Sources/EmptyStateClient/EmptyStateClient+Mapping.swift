@@ -18,6 +18,9 @@ extension QueuedEvent {
             appVersion: appVersion,
             actionId: actionId,
             sessionId: sessionId,
+            experimentId: experimentId,
+            variant: variant,
+            installId: installId,
             occurredAt: occurredAt,
             sentAt: sentAt
         )

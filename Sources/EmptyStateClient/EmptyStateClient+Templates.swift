@@ -37,7 +37,7 @@ extension EmptyStateClient {
         do {
             response = try await api.listTemplates(
                 query: .init(platform: platformParameter),
-                headers: .init(acceptLanguage: configuration.acceptLanguage)
+                headers: .init(acceptLanguage: configuration.acceptLanguage, xInstallID: configuration.installID)
             )
         } catch {
             throw EmptyStateClientError.unavailable("\(error)")
@@ -98,7 +98,11 @@ extension EmptyStateClient {
                             )
                         )
                 ),
-                headers: .init(acceptLanguage: configuration.acceptLanguage, ifNoneMatch: cached?.etag)
+                headers: .init(
+                    acceptLanguage: configuration.acceptLanguage,
+                    ifNoneMatch: cached?.etag,
+                    xInstallID: configuration.installID
+                )
             )
             switch response {
             case .ok(let ok):

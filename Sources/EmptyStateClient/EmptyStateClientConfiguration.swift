@@ -13,6 +13,13 @@ public struct EmptyStateClientConfiguration: Sendable {
     public var appVersion: String
     /// An opaque id of the app session, reported with every event.
     public var sessionId: String?
+    /// The install's id for copy experiments, sent as `X-Install-ID` with every template request
+    /// and reported with the events of a template in an experiment: the service assigns each
+    /// install a variant from it, the same on every request. Make it once per install (a
+    /// `UUID().uuidString` kept in the app's storage, `UserDefaults` for example) and pass the
+    /// same value on every launch; a new id is a new install for the experiment's results. 1–128
+    /// printable ASCII characters. `nil`: the app is served control and counts in no experiment.
+    public var installID: String?
     /// Where last-known-good templates and the event queue are kept; `nil` keeps nothing on disk
     /// (events are then lost when the app is killed).
     public var storageDirectory: URL?
@@ -44,6 +51,8 @@ public struct EmptyStateClientConfiguration: Sendable {
     ///   - preferredLocales: BCP 47 tags, best first; an empty list means `["en"]`.
     ///   - platform: `ios`, `android` or `web`; ``currentPlatform`` by default.
     ///   - sessionId: an opaque id of the app session, or `nil`.
+    ///   - installID: the install's id for copy experiments (a UUID kept in the app's storage),
+    ///     or `nil` to be served control.
     ///   - storageDirectory: where copies and the event queue are kept on disk;
     ///     ``defaultStorageDirectory`` by default, `nil` for nothing on disk.
     ///   - bundledSnapshots: `GET /v1/templates` bodies shipped in the app, one a locale.
@@ -60,6 +69,7 @@ public struct EmptyStateClientConfiguration: Sendable {
         preferredLocales: [String] = Locale.preferredLanguages,
         platform: String = EmptyStateClientConfiguration.currentPlatform,
         sessionId: String? = nil,
+        installID: String? = nil,
         storageDirectory: URL? = EmptyStateClientConfiguration.defaultStorageDirectory,
         bundledSnapshots: [URL] = [],
         maxAge: TimeInterval? = nil,
@@ -75,6 +85,7 @@ public struct EmptyStateClientConfiguration: Sendable {
         self.preferredLocales = preferredLocales.isEmpty ? ["en"] : preferredLocales
         self.platform = platform
         self.sessionId = sessionId
+        self.installID = installID
         self.storageDirectory = storageDirectory
         self.bundledSnapshots = bundledSnapshots
         self.maxAge = maxAge

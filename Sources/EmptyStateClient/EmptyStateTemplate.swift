@@ -27,6 +27,16 @@ public struct EmptyStateTemplate: Sendable, Hashable, Codable {
         public var label: String?
     }
 
+    /// The copy experiment a template's copy belongs to, and which variant this install was
+    /// served (``EmptyStateClient/displayed(_:)`` and ``EmptyStateClient/tapped(_:action:)``
+    /// report them).
+    public struct Experiment: Sendable, Hashable, Codable {
+        /// The experiment's id.
+        public var id: String
+        /// The variant's key (control's key for an install in the experiment's control group).
+        public var variant: String
+    }
+
     /// One button of the empty state.
     public struct Action: Sendable, Hashable, Codable, Identifiable {
         /// The action's id within the template; pass it to ``EmptyStateClient/tapped(_:action:)``.
@@ -46,6 +56,9 @@ public struct EmptyStateTemplate: Sendable, Hashable, Codable {
     public var id: String
     /// The store revision the copy comes from; `nil` when the service runs without a store.
     public var revision: Int?
+    /// The experiment and variant this copy is, when the template is in a running experiment
+    /// and ``EmptyStateClientConfiguration/installID`` is in it; `nil` otherwise.
+    public var experiment: Experiment?
     /// `firstUse`, `noResults`, `error`, `offline`, `access`, `auth`, `update`, `redirect` or `loading`.
     public var category: String
     /// `default` or `subtle`: which design tokens to use.
@@ -76,6 +89,7 @@ extension EmptyStateTemplate {
         self.init(
             id: template.id,
             revision: template.revision,
+            experiment: template.experiment.map { Experiment(id: $0.id, variant: $0.variant) },
             category: template.category.rawValue,
             style: template.style.rawValue,
             locale: template.locale,

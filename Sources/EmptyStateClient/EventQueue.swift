@@ -15,6 +15,11 @@ struct QueuedEvent: Sendable, Codable, Hashable {
     var actionId: String?
     var sessionId: String?
     var occurredAt: Date
+    /// The experiment and variant shown, and the install (absent in events queued before
+    /// experiments existed: decoded as `nil`).
+    var experimentId: String?
+    var variant: String?
+    var installId: String?
 }
 
 /// The events not yet acknowledged by the service, in memory and in a file, so that they survive

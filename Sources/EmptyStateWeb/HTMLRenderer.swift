@@ -11,11 +11,20 @@ package struct HTMLOptions: Sendable, Hashable {
     /// is appended (`https://cdn.example.com/illustrations/{name}.svg`). `nil`: an illustration
     /// is left out (the heading still says what the state is).
     package var illustrationBaseURL: String?
+    /// The experiment and variant this copy is, written on the root element as
+    /// `data-experiment-id` and `data-variant` (so the page's events can name them).
+    package var experiment: ExperimentMark?
 
-    package init(headingLevel: Int = 3, style: Template.Style? = nil, illustrationBaseURL: String? = nil) {
+    package init(
+        headingLevel: Int = 3,
+        style: Template.Style? = nil,
+        illustrationBaseURL: String? = nil,
+        experiment: ExperimentMark? = nil
+    ) {
         self.headingLevel = min(max(headingLevel, 1), 6)
         self.style = style
         self.illustrationBaseURL = illustrationBaseURL
+        self.experiment = experiment
     }
 }
 
@@ -99,6 +108,12 @@ package enum HTMLRenderer {
         html.text(template.id)
         html.raw("\" data-style=\"")
         html.raw(style.rawValue)
+        if let experiment = options.experiment {
+            html.raw("\" data-experiment-id=\"")
+            html.text(experiment.experimentID)
+            html.raw("\" data-variant=\"")
+            html.text(experiment.variant)
+        }
         html.raw("\" lang=\"")
         html.text(copy.locale)
         html.raw("\" dir=\"")

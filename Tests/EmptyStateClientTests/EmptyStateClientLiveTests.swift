@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import OpenAPIRuntime
 import Testing
@@ -240,6 +241,55 @@ struct EmptyStateClientLiveTests {
         #expect(EmptyStateClient(configuration: configuration, transport: RecordingTransport()).queuedEventCount == 0)
         let export = try await service.admin("/v1/admin/analytics/events?limit=1000")
         #expect(export.split(separator: "\n").filter { $0.contains("9.9.9-test") }.count == 2)
+    }
+
+    @Test("with an install id, a template in a running experiment comes with its variant; the header is sent")
+    func experimentServed() async throws {
+        let service = try LiveService()
+        defer { service.stop() }
+        func document(_ status: String) -> String {
+            #"{"id":"retry-copy","templateId":"connectionRefused","status":""# + status
+                + #"","coverage":1,"primaryMetric":{"type":"anyTap"},"variants":[{"key":"control","weight":0.5},"#
+                + #"{"key":"b","weight":0.5,"strings":{"en":{"title":"No connection"}}}]}"#
+        }
+        let created = try await service.adminPut(
+            "/v1/admin/experiments/retry-copy",
+            json: document("draft"),
+            precondition: ("If-None-Match", "*")
+        )
+        #expect(created == 201)
+        let started = try await service.adminPut(
+            "/v1/admin/experiments/retry-copy",
+            json: document("running"),
+            precondition: ("If-Match", "\"r1\"")
+        )
+        #expect(started == 200)
+
+        var seen: Set<String> = []
+        for index in 0..<40 {
+            var configuration = Self.configuration(service.baseURL)
+            configuration.installID = "install-\(index)"
+            let transport = RecordingTransport()
+            let client = EmptyStateClient(configuration: configuration, transport: transport)
+            let template = try await client.template("connectionRefused")
+            let experiment = try #require(template.experiment)
+            #expect(experiment.id == "retry-copy")
+            #expect(template.title == (experiment.variant == "b" ? "No connection" : "You're offline"))
+            seen.insert(experiment.variant)
+            #expect(
+                transport.recorded.first?.request.headerFields[HTTPField.Name("X-Install-ID")!] == "install-\(index)"
+            )
+        }
+        #expect(seen == ["control", "b"], "40 installs split over both variants")
+
+        // Without an install id: control, and no experiment to report.
+        let anonymous = EmptyStateClient(
+            configuration: Self.configuration(service.baseURL),
+            transport: RecordingTransport()
+        )
+        let template = try await anonymous.template("connectionRefused")
+        #expect(template.experiment == nil)
+        #expect(template.title == "You're offline")
     }
 
     @Test("prefetch caches the whole catalogue, aliases included")

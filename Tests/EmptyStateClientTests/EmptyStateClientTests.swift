@@ -109,6 +109,44 @@ struct EmptyStateClientTests {
         )
         #expect(client.queuedEventCount == 2)
     }
+
+    @Test("events of a copy in an experiment carry its experiment, variant and the install id; others carry none")
+    func experimentEvents() throws {
+        let client = EmptyStateClient(
+            configuration: EmptyStateClientConfiguration(
+                baseURL: URL(string: "http://127.0.0.1:1")!,
+                appVersion: "1",
+                installID: "3f2c8d4e-51b7-4c1e-9a0d-6b2f7e8c9d10",
+                storageDirectory: nil
+            ),
+            transport: RecordingTransport()
+        )
+        var template = EmptyStateTemplate(
+            id: "connectionRefused",
+            revision: 2,
+            experiment: .init(id: "retry-copy", variant: "b"),
+            category: "offline",
+            style: "default",
+            locale: "en",
+            direction: .leftToRight,
+            platform: "ios",
+            visual: .init(kind: "icon", name: "wifi.slash", width: 64, height: 64, isDecorative: true, label: nil),
+            title: "No connection",
+            message: nil,
+            actions: [.init(id: "retry", role: "primary", type: "retry", label: "Retry", target: nil)],
+            placeholders: [],
+            etag: "\"x\""
+        )
+        client.tapped(template, action: "retry")
+        template.experiment = nil
+        client.displayed(template)
+        let events = client.events.oldest(10).map { $0.schema(sentAt: Date()) }
+        #expect(events.count == 2)
+        #expect(events[0].experimentId == "retry-copy")
+        #expect(events[0].variant == "b")
+        #expect(events[0].installId == "3f2c8d4e-51b7-4c1e-9a0d-6b2f7e8c9d10")
+        #expect(events[1].experimentId == nil && events[1].variant == nil && events[1].installId == nil)
+    }
 }
 
 /// Keeps the messages logged at debug.

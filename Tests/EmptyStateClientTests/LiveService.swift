@@ -87,6 +87,22 @@ final class LiveService {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// An admin PUT of a JSON body with `precondition` (`If-Match: "r1"`, `If-None-Match: *`);
+    /// the status.
+    @discardableResult
+    func adminPut(_ path: String, json: String, precondition: (name: String, value: String)) async throws -> Int {
+        let token = try String(contentsOf: dataDirectory.appendingPathComponent("data/admin-token"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
+        request.httpMethod = "PUT"
+        request.httpBody = Data(json.utf8)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(precondition.value, forHTTPHeaderField: precondition.name)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
     /// A plain GET; the body.
     func get(_ pathAndQuery: String) async throws -> Data {
         try await URLSession.shared.data(from: URL(string: baseURL.absoluteString + pathAndQuery)!).0

@@ -22,6 +22,7 @@ container side by side, so a locale's vectors cost two page loads. Prints a tabl
 
 import json
 import os
+import re
 import sys
 import time
 
@@ -365,6 +366,9 @@ class Checks:
             rendered = page.evaluate(f"() => ({SHAPE})(document.querySelector('{element} .es'))")
             check(f"component {element}: the same markup as {path}", served == rendered, f"{served}\n!=\n{rendered}")
         check("component: German from the page's lang", page.locator("#a .es").get_attribute("lang") == "de")
+        install = page.evaluate("localStorage.getItem('empty-state-install-id')") or ""
+        check("component: an install id (a UUID) is made once and kept in localStorage",
+              re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", install) is not None, install)
         check("component: right-to-left from locale=ar", page.locator("#b .es").get_attribute("dir") == "rtl")
         check("component: the stylesheet linked once",
               page.evaluate("document.querySelectorAll('link[rel=stylesheet][href$=\"empty-state.css\"]').length") == 1)

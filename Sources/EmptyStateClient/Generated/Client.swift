@@ -179,6 +179,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -480,6 +485,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -583,6 +593,122 @@ internal struct Client: APIProtocol {
             }
         )
     }
+    /// The CORS preflight of getTemplate from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)`.
+    internal func preflightGetTemplate(_ input: Operations.PreflightGetTemplate.Input) async throws -> Operations.PreflightGetTemplate.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightGetTemplate.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/templates/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.ReadPreflight.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// Every template, resolved for one locale and platform.
     ///
     /// The whole catalogue resolved for one locale and platform, with the alias table, so a client
@@ -643,6 +769,11 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "If-None-Match",
                     value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -915,6 +1046,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -999,6 +1135,120 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The CORS preflight of listTemplates from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates`.
+    /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)`.
+    internal func preflightListTemplates(_ input: Operations.PreflightListTemplates.Input) async throws -> Operations.PreflightListTemplates.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightListTemplates.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/templates",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.ReadPreflight.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -1576,6 +1826,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -1894,6 +2149,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2007,6 +2267,129 @@ internal struct Client: APIProtocol {
             }
         )
     }
+    /// The CORS preflight of getTemplateFragment from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)`.
+    internal func preflightGetTemplateFragment(_ input: Operations.PreflightGetTemplateFragment.Input) async throws -> Operations.PreflightGetTemplateFragment.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightGetTemplateFragment.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/templates/{}",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "level",
+                    value: input.query.level
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.ReadPreflight.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
     ///
     /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
@@ -2073,6 +2456,11 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "If-None-Match",
                     value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -2394,6 +2782,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2495,6 +2888,129 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The CORS preflight of getTemplatePage from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)`.
+    internal func preflightGetTemplatePage(_ input: Operations.PreflightGetTemplatePage.Input) async throws -> Operations.PreflightGetTemplatePage.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.PreflightGetTemplatePage.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/web/templates/{}/page",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .options
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "locale",
+                    value: input.query.locale
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "param",
+                    value: input.query.param
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "level",
+                    value: input.query.level
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "platform",
+                    value: input.query.platform
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Language",
+                    value: input.headers.acceptLanguage
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Accept-Encoding",
+                    value: input.headers.acceptEncoding
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-None-Match",
+                    value: input.headers.ifNoneMatch
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Install-ID",
+                    value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.ReadPreflight.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        accessControlAllowOrigin: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Origin",
+                            as: Components.Headers.AccessControlAllowOrigin.self
+                        ),
+                        accessControlAllowMethods: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Methods",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload.self
+                        ),
+                        accessControlAllowHeaders: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Allow-Headers",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload.self
+                        ),
+                        accessControlMaxAge: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Access-Control-Max-Age",
+                            as: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -15842,6 +16358,1124 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .serviceUnavailable(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// What an experiment shows so far, per variant, with the statistics and a verdict.
+    ///
+    /// Per variant: `installs` exposed (distinct install ids that sent an event of the variant
+    /// and of no other, counted exactly) and `conversions` (those of them that did the primary
+    /// metric), `displayed` and `tapped` (events of the variant from the analytics rollups, over
+    /// the time the experiment ran; `tapped` counts the taps of the metric's action, or every
+    /// tap for `anyTap`), the conversion `rate` with its 95 % Wilson interval and, beside
+    /// control, the `difference` to control with its 95 % interval, the two-sided `pValue` of
+    /// the two-proportion z-test on installs, the Bayesian `chanceToBeatControl` (Beta-Binomial,
+    /// uniform prior) and whether it is `significant` (p below 0.05 divided by the number of
+    /// variants beside control: Bonferroni). Installs seen in more than one variant are
+    /// left out and counted in `excludedInstalls`. `sampleRatio` is a χ² test of the installs
+    /// against the weights, a `mismatch` at p < 0.001. `verdict`: `collecting` while a variant
+    /// has fewer than `minimumInstallsPerVariant` installs, then `sample-ratio-mismatch`,
+    /// `winner` (named in `winner`: the significantly best variant, or control when every
+    /// other is significantly worse) or `no-significant-difference`. A draft answers zero counts
+    /// and `collecting`. Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
+    internal func getAdminExperimentResults(_ input: Operations.GetAdminExperimentResults.Input) async throws -> Operations.GetAdminExperimentResults.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetAdminExperimentResults.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/admin/experiments/{}/results",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.AdminExperimentResults.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminExperimentResults.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json; charset=utf-8":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.AdminExperimentResults.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationJsonCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 401:
+                    let headers: Components.Responses.AdminUnauthorized.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Headers.WWWAuthenticate.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        setCookie: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Set-Cookie",
+                            as: Components.Headers.ClearSessionCookie.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminUnauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 403:
+                    let headers: Components.Responses.AdminCrossOrigin.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminCrossOrigin.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.AdminExperimentNotFound.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminExperimentNotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.AdminInternalError.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminInternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.AdminShuttingDown.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminShuttingDown.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
+    internal func headAdminExperimentResults(_ input: Operations.HeadAdminExperimentResults.Input) async throws -> Operations.HeadAdminExperimentResults.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.HeadAdminExperimentResults.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/admin/experiments/{}/results",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .head
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.AdminHeadOK.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .ok(.init(headers: headers))
+                case 401:
+                    let headers: Components.Responses.AdminUnauthorizedHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Headers.WWWAuthenticate.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .unauthorized(.init(headers: headers))
+                case 403:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .forbidden(.init(headers: headers))
+                case 404:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .notFound(.init(headers: headers))
+                case 500:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .internalServerError(.init(headers: headers))
+                case 503:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .serviceUnavailable(.init(headers: headers))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Make a variant's copy the template's new revision and end the experiment as shipped.
+    ///
+    /// `If-Match` is the experiment's ETag (`412` when stale, `428` without). The variant's copy
+    /// (the live template with the variant's strings and visual) is written as the template's
+    /// new revision through the rules of `PUT /v1/admin/templates/{id}` (`422` with pointers
+    /// when it breaks one; a revision and an audit entry under the caller) and served to every
+    /// install from then on; shipping control writes no template revision. The experiment
+    /// becomes `shipped` (`stoppedAt` stamped when it was still running). `409
+    /// invalid-transition` for a draft or an experiment already shipped; `422` at `/variant`
+    /// for a key that is not one of the experiment's. Editor role.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/experiments/{id}/ship`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)`.
+    internal func shipAdminExperiment(_ input: Operations.ShipAdminExperiment.Input) async throws -> Operations.ShipAdminExperiment.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ShipAdminExperiment.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/admin/experiments/{}/ship",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "If-Match",
+                    value: input.headers.ifMatch
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .json(value):
+                    body = try converter.setRequiredRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.AdminExperimentShipped.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.RevisionETag.self
+                        ),
+                        link: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Link",
+                            as: Swift.String.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminExperimentShipped.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json; charset=utf-8":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.AdminExperimentShipped.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationJsonCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.AdminWriteBadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.AdminWriteBadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteBadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 401:
+                    let headers: Components.Responses.AdminUnauthorized.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Headers.WWWAuthenticate.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        setCookie: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Set-Cookie",
+                            as: Components.Headers.ClearSessionCookie.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminUnauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 403:
+                    let headers: Components.Responses.AdminForbidden.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminForbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.AdminExperimentNotFound.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminExperimentNotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 409:
+                    let headers: Components.Responses.AdminExperimentConflict.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminExperimentConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 412:
+                    let headers: Components.Responses.AdminPreconditionFailed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        eTag: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "ETag",
+                            as: Components.Headers.RevisionETagOptional.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminPreconditionFailed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .preconditionFailed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 413:
+                    let headers: Components.Responses.PayloadTooLarge.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PayloadTooLarge.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .contentTooLarge(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 415:
+                    let headers: Components.Responses.AdminUnsupportedMediaType.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminUnsupportedMediaType.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unsupportedMediaType(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 422:
+                    let headers: Components.Responses.AdminValidationFailed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminValidationFailed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 428:
+                    let headers: Components.Responses.AdminPreconditionRequired.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminPreconditionRequired.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .preconditionRequired(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.AdminInternalError.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminInternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.AdminWriteUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 504:
+                    let headers: Components.Responses.AdminWriteOutcomeUnknown.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteOutcomeUnknown.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .gatewayTimeout(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,

@@ -47,7 +47,9 @@ extension Components {
         /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
         /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
         /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-        /// stale-if-error=604800`.
+        /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+        /// running copy experiment) says `private` instead of `public`: only the app's own cache
+        /// may keep it.
         ///
         ///
         /// - Remark: Generated from `#/components/headers/Cache-Control`.
@@ -68,12 +70,16 @@ extension Components {
         internal typealias ContentLanguage = Components.Schemas.LocaleTag
         /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
         /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+        /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+        /// while one runs), whether or not the request sent the header.
         ///
         ///
         /// - Remark: Generated from `#/components/headers/Vary`.
         internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
             case acceptEncoding = "Accept-Encoding"
             case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+            case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+            case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
         }
         /// The locale the answer's template was resolved for; absent when there is no template (`ok`).
         ///

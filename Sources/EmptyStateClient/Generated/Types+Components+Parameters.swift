@@ -158,6 +158,18 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/DocumentIfNoneMatch`.
         internal typealias DocumentIfNoneMatch = Swift.String
+        /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+        /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+        /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+        /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+        /// member; without the header it is served control without the member. The answers of such
+        /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+        /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+        /// experiment (and for bundles while one runs); other templates ignore the header.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/InstallId`.
+        internal typealias InstallId = Swift.String
         /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
         /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
         ///

@@ -543,7 +543,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTML/headers/Cache-Control`.
@@ -556,9 +558,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTML/headers/Vary`.
@@ -667,7 +673,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Cache-Control`.
@@ -680,9 +688,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Vary`.
@@ -773,9 +785,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAsset/headers/Vary`.
@@ -904,9 +920,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/Vary`.
@@ -987,9 +1007,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAssetNotModified/headers/Vary`.
@@ -1165,7 +1189,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/Template/headers/Cache-Control`.
@@ -1178,9 +1204,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/Template/headers/Vary`.
@@ -1271,7 +1301,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/Cache-Control`.
@@ -1284,9 +1316,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/Vary`.
@@ -1377,7 +1413,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateHead/headers/Cache-Control`.
@@ -1390,9 +1428,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateHead/headers/Vary`.
@@ -1440,6 +1482,71 @@ extension Components {
                 self.headers = headers
             }
         }
+        internal struct ReadPreflight: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ReadPreflight/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Access-Control-Allow-Origin`.
+                internal enum AccessControlAllowOrigin: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _ast_ = "*"
+                }
+                /// `*`: any page may read client answers (no credentials are involved).
+                ///
+                /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Origin`.
+                internal var accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin
+                /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Methods`.
+                internal enum AccessControlAllowMethodsPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case get_comma_Head = "GET, HEAD"
+                }
+                /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Methods`.
+                internal var accessControlAllowMethods: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload
+                /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Headers`.
+                internal enum AccessControlAllowHeadersPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case xInstallID = "X-Install-ID"
+                }
+                /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Headers`.
+                internal var accessControlAllowHeaders: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload
+                /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Max-Age`.
+                internal enum AccessControlMaxAgePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _86400 = "86400"
+                }
+                /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Max-Age`.
+                internal var accessControlMaxAge: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - accessControlAllowOrigin: `*`: any page may read client answers (no credentials are involved).
+                ///   - accessControlAllowMethods:
+                ///   - accessControlAllowHeaders:
+                ///   - accessControlMaxAge:
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin,
+                    accessControlAllowMethods: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload,
+                    accessControlAllowHeaders: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload,
+                    accessControlMaxAge: Components.Responses.ReadPreflight.Headers.AccessControlMaxAgePayload
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accessControlAllowOrigin = accessControlAllowOrigin
+                    self.accessControlAllowMethods = accessControlAllowMethods
+                    self.accessControlAllowHeaders = accessControlAllowHeaders
+                    self.accessControlMaxAge = accessControlMaxAge
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ReadPreflight.Headers
+            /// Creates a new `ReadPreflight`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.ReadPreflight.Headers) {
+                self.headers = headers
+            }
+        }
         internal struct NotModified: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/NotModified/headers`.
             internal struct Headers: Sendable, Hashable {
@@ -1459,7 +1566,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/NotModified/headers/Cache-Control`.
@@ -1472,9 +1581,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/NotModified/headers/Vary`.
@@ -2453,7 +2566,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatus/headers/Cache-Control`.
@@ -2466,9 +2581,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatus/headers/Vary`.
@@ -2559,7 +2678,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/Cache-Control`.
@@ -2572,9 +2693,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/Vary`.
@@ -2641,7 +2766,9 @@ extension Components {
                 /// revalidating for a day, or for a week when the origin errs. `max-age` is the server's
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
-                /// stale-if-error=604800`.
+                /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
+                /// running copy experiment) says `private` instead of `public`: only the app's own cache
+                /// may keep it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/Cache-Control`.
@@ -2654,9 +2781,13 @@ extension Components {
                 internal enum Vary: String, Codable, Hashable, Sendable, CaseIterable {
                     case acceptEncoding = "Accept-Encoding"
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
+                    case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
+                /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
+                /// while one runs), whether or not the request sent the header.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/Vary`.
@@ -2937,6 +3068,144 @@ extension Components {
             internal init(
                 headers: Components.Responses.AdminExperimentReplaced.Headers,
                 body: Components.Responses.AdminExperimentReplaced.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminExperimentResults: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminExperimentResults/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentResults/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentResults/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminExperimentResults.Headers
+            /// - Remark: Generated from `#/components/responses/AdminExperimentResults/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminExperimentResults/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminExperimentResults)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminExperimentResults {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminExperimentResults.Body
+            /// Creates a new `AdminExperimentResults`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminExperimentResults.Headers,
+                body: Components.Responses.AdminExperimentResults.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminExperimentShipped: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminExperimentShipped/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentShipped/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentShipped/headers/ETag`.
+                internal var eTag: Components.Headers.RevisionETag
+                /// `</v1/admin/templates/{templateId}/revisions/{shippedRevision}>; rel="related"`
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentShipped/headers/Link`.
+                internal var link: Swift.String?
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentShipped/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///   - link: `</v1/admin/templates/{templateId}/revisions/{shippedRevision}>; rel="related"`
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.RevisionETag,
+                    link: Swift.String? = nil,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.link = link
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminExperimentShipped.Headers
+            /// - Remark: Generated from `#/components/responses/AdminExperimentShipped/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminExperimentShipped/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminExperimentShipped)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminExperimentShipped {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminExperimentShipped.Body
+            /// Creates a new `AdminExperimentShipped`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminExperimentShipped.Headers,
+                body: Components.Responses.AdminExperimentShipped.Body
             ) {
                 self.headers = headers
                 self.body = body

@@ -662,6 +662,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Template/revision`.
             internal var revision: Components.Schemas.RevisionNumber?
+            /// - Remark: Generated from `#/components/schemas/Template/experiment`.
+            internal var experiment: Components.Schemas.ServedExperiment?
             /// - Remark: Generated from `#/components/schemas/Template/category`.
             internal enum CategoryPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case firstUse = "firstUse"
@@ -718,6 +720,7 @@ extension Components {
             /// - Parameters:
             ///   - id:
             ///   - revision: The store revision this copy comes from (the admin API's `revision`), so that an app
+            ///   - experiment:
             ///   - category:
             ///   - style: Selects the EastBlue `main/empty-state/color/<style>/*` design tokens.
             ///   - locale: The locale the copy was taken from (after fallback), or the requested pseudo-locale.
@@ -731,6 +734,7 @@ extension Components {
             internal init(
                 id: Components.Schemas.TemplateId,
                 revision: Components.Schemas.RevisionNumber? = nil,
+                experiment: Components.Schemas.ServedExperiment? = nil,
                 category: Components.Schemas.Template.CategoryPayload,
                 style: Components.Schemas.Template.StylePayload,
                 locale: Components.Schemas.LocaleTag,
@@ -744,6 +748,7 @@ extension Components {
             ) {
                 self.id = id
                 self.revision = revision
+                self.experiment = experiment
                 self.category = category
                 self.style = style
                 self.locale = locale
@@ -758,6 +763,7 @@ extension Components {
             internal enum CodingKeys: String, CodingKey {
                 case id
                 case revision
+                case experiment
                 case category
                 case style
                 case locale
@@ -778,6 +784,10 @@ extension Components {
                 self.revision = try container.decodeIfPresent(
                     Components.Schemas.RevisionNumber.self,
                     forKey: .revision
+                )
+                self.experiment = try container.decodeIfPresent(
+                    Components.Schemas.ServedExperiment.self,
+                    forKey: .experiment
                 )
                 self.category = try container.decode(
                     Components.Schemas.Template.CategoryPayload.self,
@@ -822,6 +832,7 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "id",
                     "revision",
+                    "experiment",
                     "category",
                     "style",
                     "locale",
@@ -2866,6 +2877,50 @@ extension Components {
             case displayed = "displayed"
             case actionTapped = "actionTapped"
         }
+        /// The copy experiment and variant this copy is: present when the template is in a running
+        /// experiment and the request's `X-Install-ID` is inside its coverage (control installs
+        /// included, with control's key). Report both in the events of what was shown
+        /// (`Event.experimentId`, `Event.variant`, with `Event.installId`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ServedExperiment`.
+        internal struct ServedExperiment: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ServedExperiment/id`.
+            internal var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ServedExperiment/variant`.
+            internal var variant: Swift.String
+            /// Creates a new `ServedExperiment`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - variant:
+            internal init(
+                id: Swift.String,
+                variant: Swift.String
+            ) {
+                self.id = id
+                self.variant = variant
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case variant
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.variant = try container.decode(
+                    Swift.String.self,
+                    forKey: .variant
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "variant"
+                ])
+            }
+        }
         /// One thing a user saw or did, as the app reports it. Required: `id`, `type`, `templateId`,
         /// `locale`, `platform`, `appVersion`, `occurredAt`, and which copy was shown: `revision`,
         /// `etag`, or both (an event with neither is rejected, pointer `/revision`). `actionId` is
@@ -2908,6 +2963,25 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Event/sessionId`.
             internal var sessionId: Swift.String?
+            /// The copy experiment the copy shown belongs to (the template's `experiment.id`). Comes
+            /// with `variant` and `installId`: one without the other is rejected (pointer
+            /// `/variant`, `/experimentId` or `/installId`). For an experiment running on this
+            /// server, it must run on `templateId` and `variant` must be one of its variants.
+            /// Stored as the event's variant `<experimentId>/<variant>`.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/experimentId`.
+            internal var experimentId: Swift.String?
+            /// The variant shown (the template's `experiment.variant`); comes with `experimentId`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/variant`.
+            internal var variant: Swift.String?
+            /// The install's id, as sent in `X-Install-ID` (1–128 printable ASCII characters);
+            /// required with `experimentId`, allowed without.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/installId`.
+            internal var installId: Swift.String?
             /// When it happened, by the device's clock (RFC 3339, any offset). After the skew
             /// correction it may be at most 5 minutes after receipt and no older than the retention
             /// period; otherwise the event is rejected.
@@ -2935,6 +3009,9 @@ extension Components {
             ///   - appVersion:
             ///   - actionId: For `actionTapped`, the `id` of the action tapped, one of the template's actions.
             ///   - sessionId: An opaque id of the app session, exported as sent; no control characters (a NUL included), or the event is rejected.
+            ///   - experimentId: The copy experiment the copy shown belongs to (the template's `experiment.id`). Comes
+            ///   - variant: The variant shown (the template's `experiment.variant`); comes with `experimentId`.
+            ///   - installId: The install's id, as sent in `X-Install-ID` (1–128 printable ASCII characters);
             ///   - occurredAt: When it happened, by the device's clock (RFC 3339, any offset). After the skew
             ///   - sentAt: The device's clock when the request was sent. When present, `receivedAt − sentAt` is
             internal init(
@@ -2948,6 +3025,9 @@ extension Components {
                 appVersion: Swift.String,
                 actionId: Swift.String? = nil,
                 sessionId: Swift.String? = nil,
+                experimentId: Swift.String? = nil,
+                variant: Swift.String? = nil,
+                installId: Swift.String? = nil,
                 occurredAt: Foundation.Date,
                 sentAt: Foundation.Date? = nil
             ) {
@@ -2961,6 +3041,9 @@ extension Components {
                 self.appVersion = appVersion
                 self.actionId = actionId
                 self.sessionId = sessionId
+                self.experimentId = experimentId
+                self.variant = variant
+                self.installId = installId
                 self.occurredAt = occurredAt
                 self.sentAt = sentAt
             }
@@ -2975,6 +3058,9 @@ extension Components {
                 case appVersion
                 case actionId
                 case sessionId
+                case experimentId
+                case variant
+                case installId
                 case occurredAt
                 case sentAt
             }
@@ -3685,6 +3771,8 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/AppStatus/template/revision`.
                 internal var revision: Components.Schemas.RevisionNumber?
+                /// - Remark: Generated from `#/components/schemas/AppStatus/template/experiment`.
+                internal var experiment: Components.Schemas.ServedExperiment?
                 /// - Remark: Generated from `#/components/schemas/AppStatus/template/category`.
                 internal enum CategoryPayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case firstUse = "firstUse"
@@ -3741,6 +3829,7 @@ extension Components {
                 /// - Parameters:
                 ///   - id:
                 ///   - revision: The store revision this copy comes from (the admin API's `revision`), so that an app
+                ///   - experiment:
                 ///   - category:
                 ///   - style: Selects the EastBlue `main/empty-state/color/<style>/*` design tokens.
                 ///   - locale: The locale the copy was taken from (after fallback), or the requested pseudo-locale.
@@ -3754,6 +3843,7 @@ extension Components {
                 internal init(
                     id: Components.Schemas.TemplateId,
                     revision: Components.Schemas.RevisionNumber? = nil,
+                    experiment: Components.Schemas.ServedExperiment? = nil,
                     category: Components.Schemas.AppStatus.TemplatePayload.CategoryPayload,
                     style: Components.Schemas.AppStatus.TemplatePayload.StylePayload,
                     locale: Components.Schemas.LocaleTag,
@@ -3767,6 +3857,7 @@ extension Components {
                 ) {
                     self.id = id
                     self.revision = revision
+                    self.experiment = experiment
                     self.category = category
                     self.style = style
                     self.locale = locale
@@ -3781,6 +3872,7 @@ extension Components {
                 internal enum CodingKeys: String, CodingKey {
                     case id
                     case revision
+                    case experiment
                     case category
                     case style
                     case locale
@@ -3801,6 +3893,10 @@ extension Components {
                     self.revision = try container.decodeIfPresent(
                         Components.Schemas.RevisionNumber.self,
                         forKey: .revision
+                    )
+                    self.experiment = try container.decodeIfPresent(
+                        Components.Schemas.ServedExperiment.self,
+                        forKey: .experiment
                     )
                     self.category = try container.decode(
                         Components.Schemas.AppStatus.TemplatePayload.CategoryPayload.self,
@@ -3845,6 +3941,7 @@ extension Components {
                     try decoder.ensureNoAdditionalProperties(knownKeys: [
                         "id",
                         "revision",
+                        "experiment",
                         "category",
                         "style",
                         "locale",
@@ -4549,6 +4646,565 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "valid",
                     "experiment"
+                ])
+            }
+        }
+        /// Which variant to ship.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentShipRequest`.
+        internal struct ExperimentShipRequest: Codable, Hashable, Sendable {
+            /// The key of one of the experiment's variants.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentShipRequest/variant`.
+            internal var variant: Swift.String
+            /// Creates a new `ExperimentShipRequest`.
+            ///
+            /// - Parameters:
+            ///   - variant: The key of one of the experiment's variants.
+            internal init(variant: Swift.String) {
+                self.variant = variant
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case variant
+            }
+        }
+        /// The shipped experiment with its bookkeeping, and the template revision that serves its copy.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminExperimentShipped`.
+        internal struct AdminExperimentShipped: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentShipped/revision`.
+            internal var revision: Components.Schemas.RevisionNumber
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentShipped/updatedAt`.
+            internal var updatedAt: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentShipped/updatedBy`.
+            internal var updatedBy: Components.Schemas.Actor
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentShipped/experiment`.
+            internal var experiment: Components.Schemas.Experiment
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentShipped/shippedRevision`.
+            internal var shippedRevision: Components.Schemas.RevisionNumber
+            /// Creates a new `AdminExperimentShipped`.
+            ///
+            /// - Parameters:
+            ///   - revision:
+            ///   - updatedAt:
+            ///   - updatedBy:
+            ///   - experiment:
+            ///   - shippedRevision:
+            internal init(
+                revision: Components.Schemas.RevisionNumber,
+                updatedAt: Components.Schemas.Timestamp,
+                updatedBy: Components.Schemas.Actor,
+                experiment: Components.Schemas.Experiment,
+                shippedRevision: Components.Schemas.RevisionNumber
+            ) {
+                self.revision = revision
+                self.updatedAt = updatedAt
+                self.updatedBy = updatedBy
+                self.experiment = experiment
+                self.shippedRevision = shippedRevision
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case revision
+                case updatedAt
+                case updatedBy
+                case experiment
+                case shippedRevision
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.revision = try container.decode(
+                    Components.Schemas.RevisionNumber.self,
+                    forKey: .revision
+                )
+                self.updatedAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .updatedAt
+                )
+                self.updatedBy = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .updatedBy
+                )
+                self.experiment = try container.decode(
+                    Components.Schemas.Experiment.self,
+                    forKey: .experiment
+                )
+                self.shippedRevision = try container.decode(
+                    Components.Schemas.RevisionNumber.self,
+                    forKey: .shippedRevision
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "revision",
+                    "updatedAt",
+                    "updatedBy",
+                    "experiment",
+                    "shippedRevision"
+                ])
+            }
+        }
+        /// A proportion (or a difference of two) with its 95 % interval.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ProportionEstimate`.
+        internal struct ProportionEstimate: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProportionEstimate/value`.
+            internal var value: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ProportionEstimate/lower`.
+            internal var lower: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ProportionEstimate/upper`.
+            internal var upper: Swift.Double
+            /// Creates a new `ProportionEstimate`.
+            ///
+            /// - Parameters:
+            ///   - value:
+            ///   - lower:
+            ///   - upper:
+            internal init(
+                value: Swift.Double,
+                lower: Swift.Double,
+                upper: Swift.Double
+            ) {
+                self.value = value
+                self.lower = lower
+                self.upper = upper
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case value
+                case lower
+                case upper
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.value = try container.decode(
+                    Swift.Double.self,
+                    forKey: .value
+                )
+                self.lower = try container.decode(
+                    Swift.Double.self,
+                    forKey: .lower
+                )
+                self.upper = try container.decode(
+                    Swift.Double.self,
+                    forKey: .upper
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "value",
+                    "lower",
+                    "upper"
+                ])
+            }
+        }
+        /// An experiment's results so far; see `GET /v1/admin/experiments/{id}/results`.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminExperimentResults`.
+        internal struct AdminExperimentResults: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/experimentId`.
+            internal var experimentId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/templateId`.
+            internal var templateId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/status`.
+            internal enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case draft = "draft"
+                case running = "running"
+                case stopped = "stopped"
+                case shipped = "shipped"
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/status`.
+            internal var status: Components.Schemas.AdminExperimentResults.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/primaryMetric`.
+            internal struct PrimaryMetricPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/primaryMetric/type`.
+                internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case tap = "tap"
+                    case anyTap = "anyTap"
+                }
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/primaryMetric/type`.
+                internal var _type: Components.Schemas.AdminExperimentResults.PrimaryMetricPayload._TypePayload
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/primaryMetric/action`.
+                internal var action: Swift.String?
+                /// Creates a new `PrimaryMetricPayload`.
+                ///
+                /// - Parameters:
+                ///   - _type:
+                ///   - action:
+                internal init(
+                    _type: Components.Schemas.AdminExperimentResults.PrimaryMetricPayload._TypePayload,
+                    action: Swift.String? = nil
+                ) {
+                    self._type = _type
+                    self.action = action
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case _type = "type"
+                    case action
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self._type = try container.decode(
+                        Components.Schemas.AdminExperimentResults.PrimaryMetricPayload._TypePayload.self,
+                        forKey: ._type
+                    )
+                    self.action = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .action
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "type",
+                        "action"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/primaryMetric`.
+            internal var primaryMetric: Components.Schemas.AdminExperimentResults.PrimaryMetricPayload
+            /// The installs every variant needs before a verdict other than `collecting`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/minimumInstallsPerVariant`.
+            internal var minimumInstallsPerVariant: Swift.Int
+            /// Whether every variant has `minimumInstallsPerVariant` installs.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/enoughData`.
+            internal var enoughData: Swift.Bool
+            /// Installs seen in more than one variant, left out of every count.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excludedInstalls`.
+            internal var excludedInstalls: Swift.Int
+            /// χ² goodness of fit of the installs per variant against the weights.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/sampleRatio`.
+            internal struct SampleRatioPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/sampleRatio/chiSquare`.
+                internal var chiSquare: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/sampleRatio/pValue`.
+                internal var pValue: Swift.Double
+                /// Whether p < 0.001, the split is broken: no other figure can be trusted.
+                ///
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/sampleRatio/mismatch`.
+                internal var mismatch: Swift.Bool
+                /// Creates a new `SampleRatioPayload`.
+                ///
+                /// - Parameters:
+                ///   - chiSquare:
+                ///   - pValue:
+                ///   - mismatch: Whether p < 0.001, the split is broken: no other figure can be trusted.
+                internal init(
+                    chiSquare: Swift.Double,
+                    pValue: Swift.Double,
+                    mismatch: Swift.Bool
+                ) {
+                    self.chiSquare = chiSquare
+                    self.pValue = pValue
+                    self.mismatch = mismatch
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case chiSquare
+                    case pValue
+                    case mismatch
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.chiSquare = try container.decode(
+                        Swift.Double.self,
+                        forKey: .chiSquare
+                    )
+                    self.pValue = try container.decode(
+                        Swift.Double.self,
+                        forKey: .pValue
+                    )
+                    self.mismatch = try container.decode(
+                        Swift.Bool.self,
+                        forKey: .mismatch
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "chiSquare",
+                        "pValue",
+                        "mismatch"
+                    ])
+                }
+            }
+            /// χ² goodness of fit of the installs per variant against the weights.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/sampleRatio`.
+            internal var sampleRatio: Components.Schemas.AdminExperimentResults.SampleRatioPayload
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/verdict`.
+            internal enum VerdictPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case collecting = "collecting"
+                case sampleRatioMismatch = "sample-ratio-mismatch"
+                case noSignificantDifference = "no-significant-difference"
+                case winner = "winner"
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/verdict`.
+            internal var verdict: Components.Schemas.AdminExperimentResults.VerdictPayload
+            /// With `verdict` `winner`, the variant's key.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/winner`.
+            internal var winner: Swift.String?
+            /// In the experiment's order, control first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/variants`.
+            internal var variants: [Components.Schemas.ExperimentVariantResult]
+            /// Creates a new `AdminExperimentResults`.
+            ///
+            /// - Parameters:
+            ///   - experimentId:
+            ///   - templateId:
+            ///   - status:
+            ///   - primaryMetric:
+            ///   - minimumInstallsPerVariant: The installs every variant needs before a verdict other than `collecting`.
+            ///   - enoughData: Whether every variant has `minimumInstallsPerVariant` installs.
+            ///   - excludedInstalls: Installs seen in more than one variant, left out of every count.
+            ///   - sampleRatio: χ² goodness of fit of the installs per variant against the weights.
+            ///   - verdict:
+            ///   - winner: With `verdict` `winner`, the variant's key.
+            ///   - variants: In the experiment's order, control first.
+            internal init(
+                experimentId: Swift.String,
+                templateId: Swift.String,
+                status: Components.Schemas.AdminExperimentResults.StatusPayload,
+                primaryMetric: Components.Schemas.AdminExperimentResults.PrimaryMetricPayload,
+                minimumInstallsPerVariant: Swift.Int,
+                enoughData: Swift.Bool,
+                excludedInstalls: Swift.Int,
+                sampleRatio: Components.Schemas.AdminExperimentResults.SampleRatioPayload,
+                verdict: Components.Schemas.AdminExperimentResults.VerdictPayload,
+                winner: Swift.String? = nil,
+                variants: [Components.Schemas.ExperimentVariantResult]
+            ) {
+                self.experimentId = experimentId
+                self.templateId = templateId
+                self.status = status
+                self.primaryMetric = primaryMetric
+                self.minimumInstallsPerVariant = minimumInstallsPerVariant
+                self.enoughData = enoughData
+                self.excludedInstalls = excludedInstalls
+                self.sampleRatio = sampleRatio
+                self.verdict = verdict
+                self.winner = winner
+                self.variants = variants
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case experimentId
+                case templateId
+                case status
+                case primaryMetric
+                case minimumInstallsPerVariant
+                case enoughData
+                case excludedInstalls
+                case sampleRatio
+                case verdict
+                case winner
+                case variants
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.experimentId = try container.decode(
+                    Swift.String.self,
+                    forKey: .experimentId
+                )
+                self.templateId = try container.decode(
+                    Swift.String.self,
+                    forKey: .templateId
+                )
+                self.status = try container.decode(
+                    Components.Schemas.AdminExperimentResults.StatusPayload.self,
+                    forKey: .status
+                )
+                self.primaryMetric = try container.decode(
+                    Components.Schemas.AdminExperimentResults.PrimaryMetricPayload.self,
+                    forKey: .primaryMetric
+                )
+                self.minimumInstallsPerVariant = try container.decode(
+                    Swift.Int.self,
+                    forKey: .minimumInstallsPerVariant
+                )
+                self.enoughData = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .enoughData
+                )
+                self.excludedInstalls = try container.decode(
+                    Swift.Int.self,
+                    forKey: .excludedInstalls
+                )
+                self.sampleRatio = try container.decode(
+                    Components.Schemas.AdminExperimentResults.SampleRatioPayload.self,
+                    forKey: .sampleRatio
+                )
+                self.verdict = try container.decode(
+                    Components.Schemas.AdminExperimentResults.VerdictPayload.self,
+                    forKey: .verdict
+                )
+                self.winner = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .winner
+                )
+                self.variants = try container.decode(
+                    [Components.Schemas.ExperimentVariantResult].self,
+                    forKey: .variants
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "experimentId",
+                    "templateId",
+                    "status",
+                    "primaryMetric",
+                    "minimumInstallsPerVariant",
+                    "enoughData",
+                    "excludedInstalls",
+                    "sampleRatio",
+                    "verdict",
+                    "winner",
+                    "variants"
+                ])
+            }
+        }
+        /// One variant's results. `installs` and `conversions` are distinct installs (exact);
+        /// `displayed` and `tapped` are events. The comparison with control (`difference`,
+        /// `pValue`, `chanceToBeatControl`, `significant`) is absent on control.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult`.
+        internal struct ExperimentVariantResult: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/key`.
+            internal var key: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/control`.
+            internal var control: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/weight`.
+            internal var weight: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/installs`.
+            internal var installs: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/conversions`.
+            internal var conversions: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/displayed`.
+            internal var displayed: Swift.Int
+            /// Taps of the metric's action (every tap for `anyTap`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/tapped`.
+            internal var tapped: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/rate`.
+            internal var rate: Components.Schemas.ProportionEstimate
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/difference`.
+            internal var difference: Components.Schemas.ProportionEstimate?
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/pValue`.
+            internal var pValue: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/chanceToBeatControl`.
+            internal var chanceToBeatControl: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/significant`.
+            internal var significant: Swift.Bool?
+            /// Creates a new `ExperimentVariantResult`.
+            ///
+            /// - Parameters:
+            ///   - key:
+            ///   - control:
+            ///   - weight:
+            ///   - installs:
+            ///   - conversions:
+            ///   - displayed:
+            ///   - tapped: Taps of the metric's action (every tap for `anyTap`).
+            ///   - rate:
+            ///   - difference:
+            ///   - pValue:
+            ///   - chanceToBeatControl:
+            ///   - significant:
+            internal init(
+                key: Swift.String,
+                control: Swift.Bool,
+                weight: Swift.Double,
+                installs: Swift.Int,
+                conversions: Swift.Int,
+                displayed: Swift.Int,
+                tapped: Swift.Int,
+                rate: Components.Schemas.ProportionEstimate,
+                difference: Components.Schemas.ProportionEstimate? = nil,
+                pValue: Swift.Double? = nil,
+                chanceToBeatControl: Swift.Double? = nil,
+                significant: Swift.Bool? = nil
+            ) {
+                self.key = key
+                self.control = control
+                self.weight = weight
+                self.installs = installs
+                self.conversions = conversions
+                self.displayed = displayed
+                self.tapped = tapped
+                self.rate = rate
+                self.difference = difference
+                self.pValue = pValue
+                self.chanceToBeatControl = chanceToBeatControl
+                self.significant = significant
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case key
+                case control
+                case weight
+                case installs
+                case conversions
+                case displayed
+                case tapped
+                case rate
+                case difference
+                case pValue
+                case chanceToBeatControl
+                case significant
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.key = try container.decode(
+                    Swift.String.self,
+                    forKey: .key
+                )
+                self.control = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .control
+                )
+                self.weight = try container.decode(
+                    Swift.Double.self,
+                    forKey: .weight
+                )
+                self.installs = try container.decode(
+                    Swift.Int.self,
+                    forKey: .installs
+                )
+                self.conversions = try container.decode(
+                    Swift.Int.self,
+                    forKey: .conversions
+                )
+                self.displayed = try container.decode(
+                    Swift.Int.self,
+                    forKey: .displayed
+                )
+                self.tapped = try container.decode(
+                    Swift.Int.self,
+                    forKey: .tapped
+                )
+                self.rate = try container.decode(
+                    Components.Schemas.ProportionEstimate.self,
+                    forKey: .rate
+                )
+                self.difference = try container.decodeIfPresent(
+                    Components.Schemas.ProportionEstimate.self,
+                    forKey: .difference
+                )
+                self.pValue = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .pValue
+                )
+                self.chanceToBeatControl = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .chanceToBeatControl
+                )
+                self.significant = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .significant
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "key",
+                    "control",
+                    "weight",
+                    "installs",
+                    "conversions",
+                    "displayed",
+                    "tapped",
+                    "rate",
+                    "difference",
+                    "pValue",
+                    "chanceToBeatControl",
+                    "significant"
                 ])
             }
         }

@@ -134,6 +134,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -147,18 +159,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplate.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -231,9 +246,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/templates/{id}/get(getTemplate)/responses/400`.
@@ -496,6 +511,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -508,16 +535,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                 }
             }
@@ -660,6 +690,218 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// The CORS preflight of getTemplate from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)`.
+    internal enum PreflightGetTemplate {
+        internal static let id: Swift.String = "preflightGetTemplate"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PreflightGetTemplate.Input.Path
+            /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                /// Any other value is rejected with `400 invalid-parameter` whose `errors[0].parameter` is
+                /// `platform`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query/platform`.
+                internal var platform: Components.Parameters.Platform?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - platform: The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    platform: Components.Parameters.Platform? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil
+                ) {
+                    self.locale = locale
+                    self.platform = platform
+                    self.param = param
+                }
+            }
+            internal var query: Operations.PreflightGetTemplate.Input.Query
+            /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightGetTemplate.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.PreflightGetTemplate.Input.Path,
+                query: Operations.PreflightGetTemplate.Input.Query = .init(),
+                headers: Operations.PreflightGetTemplate.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Any origin may GET this with the `X-Install-ID` header.
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ReadPreflight)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ReadPreflight {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
     /// Every template, resolved for one locale and platform.
     ///
     /// The whole catalogue resolved for one locale and platform, with the alias table, so a client
@@ -772,6 +1014,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/GET/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -785,18 +1039,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListTemplates.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -866,9 +1123,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/templates/get(listTemplates)/responses/400`.
@@ -1090,6 +1347,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -1102,16 +1371,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                 }
             }
@@ -1217,6 +1489,200 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The CORS preflight of listTemplates from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates`.
+    /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)`.
+    internal enum PreflightListTemplates {
+        internal static let id: Swift.String = "preflightListTemplates"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                /// Any other value is rejected with `400 invalid-parameter` whose `errors[0].parameter` is
+                /// `platform`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query/platform`.
+                internal var platform: Components.Parameters.Platform?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - platform: The client platform, which picks the visual (SF Symbol, Material icon or web icon name).
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    platform: Components.Parameters.Platform? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil
+                ) {
+                    self.locale = locale
+                    self.platform = platform
+                    self.param = param
+                }
+            }
+            internal var query: Operations.PreflightListTemplates.Input.Query
+            /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightListTemplates.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.PreflightListTemplates.Input.Query = .init(),
+                headers: Operations.PreflightListTemplates.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Any origin may GET this with the `X-Install-ID` header.
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ReadPreflight)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ReadPreflight {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
                             response: self
                         )
                     }
@@ -1480,9 +1946,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/app-status/get(getAppStatus)/responses/400`.
@@ -2000,6 +2466,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2013,18 +2491,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplateFragment.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -2097,9 +2578,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/400`.
@@ -2366,6 +2847,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2378,16 +2871,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                 }
             }
@@ -2530,6 +3026,222 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// The CORS preflight of getTemplateFragment from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)`.
+    internal enum PreflightGetTemplateFragment {
+        internal static let id: Swift.String = "preflightGetTemplateFragment"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PreflightGetTemplateFragment.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/level`.
+                internal var level: Components.Parameters.HeadingLevel?
+                /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/platform`.
+                internal var platform: Components.Parameters.WebPlatform?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                ///   - level: The heading's level, `h1`–`h6`; `h3` (the spec's web heading) by default.
+                ///   - platform: Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil,
+                    level: Components.Parameters.HeadingLevel? = nil,
+                    platform: Components.Parameters.WebPlatform? = nil
+                ) {
+                    self.locale = locale
+                    self.param = param
+                    self.level = level
+                    self.platform = platform
+                }
+            }
+            internal var query: Operations.PreflightGetTemplateFragment.Input.Query
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightGetTemplateFragment.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.PreflightGetTemplateFragment.Input.Path,
+                query: Operations.PreflightGetTemplateFragment.Input.Query = .init(),
+                headers: Operations.PreflightGetTemplateFragment.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Any origin may GET this with the `X-Install-ID` header.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ReadPreflight)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ReadPreflight {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
     ///
     /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
@@ -2658,6 +3370,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2671,18 +3395,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplatePage.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -2755,9 +3482,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/400`.
@@ -3024,6 +3751,18 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3036,16 +3775,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
                 }
             }
@@ -3188,6 +3930,222 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// The CORS preflight of getTemplatePage from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)`.
+    internal enum PreflightGetTemplatePage {
+        internal static let id: Swift.String = "preflightGetTemplatePage"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A template's id or one of its aliases.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/path/id`.
+                internal var id: Components.Parameters.TemplateId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A template's id or one of its aliases.
+                internal init(id: Components.Parameters.TemplateId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PreflightGetTemplatePage.Input.Path
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query`.
+            internal struct Query: Sendable, Hashable {
+                /// A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                /// over `Accept-Language`. The locale is resolved down a fallback chain: the tag itself, then
+                /// shorter and shorter prefixes of it, then any other locale of the same language that the
+                /// template has, then the template's default locale (`pt-PT` → `pt` → any `pt-*` → the
+                /// default locale; so `?locale=pt-PT` gets `pt-BR` from a template that has `pt-BR` but
+                /// neither `pt-PT` nor `pt`). The body's `locale` and the `Content-Language` header say what
+                /// was served. `_` is accepted as a separator, as
+                /// Android's `Locale.toString()` writes tags (`pt_BR` is treated as `pt-BR`); the response
+                /// always carries the canonical tag. The pseudo-locales `en-XA` (accented, expanded English)
+                /// and `ar-XB` (mirrored, right-to-left) may be requested to test layouts. A tag that is not
+                /// well formed (including an empty value) is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is `locale`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/locale`.
+                internal var locale: Components.Parameters.Locale?
+                /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.
+                internal struct PlaceholderValues: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.String]
+                    /// Creates a new `PlaceholderValues`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.String] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                /// per placeholder (for example `param.provider=Google` fills `{provider}`). Each value is at
+                /// most 200 characters; a longer one is rejected with `400 invalid-parameter` whose
+                /// `errors[0].parameter` is the query parameter's name. Placeholders without a value are
+                /// left in the copy as `{name}` and listed in the response's `placeholders`; so are those
+                /// given an empty value. The name after `param.` is that of a placeholder: letters, digits
+                /// and `_`, starting with a letter or `_`, at most 32 characters; any other name is rejected
+                /// with `400 invalid-parameter` too (it could fill no placeholder). Like every query value, a
+                /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
+                /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
+                /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/param`.
+                internal var param: Components.Parameters.PlaceholderValues?
+                /// The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/level`.
+                internal var level: Components.Parameters.PageHeadingLevel?
+                /// Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/platform`.
+                internal var platform: Components.Parameters.WebPlatform?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - locale: A BCP 47 language tag (matched without regard to case). When present it takes precedence
+                ///   - param: Values for `{name}` placeholders in the copy, one query parameter `param.<name>=<value>`
+                ///   - level: The heading's level, `h1`–`h6`; `h1` by default (the page's only heading).
+                ///   - platform: Accepted as for the JSON (and checked), but HTML always draws the web icon.
+                internal init(
+                    locale: Components.Parameters.Locale? = nil,
+                    param: Components.Parameters.PlaceholderValues? = nil,
+                    level: Components.Parameters.PageHeadingLevel? = nil,
+                    platform: Components.Parameters.WebPlatform? = nil
+                ) {
+                    self.locale = locale
+                    self.param = param
+                    self.level = level
+                    self.platform = platform
+                }
+            }
+            internal var query: Operations.PreflightGetTemplatePage.Input.Query
+            /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                /// in order of quality value (equal weights in the order sent), each down the same fallback
+                /// chain as `locale` (`de-CH` → `de` → any `de-*`); ranges that cannot be parsed, ranges with
+                /// `q=0` and `*` are ignored. When no range matches, the template's default locale is used.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/Accept-Language`.
+                internal var acceptLanguage: Components.Parameters.AcceptLanguage?
+                /// `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/Accept-Encoding`.
+                internal var acceptEncoding: Components.Parameters.AcceptEncoding?
+                /// One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                /// representation the server would send (weak comparison: a `W/` prefix is ignored) the
+                /// server answers `304 Not Modified` without a body. Each content coding has its own tag, so
+                /// only a tag of the coding this request would get matches: a `"…-gzip"` tag revalidates a
+                /// request that accepts gzip, the identity tag one that does not.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                /// the install, a UUID made once and stored is the usual choice; 1–128 printable ASCII
+                /// characters (0x21–0x7E). A template in a running experiment is served the variant this id
+                /// is assigned (GrowthBook hashing, seeded by the experiment id), with the `experiment`
+                /// member; without the header it is served control without the member. The answers of such
+                /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
+                /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
+                /// experiment (and for bundles while one runs); other templates ignore the header.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Install-ID`.
+                internal var xInstallID: Components.Parameters.InstallId?
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
+                ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
+                ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(
+                    acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
+                    acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
+                    ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xInstallID: Components.Parameters.InstallId? = nil,
+                    xRequestID: Components.Parameters.RequestId? = nil
+                ) {
+                    self.acceptLanguage = acceptLanguage
+                    self.acceptEncoding = acceptEncoding
+                    self.ifNoneMatch = ifNoneMatch
+                    self.xInstallID = xInstallID
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.PreflightGetTemplatePage.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.PreflightGetTemplatePage.Input.Path,
+                query: Operations.PreflightGetTemplatePage.Input.Query = .init(),
+                headers: Operations.PreflightGetTemplatePage.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Any origin may GET this with the `X-Install-ID` header.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ReadPreflight)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ReadPreflight {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
     /// The stylesheet or the web component.
     ///
     /// - Remark: HTTP `GET /v1/web/assets/{name}`.
@@ -3319,9 +4277,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/400`.
@@ -3820,9 +4778,9 @@ internal enum Operations {
             /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
-            /// `Connection: close`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
             ///
             ///
             /// - Remark: Generated from `#/paths//preview/get(getGallery)/responses/400`.
@@ -16637,6 +17595,1046 @@ internal enum Operations {
             ///
             /// A response with a code that is not documented in the OpenAPI document.
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// What an experiment shows so far, per variant, with the statistics and a verdict.
+    ///
+    /// Per variant: `installs` exposed (distinct install ids that sent an event of the variant
+    /// and of no other, counted exactly) and `conversions` (those of them that did the primary
+    /// metric), `displayed` and `tapped` (events of the variant from the analytics rollups, over
+    /// the time the experiment ran; `tapped` counts the taps of the metric's action, or every
+    /// tap for `anyTap`), the conversion `rate` with its 95 % Wilson interval and, beside
+    /// control, the `difference` to control with its 95 % interval, the two-sided `pValue` of
+    /// the two-proportion z-test on installs, the Bayesian `chanceToBeatControl` (Beta-Binomial,
+    /// uniform prior) and whether it is `significant` (p below 0.05 divided by the number of
+    /// variants beside control: Bonferroni). Installs seen in more than one variant are
+    /// left out and counted in `excludedInstalls`. `sampleRatio` is a χ² test of the installs
+    /// against the weights, a `mismatch` at p < 0.001. `verdict`: `collecting` while a variant
+    /// has fewer than `minimumInstallsPerVariant` installs, then `sample-ratio-mismatch`,
+    /// `winner` (named in `winner`: the significantly best variant, or control when every
+    /// other is significantly worse) or `no-significant-difference`. A draft answers zero counts
+    /// and `collecting`. Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
+    internal enum GetAdminExperimentResults {
+        internal static let id: Swift.String = "getAdminExperimentResults"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The experiment's id (1–64 of `a-z`, `0-9`, `-`, `_`); also its hash seed.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/path/id`.
+                internal var id: Components.Parameters.ExperimentId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The experiment's id (1–64 of `a-z`, `0-9`, `-`, `_`); also its hash seed.
+                internal init(id: Components.Parameters.ExperimentId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.GetAdminExperimentResults.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminExperimentResults.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminExperimentResults.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetAdminExperimentResults.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.GetAdminExperimentResults.Input.Path,
+                headers: Operations.GetAdminExperimentResults.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The experiment's results so far (computed on each request, not cached).
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminExperimentResults)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminExperimentResults {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no experiment with this id (`unknown-experiment`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-experiment`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminExperimentNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminExperimentNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
+    internal enum HeadAdminExperimentResults {
+        internal static let id: Swift.String = "headAdminExperimentResults"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The experiment's id (1–64 of `a-z`, `0-9`, `-`, `_`); also its hash seed.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/path/id`.
+                internal var id: Components.Parameters.ExperimentId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The experiment's id (1–64 of `a-z`, `0-9`, `-`, `_`); also its hash seed.
+                internal init(id: Components.Parameters.ExperimentId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.HeadAdminExperimentResults.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadAdminExperimentResults.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadAdminExperimentResults.Input.Path,
+                headers: Operations.HeadAdminExperimentResults.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Make a variant's copy the template's new revision and end the experiment as shipped.
+    ///
+    /// `If-Match` is the experiment's ETag (`412` when stale, `428` without). The variant's copy
+    /// (the live template with the variant's strings and visual) is written as the template's
+    /// new revision through the rules of `PUT /v1/admin/templates/{id}` (`422` with pointers
+    /// when it breaks one; a revision and an audit entry under the caller) and served to every
+    /// install from then on; shipping control writes no template revision. The experiment
+    /// becomes `shipped` (`stoppedAt` stamped when it was still running). `409
+    /// invalid-transition` for a draft or an experiment already shipped; `422` at `/variant`
+    /// for a key that is not one of the experiment's. Editor role.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/experiments/{id}/ship`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)`.
+    internal enum ShipAdminExperiment {
+        internal static let id: Swift.String = "shipAdminExperiment"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/ship/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The experiment's id (1–64 of `a-z`, `0-9`, `-`, `_`); also its hash seed.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/ship/POST/path/id`.
+                internal var id: Components.Parameters.ExperimentId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The experiment's id (1–64 of `a-z`, `0-9`, `-`, `_`); also its hash seed.
+                internal init(id: Components.Parameters.ExperimentId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.ShipAdminExperiment.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/ship/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/ship/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). When it is not the current
+                /// revision the server answers `412` with the current `ETag`; a value that is not an ETag of
+                /// this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/ship/POST/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatch?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ShipAdminExperiment.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). When it is not the current
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ShipAdminExperiment.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ShipAdminExperiment.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/ship/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/ship/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ExperimentShipRequest)
+            }
+            internal var body: Operations.ShipAdminExperiment.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.ShipAdminExperiment.Input.Path,
+                headers: Operations.ShipAdminExperiment.Input.Headers = .init(),
+                body: Operations.ShipAdminExperiment.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The variant is shipped: the experiment as stored now (its new `ETag`) and the template
+            /// revision that serves the shipped copy (`shippedRevision`, also linked in `Link`).
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminExperimentShipped)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminExperimentShipped {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
+            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no experiment with this id (`unknown-experiment`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-experiment`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminExperimentNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminExperimentNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The write conflicts with the experiment's state; `errors` point at the fields and say
+            /// why. The problem `type` is `urn:empty-state:problem:<slug>` with slug
+            /// `invalid-transition`, `split-frozen` or `template-in-experiment`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminExperimentConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminExperimentConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
         }
     }
     /// Every change, newest first: who changed what, when, and which fields.

@@ -24,6 +24,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/templates/{id}`.
     /// - Remark: Generated from `#/paths//v1/templates/{id}/head(headTemplate)`.
     func headTemplate(_ input: Operations.HeadTemplate.Input) async throws -> Operations.HeadTemplate.Output
+    /// The CORS preflight of getTemplate from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)`.
+    func preflightGetTemplate(_ input: Operations.PreflightGetTemplate.Input) async throws -> Operations.PreflightGetTemplate.Output
     /// Every template, resolved for one locale and platform.
     ///
     /// The whole catalogue resolved for one locale and platform, with the alias table, so a client
@@ -41,6 +51,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/templates`.
     /// - Remark: Generated from `#/paths//v1/templates/head(headTemplates)`.
     func headTemplates(_ input: Operations.HeadTemplates.Input) async throws -> Operations.HeadTemplates.Output
+    /// The CORS preflight of listTemplates from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates`.
+    /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)`.
+    func preflightListTemplates(_ input: Operations.PreflightListTemplates.Input) async throws -> Operations.PreflightListTemplates.Output
     /// What this app instance must do at launch (ok, updateAvailable, updateRequired, osUpdateRequired).
     ///
     /// Decides, from the platform's app policy (`PUT /v1/admin/app-policies/{platform}`) held in
@@ -98,6 +118,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/web/templates/{id}`.
     /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)`.
     func headTemplateFragment(_ input: Operations.HeadTemplateFragment.Input) async throws -> Operations.HeadTemplateFragment.Output
+    /// The CORS preflight of getTemplateFragment from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)`.
+    func preflightGetTemplateFragment(_ input: Operations.PreflightGetTemplateFragment.Input) async throws -> Operations.PreflightGetTemplateFragment.Output
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
     ///
     /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
@@ -112,6 +142,16 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/web/templates/{id}/page`.
     /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)`.
     func headTemplatePage(_ input: Operations.HeadTemplatePage.Input) async throws -> Operations.HeadTemplatePage.Output
+    /// The CORS preflight of getTemplatePage from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)`.
+    func preflightGetTemplatePage(_ input: Operations.PreflightGetTemplatePage.Input) async throws -> Operations.PreflightGetTemplatePage.Output
     /// The stylesheet or the web component.
     ///
     /// - Remark: HTTP `GET /v1/web/assets/{name}`.
@@ -537,6 +577,48 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/revisions`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/revisions/head(headAdminExperimentRevisions)`.
     func headAdminExperimentRevisions(_ input: Operations.HeadAdminExperimentRevisions.Input) async throws -> Operations.HeadAdminExperimentRevisions.Output
+    /// What an experiment shows so far, per variant, with the statistics and a verdict.
+    ///
+    /// Per variant: `installs` exposed (distinct install ids that sent an event of the variant
+    /// and of no other, counted exactly) and `conversions` (those of them that did the primary
+    /// metric), `displayed` and `tapped` (events of the variant from the analytics rollups, over
+    /// the time the experiment ran; `tapped` counts the taps of the metric's action, or every
+    /// tap for `anyTap`), the conversion `rate` with its 95 % Wilson interval and, beside
+    /// control, the `difference` to control with its 95 % interval, the two-sided `pValue` of
+    /// the two-proportion z-test on installs, the Bayesian `chanceToBeatControl` (Beta-Binomial,
+    /// uniform prior) and whether it is `significant` (p below 0.05 divided by the number of
+    /// variants beside control: Bonferroni). Installs seen in more than one variant are
+    /// left out and counted in `excludedInstalls`. `sampleRatio` is a χ² test of the installs
+    /// against the weights, a `mismatch` at p < 0.001. `verdict`: `collecting` while a variant
+    /// has fewer than `minimumInstallsPerVariant` installs, then `sample-ratio-mismatch`,
+    /// `winner` (named in `winner`: the significantly best variant, or control when every
+    /// other is significantly worse) or `no-significant-difference`. A draft answers zero counts
+    /// and `collecting`. Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
+    func getAdminExperimentResults(_ input: Operations.GetAdminExperimentResults.Input) async throws -> Operations.GetAdminExperimentResults.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
+    func headAdminExperimentResults(_ input: Operations.HeadAdminExperimentResults.Input) async throws -> Operations.HeadAdminExperimentResults.Output
+    /// Make a variant's copy the template's new revision and end the experiment as shipped.
+    ///
+    /// `If-Match` is the experiment's ETag (`412` when stale, `428` without). The variant's copy
+    /// (the live template with the variant's strings and visual) is written as the template's
+    /// new revision through the rules of `PUT /v1/admin/templates/{id}` (`422` with pointers
+    /// when it breaks one; a revision and an audit entry under the caller) and served to every
+    /// install from then on; shipping control writes no template revision. The experiment
+    /// becomes `shipped` (`stoppedAt` stamped when it was still running). `409
+    /// invalid-transition` for a draft or an experiment already shipped; `422` at `/variant`
+    /// for a key that is not one of the experiment's. Editor role.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/experiments/{id}/ship`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)`.
+    func shipAdminExperiment(_ input: Operations.ShipAdminExperiment.Input) async throws -> Operations.ShipAdminExperiment.Output
     /// Every change, newest first: who changed what, when, and which fields.
     ///
     /// The revisions of every template and app policy, newest first, without their documents;
@@ -853,6 +935,26 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// The CORS preflight of getTemplate from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)`.
+    internal func preflightGetTemplate(
+        path: Operations.PreflightGetTemplate.Input.Path,
+        query: Operations.PreflightGetTemplate.Input.Query = .init(),
+        headers: Operations.PreflightGetTemplate.Input.Headers = .init()
+    ) async throws -> Operations.PreflightGetTemplate.Output {
+        try await preflightGetTemplate(Operations.PreflightGetTemplate.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
     /// Every template, resolved for one locale and platform.
     ///
     /// The whole catalogue resolved for one locale and platform, with the alias table, so a client
@@ -882,6 +984,24 @@ extension APIProtocol {
         headers: Operations.HeadTemplates.Input.Headers = .init()
     ) async throws -> Operations.HeadTemplates.Output {
         try await headTemplates(Operations.HeadTemplates.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The CORS preflight of listTemplates from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/templates`.
+    /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)`.
+    internal func preflightListTemplates(
+        query: Operations.PreflightListTemplates.Input.Query = .init(),
+        headers: Operations.PreflightListTemplates.Input.Headers = .init()
+    ) async throws -> Operations.PreflightListTemplates.Output {
+        try await preflightListTemplates(Operations.PreflightListTemplates.Input(
             query: query,
             headers: headers
         ))
@@ -979,6 +1099,26 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// The CORS preflight of getTemplateFragment from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)`.
+    internal func preflightGetTemplateFragment(
+        path: Operations.PreflightGetTemplateFragment.Input.Path,
+        query: Operations.PreflightGetTemplateFragment.Input.Query = .init(),
+        headers: Operations.PreflightGetTemplateFragment.Input.Headers = .init()
+    ) async throws -> Operations.PreflightGetTemplateFragment.Output {
+        try await preflightGetTemplateFragment(Operations.PreflightGetTemplateFragment.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
     ///
     /// The fragment of `getTemplateFragment` in a whole document (`lang`, `dir`, `<title>`, the
@@ -1008,6 +1148,26 @@ extension APIProtocol {
         headers: Operations.HeadTemplatePage.Input.Headers = .init()
     ) async throws -> Operations.HeadTemplatePage.Output {
         try await headTemplatePage(Operations.HeadTemplatePage.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The CORS preflight of getTemplatePage from a page on another origin that sends X-Install-ID.
+    ///
+    /// A GET with `X-Install-ID` (copy experiments) is not a simple request, so browsers ask
+    /// first; without that header the GET needs no preflight. The query parameters and other
+    /// headers of the path do not apply.
+    ///
+    ///
+    /// - Remark: HTTP `OPTIONS /v1/web/templates/{id}/page`.
+    /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)`.
+    internal func preflightGetTemplatePage(
+        path: Operations.PreflightGetTemplatePage.Input.Path,
+        query: Operations.PreflightGetTemplatePage.Input.Query = .init(),
+        headers: Operations.PreflightGetTemplatePage.Input.Headers = .init()
+    ) async throws -> Operations.PreflightGetTemplatePage.Output {
+        try await preflightGetTemplatePage(Operations.PreflightGetTemplatePage.Input(
             path: path,
             query: query,
             headers: headers
@@ -1772,6 +1932,74 @@ extension APIProtocol {
             path: path,
             query: query,
             headers: headers
+        ))
+    }
+    /// What an experiment shows so far, per variant, with the statistics and a verdict.
+    ///
+    /// Per variant: `installs` exposed (distinct install ids that sent an event of the variant
+    /// and of no other, counted exactly) and `conversions` (those of them that did the primary
+    /// metric), `displayed` and `tapped` (events of the variant from the analytics rollups, over
+    /// the time the experiment ran; `tapped` counts the taps of the metric's action, or every
+    /// tap for `anyTap`), the conversion `rate` with its 95 % Wilson interval and, beside
+    /// control, the `difference` to control with its 95 % interval, the two-sided `pValue` of
+    /// the two-proportion z-test on installs, the Bayesian `chanceToBeatControl` (Beta-Binomial,
+    /// uniform prior) and whether it is `significant` (p below 0.05 divided by the number of
+    /// variants beside control: Bonferroni). Installs seen in more than one variant are
+    /// left out and counted in `excludedInstalls`. `sampleRatio` is a χ² test of the installs
+    /// against the weights, a `mismatch` at p < 0.001. `verdict`: `collecting` while a variant
+    /// has fewer than `minimumInstallsPerVariant` installs, then `sample-ratio-mismatch`,
+    /// `winner` (named in `winner`: the significantly best variant, or control when every
+    /// other is significantly worse) or `no-significant-difference`. A draft answers zero counts
+    /// and `collecting`. Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
+    internal func getAdminExperimentResults(
+        path: Operations.GetAdminExperimentResults.Input.Path,
+        headers: Operations.GetAdminExperimentResults.Input.Headers = .init()
+    ) async throws -> Operations.GetAdminExperimentResults.Output {
+        try await getAdminExperimentResults(Operations.GetAdminExperimentResults.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
+    internal func headAdminExperimentResults(
+        path: Operations.HeadAdminExperimentResults.Input.Path,
+        headers: Operations.HeadAdminExperimentResults.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminExperimentResults.Output {
+        try await headAdminExperimentResults(Operations.HeadAdminExperimentResults.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Make a variant's copy the template's new revision and end the experiment as shipped.
+    ///
+    /// `If-Match` is the experiment's ETag (`412` when stale, `428` without). The variant's copy
+    /// (the live template with the variant's strings and visual) is written as the template's
+    /// new revision through the rules of `PUT /v1/admin/templates/{id}` (`422` with pointers
+    /// when it breaks one; a revision and an audit entry under the caller) and served to every
+    /// install from then on; shipping control writes no template revision. The experiment
+    /// becomes `shipped` (`stoppedAt` stamped when it was still running). `409
+    /// invalid-transition` for a draft or an experiment already shipped; `422` at `/variant`
+    /// for a key that is not one of the experiment's. Editor role.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/experiments/{id}/ship`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)`.
+    internal func shipAdminExperiment(
+        path: Operations.ShipAdminExperiment.Input.Path,
+        headers: Operations.ShipAdminExperiment.Input.Headers = .init(),
+        body: Operations.ShipAdminExperiment.Input.Body
+    ) async throws -> Operations.ShipAdminExperiment.Output {
+        try await shipAdminExperiment(Operations.ShipAdminExperiment.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// Every change, newest first: who changed what, when, and which fields.

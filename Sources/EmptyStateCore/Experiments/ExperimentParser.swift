@@ -9,7 +9,7 @@ import JSONCoding
 /// copy passes the template rules in every locale it overrides).
 package enum ExperimentParser {
     /// Ids and variant keys: lowercase letters, digits, `-` and `_`.
-    static func isName(_ text: String, maxLength: Int) -> Bool {
+    package static func isName(_ text: String, maxLength: Int) -> Bool {
         !text.isEmpty && text.utf8.count <= maxLength
             && text.utf8.allSatisfy {
                 (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F

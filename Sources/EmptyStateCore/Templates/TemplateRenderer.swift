@@ -37,6 +37,8 @@ package enum TemplateRenderer {
     ///     can name what it showed without keeping headers; 0 (served from files) writes none.
     ///   - icons: for `platform` web, the icon's SVG markup is written beside its name as `svg`
     ///     (left out when the set has no such icon).
+    ///   - experiment: the experiment and variant this copy is, written as `experiment` after
+    ///     `revision` (`nil`: the template is in no experiment for this install).
     package static func write(
         _ template: Template,
         copy: LocalizedCopy,
@@ -44,6 +46,7 @@ package enum TemplateRenderer {
         parameters: [String: String],
         revision: Int = 0,
         icons: (any IconDrawing)? = nil,
+        experiment: ExperimentMark? = nil,
         into writer: inout JSONWriter
     ) {
         var unfilled: [String] = []
@@ -60,6 +63,13 @@ package enum TemplateRenderer {
         if revision > 0 {
             writer.key("revision")
             writer.int(revision)
+        }
+        if let experiment {
+            writer.key("experiment")
+            writer.beginObject()
+            writer.member("id", experiment.experimentID)
+            writer.member("variant", experiment.variant)
+            writer.endObject()
         }
         writer.member("category", template.category.rawValue)
         writer.member("style", template.style.rawValue)
@@ -124,7 +134,8 @@ package enum TemplateRenderer {
         platform: Platform,
         parameters: [String: String] = [:],
         revision: Int = 0,
-        icons: (any IconDrawing)? = nil
+        icons: (any IconDrawing)? = nil,
+        experiment: ExperimentMark? = nil
     ) -> [UInt8] {
         var writer = JSONWriter(capacity: platform == .web && icons != nil ? 1536 : 768)
         write(
@@ -134,6 +145,7 @@ package enum TemplateRenderer {
             parameters: parameters,
             revision: revision,
             icons: icons,
+            experiment: experiment,
             into: &writer
         )
         return writer.bytes

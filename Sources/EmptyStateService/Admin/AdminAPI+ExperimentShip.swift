@@ -70,6 +70,8 @@ extension AdminAPI {
         experiment.stoppedAt = experiment.stoppedAt ?? Timestamp.now()
         let stored = try store.putExperiment(experiment, precondition: .revision(current.revision), actor: actor.name)
             .stored
+        // No longer served as an experiment from the next request on: everyone gets the copy.
+        state.publish(experiment: stored)
         logger.notice(
             "experiment shipped",
             metadata: [

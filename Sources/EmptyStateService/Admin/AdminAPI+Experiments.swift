@@ -7,7 +7,8 @@ import JSONCoding
 /// roles, `If-Match` (428/412) and `If-None-Match: *` to create, `?validateOnly=true`, 422 with
 /// JSON pointers, revisions and the audit trail. On top: the status moves draft → running →
 /// stopped, one experiment runs per template at a time, and a running experiment's split is
-/// frozen (409 with the fields and the reason, `ExperimentLifecycle`).
+/// frozen (409 with the fields and the reason, `ExperimentLifecycle`). A saved experiment is
+/// published to clients before the response is sent (`CatalogueState.publish(experiment:)`).
 extension AdminAPI {
     func registerExperiments(on router: inout Router) {
         router.get(
@@ -85,6 +86,8 @@ extension AdminAPI {
             }
         }
         let (stored, created) = try store.putExperiment(experiment, precondition: precondition, actor: actor.name)
+        // Served (or no longer served) from the next request on, before the answer says it is saved.
+        state.publish(experiment: stored)
         logger.notice(
             "experiment saved",
             metadata: [

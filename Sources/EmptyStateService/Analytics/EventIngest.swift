@@ -220,6 +220,7 @@ struct EventIngest: Sendable {
             guard Platform(rawValue: platform) != nil else { return fail("/platform", "must be ios, android or web") }
             let appVersion = try required("appVersion", maximum: 64).get()
             let sessionID = try text("sessionId").get()
+            let (variant, installID) = try experimentFields(item, template: entry.template.id, snapshot: snapshot).get()
             let actionID = try text("actionId", maximum: 32).get()
             switch kind {
             case .actionTapped:
@@ -261,11 +262,82 @@ struct EventIngest: Sendable {
                     occurredAt: corrected,
                     receivedAt: receivedAt,
                     clockSkewMilliseconds: skew,
-                    requestID: requestID
+                    requestID: requestID,
+                    variant: variant?.eventVariant,
+                    installID: installID
                 )
             )
         } catch {
             return .failure(error)
+        }
+    }
+
+    /// An event's copy-experiment members: `experimentId` and `variant` (together: the variant
+    /// the app was served, from the template's `experiment` member) and `installId` (required
+    /// with them; the install the exposure and conversion count for).
+    /// - Returns: the experiment and variant, stored as `<experimentId>/<variant>`, and the
+    ///   install id.
+    func experimentFields(
+        _ item: JSONValue,
+        template: String,
+        snapshot: CatalogueSnapshot
+    ) -> Result<(ExperimentMark?, String?), Rejection> {
+        func fail(_ pointer: String, _ message: String) -> Result<(ExperimentMark?, String?), Rejection> {
+            .failure(Rejection(pointer: pointer, message: message))
+        }
+        func name(_ key: String, maximum: Int, what: String) -> Result<String?, Rejection> {
+            switch item[key] {
+            case nil, .null?: return .success(nil)
+            case .string(let value)?:
+                guard ExperimentParser.isName(value, maxLength: maximum) else {
+                    return .failure(
+                        Rejection(
+                            pointer: "/" + key,
+                            message: "must be \(what): 1 to \(maximum) of a-z, 0-9, - and _"
+                        )
+                    )
+                }
+                return .success(value)
+            case let other?:
+                return .failure(Rejection(pointer: "/" + key, message: "expected a string, found \(other.kindName)"))
+            }
+        }
+        let experimentID: String?
+        let variant: String?
+        var installID: String?
+        switch (
+            name("experimentId", maximum: 64, what: "an experiment id"),
+            name("variant", maximum: 32, what: "a variant key")
+        ) {
+        case (.failure(let rejection), _), (_, .failure(let rejection)): return .failure(rejection)
+        case (.success(let id), .success(let key)):
+            experimentID = id
+            variant = key
+        }
+        switch item["installId"] {
+        case nil, .null?: break
+        case .string(let value)?:
+            guard InstallID.isValid(value) else { return fail("/installId", "must be \(InstallID.rule)") }
+            installID = value
+        case let other?: return fail("/installId", "expected a string, found \(other.kindName)")
+        }
+        switch (experimentID, variant) {
+        case (nil, nil): return .success((nil, installID))
+        case (_?, nil): return fail("/variant", "is required with experimentId")
+        case (nil, _?): return fail("/experimentId", "is required with variant")
+        case (let experimentID?, let variant?):
+            guard installID != nil else { return fail("/installId", "is required with experimentId and variant") }
+            // A running experiment is checked against what it serves; a stopped one's late
+            // events are kept as sent (the results still count them).
+            if let running = snapshot.runningExperiment(id: experimentID) {
+                if running.templateID != template {
+                    return fail("/experimentId", "experiment \(experimentID) runs on template \(running.templateID)")
+                }
+                if !running.variants.contains(where: { $0.key == variant }) {
+                    return fail("/variant", "experiment \(experimentID) has no variant \"\(variant)\"")
+                }
+            }
+            return .success((ExperimentMark(experimentID: experimentID, variant: variant), installID))
         }
     }
 

@@ -3,8 +3,8 @@ import Logging
 import Synchronization
 
 /// Publishes on this replica the catalogue changes other replicas committed: reads the change
-/// feed after the last change applied, loads each changed document and publishes it (templates
-/// and app policies; a deleted template is removed). `CatalogueChangeListener` calls
+/// feed after the last change applied, loads each changed document and publishes it (templates,
+/// app policies and experiments; a deleted template is removed). `CatalogueChangeListener` calls
 /// `catchUp()` on each notification, on reconnecting, and periodically.
 ///
 /// This replica's own writes come back through the feed too; `CatalogueState` skips a change
@@ -55,6 +55,23 @@ final class CatalogueFollower: Sendable {
     }
 
     private func apply(documentID id: String) throws {
+        if let name = StoredDocuments.experimentName(documentID: id) {
+            let stored: StoredExperiment
+            do {
+                stored = try store.experiment(id: name)
+            } catch .notFound {
+                return
+            }
+            guard state.publish(experiment: stored) else { return }
+            logger.info(
+                "experiment published from another replica",
+                metadata: [
+                    "experiment.id": "\(name)", "experiment.revision": "\(stored.revision)",
+                    "experiment.status": "\(stored.experiment.status.rawValue)",
+                ]
+            )
+            return
+        }
         if let platform = StoredDocuments.appPolicyPlatform(documentID: id) {
             do {
                 let stored = try store.policy(platform: platform)

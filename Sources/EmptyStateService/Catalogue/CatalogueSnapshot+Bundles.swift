@@ -19,10 +19,11 @@ extension CatalogueSnapshot {
             self.aliases = aliases
         }
 
-        /// The bundle in `locale` for `platform`, joined from the templates' representations.
-        func assemble(locale: String, platform: Platform) -> [UInt8] {
+        /// The bundle in `locale` for `platform`, joined from the templates' representations;
+        /// `substitutes` are served instead of the templates' own entries, by template id.
+        func assemble(locale: String, platform: Platform, substitutes: [String: Entry] = [:]) -> [UInt8] {
             TemplateRenderer.writeBundle(
-                ids.lazy.map { self.entries[$0]! },
+                ids.lazy.map { substitutes[$0] ?? self.entries[$0]! },
                 aliases: aliases,
                 locale: locale,
                 platform: platform,

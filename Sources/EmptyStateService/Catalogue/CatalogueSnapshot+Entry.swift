@@ -18,6 +18,9 @@ extension CatalogueSnapshot {
         package let updatedAt: String
         package let updatedBy: String
         package let locales: LocaleSet
+        /// The experiment and variant this entry's copy is (a variant entry of a running
+        /// experiment, `CatalogueSnapshot.ServedExperiment`); `nil` for the template as it is.
+        package let experiment: ExperimentMark?
         /// The digest of the template's document, summed into the bundles' ETags.
         let digest: ContentDigest
         /// `locales.tags.count × Platform.allCases.count` slots, filled on first request.
@@ -26,8 +29,16 @@ extension CatalogueSnapshot {
         /// (`htmlRepresentation`).
         let html = HTMLRepresentations()
 
-        init(template: Template, revision: Int, locales: LocaleSet, updatedAt: String = "", updatedBy: String = "") {
+        init(
+            template: Template,
+            revision: Int,
+            locales: LocaleSet,
+            updatedAt: String = "",
+            updatedBy: String = "",
+            experiment: ExperimentMark? = nil
+        ) {
             self.template = template
+            self.experiment = experiment
             self.revision = revision
             self.updatedAt = updatedAt
             self.updatedBy = updatedBy
@@ -52,7 +63,8 @@ extension CatalogueSnapshot {
                         copy: copy,
                         platform: platform,
                         revision: revision,
-                        icons: IconSet.lucide
+                        icons: IconSet.lucide,
+                        experiment: experiment
                     ),
                     contentLanguage: copy.locale
                 )

@@ -68,7 +68,11 @@ extension CatalogueSnapshot {
         illustrationBaseURL: String?
     ) -> Representation {
         let copy = TemplateRenderer.copy(of: entry.template, in: locale)
-        let options = HTMLOptions(headingLevel: kind.headingLevel, illustrationBaseURL: illustrationBaseURL)
+        let options = HTMLOptions(
+            headingLevel: kind.headingLevel,
+            illustrationBaseURL: illustrationBaseURL,
+            experiment: entry.experiment
+        )
         let bytes =
             kind.page
             ? HTMLRenderer.page(entry.template, copy: copy, parameters: parameters, options: options)

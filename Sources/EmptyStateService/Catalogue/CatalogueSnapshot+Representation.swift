@@ -81,10 +81,11 @@ extension CatalogueSnapshot {
         }
     }
 
-    /// The answers a representation gets (200 or 304, identity or gzip, which `Vary`), each made
-    /// on first use: most representations are never asked for in most of the ways.
+    /// The answers a representation gets (200 or 304, identity or gzip, which `Vary`, and how it
+    /// depends on the install id: `ClientAPI.InstallDependence`), each made on first use: most
+    /// representations are never asked for in most of the ways.
     package final class PreparedAnswers: Sendable {
-        package static let slotCount = 8
+        package static let slotCount = 24
         private let slots = Mutex<[PreparedResponse?]>(Array(repeating: nil, count: slotCount))
 
         func prepared(slot: Int, make: () -> PreparedResponse) -> PreparedResponse {

@@ -46,6 +46,8 @@ package final class CatalogueSnapshot: Sendable {
     package let revisionSum: Int
     /// The app policies and the `GET /v1/app-status` answers made from them.
     package let appStatus: AppStatusBook
+    /// The running copy experiments and their variants' entries (`+Experiments`).
+    let experiments: ExperimentBook
 
     /// Builds the snapshot of `catalogue`.
     /// - Parameters:
@@ -54,12 +56,15 @@ package final class CatalogueSnapshot: Sendable {
     ///   - previous: a snapshot whose entries (and what they rendered) are reused for templates
     ///     that did not change.
     ///   - policies: the app policies; `nil` keeps those of `previous`.
+    ///   - experiments: every live experiment (the running ones are served); `nil` keeps those
+    ///     of `previous`.
     package convenience init(
         catalogue: Catalogue,
         revisions: [String: Int] = [:],
         stamps: [String: (at: String, by: String)] = [:],
         reusing previous: CatalogueSnapshot? = nil,
-        policies: [StoredAppPolicy]? = nil
+        policies: [StoredAppPolicy]? = nil,
+        experiments: [StoredExperiment]? = nil
     ) {
         var entries: [String: Entry] = [:]
         var sets = LocaleSetCache()
@@ -102,7 +107,10 @@ package final class CatalogueSnapshot: Sendable {
             revisionSum: removed.values.reduce(revisionSum, +),
             appStatus: AppStatusBook(policies: policies ?? previous?.appStatus.policies ?? []) {
                 Self.template($0, in: entries)
-            }
+            },
+            experiments: experiments.map {
+                ExperimentBook(stored: $0, entries: entries, previous: previous?.experiments)
+            } ?? previous?.experiments.rebased(on: entries) ?? .empty
         )
     }
 
@@ -111,9 +119,9 @@ package final class CatalogueSnapshot: Sendable {
         entries[id].flatMap { $0.template.id == id ? $0 : nil }
     }
 
-    /// A copy of `base` with other app policies: the templates, bundles and everything they
-    /// rendered are shared.
-    private init(_ base: CatalogueSnapshot, appStatus: AppStatusBook) {
+    /// A copy of `base` with other app policies or experiments: the templates, bundles and
+    /// everything they rendered are shared.
+    private init(_ base: CatalogueSnapshot, appStatus: AppStatusBook, experiments: ExperimentBook) {
         entries = base.entries
         contents = base.contents
         locales = base.locales
@@ -125,6 +133,7 @@ package final class CatalogueSnapshot: Sendable {
         removed = base.removed
         revisionSum = base.revisionSum
         self.appStatus = appStatus
+        self.experiments = experiments
     }
 
     /// Assembles a snapshot from its entries; everything else is derived here.
@@ -136,11 +145,13 @@ package final class CatalogueSnapshot: Sendable {
         digest: ContentDigest,
         revisionSum: Int,
         appStatus: AppStatusBook,
+        experiments: ExperimentBook,
         unchangedLocales previous: CatalogueSnapshot? = nil,
         localeCounts: [String: Int]? = nil
     ) {
         self.entries = entries
         self.appStatus = appStatus
+        self.experiments = experiments
         contents = BundleContents(entries: entries, ids: ids, aliases: aliases)
         self.removed = removed
         self.digest = digest
@@ -257,6 +268,7 @@ package final class CatalogueSnapshot: Sendable {
             digest: digest,
             revisionSum: revisionSum,
             appStatus: appStatus,
+            experiments: experiments.rebased(on: entries),
             unchangedLocales: sameLocales ? self : nil,
             localeCounts: sameLocales ? counts : nil
         )
@@ -267,7 +279,23 @@ package final class CatalogueSnapshot: Sendable {
     /// - Returns: the snapshot, and the memo name of the answers that may have changed.
     package func applying(policy stored: StoredAppPolicy) -> (snapshot: CatalogueSnapshot, names: Set<String>) {
         let book = appStatus.replacing(stored) { Self.template($0, in: entries) }
-        return (CatalogueSnapshot(self, appStatus: book), [AppStatusBook.memoName(stored.policy.platform)])
+        return (
+            CatalogueSnapshot(self, appStatus: book, experiments: experiments),
+            [AppStatusBook.memoName(stored.policy.platform)]
+        )
+    }
+
+    /// The next snapshot with `stored` published (started, changed or stopped); costs the
+    /// experiment's template. `nil` when what is served is as new.
+    /// - Returns: the snapshot, and the names (ids and aliases) of the templates whose answers
+    ///   may have changed.
+    package func applying(experiment stored: StoredExperiment) -> (snapshot: CatalogueSnapshot, names: Set<String>)? {
+        guard let (book, templateIDs) = experiments.applying(stored, entries: entries) else { return nil }
+        var names = templateIDs
+        for id in templateIDs {
+            if let entry = entries[id], entry.template.id == id { names.formUnion(entry.template.aliases) }
+        }
+        return (CatalogueSnapshot(self, appStatus: appStatus, experiments: book), names)
     }
 
     /// The name under which the memo remembers bundle answers: never a template id or alias.
@@ -280,6 +308,13 @@ package final class CatalogueSnapshot: Sendable {
         bundles[locale]?[platform.index]
     }
 
+    /// The bundle in `locale` for `platform` with `substitutes` served instead of the
+    /// templates' own entries (an install's variants): joined for one request from the entries'
+    /// representations, which are rendered once.
+    package func assembleBundle(locale: String, platform: Platform, substitutes: [String: Entry]) -> [UInt8] {
+        contents.assemble(locale: locale, platform: platform, substitutes: substitutes)
+    }
+
     /// The number of templates served.
     package var templateCount: Int { contents.ids.count }
 
@@ -290,9 +325,16 @@ package final class CatalogueSnapshot: Sendable {
     package var aliases: [String: String] { contents.aliases }
 
     /// The bundle in `locale` for `platform` with placeholder values: rendered for one request.
-    package func renderBundle(locale: String, platform: Platform, parameters: [String: String]) -> [UInt8] {
+    /// - Parameter substitutes: entries served instead of the templates' own, by template id
+    ///   (an install's experiment variants, `variantEntries(for:)`).
+    package func renderBundle(
+        locale: String,
+        platform: Platform,
+        parameters: [String: String],
+        substitutes: [String: Entry] = [:]
+    ) -> [UInt8] {
         TemplateRenderer.writeBundle(
-            contents.ids.lazy.map { self.entries[$0]! },
+            contents.ids.lazy.map { substitutes[$0] ?? self.entries[$0]! },
             aliases: contents.aliases,
             locale: locale,
             platform: platform,
@@ -305,6 +347,7 @@ package final class CatalogueSnapshot: Sendable {
                 parameters: parameters,
                 revision: entry.revision,
                 icons: IconSet.lucide,
+                experiment: entry.experiment,
                 into: &writer
             )
         }

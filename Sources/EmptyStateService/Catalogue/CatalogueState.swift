@@ -114,6 +114,34 @@ package final class CatalogueState: Sendable {
         return published
     }
 
+    /// Serves a committed experiment change (started, edited, stopped, shipped) from the next
+    /// request on; costs the experiment's template. An experiment revision older than the one
+    /// served is skipped, as for templates.
+    /// - Returns: whether the change was published (`false`: what is served is as new).
+    @discardableResult
+    package func publish(experiment stored: StoredExperiment) -> Bool {
+        publishing.withLock { _ in
+            guard let (next, names) = snapshot.applying(experiment: stored) else { return false }
+            current.withLock { $0 = next }
+            onSwap(names)
+            return true
+        }
+    }
+
+    /// Publishes the experiment changes other processes sharing the store committed since they
+    /// were last read (the SQLite path; on PostgreSQL the change feed names each one).
+    /// - Returns: the ids of the experiments published.
+    @discardableResult
+    package func refreshExperiments(from store: any TemplateStoring) throws -> [String] {
+        let served = snapshot
+        var published: [String] = []
+        for stored in try store.liveExperiments()
+        where stored.revision > (served.experimentRevision(of: stored.experiment.id) ?? 0) {
+            if publish(experiment: stored) { published.append(stored.experiment.id) }
+        }
+        return published
+    }
+
     private func rebuild(from store: any TemplateStoring, reusing base: CatalogueSnapshot) throws -> CatalogueSnapshot {
         let stored = try store.liveTemplates()
         let catalogue = try Catalogue(templates: stored.map(\.template))
@@ -126,7 +154,8 @@ package final class CatalogueState: Sendable {
             revisions: revisions,
             stamps: stamps,
             reusing: base,
-            policies: try store.livePolicies()
+            policies: try store.livePolicies(),
+            experiments: try store.liveExperiments()
         )
     }
 }

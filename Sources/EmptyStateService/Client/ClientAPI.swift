@@ -8,6 +8,17 @@ struct ClientAPI: Sendable {
     /// Read once per request: a change published meanwhile is served from the next request on.
     let state: CatalogueState
     let cacheControl: String
+    /// `cacheControl` for answers that depend on the install id: the same lifetimes, kept out
+    /// of shared caches.
+    let privateCacheControl: String
+
+    init(state: CatalogueState, cacheControl: String) {
+        self.state = state
+        self.cacheControl = cacheControl
+        privateCacheControl =
+            cacheControl.hasPrefix("public")
+            ? "private" + cacheControl.dropFirst("public".count) : "private, " + cacheControl
+    }
 
     /// The request headers the client routes' answers depend on, beside the URL and the catalogue
     /// snapshot (the web routes' too: `WebAPI` answers through `respond`). Their routes are memoized (the server remembers their answers by these, the
@@ -24,6 +35,30 @@ struct ClientAPI: Sendable {
 
     /// A request to a client route, as its handler sees it.
     typealias Request = MemoizedRequest<VaryingHeader>
+
+    /// The header of copy experiments, deliberately not a `VaryingHeader`: it is read only for a
+    /// template in a running experiment (and for bundles while one runs), whose answers are never
+    /// remembered (`MemoizedRequest.unremembered`). Every other template keeps a memo key
+    /// without it, so a million installs asking for it share one remembered answer.
+    enum ExperimentHeader: String, VaryingHeaders {
+        /// The install id (`InstallID`), which picks the experiment variant.
+        case installID = "X-Install-ID"
+    }
+
+    /// A client request that may read the install id: answered without the memo.
+    typealias ExperimentRequest = UnrememberedRequest<VaryingHeader, ExperimentHeader>
+
+    /// How an answer depends on the install id, which decides its `Vary` and `Cache-Control`.
+    enum InstallDependence: Int {
+        /// Not at all: a template in no running experiment (its headers are as they always were).
+        case none = 0
+        /// Its content is the same for every request without an install id, and another
+        /// install id would change it: `Vary: X-Install-ID`, still shareable.
+        case varies = 1
+        /// Made for the install id the request sent: `Vary: X-Install-ID` and
+        /// `Cache-Control: private`.
+        case personal = 2
+    }
 
     /// Registers the client routes, memoized.
     func register(on router: inout Router) {
@@ -42,9 +77,30 @@ struct ClientAPI: Sendable {
         }
         let name = request.pathParameters["id"] ?? ""
         guard let entry = snapshot.entry(named: name) else { return Self.unknownTemplate(name, requestID: request.id) }
+        if let served = snapshot.experiment(onTemplate: entry.template.id) {
+            return request.unremembered(reading: ExperimentHeader.self) { request in
+                switch Self.select(entry, in: served, for: request) {
+                case .success(let (selected, dependence)):
+                    return template(selected, request: request.memoized, query: query, install: dependence)
+                case .failure(let problem):
+                    return problem.response(requestID: request.memoized.id)
+                }
+            }
+        }
+        return template(entry, request: request, query: query, memoName: name)
+    }
+
+    /// The answer of `GET /v1/templates/{id}` from `entry`.
+    private func template(
+        _ entry: CatalogueSnapshot.Entry,
+        request: Request,
+        query: ClientQuery,
+        install: InstallDependence = .none,
+        memoName: String? = nil
+    ) -> HTTPResponse {
         let locale = entry.locales.resolve(query.preferences)
         if query.parameters.isEmpty, let rendered = entry.representation(locale: locale, platform: query.platform) {
-            return respond(with: rendered, to: request, query: query, memoName: name)
+            return respond(with: rendered, to: request, query: query, install: install, memoName: memoName)
         }
         let copy = TemplateRenderer.copy(of: entry.template, in: locale)
         let personalized = CatalogueSnapshot.Representation(
@@ -54,11 +110,47 @@ struct ClientAPI: Sendable {
                 platform: query.platform,
                 parameters: query.parameters,
                 revision: entry.revision,
-                icons: IconSet.lucide
+                icons: IconSet.lucide,
+                experiment: entry.experiment
             ),
             contentLanguage: copy.locale
         )
-        return respond(with: personalized, to: request, query: query, personalized: true)
+        return respond(with: personalized, to: request, query: query, personalized: true, install: install)
+    }
+
+    /// The entry a template in a running experiment is served from for this request, and how
+    /// the answer depends on the install id: without one, the template as it is (control,
+    /// unmarked, not counted as exposed); with one, its variant (or the template as it is
+    /// outside the coverage). A malformed install id is refused rather than ignored: the app
+    /// would otherwise never be in the experiment and never know why.
+    static func select(
+        _ entry: CatalogueSnapshot.Entry,
+        in served: CatalogueSnapshot.ServedExperiment,
+        for request: ExperimentRequest
+    ) -> Result<(CatalogueSnapshot.Entry, InstallDependence), ProblemDetails> {
+        switch installID(request) {
+        case .success(nil): return .success((entry, .varies))
+        case .success(let id?): return .success((served.entry(for: id) ?? entry, .personal))
+        case .failure(let problem): return .failure(problem)
+        }
+    }
+
+    /// The request's install id; `nil` when it sent none.
+    /// - Returns: a 400 problem naming the header when the value breaks `InstallID`'s rule.
+    static func installID(_ request: ExperimentRequest) -> Result<String?, ProblemDetails> {
+        guard let value = request.header(.installID) else { return .success(nil) }
+        guard InstallID.isValid(value) else {
+            return .failure(
+                ProblemDetails(
+                    status: 400,
+                    slug: "invalid-install-id",
+                    title: "Invalid Install ID",
+                    detail: "The X-Install-ID header must be \(InstallID.rule); send none to be served control.",
+                    errors: [.init(.header(ExperimentHeader.installID.rawValue), "must be \(InstallID.rule)")]
+                )
+            )
+        }
+        return .success(value)
     }
 
     /// The 404 of a template id or alias the catalogue does not have.
@@ -83,14 +175,56 @@ struct ClientAPI: Sendable {
         case .failure(let problem): return problem.response(requestID: request.id)
         }
         let locale = snapshot.bundleLocales.resolve(query.preferences)
-        if query.parameters.isEmpty, let rendered = snapshot.bundle(locale: locale, platform: query.platform) {
-            return respond(with: rendered, to: request, query: query, memoName: CatalogueSnapshot.bundleMemoName)
+        if snapshot.hasRunningExperiments {
+            return request.unremembered(reading: ExperimentHeader.self) { request in
+                switch Self.installID(request) {
+                case .success(let installID):
+                    let substitutes = installID.map { snapshot.variantEntries(for: $0) } ?? [:]
+                    return bundle(
+                        snapshot,
+                        locale: locale,
+                        request: request.memoized,
+                        query: query,
+                        substitutes: substitutes,
+                        install: installID == nil ? .varies : .personal
+                    )
+                case .failure(let problem):
+                    return problem.response(requestID: request.memoized.id)
+                }
+            }
         }
-        let personalized = CatalogueSnapshot.Representation(
-            bytes: snapshot.renderBundle(locale: locale, platform: query.platform, parameters: query.parameters),
-            contentLanguage: locale
-        )
-        return respond(with: personalized, to: request, query: query, personalized: true)
+        return bundle(snapshot, locale: locale, request: request, query: query)
+    }
+
+    /// The answer of `GET /v1/templates` in `locale`, with `substitutes` (an install's variants,
+    /// by template id) served instead of the templates' own entries.
+    private func bundle(
+        _ snapshot: CatalogueSnapshot,
+        locale: String,
+        request: Request,
+        query: ClientQuery,
+        substitutes: [String: CatalogueSnapshot.Entry] = [:],
+        install: InstallDependence = .none
+    ) -> HTTPResponse {
+        if query.parameters.isEmpty, substitutes.isEmpty,
+            let rendered = snapshot.bundle(locale: locale, platform: query.platform)
+        {
+            let memoName = install == .none ? CatalogueSnapshot.bundleMemoName : nil
+            return respond(with: rendered, to: request, query: query, install: install, memoName: memoName)
+        }
+        // Made for this request: joined from the variants' representations (rendered once per
+        // snapshot), or rendered with the placeholder values.
+        let bytes =
+            query.parameters.isEmpty
+            ? snapshot.assembleBundle(locale: locale, platform: query.platform, substitutes: substitutes)
+            : snapshot.renderBundle(
+                locale: locale,
+                platform: query.platform,
+                parameters: query.parameters,
+                substitutes: substitutes
+            )
+        let personalized = CatalogueSnapshot.Representation(bytes: bytes, contentLanguage: locale)
+        return respond(with: personalized, to: request, query: query, personalized: true, install: install)
     }
 
     /// 200 with the representation (gzip when accepted), or 304 when the client's copy is current.
@@ -106,6 +240,7 @@ struct ClientAPI: Sendable {
         to request: Request,
         query: ClientQuery,
         personalized: Bool = false,
+        install: InstallDependence = .none,
         memoName: String? = nil
     ) -> HTTPResponse {
         respond(
@@ -113,22 +248,26 @@ struct ClientAPI: Sendable {
             to: request,
             varyOnLanguage: !query.localeFromQuery,
             personalized: personalized,
+            install: install,
             memoName: memoName
         )
     }
 
     /// `respond(with:to:query:…)` for answers that are not negotiated from a query (the web
     /// assets), with their own `Cache-Control`.
-    /// - Parameter varyOnLanguage: `Accept-Language` chose the representation.
+    /// - Parameters:
+    ///   - varyOnLanguage: `Accept-Language` chose the representation.
+    ///   - install: how the answer depends on the install id (`Vary`, `Cache-Control`).
     func respond(
         with representation: CatalogueSnapshot.Representation,
         to request: Request,
         varyOnLanguage: Bool,
         personalized: Bool = false,
+        install: InstallDependence = .none,
         memoName: String? = nil,
         cacheControl: String? = nil
     ) -> HTTPResponse {
-        let cacheControl = cacheControl ?? self.cacheControl
+        let cacheControl = install == .personal ? privateCacheControl : cacheControl ?? self.cacheControl
         let acceptsGzip = ConditionalRequests.acceptsGzip(request.header(.acceptEncoding))
         let gzip = acceptsGzip ? representation.gzip : nil
         var notModified = false
@@ -140,6 +279,7 @@ struct ClientAPI: Sendable {
                 representation,
                 gzip: gzip,
                 varyOnLanguage: varyOnLanguage,
+                varyOnInstall: install != .none,
                 notModified: notModified,
                 cacheControl: cacheControl
             )
@@ -148,7 +288,8 @@ struct ClientAPI: Sendable {
             let answer = make()
             return HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body)
         }
-        let slot = (gzip != nil ? 4 : 0) + (varyOnLanguage ? 2 : 0) + (notModified ? 1 : 0)
+        let slot =
+            install.rawValue * 8 + (gzip != nil ? 4 : 0) + (varyOnLanguage ? 2 : 0) + (notModified ? 1 : 0)
         var response = HTTPResponse(representation.prepared(slot: slot, make: make))
         // An identity answer given only because the gzip bytes are still being made in the
         // background is not remembered: the same request asks again once they are ready.
@@ -161,6 +302,7 @@ struct ClientAPI: Sendable {
         _ representation: CatalogueSnapshot.Representation,
         gzip: CatalogueSnapshot.Variant?,
         varyOnLanguage: Bool,
+        varyOnInstall: Bool,
         notModified: Bool,
         cacheControl: String
     ) -> PreparedResponse {
@@ -176,7 +318,9 @@ struct ClientAPI: Sendable {
         if !representation.contentLanguage.isEmpty {
             headers.append(("Content-Language", representation.contentLanguage))
         }
-        headers.append(("Vary", varyOnLanguage ? "Accept-Language, Accept-Encoding" : "Accept-Encoding"))
+        var vary = varyOnLanguage ? "Accept-Language, Accept-Encoding" : "Accept-Encoding"
+        if varyOnInstall { vary += ", X-Install-ID" }
+        headers.append(("Vary", vary))
         headers.append(contentsOf: representation.extraHeaders)
         if notModified { return PreparedResponse(status: 304, headers: headers, body: nil) }
         headers.append(("Content-Type", representation.contentType))

@@ -46,7 +46,15 @@ struct WebAPI: Sendable {
         }
         router.get("/v1/web/assets/{name}", memoizedVaryingOn: ClientAPI.VaryingHeader.self) { asset($0) }
         router.get("/preview") { gallery(ClientAPI.Request($0)) }
+        for pattern in Self.installIDReads {
+            router.add(.options, pattern) { Self.readPreflight($0) }
+        }
     }
+
+    /// The client reads a page may send `X-Install-ID` to (copy experiments).
+    static let installIDReads = [
+        "/v1/templates/{id}", "/v1/templates", "/v1/web/templates/{id}", "/v1/web/templates/{id}/page",
+    ]
 
     /// `GET /v1/web/templates/{id}` and `…/page`.
     func html(_ request: ClientAPI.Request, page: Bool) -> HTTPResponse {
@@ -65,8 +73,32 @@ struct WebAPI: Sendable {
         guard let entry = snapshot.entry(named: name) else {
             return ClientAPI.unknownTemplate(name, requestID: request.id)
         }
-        let locale = entry.locales.resolve(query.preferences)
         let kind = CatalogueSnapshot.HTMLKind(page: page, headingLevel: level)
+        // A template in a running experiment: its variant for the install, never remembered
+        // (as the JSON: `ClientAPI.template`).
+        if let served = snapshot.experiment(onTemplate: entry.template.id) {
+            return request.unremembered(reading: ClientAPI.ExperimentHeader.self) { request in
+                switch ClientAPI.select(entry, in: served, for: request) {
+                case .success(let (selected, dependence)):
+                    return html(selected, kind: kind, request: request.memoized, query: query, install: dependence)
+                case .failure(let problem):
+                    return problem.response(requestID: request.memoized.id)
+                }
+            }
+        }
+        return html(entry, kind: kind, request: request, query: query, memoName: name)
+    }
+
+    /// The HTML answer of `entry`.
+    private func html(
+        _ entry: CatalogueSnapshot.Entry,
+        kind: CatalogueSnapshot.HTMLKind,
+        request: ClientAPI.Request,
+        query: ClientQuery,
+        install: ClientAPI.InstallDependence = .none,
+        memoName: String? = nil
+    ) -> HTTPResponse {
+        let locale = entry.locales.resolve(query.preferences)
         if query.parameters.isEmpty,
             let rendered = entry.htmlRepresentation(
                 locale: locale,
@@ -74,7 +106,7 @@ struct WebAPI: Sendable {
                 illustrationBaseURL: illustrationBaseURL
             )
         {
-            return client.respond(with: rendered, to: request, query: query, memoName: name)
+            return client.respond(with: rendered, to: request, query: query, install: install, memoName: memoName)
         }
         let personalized = CatalogueSnapshot.renderHTML(
             entry,
@@ -83,7 +115,7 @@ struct WebAPI: Sendable {
             parameters: query.parameters,
             illustrationBaseURL: illustrationBaseURL
         )
-        return client.respond(with: personalized, to: request, query: query, personalized: true)
+        return client.respond(with: personalized, to: request, query: query, personalized: true, install: install)
     }
 
     /// `level`: the heading's level, 1–6; 3 for a fragment and 1 for a page by default.
@@ -176,6 +208,22 @@ struct WebAPI: Sendable {
                 ("X-Content-Type-Options", "nosniff"),
             ],
             body: .bytes(body)
+        )
+    }
+
+    /// `OPTIONS` of a template read: the CORS preflight of a GET from a page on another origin
+    /// that sends `X-Install-ID` (the web component does, for copy experiments); without that
+    /// header the GET is simple and needs none.
+    static func readPreflight(_ request: HTTPRequest) -> HTTPResponse {
+        HTTPResponse(
+            status: 204,
+            headers: [
+                ("Access-Control-Allow-Origin", "*"),
+                ("Access-Control-Allow-Methods", "GET, HEAD"),
+                ("Access-Control-Allow-Headers", ClientAPI.ExperimentHeader.installID.rawValue),
+                ("Access-Control-Max-Age", "86400"),
+                ("Cache-Control", "no-store"),
+            ]
         )
     }
 

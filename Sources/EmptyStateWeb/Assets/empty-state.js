@@ -5,7 +5,13 @@
 //
 // Attributes: template (id or alias, required); locale (default: the page's language, from the
 // nearest lang attribute, then the browser's); heading-level (1-6, default 3); app-version
-// (reported with events, default "web"); param-<name> fills the {name} placeholder.
+// (reported with events, default "web"); param-<name> fills the {name} placeholder;
+// install-id (copy experiments: the install's id, sent as X-Install-ID; default: a UUID made once
+// and kept in localStorage under "empty-state-install-id", or for the page's life when storage is
+// unavailable). A template in a running experiment comes as this install's variant, with an
+// `experiment` member that the events report (experimentId, variant, installId). Sending the
+// header makes a cross-origin fetch non-simple: the browser sends a CORS preflight first, which
+// the service answers (and the browser caches).
 // It fetches the template's JSON (platform=web) from the service it was loaded from, renders the
 // same markup as the service's HTML fragment (styled by empty-state.css, which it links once),
 // and, like the Swift client:
@@ -45,6 +51,25 @@ function uuid() {
 }
 
 const SESSION_ID = uuid();
+const INSTALL_ID_KEY = "empty-state-install-id";
+let pageInstallID = null;
+
+/** This browser's install id for copy experiments: made once and kept in localStorage, so the
+ *  same person keeps seeing the same variant; for the page's life when storage is unavailable
+ *  (disabled, or a sandboxed frame). */
+function storedInstallID() {
+  try {
+    let id = localStorage.getItem(INSTALL_ID_KEY);
+    if (!id) {
+      id = uuid();
+      localStorage.setItem(INSTALL_ID_KEY, id);
+    }
+    return id;
+  } catch {
+    pageInstallID ??= uuid();
+    return pageInstallID;
+  }
+}
 
 /** The events not yet sent, sent in batches; what is left goes when the page is hidden. */
 const queue = {
@@ -141,6 +166,8 @@ function render(template, headingLevel) {
     class: "es",
     "data-template": template.id,
     "data-style": template.style,
+    // The copy experiment and variant, as the service's fragment writes them.
+    ...(template.experiment ? { "data-experiment-id": template.experiment.id, "data-variant": template.experiment.variant } : {}),
     lang: template.locale,
     dir: template.direction,
   });
@@ -195,7 +222,7 @@ function render(template, headingLevel) {
 }
 
 export class EmptyStateElement extends HTMLElement {
-  static observedAttributes = ["template", "locale", "heading-level"];
+  static observedAttributes = ["template", "locale", "heading-level", "install-id"];
 
   #template = null;
   #generation = 0;
@@ -227,6 +254,10 @@ export class EmptyStateElement extends HTMLElement {
     return this.getAttribute("locale") || this.closest("[lang]")?.getAttribute("lang") || navigator.language || "";
   }
 
+  #installID() {
+    return this.getAttribute("install-id") || storedInstallID();
+  }
+
   #headingLevel() {
     const level = Number.parseInt(this.getAttribute("heading-level") || "3", 10);
     return Math.min(Math.max(Number.isNaN(level) ? 3 : level, 1), 6);
@@ -244,7 +275,10 @@ export class EmptyStateElement extends HTMLElement {
       if (attribute.name.startsWith("param-")) url.searchParams.set(`param.${attribute.name.slice(6)}`, attribute.value);
     }
     try {
-      const response = await fetch(url, { credentials: "omit", headers: { Accept: "application/json" } });
+      const response = await fetch(url, {
+        credentials: "omit",
+        headers: { Accept: "application/json", "X-Install-ID": this.#installID() },
+      });
       if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
       const template = await response.json();
       if (generation !== this.#generation) return;
@@ -292,6 +326,12 @@ export class EmptyStateElement extends HTMLElement {
     if (!template.revision) return null;
     event.revision = template.revision;
     if (actionId) event.actionId = actionId;
+    // What was shown: the variant the service served for this install.
+    if (template.experiment) {
+      event.experimentId = template.experiment.id;
+      event.variant = template.experiment.variant;
+      event.installId = this.#installID();
+    }
     return event;
   }
 

@@ -16,7 +16,7 @@ package protocol VaryingHeaders: CaseIterable, Sendable, RawRepresentable where 
 /// construction: there is no way to read another header or the body (a memoized request has
 /// none) from here.
 package struct MemoizedRequest<Headers: VaryingHeaders>: Sendable {
-    private let request: HTTPRequest
+    fileprivate let request: HTTPRequest
 
     /// The request, seen through `Headers` (the router makes these; tests may too).
     package init(_ request: HTTPRequest) {
@@ -47,6 +47,41 @@ package struct MemoizedRequest<Headers: VaryingHeaders>: Sendable {
 
     /// The field value of `header`; repeated fields joined with ", ".
     package func header(_ header: Headers) -> String? {
+        request.headers[header.rawValue]
+    }
+}
+
+extension MemoizedRequest {
+    /// Answers with `answer`, which may also read the headers of `Extra` (headers the memo's key
+    /// does not hold), and which the server therefore never remembers: its `memoName` is cleared
+    /// whatever `answer` set.
+    ///
+    /// This is how a memoized route answers the few requests that depend on a header the key
+    /// leaves out (a template in a copy experiment, which depends on `X-Install-ID`) while every
+    /// other request keeps the memo and a key without that header. The extra headers can be read
+    /// only inside `answer`, and nothing answered from there is remembered: the promise of
+    /// `ResponseMemo` holds by construction here too. The server still looks the request up
+    /// first, so the handler must make sure no answer of the same URL is remembered while such
+    /// answers are given (one that depends on state whose change invalidates the memo does).
+    package func unremembered<Extra: VaryingHeaders>(
+        reading extra: Extra.Type,
+        _ answer: (UnrememberedRequest<Headers, Extra>) -> HTTPResponse
+    ) -> HTTPResponse {
+        var response = answer(UnrememberedRequest(memoized: self, request: request))
+        response.memoName = nil
+        return response
+    }
+}
+
+/// A request to a memoized route answered without the memo (`MemoizedRequest.unremembered`):
+/// the memoized view, plus the headers of `Extra`.
+package struct UnrememberedRequest<Headers: VaryingHeaders, Extra: VaryingHeaders>: Sendable {
+    /// The request as the route's handler sees it otherwise.
+    package let memoized: MemoizedRequest<Headers>
+    fileprivate let request: HTTPRequest
+
+    /// The field value of `header`; repeated fields joined with ", ".
+    package func header(_ header: Extra) -> String? {
         request.headers[header.rawValue]
     }
 }

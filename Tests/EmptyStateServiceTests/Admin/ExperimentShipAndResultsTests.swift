@@ -11,7 +11,7 @@ import Testing
 
 /// The admin API with an event store beside the templates (SQLite, a directory of its own), as
 /// the results and the ship of an experiment meet them.
-private final class ExperimentFixture: Sendable {
+private final class ShipFixture: Sendable {
     static let editor = ("Authorization", "Bearer editor-secret-0123456789")
     static let viewer = ("Authorization", "Bearer viewer-secret-0123456789")
 
@@ -131,13 +131,13 @@ private final class ExperimentFixture: Sendable {
 struct ExperimentShipAndResultsTests {
     @Test("results: 404 for an unknown experiment; a draft answers zero counts and collecting")
     func unknownAndDraft() throws {
-        let fixture = try ExperimentFixture()
-        let unknown = fixture.send(.get, "/v1/admin/experiments/nope/results", headers: [ExperimentFixture.viewer])
+        let fixture = try ShipFixture()
+        let unknown = fixture.send(.get, "/v1/admin/experiments/nope/results", headers: [ShipFixture.viewer])
         #expect(unknown.status == 404)
         #expect(try unknown.json()["type"] == "urn:empty-state:problem:unknown-experiment")
 
         try fixture.createExperiment(running: false)
-        let draft = fixture.send(.get, "/v1/admin/experiments/retry-copy/results", headers: [ExperimentFixture.viewer])
+        let draft = fixture.send(.get, "/v1/admin/experiments/retry-copy/results", headers: [ShipFixture.viewer])
         #expect(draft.status == 200)
         let body = try draft.json()
         #expect(body["verdict"] == "collecting")
@@ -153,7 +153,7 @@ struct ExperimentShipAndResultsTests {
 
     @Test("results: installs and conversions from the exposures, events from the rollups, crossed excluded")
     func countsOfARunningExperiment() throws {
-        let fixture = try ExperimentFixture()
+        let fixture = try ShipFixture()
         try fixture.createExperiment(running: true)
         var batch: [AnalyticsEvent] = []
         // 150 installs a variant (above the minimum); control converts 15, b 45 on retry.
@@ -173,7 +173,7 @@ struct ExperimentShipAndResultsTests {
         let response = fixture.send(
             .get,
             "/v1/admin/experiments/retry-copy/results",
-            headers: [ExperimentFixture.viewer]
+            headers: [ShipFixture.viewer]
         )
         #expect(response.status == 200)
         let body = try response.json()
@@ -193,14 +193,14 @@ struct ExperimentShipAndResultsTests {
 
     @Test("ship: the variant's copy becomes the template's revision, served; the experiment is shipped")
     func shipTheWinner() throws {
-        let fixture = try ExperimentFixture()
+        let fixture = try ShipFixture()
         try fixture.createExperiment(running: false)
         let before = try fixture.store.template(id: "connectionRefused")
         let path = "/v1/admin/experiments/retry-copy/ship"
         let draft = fixture.send(
             .post,
             path,
-            headers: [ExperimentFixture.editor, ("If-Match", #""r1""#)],
+            headers: [ShipFixture.editor, ("If-Match", #""r1""#)],
             json: #"{"variant":"b"}"#
         )
         #expect(draft.status == 409)
@@ -209,23 +209,23 @@ struct ExperimentShipAndResultsTests {
         let viewer = fixture.send(
             .post,
             path,
-            headers: [ExperimentFixture.viewer, ("If-Match", #""r2""#)],
+            headers: [ShipFixture.viewer, ("If-Match", #""r2""#)],
             json: #"{"variant":"b"}"#
         )
         #expect(viewer.status == 403)
-        let noPrecondition = fixture.send(.post, path, headers: [ExperimentFixture.editor], json: #"{"variant":"b"}"#)
+        let noPrecondition = fixture.send(.post, path, headers: [ShipFixture.editor], json: #"{"variant":"b"}"#)
         #expect(noPrecondition.status == 428)
         let stale = fixture.send(
             .post,
             path,
-            headers: [ExperimentFixture.editor, ("If-Match", #""r1""#)],
+            headers: [ShipFixture.editor, ("If-Match", #""r1""#)],
             json: #"{"variant":"b"}"#
         )
         #expect(stale.status == 412)
         let unknownVariant = fixture.send(
             .post,
             path,
-            headers: [ExperimentFixture.editor, ("If-Match", #""r2""#)],
+            headers: [ShipFixture.editor, ("If-Match", #""r2""#)],
             json: #"{"variant":"zz"}"#
         )
         #expect(unknownVariant.status == 422)
@@ -234,7 +234,7 @@ struct ExperimentShipAndResultsTests {
         let shipped = fixture.send(
             .post,
             path,
-            headers: [ExperimentFixture.editor, ("If-Match", #""r2""#)],
+            headers: [ShipFixture.editor, ("If-Match", #""r2""#)],
             json: #"{"variant":"b"}"#
         )
         #expect(shipped.status == 200, "\(shipped.bodyText)")
@@ -261,17 +261,33 @@ struct ExperimentShipAndResultsTests {
             try fixture.store.revisions(id: "connectionRefused", page: 1, pageSize: 1).items.first?.createdBy == "alice"
         )
 
+        // The client API serves the shipped copy to every install, outside any experiment.
+        let client = ClientAPI(state: fixture.state, cacheControl: ServiceFixture.cacheControl)
+        for install in ["install-1", "install-2", "install-3", "install-4", nil] {
+            let served = client.template(
+                ServiceFixture.request(
+                    "connectionRefused",
+                    query: [("locale", "en")],
+                    headers: install.map { [("X-Install-ID", $0)] } ?? []
+                )
+            )
+            let json = try served.json()
+            #expect(json["title"] == "Connection lost")
+            #expect(json["experiment"] == nil)
+            #expect(json["revision"] == .number(Double(after.revision)))
+        }
+
         let again = fixture.send(
             .post,
             path,
-            headers: [ExperimentFixture.editor, ("If-Match", #""r3""#)],
+            headers: [ShipFixture.editor, ("If-Match", #""r3""#)],
             json: #"{"variant":"b"}"#
         )
         #expect(again.status == 409)
     }
 }
 
-extension ExperimentFixture {
+extension ShipFixture {
     /// Starts the draft `retry-copy` made by `createExperiment(running: false)`.
     fileprivate func createExperimentStarted() throws {
         let started = send(

@@ -472,3 +472,72 @@ struct CatalogueFollowerTests {
         #expect(replicas.swapCount == 0)
     }
 }
+
+extension CatalogueFollowerTests {
+    @Test("an experiment another replica starts is served here, and stops being served when it stops")
+    func experiments() throws {
+        let replicas = try Replicas()
+        let install = ExperimentFixture.install(getting: "b")
+        let started = try replicas.other.putExperiment(
+            ExperimentFixture.experiment(),
+            precondition: .absent,
+            actor: "other"
+        ).stored
+        let seq = replicas.shared.announce(StoredDocuments.experimentID("retry-copy"))
+        #expect(replicas.state.snapshot.experiment(onTemplate: "connectionRefused") == nil)
+
+        replicas.follower.catchUp()
+        let served = try #require(replicas.state.snapshot.experiment(onTemplate: "connectionRefused"))
+        #expect(served.revision == started.revision)
+        let entry = try #require(served.entry(for: install))
+        #expect(entry.experiment == ExperimentMark(experimentID: "retry-copy", variant: "b"))
+        #expect(entry.template.strings.first { $0.locale == "en" }?.values["title"] == ExperimentFixture.title)
+        #expect(replicas.follower.lastApplied == seq)
+        #expect(replicas.swaps.all.last??.contains("connectionRefused") == true, "the template's answers are forgotten")
+
+        // The same change again (this replica's own write coming back): nothing is swapped.
+        let swapsBefore = replicas.swapCount
+        replicas.shared.announce(StoredDocuments.experimentID("retry-copy"))
+        replicas.follower.catchUp()
+        #expect(replicas.swapCount == swapsBefore)
+
+        _ = try replicas.other.putExperiment(
+            ExperimentFixture.experiment(status: .stopped),
+            precondition: .revision(started.revision),
+            actor: "other"
+        )
+        replicas.shared.announce(StoredDocuments.experimentID("retry-copy"))
+        replicas.follower.catchUp()
+        #expect(replicas.state.snapshot.experiment(onTemplate: "connectionRefused") == nil)
+        #expect(replicas.state.snapshot.experimentRevision(of: "retry-copy") == started.revision + 1)
+        // An experiment the store does not have: skipped, the catch-up goes on.
+        let last = replicas.shared.announce(StoredDocuments.experimentID("never-existed"))
+        replicas.follower.catchUp()
+        #expect(replicas.follower.lastApplied == last)
+    }
+
+    @Test("the SQLite path: a refresh publishes experiments another process wrote, once")
+    func experimentsRefreshedFromSQLite() throws {
+        let replicas = try Replicas()
+        #expect(try replicas.state.refreshExperiments(from: replicas.other).isEmpty)
+        _ = try replicas.other.putExperiment(ExperimentFixture.experiment(), precondition: .absent, actor: "other")
+        #expect(try replicas.state.refreshExperiments(from: replicas.other) == ["retry-copy"])
+        #expect(replicas.state.snapshot.experiment(onTemplate: "connectionRefused") != nil)
+        #expect(try replicas.state.refreshExperiments(from: replicas.other).isEmpty)
+        _ = try replicas.other.putExperiment(
+            ExperimentFixture.experiment(status: .stopped),
+            precondition: .revision(1),
+            actor: "other"
+        )
+        #expect(try replicas.state.refreshExperiments(from: replicas.other) == ["retry-copy"])
+        #expect(replicas.state.snapshot.experiment(onTemplate: "connectionRefused") == nil)
+    }
+
+    @Test("a catalogue rebuilt from the store serves the running experiments it holds")
+    func rebuildLoadsExperiments() throws {
+        let replicas = try Replicas()
+        _ = try replicas.other.putExperiment(ExperimentFixture.experiment(), precondition: .absent, actor: "other")
+        try replicas.state.republish(from: replicas.other)
+        #expect(replicas.state.snapshot.experiment(onTemplate: "connectionRefused")?.experiment.id == "retry-copy")
+    }
+}

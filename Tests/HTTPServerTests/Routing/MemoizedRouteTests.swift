@@ -104,4 +104,62 @@ struct MemoizedRouteTests {
             #expect(calls.load(ordering: .relaxed) == expected.calls, "request \(index)")
         }
     }
+
+    private enum Install: String, VaryingHeaders {
+        case install = "X-Install"
+    }
+
+    @Test("an answer that reads a header outside the key (unremembered) is never remembered; the others still are")
+    func unrememberedAnswers() throws {
+        let calls = Atomic<Int>(0)
+        var router = Router()
+        router.get("/t/{id}", memoizedVaryingOn: Variant.self) { request in
+            calls.add(1, ordering: .relaxed)
+            func answer(_ text: String) -> HTTPResponse {
+                var response = HTTPResponse(
+                    PreparedResponse(status: 200, headers: [], body: SharedBytes(Array(text.utf8)))
+                )
+                response.memoName = "t"
+                return response
+            }
+            guard request.pathParameters["id"] == "experiment" else { return answer("plain") }
+            return request.unremembered(reading: Install.self) { request in
+                answer("install=\(request.header(.install) ?? "-")")
+            }
+        }
+        // The extra header never enters the key: only the declared ones do.
+        #expect(router.memoVaryingHeaders == ["X-Variant"])
+        var configuration = HTTPServerConfiguration()
+        configuration.port = 0
+        configuration.threads = 1
+        configuration.drainTimeout = 1
+        let memo = ResponseMemo(capacity: 16)
+        let server = HTTPServer(
+            configuration: configuration,
+            router: router,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            memo: memo
+        )
+        let port = try server.start()
+        defer { server.shutdown() }
+
+        for (index, install) in ["a", "b", "a"].enumerated() {
+            let (status, _, body) = try LiveHTTP.send(
+                port: port,
+                "GET",
+                "/t/experiment",
+                headers: [("X-Install", install)]
+            )
+            #expect(status == 200)
+            #expect(body == "install=\(install)", "each request is answered by the handler, never from the memo")
+            #expect(calls.load(ordering: .relaxed) == index + 1)
+        }
+        #expect(memo.count == 0)
+        for install in ["a", "b"] {
+            let (_, _, body) = try LiveHTTP.send(port: port, "GET", "/t/plain", headers: [("X-Install", install)])
+            #expect(body == "plain")
+        }
+        #expect(calls.load(ordering: .relaxed) == 4, "the plain answer is remembered whatever X-Install says")
+        #expect(memo.count == 1)
+    }
 }
