@@ -11,6 +11,9 @@ holds. The experiments are created through the admin API; the console is driven 
               endpoint ("Collecting data: …"), stop → stopped; a stale revision's 412 shown
   keyboard    with the keyboard alone: open the screen, start an experiment, ship a variant; the
               client API then serves the variant's copy
+  real        the results of a running experiment from the real endpoint, after 400 installs asked
+              for the template (the server assigned their variants) and sent their events: the
+              table shows the server's counts and rates, the verdict its verdict in words
   verdicts    the results panel's table, chart and verdict in words for each verdict the contract
               names, and an error answer (these answers are fixtures served through
               Playwright's routing: contract-shaped, not computed by the server)
@@ -28,8 +31,11 @@ Prints one line per failure and ends with `N passed, N failed`.
 import argparse
 import json
 import os
+import random
 import sys
 import time
+import uuid
+from datetime import datetime, timezone
 
 from console import HOSTILE_ACTOR, HOSTILE_ACTOR_TOKEN, HOSTILE_MESSAGE, HOSTILE_TITLE, VIEWER_TOKEN, Console
 from harness import ADMIN_TOKEN, Results, Server, chromium_path
@@ -53,6 +59,34 @@ HOSTILE_EXPERIMENT = experiment("hostile-copy", "connectionRefused", "retry", {
 })
 KEYBOARD_EXPERIMENT = experiment("keyboard-ship", "noDocuments", "create", {"en": {"title": KEYBOARD_TITLE}})
 VIEWER_EXPERIMENT = experiment("viewer-view", "verifyIdentity", "verify", {"en": {"title": "Confirm it is you"}})
+REAL_EXPERIMENT = experiment("real-results", "somethingWentWrong", "retry", {"en": {"actions.retry": "Reload the page"}})
+
+
+def expose(server, experiment_id, template_id, action, installs, rates, seed=24):
+    """`installs` installs ask for `template_id` (the server assigns each its variant: the
+    `experiment` member of the answer), are each displayed it once, and tap `action` with the
+    chance `rates[variant]`: real events, so the results are the server's own."""
+    chance = random.Random(seed)
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    events = []
+    for index in range(installs):
+        install = f"{experiment_id}-install-{index:05d}"
+        status, _, body = server.request("GET", f"/v1/templates/{template_id}?locale=en", headers={"X-Install-ID": install})
+        served = json.loads(body)
+        member = served.get("experiment")
+        if status != 200 or not member or member["id"] != experiment_id:
+            raise SystemExit(f"GET {template_id} as {install}: {status}, experiment {member}")
+        common = {"templateId": template_id, "revision": served["revision"], "locale": "en", "platform": "ios",
+                  "appVersion": "5.2.0", "occurredAt": now, "experimentId": experiment_id, "variant": member["variant"],
+                  "installId": install}
+        events.append({"id": str(uuid.uuid4()), "type": "displayed", **common})
+        if chance.random() < rates[member["variant"]]:
+            events.append({"id": str(uuid.uuid4()), "type": "actionTapped", "actionId": action, **common})
+    for start in range(0, len(events), 500):
+        status, _, body = server.request("POST", "/v1/events", json.dumps({"events": events[start:start + 500]}).encode(),
+                                         {"Content-Type": "application/json"})
+        if status != 202:
+            raise SystemExit(f"POST /v1/events: {status} {body[:300]}")
 
 
 def arm(key, control, installs, conversions, rate, difference=None, p=None, chance=None, significant=None):
@@ -120,7 +154,7 @@ class ExperimentChecks(Console):
         rows = page.evaluate("""() => [...document.querySelectorAll('table.experiments tbody tr')].map(r =>
             [...r.children].map(c => c.textContent))""")
         ids = [row[0] for row in rows]
-        check("render: the list shows every experiment", sorted(ids) == ["hostile-copy", "keyboard-ship", "viewer-view"], rows)
+        check("render: the list shows every experiment", sorted(ids) == ["hostile-copy", "keyboard-ship", "real-results", "viewer-view"], rows)
         hostile = next((row for row in rows if row[0] == "hostile-copy"), [])
         check("render: with its template, status and start", hostile[1:3] == ["connectionRefused", "draft"] and hostile[4] == "not yet", hostile)
         check("render: the nav marks the section",
@@ -223,6 +257,32 @@ class ExperimentChecks(Console):
         check("keyboard: the experiment is shipped", self.experiment_status("keyboard-ship") == "shipped")
         focused = page.evaluate("document.activeElement.textContent")
         check("keyboard: focus lands on the link to the template's history", focused == "History of noDocuments", focused)
+        context.close()
+
+    def real(self):
+        """The server's own results, after real assignments and events."""
+        check = self.check
+        status, headers, body = self.server.admin("GET", "/experiments/real-results")
+        started = dict(json.loads(body)["experiment"], status="running")
+        status, _, body = self.server.admin("PUT", "/experiments/real-results", started, {"If-Match": headers["ETag"]})
+        if not check("real: started through the API", status == 200, body[:300]):
+            return
+        expose(self.server, "real-results", "somethingWentWrong", "retry", 400, {"control": 0.15, "b": 0.3})
+        status, _, body = self.server.admin("GET", "/experiments/real-results/results")
+        answer = json.loads(body)
+        context, page = self.signed_in()
+        self.open(page, "/experiments/real-results", ".experiment-results[data-state=ready]")
+        rows = page.evaluate("""() => [...document.querySelectorAll('.results-table tbody tr')].map(r =>
+            [r.querySelector('th').firstChild.textContent, ...[...r.children].slice(1).map(c => c.textContent)])""")
+        wanted = [[v["key"], f"{v['installs']:,}", f"{v['conversions']:,}", f"{100 * v['rate']['value']:.1f} %"] for v in answer["variants"]]
+        shown = [[row[0], row[2], row[3], row[6].split(" (")[0]] for row in rows]
+        check("real: the table shows the server's installs, conversions and rates per variant",
+              shown == wanted and sum(v["installs"] for v in answer["variants"]) == 400, (shown, wanted))
+        verdict = page.locator(".verdict").get_attribute("data-verdict")
+        words = page.locator(".verdict").text_content()
+        check("real: the verdict is the server's, in words", verdict == answer["verdict"]
+              and (words == f"{answer['winner']} beats control" if verdict == "winner" else bool(words)), (answer["verdict"], words))
+        self.axe(page, "experiment with real results")
         context.close()
 
     def verdicts(self):
@@ -399,14 +459,15 @@ def main():
     tokens = ["--admin-token", f"viewer:viewer:{VIEWER_TOKEN}", "--admin-token", f"{HOSTILE_ACTOR}:editor:{HOSTILE_ACTOR_TOKEN}"]
     server = Server(args.binary, tokens + backend_args)
     try:
-        for document, token in ((HOSTILE_EXPERIMENT, HOSTILE_ACTOR_TOKEN), (KEYBOARD_EXPERIMENT, ADMIN_TOKEN), (VIEWER_EXPERIMENT, ADMIN_TOKEN)):
+        for document, token in ((HOSTILE_EXPERIMENT, HOSTILE_ACTOR_TOKEN), (KEYBOARD_EXPERIMENT, ADMIN_TOKEN), (VIEWER_EXPERIMENT, ADMIN_TOKEN),
+                                (REAL_EXPERIMENT, ADMIN_TOKEN)):
             status, _, body = server.request("PUT", f"/v1/admin/experiments/{document['id']}", json.dumps(document).encode(),
                                              {"Authorization": f"Bearer {token}", "Content-Type": "application/json", "If-None-Match": "*"})
             assert status == 201, (document["id"], status, body)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             checks = ExperimentChecks(server, browser, results, axe_source, backend)
-            flows = [checks.render, checks.hostile, checks.verdicts, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
+            flows = [checks.render, checks.hostile, checks.real, checks.verdicts, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
             if backend == "sqlite":  # the markup does not depend on the backend
                 flows.insert(3, checks.screens_axe)
             for flow in flows:
