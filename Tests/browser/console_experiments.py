@@ -12,8 +12,9 @@ holds. The experiments are created through the admin API; the console is driven 
   keyboard    with the keyboard alone: open the screen, start an experiment, ship a variant; the
               client API then serves the variant's copy
   real        the results of a running experiment from the real endpoint, after 400 installs asked
-              for the template (the server assigned their variants) and sent their events: the
-              table shows the server's counts and rates, the verdict its verdict in words
+              for the template (the server assigned their variants) and sent their events, one
+              of them under both variants: the table shows the server's counts and rates, the
+              crossed install excluded, the verdict the server's in words
   verdicts    the results panel's table, chart and verdict in words for each verdict the contract
               names, and an error answer (these answers are fixtures served through
               Playwright's routing: contract-shaped, not computed by the server)
@@ -268,6 +269,15 @@ class ExperimentChecks(Console):
         if not check("real: started through the API", status == 200, body[:300]):
             return
         expose(self.server, "real-results", "somethingWentWrong", "retry", 400, {"control": 0.15, "b": 0.3})
+        # One install reports the other variant too (a reinstall, a bug in an app): it is crossed.
+        _, _, body = self.server.request("GET", "/v1/templates/somethingWentWrong?locale=en", headers={"X-Install-ID": "real-results-install-00000"})
+        served = json.loads(body)
+        other = "b" if served["experiment"]["variant"] == "control" else "control"
+        crossed = {"id": str(uuid.uuid4()), "type": "displayed", "templateId": "somethingWentWrong", "revision": served["revision"],
+                   "locale": "en", "platform": "web", "appVersion": "5.2.0",
+                   "occurredAt": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   "experimentId": "real-results", "variant": other, "installId": "real-results-install-00000"}
+        self.server.request("POST", "/v1/events", json.dumps({"events": [crossed]}).encode(), {"Content-Type": "application/json"})
         status, _, body = self.server.admin("GET", "/experiments/real-results/results")
         answer = json.loads(body)
         context, page = self.signed_in()
@@ -277,7 +287,10 @@ class ExperimentChecks(Console):
         wanted = [[v["key"], f"{v['installs']:,}", f"{v['conversions']:,}", f"{100 * v['rate']['value']:.1f} %"] for v in answer["variants"]]
         shown = [[row[0], row[2], row[3], row[6].split(" (")[0]] for row in rows]
         check("real: the table shows the server's installs, conversions and rates per variant",
-              shown == wanted and sum(v["installs"] for v in answer["variants"]) == 400, (shown, wanted))
+              shown == wanted and sum(v["installs"] for v in answer["variants"]) == 399, (shown, wanted))
+        excluded = page.locator(".excluded").text_content()
+        check("real: the crossed install is excluded and counted", answer["excludedInstalls"] == 1
+              and excluded == "1 install saw more than one variant and is excluded.", (answer["excludedInstalls"], excluded))
         verdict = page.locator(".verdict").get_attribute("data-verdict")
         words = page.locator(".verdict").text_content()
         check("real: the verdict is the server's, in words", verdict == answer["verdict"]

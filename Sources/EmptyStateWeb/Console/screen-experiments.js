@@ -338,7 +338,7 @@ function detail(main, experimentID, context) {
             h("td", {}, interval(v.rate)),
             h("td", {}, v.difference ? interval(v.difference, true) : "—"),
             h("td", {}, v.pValue === undefined || v.pValue === null ? "—" : pValue(v.pValue)),
-            h("td", {}, v.chanceToBeatControl === undefined || v.chanceToBeatControl === null ? "—" : percent(v.chanceToBeatControl)),
+            h("td", {}, v.chanceToBeatControl === undefined || v.chanceToBeatControl === null ? "—" : chance(v.chanceToBeatControl)),
             h("td", {}, yesNo(v.significant)),
           ),
         ),
@@ -352,7 +352,7 @@ function detail(main, experimentID, context) {
         "ul",
         { class: "notes" },
         h("li", {}, `Primary metric: ${metric}; an install counts once, converted or not. At least ${count(r.minimumInstallsPerVariant)} installs per variant before any verdict.`),
-        h("li", { class: "excluded" }, r.excludedInstalls === 1 ? "1 install saw more than one variant and is excluded." : `${count(r.excludedInstalls)} installs saw more than one variant and are excluded.`),
+        h("li", { class: "excluded" }, excludedText(r.excludedInstalls)),
         h("li", {}, `Split against the weights: χ² ${srm.chiSquare.toFixed(2)}, p ${pValue(srm.pValue)}${srm.mismatch ? " — a mismatch (p < 0.001)" : ", as expected"}.`),
       ),
       figure,
@@ -405,6 +405,18 @@ function interval(estimate, signed = false) {
   const sign = (value) => (signed && value > 0 ? "+" : "");
   const p = (value) => `${sign(value)}${percent(value)}`;
   return `${p(estimate.value)} (${p(estimate.lower)} to ${p(estimate.upper)})`;
+}
+
+/** A probability that rounds to 0 % or 100 % is not certain: "> 99.9 %", "< 0.1 %". */
+function chance(value) {
+  if (value > 0.999) return "> 99.9 %";
+  if (value < 0.001) return "< 0.1 %";
+  return percent(value);
+}
+
+function excludedText(installs) {
+  if (!installs) return "No install saw more than one variant: none is excluded.";
+  return installs === 1 ? "1 install saw more than one variant and is excluded." : `${count(installs)} installs saw more than one variant and are excluded.`;
 }
 
 function pValue(value) {
