@@ -18,7 +18,10 @@ holds. The experiments are created through the admin API; the console is driven 
   verdicts    the results panel's table, chart and verdict in words for each verdict the contract
               names, and an error answer (these answers are fixtures served through
               Playwright's routing: contract-shaped, not computed by the server)
-  viewer      every write control disabled with the reason; a forged ship refused (403)
+  json        a new experiment in the JSON editor: text that is not JSON refused on the field, the
+              server's 422 pointer listed beside it, fixed, checked, created (If-None-Match: *)
+  viewer      every write control disabled with the reason, the JSON read-only; a forged ship
+              refused (403)
   hostile     script tags, event attributes and bidi overrides in variant strings and in the
               author's name shown as text
   rtl         right to left, the chart mirrors (names on the right, the axis from the right)
@@ -156,6 +159,7 @@ class ExperimentChecks(Console):
             [...r.children].map(c => c.textContent))""")
         ids = [row[0] for row in rows]
         check("render: the list shows every experiment", sorted(ids) == ["hostile-copy", "keyboard-ship", "real-results", "viewer-view"], rows)
+        check("render: an editor is offered a new experiment", page.get_by_role("link", name="New experiment…").count() == 1)
         hostile = next((row for row in rows if row[0] == "hostile-copy"), [])
         check("render: with its template, status and start", hostile[1:3] == ["connectionRefused", "draft"] and hostile[4] == "not yet", hostile)
         check("render: the nav marks the section",
@@ -298,6 +302,38 @@ class ExperimentChecks(Console):
         self.axe(page, "experiment with real results")
         context.close()
 
+    def json_editor(self):
+        check = self.check
+        context, page = self.signed_in()
+        self.open(page, "/experiments", "table.experiments")
+        page.get_by_role("link", name="New experiment…").click()
+        text = page.get_by_label("Experiment (JSON)")
+        text.wait_for(timeout=5000)
+        text.fill("{\"id\": ")
+        page.get_by_role("button", name="Check").click()
+        error = page.locator(".json-editor .error")
+        check("json: text that is not JSON is refused on the field",
+              (error.text_content() or "").startswith("Not JSON") and text.get_attribute("aria-invalid") == "true", error.text_content())
+        document = experiment("json-made", "loginRequired", "signIn", {"en": {"actions.signIn": "OK"}})
+        text.fill(json.dumps(document, indent=2))
+        page.get_by_role("button", name="Check").click()
+        problem = page.locator(".json-outcome .problem")
+        problem.wait_for(timeout=5000)
+        check("json: the server's 422 pointer is listed beside the text",
+              "/variants/1/strings/en/actions.signIn" in problem.text_content() and text.get_attribute("aria-invalid") == "true",
+              problem.text_content())
+        self.axe(page, "new experiment with a 422")
+        document["variants"][1]["strings"]["en"]["actions.signIn"] = "Sign in now"
+        text.fill(json.dumps(document, indent=2))
+        page.get_by_role("button", name="Check").click()
+        page.wait_for_selector(".json-outcome .ok", timeout=5000)
+        check("json: checked, valid, nothing stored", self.experiment_status("json-made") == "HTTP 404")
+        page.get_by_role("button", name="Create").click()
+        page.wait_for_selector(".experiment-summary[data-status=draft]", timeout=5000)
+        check("json: created, the detail shows it", self.experiment_status("json-made") == "draft"
+              and page.locator("h1").text_content() == "Experiment json-made")
+        context.close()
+
     def verdicts(self):
         check = self.check
         context, page = self.signed_in()
@@ -342,9 +378,13 @@ class ExperimentChecks(Console):
         writes = page.evaluate("""() => [...document.querySelectorAll('[data-write]')].map(b => ({
             text: b.textContent, disabled: b.disabled, reason: b.getAttribute('aria-describedby')}))""")
         check("viewer: start and ship are there, disabled, with the reason",
-              sorted(w["text"] for w in writes) == ["Ship b…", "Ship control…", "Start…"]
+              sorted(w["text"] for w in writes) == ["Check", "Save", "Ship b…", "Ship control…", "Start…"]
               and all(w["disabled"] and w["reason"] == "viewer-note" for w in writes), writes)
         check("viewer: the results are shown", page.locator(".results-table").count() == 1)
+        check("viewer: the JSON cannot be typed in", page.evaluate("document.querySelector('.json-text').readOnly"))
+        check("viewer: no link to create an experiment", page.goto(self.server.url + "/admin/#/experiments") is None
+              and page.wait_for_selector("table.experiments", timeout=5000) is not None
+              and page.get_by_role("link", name="New experiment…").count() == 0)
         forged = page.evaluate("""async () => {
             const got = await fetch('/v1/admin/experiments/viewer-view');
             const put = await fetch('/v1/admin/experiments/viewer-view/ship', {method: 'POST',
@@ -480,7 +520,7 @@ def main():
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             checks = ExperimentChecks(server, browser, results, axe_source, backend)
-            flows = [checks.render, checks.hostile, checks.real, checks.verdicts, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
+            flows = [checks.render, checks.hostile, checks.real, checks.verdicts, checks.json_editor, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
             if backend == "sqlite":  # the markup does not depend on the backend
                 flows.insert(3, checks.screens_axe)
             for flow in flows:

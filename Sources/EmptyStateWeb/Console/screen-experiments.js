@@ -1,17 +1,20 @@
 // Experiments: the list (#/experiments) and one experiment (#/experiments/{id}): its variants and
 // the strings each overrides, start and stop (a PUT of the document with the new status and
 // If-Match), the results (GET …/results: a table, a chart, the verdict in words) and shipping a
-// variant (POST …/ship, after a confirmation). Creating and editing experiments is the admin
-// API's (PUT /v1/admin/experiments/{id}); the console shows and drives their lifecycle.
+// variant (POST …/ship, after a confirmation). Creating and editing is a JSON editor of the
+// experiment document (#/experiments/new, and "Edit as JSON" on one): checked by the server
+// (?validateOnly=true) and saved with If-None-Match: * or If-Match, each 422 pointer listed
+// beside it.
 
 import { get, post, put, seg } from "./api.js";
-import { announce, h, problemView, tableRegion, time } from "./dom.js";
+import { announce, field, h, problemView, tableRegion, time } from "./dom.js";
 import { direction } from "./part-edit-fields.js";
 import { percent, resultsChart } from "./part-experiment-chart.js";
 
 const STATUS_ORDER = { running: 0, draft: 1, stopped: 2, shipped: 3 };
 
 export function mount(main, { id }, context) {
+  if (id === "new") return create(main, context);
   return id ? detail(main, id, context) : list(main, context);
 }
 
@@ -22,7 +25,8 @@ function list(main, context) {
   const output = h("div", { class: "results", "data-state": "loading" }, h("p", {}, "Loading…"));
   main.append(
     h("h1", { tabindex: "-1" }, "Experiments"),
-    h("p", { class: "hint" }, "Copy experiments split installs between variants of a template's copy. They are created and edited through the admin API (PUT /v1/admin/experiments/{id}); here you start, stop, read the results and ship."),
+    h("p", { class: "hint" }, "Copy experiments split installs between variants of a template's copy: start one, read its results, ship the winner."),
+    h("p", {}, context.canEdit ? h("a", { href: "#/experiments/new" }, "New experiment…") : null),
     output,
   );
   let disposed = false;
@@ -89,6 +93,7 @@ function detail(main, experimentID, context) {
   const actionStatus = h("div", { class: "action-status", "aria-live": "polite" });
   const variantsSection = h("section", { class: "variants", "aria-labelledby": "variants-heading" });
   const resultsSection = h("section", { class: "experiment-results", "aria-labelledby": "results-heading", "data-state": "loading" });
+  const editorSection = h("div", { class: "experiment-editor" });
   let current = null; // {revision, updatedAt, updatedBy, experiment}
   let results = null;
   let disposed = false;
@@ -146,6 +151,34 @@ function detail(main, experimentID, context) {
     summary.dataset.state = "ready";
     summary.dataset.status = experiment.status;
     renderActions();
+    renderEditor();
+  }
+
+  function renderEditor() {
+    const { experiment } = current;
+    const final = experiment.status === "shipped";
+    const editor = jsonEditor({
+      context,
+      document: experiment,
+      heading: "The experiment document",
+      saveLabel: "Save",
+      readOnlyReason: final ? "A shipped experiment is final: it cannot change." : "",
+      async save(document, { validateOnly }) {
+        const options = validateOnly ? { query: { validateOnly: "true" } } : { headers: { "If-Match": `"r${current.revision}"` } };
+        const answer = await put(`/v1/admin/experiments/${seg(experimentID)}`, document, options);
+        if (!validateOnly) {
+          current = answer.data;
+          announce(`Saved ${experimentID}: revision ${current.revision}.`);
+          renderSummary();
+          renderVariants();
+          await loadResults();
+        }
+        return answer;
+      },
+    });
+    editorSection.replaceChildren(
+      h("details", { class: "json-details" }, h("summary", {}, "Edit as JSON"), editor.root),
+    );
   }
 
   function renderActions() {
@@ -368,10 +401,123 @@ function detail(main, experimentID, context) {
     actionStatus,
     resultsSection,
     variantsSection,
+    editorSection,
   );
   load();
   return () => {
     disposed = true;
+  };
+}
+
+/** A new experiment: the JSON editor on a starting document, saved with If-None-Match: *. */
+function create(main, context) {
+  context.title("New experiment");
+  const starter = {
+    id: "",
+    templateId: "",
+    status: "draft",
+    coverage: 1,
+    primaryMetric: { type: "tap", action: "" },
+    variants: [
+      { key: "control", weight: 0.5 },
+      { key: "b", weight: 0.5, strings: { en: { title: "" } } },
+    ],
+  };
+  const editor = jsonEditor({
+    context,
+    document: starter,
+    heading: "The experiment document",
+    saveLabel: "Create",
+    async save(document, { validateOnly }) {
+      const id = typeof document.id === "string" ? document.id : "";
+      if (!id) throw { message: "The document needs an id.", errors: [{ pointer: "/id", detail: "required" }] };
+      const options = validateOnly ? { query: { validateOnly: "true" } } : { headers: { "If-None-Match": "*" } };
+      const answer = await put(`/v1/admin/experiments/${seg(id)}`, document, options);
+      if (!validateOnly) {
+        announce(`Created ${id}.`);
+        context.navigate(`#/experiments/${seg(id)}`);
+      }
+      return answer;
+    },
+  });
+  main.append(
+    h("h1", { tabindex: "-1" }, "New experiment"),
+    h("p", { class: "screen-links" }, h("a", { href: "#/experiments" }, "All experiments")),
+    h("p", { class: "hint" }, "Control (the first variant) is the live copy and overrides nothing; every other variant overrides strings per locale (action labels are actions.<id>) or the visual. The weights add up to 1. See docs/experiments.md."),
+    editor.root,
+  );
+}
+
+/**
+ * The experiment document as JSON text, checked by the server (`save(document, {validateOnly:
+ * true})`) and saved (`save(document, {validateOnly: false})`); text that is not JSON is refused
+ * here, and each pointer of a 422 is listed beside the text. Returns {root, set(document)}.
+ */
+function jsonEditor({ context, document, heading, saveLabel, save, readOnlyReason }) {
+  const headingID = `json-${saveLabel.toLowerCase().replace(/\W+/g, "-")}`;
+  const text = h("textarea", {
+    class: "json-text",
+    rows: "18",
+    spellcheck: "false",
+    autocomplete: "off",
+    value: JSON.stringify(document, null, 2),
+    readOnly: !context.canEdit || Boolean(readOnlyReason),
+  });
+  const input = field("Experiment (JSON)", text, { id: `${headingID}-text`, hint: "Checked by the service: the copy rules apply to every string a variant overrides." });
+  const outcome = h("div", { class: "json-outcome", "aria-live": "polite" });
+  const disabled = !context.canEdit || Boolean(readOnlyReason);
+  const describedBy = !context.canEdit ? context.viewerReasonID : readOnlyReason ? `${headingID}-reason` : undefined;
+  const parse = () => {
+    try {
+      const value = JSON.parse(text.value);
+      if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("the document must be a JSON object");
+      input.setError("");
+      return value;
+    } catch (error) {
+      input.setError(`Not JSON: ${error.message}`);
+      outcome.replaceChildren();
+      text.focus();
+      return null;
+    }
+  };
+  async function run(validateOnly) {
+    const value = parse();
+    if (!value) return;
+    try {
+      await save(value, { validateOnly });
+      outcome.replaceChildren(h("p", { class: "ok" }, validateOnly ? "Valid: the service accepts it." : "Saved."));
+    } catch (error) {
+      const problem = error instanceof Error || error.errors ? error : { message: String(error), errors: [] };
+      outcome.replaceChildren(problemView(problem));
+      if ((problem.errors || []).length) text.setAttribute("aria-invalid", "true");
+    }
+  }
+  text.addEventListener("input", () => text.removeAttribute("aria-invalid"));
+  const root = h(
+    "section",
+    { class: "json-editor", "aria-labelledby": headingID },
+    h("h2", { id: headingID }, heading),
+    readOnlyReason ? h("p", { class: "hint", id: `${headingID}-reason` }, readOnlyReason) : null,
+    h(
+      "div",
+      { class: "json-pair" },
+      input.root,
+      outcome,
+    ),
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "button", "data-write": "true", disabled, "aria-describedby": describedBy, onclick: () => run(true) }, "Check"),
+      h("button", { type: "button", class: "primary", "data-write": "true", disabled, "aria-describedby": describedBy, onclick: () => run(false) }, saveLabel),
+    ),
+  );
+  return {
+    root,
+    set(next) {
+      text.value = JSON.stringify(next, null, 2);
+      outcome.replaceChildren();
+      input.setError("");
+    },
   };
 }
 
