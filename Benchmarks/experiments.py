@@ -138,7 +138,7 @@ def data_set(started_ms, now_ms, seed=1):
         converted = None
         if rng.random() < RATES[variant]:
             converted = seen + int(rng.random() * (start + span - seen))
-            taps.append((EXPERIMENT, "retry", install, converted))
+            taps.append((EXPERIMENT, "retry", variant, install, converted))
         installs.append((EXPERIMENT, install, variant, seen, converted, crossed))
         expected["crossed" if crossed else "installs"] += 1
 
@@ -171,7 +171,7 @@ def load_sqlite(data_dir, installs, taps, events):
     connection.execute("PRAGMA synchronous = OFF")
     connection.execute("BEGIN")
     connection.executemany("INSERT INTO experiment_install VALUES (?, ?, ?, ?, ?, ?)", installs)
-    connection.executemany("INSERT INTO experiment_install_tap VALUES (?, ?, ?, ?)", sorted(taps))
+    connection.executemany("INSERT INTO experiment_install_tap VALUES (?, ?, ?, ?, ?)", sorted(taps))
     placeholders = ", ".join("?" for _ in EVENT_COLUMNS)
     connection.executemany(f"INSERT INTO event ({', '.join(EVENT_COLUMNS)}) VALUES ({placeholders})", events())
     # Counted by the service's backfill, as analytics_data.py's events are.
@@ -209,7 +209,7 @@ def copy_into(state, table_columns, rows):
 def load_postgres(state, installs, taps, events):
     copy_into(state, "experiment_install (experiment_id, install_id, variant, first_seen_at, converted_at, crossed)",
               installs)
-    copy_into(state, "experiment_install_tap (experiment_id, action_id, install_id, first_tapped_at)", taps)
+    copy_into(state, "experiment_install_tap (experiment_id, action_id, variant, install_id, first_tapped_at)", taps)
     # As an earlier release's events (seq: transaction << 16 + position, from old transaction
     # numbers), for the backfill to count.
     copy_into(state, f"event_legacy (seq, {', '.join(EVENT_COLUMNS)})",

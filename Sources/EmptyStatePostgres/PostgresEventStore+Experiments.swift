@@ -11,37 +11,41 @@ extension PostgresEventStore {
         metric: Experiment.Metric
     ) throws(StoreError) -> ExperimentExposures {
         let logger = logger
+        // One statement, so one snapshot: installs and conversions per variant of the installs
+        // not crossed; for a one-action metric, the first taps of that action per variant less
+        // those of the crossed installs (few), so what is left are the non-crossed installs',
+        // each labelled with its only variant; and the crossed installs.
+        let action = metric.convertingAction ?? ""
+        let query: PostgresQuery = """
+            SELECT 'installs', variant, count(*), count(converted_at) FROM experiment_install
+                WHERE experiment_id = \(experimentID) AND crossed = false GROUP BY variant
+            UNION ALL
+            SELECT 'taps', variant, count(*), 0 FROM experiment_install_tap
+                WHERE experiment_id = \(experimentID) AND action_id = \(action) GROUP BY variant
+            UNION ALL
+            SELECT 'crossed taps', t.variant, count(*), 0 FROM experiment_install i
+                JOIN experiment_install_tap t ON t.experiment_id = i.experiment_id AND t.install_id = i.install_id
+                WHERE i.experiment_id = \(experimentID) AND i.crossed AND t.action_id = \(action) GROUP BY t.variant
+            UNION ALL
+            SELECT 'crossed', '', count(*), 0 FROM experiment_install
+                WHERE experiment_id = \(experimentID) AND crossed
+            """
         return try database.blocking(timeout: Self.analyticsWait) { client in
             var variants: [String: ExperimentExposures.Variant] = [:]
-            for try await (key, installs, conversions) in try await client.query(
-                """
-                SELECT variant, count(*), count(converted_at) FROM experiment_install
-                WHERE experiment_id = \(experimentID) AND crossed = false GROUP BY variant
-                """,
-                logger: logger
-            ).decode((String, Int, Int).self) {
-                variants[key] = .init(key: key, installs: installs, conversions: conversions)
-            }
-            if let action = metric.convertingAction {
-                for key in variants.keys { variants[key]?.conversions = 0 }
-                for try await (key, conversions) in try await client.query(
-                    """
-                    SELECT i.variant, count(*) FROM experiment_install_tap t
-                    JOIN experiment_install i ON i.experiment_id = t.experiment_id AND i.install_id = t.install_id
-                    WHERE t.experiment_id = \(experimentID) AND t.action_id = \(action) AND i.crossed = false
-                    GROUP BY i.variant
-                    """,
-                    logger: logger
-                ).decode((String, Int).self) {
-                    variants[key]?.conversions = conversions
+            var taps: [String: Int] = [:]
+            var crossed = 0
+            for try await (kind, key, count, converted) in try await client.query(query, logger: logger).decode(
+                (String, String, Int, Int).self
+            ) {
+                switch kind {
+                case "installs": variants[key] = .init(key: key, installs: count, conversions: converted)
+                case "taps": taps[key, default: 0] += count
+                case "crossed taps": taps[key, default: 0] -= count
+                default: crossed = count
                 }
             }
-            var crossed = 0
-            for try await count in try await client.query(
-                "SELECT count(*) FROM experiment_install WHERE experiment_id = \(experimentID) AND crossed",
-                logger: logger
-            ).decode(Int.self) {
-                crossed = count
+            if metric.convertingAction != nil {
+                for key in variants.keys { variants[key]?.conversions = taps[key] ?? 0 }
             }
             return ExperimentExposures(perVariant: Array(variants.values), crossed: crossed)
         }
@@ -82,11 +86,12 @@ enum ExperimentExposureSQL {
                 OR (x.converted_at IS NULL AND excluded.converted_at IS NOT NULL)
                 OR excluded.first_seen_at < x.first_seen_at
         ), tapped AS (
-            INSERT INTO experiment_install_tap (experiment_id, action_id, install_id, first_tapped_at)
-            SELECT split_part(variant, '/', 1), action_id, install_id, min(occurred_at) FROM inserted
+            INSERT INTO experiment_install_tap (experiment_id, action_id, variant, install_id, first_tapped_at)
+            SELECT split_part(variant, '/', 1), action_id, split_part(variant, '/', 2), install_id, min(occurred_at)
+            FROM inserted
             WHERE type = 'actionTapped' AND action_id IS NOT NULL AND install_id IS NOT NULL
                 AND variant ~ '^[^/]+/[^/]+$'
-            GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+            GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
             ON CONFLICT DO NOTHING
         )
         """

@@ -7,8 +7,9 @@ extension PostgresSchema {
     /// - **`experiment_install`**: one row per experiment and install, its first variant, when it
     ///   was first seen, its first tap (`converted_at`) and whether it was seen in another variant
     ///   too (`crossed`). The results count it by `experiment_install_by_variant`.
-    /// - **`experiment_install_tap`**: an install's first tap of each action, for experiments
-    ///   whose metric is one action.
+    /// - **`experiment_install_tap`**: an install's first tap of each action in each variant it
+    ///   tapped in, for experiments whose metric is one action: counted per variant by its
+    ///   primary key, less the taps of crossed installs (found by `…_by_install`).
     static let experiments = Migration(
         version: 5,
         description: "experiment exposures",
@@ -32,11 +33,13 @@ extension PostgresSchema {
             CREATE TABLE experiment_install_tap (
                 experiment_id TEXT COLLATE "C" NOT NULL,
                 action_id TEXT COLLATE "C" NOT NULL,
+                variant TEXT COLLATE "C" NOT NULL,      -- the variant tapped in (one, unless the install crossed)
                 install_id TEXT COLLATE "C" NOT NULL,
                 first_tapped_at BIGINT NOT NULL,
-                PRIMARY KEY (experiment_id, action_id, install_id)
+                PRIMARY KEY (experiment_id, action_id, variant, install_id)
             )
             """,
+            "CREATE INDEX experiment_install_tap_by_install ON experiment_install_tap (experiment_id, install_id)",
         ]
     )
 }

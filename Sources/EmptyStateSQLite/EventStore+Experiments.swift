@@ -17,7 +17,7 @@ extension EventStore {
         ])
         if let tap, let action = event.actionID {
             try db.cachedStatement(sql: ExperimentExposureSQL.tap).execute(arguments: [
-                experimentID, action, installID, tap,
+                experimentID, action, key, installID, tap,
             ])
         }
     }
@@ -35,13 +35,17 @@ extension EventStore {
                 }
                 if let action = metric.convertingAction {
                     for key in variants.keys { variants[key]?.conversions = 0 }
-                    for row in try Row.fetchAll(
-                        db,
-                        sql: ExperimentExposureSQL.actionConversions,
-                        arguments: [experimentID, action]
-                    ) {
-                        let key: String = row[0]
-                        variants[key]?.conversions = row[1]
+                    // Every install's first tap by the variant it tapped in, less those of the
+                    // crossed installs (few): what is left are the non-crossed installs', each
+                    // labelled with its only variant.
+                    for (sql, sign) in [
+                        (ExperimentExposureSQL.actionTaps, 1), (ExperimentExposureSQL.crossedActionTaps, -1),
+                    ] {
+                        for row in try Row.fetchAll(db, sql: sql, arguments: [experimentID, action]) {
+                            let key: String = row[0]
+                            let count: Int = row[1]
+                            variants[key]?.conversions += sign * count
+                        }
                     }
                 }
                 let crossed =
@@ -68,13 +72,16 @@ enum ExperimentExposureSQL {
         ) WITHOUT ROWID;
         -- What the results count, read from the index alone.
         CREATE INDEX experiment_install_by_variant ON experiment_install (experiment_id, crossed, variant, converted_at);
+        -- An install's first tap of each action, in each variant it tapped in (one, unless crossed).
         CREATE TABLE experiment_install_tap (
             experiment_id TEXT NOT NULL,
             action_id TEXT NOT NULL,
+            variant TEXT NOT NULL,
             install_id TEXT NOT NULL,
             first_tapped_at INTEGER NOT NULL,
-            PRIMARY KEY (experiment_id, action_id, install_id)
+            PRIMARY KEY (experiment_id, action_id, variant, install_id)
         ) WITHOUT ROWID;
+        CREATE INDEX experiment_install_tap_by_install ON experiment_install_tap (experiment_id, install_id);
         """
 
     /// First sight inserts; later, the row is written only when something changes (a crossing,
@@ -92,8 +99,8 @@ enum ExperimentExposureSQL {
         """
 
     static let tap = """
-        INSERT OR IGNORE INTO experiment_install_tap (experiment_id, action_id, install_id, first_tapped_at)
-        VALUES (?, ?, ?, ?)
+        INSERT OR IGNORE INTO experiment_install_tap (experiment_id, action_id, variant, install_id, first_tapped_at)
+        VALUES (?, ?, ?, ?, ?)
         """
 
     static let installs = """
@@ -101,10 +108,20 @@ enum ExperimentExposureSQL {
         WHERE experiment_id = ? AND crossed = 0 GROUP BY variant
         """
 
-    static let actionConversions = """
-        SELECT i.variant, COUNT(*) FROM experiment_install_tap t
-        JOIN experiment_install i ON i.experiment_id = t.experiment_id AND i.install_id = t.install_id
-        WHERE t.experiment_id = ? AND t.action_id = ? AND i.crossed = 0 GROUP BY i.variant
+    /// First taps of an action per variant: a range of the primary key.
+    static let actionTaps = """
+        SELECT variant, COUNT(*) FROM experiment_install_tap
+        WHERE experiment_id = ? AND action_id = ? GROUP BY variant
+        """
+
+    /// The crossed installs' first taps of an action per variant, from the crossed installs
+    /// (`CROSS JOIN` keeps them the outer loop: SQLite would otherwise scan every tap of the
+    /// action and look each install up).
+    static let crossedActionTaps = """
+        SELECT t.variant, COUNT(*) FROM experiment_install AS i CROSS JOIN experiment_install_tap AS t
+        WHERE i.experiment_id = ?1 AND i.crossed = 1 AND t.experiment_id = i.experiment_id
+            AND t.install_id = i.install_id AND t.action_id = ?2
+        GROUP BY t.variant
         """
 
     static let crossed = "SELECT COUNT(*) FROM experiment_install WHERE experiment_id = ? AND crossed = 1"

@@ -52,11 +52,19 @@ struct ExperimentExposureTests {
                     exposure("e12", nil, install: "i6"),
                     // Another experiment's installs are its own.
                     exposure("e13", "other/b", install: "i1"),
+                    // Converts in control, crosses later: its conversion goes with it.
+                    exposure("e16", "copy/control", install: "i8", tap: "retry"),
                 ],
                 quarantined: []
             )
             // i3 comes back in another variant: crossed, out of the comparison.
-            _ = try store.append([exposure("e14", "copy/b", install: "i3", at: march1 + hour)], quarantined: [])
+            _ = try store.append(
+                [
+                    exposure("e14", "copy/b", install: "i3", at: march1 + hour),
+                    exposure("e17", "copy/b", install: "i8", tap: "retry", at: march1 + hour),
+                ],
+                quarantined: []
+            )
             _ = try store.append(
                 [exposure("e15", "copy/b", install: "i7", tap: "retry", at: march1 + hour)],
                 quarantined: []
@@ -70,7 +78,7 @@ struct ExperimentExposureTests {
                             .init(key: "control", installs: 1, conversions: 1),
                             .init(key: "b", installs: 2, conversions: 2),
                         ],
-                        crossed: 2
+                        crossed: 3
                     )
             )
             let retry = try store.experimentExposures(experimentID: "copy", metric: .tap(action: "retry"))

@@ -8,8 +8,9 @@ import EmptyStateCore
 /// install id upserts the install's row in the same transaction that stores the event, and only
 /// when the event was new (a resent id changes nothing): the first sight inserts it with its
 /// variant; a different variant later marks it `crossed`; its first tap of any action sets
-/// `converted_at`, and its first tap of each action is kept in `experiment_install_tap`. So what
-/// a client was told is stored is counted, also across a crash, and never twice.
+/// `converted_at`, and its first tap of each action is kept in `experiment_install_tap` (with the
+/// variant it tapped in). So what a client was told is stored is counted, also across a crash,
+/// and never twice.
 ///
 /// **Why taps per action rather than "converted" per experiment.** Which tap converts depends on
 /// the experiment's primary metric, which lives in the catalogue, not in the event store (on
@@ -18,6 +19,12 @@ import EmptyStateCore
 /// moment, a document it may not have followed yet), and an experiment whose metric is edited
 /// reads right at once. An install taps a handful of actions at most, so the table stays about the
 /// size of the converting installs.
+///
+/// **How they are read.** By query, in one snapshot: the installs and any-tap conversions per
+/// variant are a range of an index that starts with the experiment (the crossed flag and variant
+/// next); a one-action metric's conversions are that action's first taps per variant (a range of
+/// the tap table's key) less those of the crossed installs, which are few. The cost grows with
+/// the experiment's installs (measured by `Benchmarks/experiments.py`), not with its events.
 ///
 /// **Retention.** Rows are kept: one short row an install and experiment (a million installs are
 /// a few tens of MB), and a shipped experiment's results stay readable. Event retention does not
