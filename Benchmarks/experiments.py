@@ -216,7 +216,10 @@ def load_postgres(state, installs, taps, events):
               ((((1 + position // 60_000) << 16) + position % 60_000, *row) for position, row in enumerate(events())))
     psql(state, """UPDATE rollup_backfill SET through_seq = (SELECT MAX(seq) FROM event_legacy), next_seq = 0,
         counted = 0, total = (SELECT COUNT(*) FROM event_legacy)""")
-    psql(state, "VACUUM ANALYZE experiment_install; VACUUM ANALYZE experiment_install_tap; ANALYZE event_legacy")
+    # One statement a call: VACUUM does not run inside the transaction psql makes of several.
+    for statement in ("VACUUM ANALYZE experiment_install", "VACUUM ANALYZE experiment_install_tap",
+                      "ANALYZE event_legacy"):
+        psql(state, statement)
 
 
 def wait_backfill(server):

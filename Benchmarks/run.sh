@@ -16,6 +16,8 @@
 #                      nothing (wrk then takes CPU from the server it measures)
 #   BENCH_SERVER_BIN   use this server binary instead of building one (e.g. a CI artifact)
 #   BENCH_SERVICE_ARGS extra service flags, split on spaces (e.g. "--memo-entries 0")
+#   BENCH_ONLY         measure only the scenarios whose name contains this text (e.g.
+#                      "experiment"); the others are skipped, their services still start
 set -euo pipefail
 
 # Many short rounds rather than a few long ones: this machine's speed jumps between two levels
@@ -28,6 +30,7 @@ BENCH_THREADS=${BENCH_THREADS:-}
 BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
 BENCH_SERVER_BIN=${BENCH_SERVER_BIN:-}
 BENCH_SERVICE_ARGS=${BENCH_SERVICE_ARGS:-}
+BENCH_ONLY=${BENCH_ONLY:-}
 
 # Goal: service throughput at least this fraction of the (shared-response) baseline's, and
 # service p99 at most this. The floor is reported beside it but is not part of the goal.
@@ -325,6 +328,27 @@ capture() {
   fi
 }
 
+# start_experiment TEMPLATE: creates and starts a copy experiment on TEMPLATE through the admin
+# API of the service (control and a variant with another English title, 50/50), as an editor
+# would.
+start_experiment() {
+  local template=$1 token document status
+  token=$(tr -d '[:space:]' <"$tmp/service-data/admin-token") || die "the service wrote no admin token"
+  for status in draft running; do
+    document=$(printf '{"id":"bench-copy","templateId":"%s","status":"%s","coverage":1,"primaryMetric":{"type":"anyTap"},"variants":[{"key":"control","weight":0.5},{"key":"b","weight":0.5,"strings":{"en":{"title":"No connection"}}}]}' \
+      "$template" "$status")
+    local precondition='If-None-Match: *'
+    [[ $status == draft ]] || precondition='If-Match: "r1"'
+    curl -sS --max-time 10 -o "$tmp/experiment-$status.json" -w '%{http_code}\n' -X PUT \
+      -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -H "$precondition" \
+      --data-binary "$document" "http://127.0.0.1:$service_port/v1/admin/experiments/bench-copy" \
+      >"$tmp/experiment-$status.status" || die "PUT the $status experiment failed"
+    [[ $(cat "$tmp/experiment-$status.status") == 20[01] ]] ||
+      die "PUT the $status experiment answered $(cat "$tmp/experiment-$status.status"): $(cat "$tmp/experiment-$status.json")"
+  done
+  log "experiment bench-copy running on $template"
+}
+
 # header_value DIR NAME: prints the first value of header NAME from DIR/headers.lf.
 header_value() {
   header_value_in "$1/headers.lf" "$2"
@@ -429,6 +453,10 @@ is_zero_duration() { [[ $1 =~ ^0+[a-z]*$ ]]; }
 bench_scenario() {
   local dir=$1 name=$2 path=$3 status=$4
   shift 4
+  if [[ -n $BENCH_ONLY && $name != *"$BENCH_ONLY"* ]]; then
+    log "$name: skipped (BENCH_ONLY=$BENCH_ONLY)"
+    return 0
+  fi
   local curl_args=() wrk_args=() h
   for h in "$@"; do
     curl_args+=(-H "$h")
@@ -585,6 +613,20 @@ main() {
   bench_scenario "$tmp/scenario-2" "304 revalidation" "$single" 304 "If-None-Match: $etag"
   bench_scenario "$tmp/scenario-3" "gzip bundle (de, android)" "$bundle" 200 'Accept-Encoding: gzip'
   bench_scenario "$tmp/scenario-4" "HTML fragment (fr, web)" "$fragment" 200
+
+  # A template in a running copy experiment, asked for with an install id: never remembered (the
+  # answer depends on a header outside the memo key), so every request is parsed, routed, hashed
+  # (GrowthBook's FNV-1a of the install id) and answered from the variant's prepared
+  # representation. Beside the memoized single template above; last on this service, as it
+  # changes what the template answers.
+  start_experiment connectionRefused
+  local install='X-Install-ID: 3f2c8d4e-51b7-4c1e-9a0d-6b2f7e8c9d10'
+  capture "$tmp/scenario-5" "$single" 200 -H "$install"
+  [[ $(header_value "$tmp/scenario-5" cache-control || true) == private,* ]] ||
+    die "GET $single with $install is not Cache-Control: private"
+  [[ $(header_value "$tmp/scenario-5" vary || true) == *X-Install-ID* ]] ||
+    die "GET $single with $install does not vary on X-Install-ID"
+  bench_scenario "$tmp/scenario-5" "template in a running experiment, with X-Install-ID" "$single" 200 "$install"
 
   # The scenarios above repeat one request, which the service answers from its memo after the
   # first time. The same single template with the memo off takes the whole path on every

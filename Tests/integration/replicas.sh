@@ -181,6 +181,46 @@ if [ "${rep_up:-0}" = 3 ]; then
         fail "publish: 20 publications on replica 2, each served by replicas 1 and 3" "$(tail -n 3 "$WORK/rep-publish.err")"
     fi
 
+    # --- A copy experiment started on one replica is served by the others; stopped, it is not ---------
+    # rep_experiment URL STATUS PRECONDITION: PUT the experiment repl-copy (on loginRequired).
+    rep_experiment() {
+        fetch --max-time 30 -X PUT -H "$REP_AUTH" -H 'Content-Type: application/json' -H "$3" \
+            --data-binary "{\"id\":\"repl-copy\",\"templateId\":\"loginRequired\",\"status\":\"$2\",\"coverage\":1,\"primaryMetric\":{\"type\":\"anyTap\"},\"variants\":[{\"key\":\"control\",\"weight\":0.5},{\"key\":\"b\",\"weight\":0.5,\"strings\":{\"en\":{\"title\":\"Sign in to see this\"}}}]}" \
+            "$1/v1/admin/experiments/repl-copy"
+    }
+    # rep_poll_variant URL EXPECTED SECONDS: until URL serves loginRequired to install-7 with
+    # experiment.variant EXPECTED ("null": no experiment member); returns 1 if not.
+    rep_poll_variant() {
+        local deadline=$((SECONDS + $3))
+        while [ "$SECONDS" -le "$deadline" ]; do
+            [ "$(curl -s --max-time 2 -H 'X-Install-ID: install-7' "$1/v1/templates/loginRequired?locale=en" |
+                jq -r .experiment.variant 2>/dev/null)" = "$2" ] && return 0
+            sleep 0.05
+        done
+        return 1
+    }
+    rep_experiment "$R1" draft 'If-None-Match: *'
+    rep_experiment "$R1" running 'If-Match: "r1"'
+    expect_eq "experiment: started on replica 1" 200 "$STATUS"
+    rep_variant=$(curl -s -H 'X-Install-ID: install-7' "$R1/v1/templates/loginRequired?locale=en" | jq -r .experiment.variant)
+    expect_match "experiment: replica 1 serves install-7 a variant" '^(control|b)$' "$rep_variant"
+    for n in 2 3; do
+        if rep_poll_variant "${REP_URLS[n]}" "$rep_variant" 5; then
+            pass "experiment: replica $n serves install-7 the same variant ($rep_variant)"
+        else
+            fail "experiment: replica $n serves install-7 the same variant" "not within 5 s"
+        fi
+    done
+    rep_experiment "$R3" stopped 'If-Match: "r2"'
+    expect_eq "experiment: stopped on replica 3" 200 "$STATUS"
+    for n in 1 2; do
+        if rep_poll_variant "${REP_URLS[n]}" null 5; then
+            pass "experiment: replica $n stops serving it"
+        else
+            fail "experiment: replica $n stops serving it" "not within 5 s"
+        fi
+    done
+
     # --- Concurrent If-Match writes to different replicas: exactly one wins -------------------------
     if "${REP_PY[@]}" race --urls "$R1,$R2,$R3" --token "$REP_TOKEN" --template noFavorites --rounds 5 --per-replica 2 \
         >"$WORK/rep-race.json" 2>"$WORK/rep-race.err"; then

@@ -29,7 +29,8 @@ fetch "$BASE_URL/v2/anything"
 expect_problem "unknown path" 404 not-found
 fetch -X DELETE "$BASE_URL/v1/templates/connectionRefused"
 expect_problem "wrong method" 405 method-not-allowed
-expect_eq "wrong method: Allow" "GET, HEAD" "$(header Allow)"
+# OPTIONS: the CORS preflight of a read that sends X-Install-ID (copy experiments).
+expect_eq "wrong method: Allow" "GET, HEAD, OPTIONS" "$(header Allow)"
 
 fetch "$BASE_URL/v1/templates/%E0%A4%A"
 expect_problem "truncated escape in the path" 400 malformed-path

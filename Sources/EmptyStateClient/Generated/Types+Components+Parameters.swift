@@ -165,7 +165,9 @@ extension Components {
         /// member; without the header it is served control without the member. The answers of such
         /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
         /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-        /// experiment (and for bundles while one runs); other templates ignore the header.
+        /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+        /// its value (so the schema does not constrain it: the rule above is checked only where
+        /// the header is read).
         ///
         ///
         /// - Remark: Generated from `#/components/parameters/InstallId`.

@@ -1271,6 +1271,7 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_invalidTransition = "urn:empty-state:problem:invalid-transition"
                 case urn_colon_emptyState_colon_problem_colon_splitFrozen = "urn:empty-state:problem:split-frozen"
                 case urn_colon_emptyState_colon_problem_colon_templateInExperiment = "urn:empty-state:problem:template-in-experiment"
+                case urn_colon_emptyState_colon_problem_colon_invalidInstallId = "urn:empty-state:problem:invalid-install-id"
             }
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             internal var _type: Components.Schemas.Problem._TypePayload

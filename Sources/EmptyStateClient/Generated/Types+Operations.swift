@@ -141,7 +141,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/X-Install-ID`.
@@ -518,7 +520,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/X-Install-ID`.
@@ -822,7 +826,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Install-ID`.
@@ -833,6 +839,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Request-ID`.
                 internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplate.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
@@ -841,18 +848,21 @@ internal enum Operations {
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
-                    xRequestID: Components.Parameters.RequestId? = nil
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplate.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
+                    self.accept = accept
                 }
             }
             internal var headers: Operations.PreflightGetTemplate.Input.Headers
@@ -896,10 +906,65 @@ internal enum Operations {
                     }
                 }
             }
+            /// A query parameter is invalid (`invalid-parameter`; `errors` names each offending parameter),
+            /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
+            /// arguments, or one whose arguments do not fit beside the request line and headers, is not
+            /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
         }
     }
     /// Every template, resolved for one locale and platform.
@@ -1021,7 +1086,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/GET/header/X-Install-ID`.
@@ -1354,7 +1421,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/X-Install-ID`.
@@ -1617,7 +1686,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Install-ID`.
@@ -1628,6 +1699,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Request-ID`.
                 internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightListTemplates.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
@@ -1636,18 +1708,21 @@ internal enum Operations {
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
-                    xRequestID: Components.Parameters.RequestId? = nil
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightListTemplates.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
+                    self.accept = accept
                 }
             }
             internal var headers: Operations.PreflightListTemplates.Input.Headers
@@ -1688,10 +1763,65 @@ internal enum Operations {
                     }
                 }
             }
+            /// A query parameter is invalid (`invalid-parameter`; `errors` names each offending parameter),
+            /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
+            /// arguments, or one whose arguments do not fit beside the request line and headers, is not
+            /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
         }
     }
     /// What this app instance must do at launch (ok, updateAvailable, updateRequired, osUpdateRequired).
@@ -2473,7 +2603,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-Install-ID`.
@@ -2854,7 +2986,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-Install-ID`.
@@ -3162,7 +3296,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Install-ID`.
@@ -3173,6 +3309,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Request-ID`.
                 internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplateFragment.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
@@ -3181,18 +3318,21 @@ internal enum Operations {
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
-                    xRequestID: Components.Parameters.RequestId? = nil
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplateFragment.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
+                    self.accept = accept
                 }
             }
             internal var headers: Operations.PreflightGetTemplateFragment.Input.Headers
@@ -3236,10 +3376,65 @@ internal enum Operations {
                     }
                 }
             }
+            /// A query parameter is invalid (`invalid-parameter`; `errors` names each offending parameter),
+            /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
+            /// arguments, or one whose arguments do not fit beside the request line and headers, is not
+            /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
         }
     }
     /// One template as a standalone HTML page that fills the window (a preview, or a page a web view loads).
@@ -3377,7 +3572,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-Install-ID`.
@@ -3758,7 +3955,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-Install-ID`.
@@ -4066,7 +4265,9 @@ internal enum Operations {
                 /// member; without the header it is served control without the member. The answers of such
                 /// a template carry `Vary: X-Install-ID`, and `Cache-Control: private` when the header was
                 /// sent. A malformed value answers `400 invalid-install-id` for a template in a running
-                /// experiment (and for bundles while one runs); other templates ignore the header.
+                /// experiment (and for bundles while one runs); other templates ignore the header, whatever
+                /// its value (so the schema does not constrain it: the rule above is checked only where
+                /// the header is read).
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Install-ID`.
@@ -4077,6 +4278,7 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Request-ID`.
                 internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplatePage.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
@@ -4085,18 +4287,21 @@ internal enum Operations {
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
-                    xRequestID: Components.Parameters.RequestId? = nil
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplatePage.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
                     self.xRequestID = xRequestID
+                    self.accept = accept
                 }
             }
             internal var headers: Operations.PreflightGetTemplatePage.Input.Headers
@@ -4140,10 +4345,65 @@ internal enum Operations {
                     }
                 }
             }
+            /// A query parameter is invalid (`invalid-parameter`; `errors` names each offending parameter),
+            /// or the path's percent-encoding is malformed (`malformed-path`). A query of more than 64
+            /// arguments, or one whose arguments do not fit beside the request line and headers, is not
+            /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
+            /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
+            /// experiment is `invalid-install-id` (`errors` names the header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
         }
     }
     /// The stylesheet or the web component.

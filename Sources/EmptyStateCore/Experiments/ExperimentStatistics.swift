@@ -89,6 +89,7 @@ package struct ExperimentArmAnalysis: Sendable, Equatable {
     package var difference: ProportionEstimate?
     package var pValue: Double?
     package var chanceToBeatControl: Double?
+    /// `pValue` < alpha / (number of non-control arms) (Bonferroni).
     package var significant: Bool?
 
     package init(
@@ -172,7 +173,9 @@ package enum ExperimentStatistics {
     /// Analyses an experiment's arms; `arms[0]` is control.
     /// - Parameters:
     ///   - minimumInstalls: the installs every arm of positive weight needs before any verdict.
-    ///   - alpha: the family-wise significance level, split over the non-control arms.
+    ///   - alpha: the family-wise significance level. An arm is `significant` when its p-value is
+    ///     below alpha / (number of non-control arms): the Bonferroni correction, so that with
+    ///     several variants the chance of any false winner stays at most alpha.
     package static func analyze(
         _ arms: [ExperimentArmCounts],
         minimumInstalls: Int = defaultMinimumInstalls,
