@@ -165,6 +165,7 @@ package enum PostgresSchema {
             ]
         ),
         analytics,
+        facetCubes,
     ]
 
     /// Why the schema cannot be used.
