@@ -16,12 +16,13 @@ release build started here at its defaults:
      expired day's partition (one day of events made here in a partition 31 days back): time and
      bytes freed, from the service's log.
 Then durable ingestion into each store with rollups and without (EMPTY_STATE_BENCH_WITHOUT_ROLLUPS=1,
-a process of its own) in the same run: accepted events/s and batch p99.
+a process of its own) in the same run, INGEST_ROUNDS times each (default 3), alternating: the
+medians of accepted events/s and batch p99, and their ratio.
 Prints a markdown table and appends it to Benchmarks/results/latest.md.
 
 Usage: analytics.py SERVER_BINARY REPO_ROOT
 Environment: ANALYTICS_EVENTS, ANALYTICS_DAYS, BENCH_QUERIES, BENCH_DURATION (ingestion and reads,
-default 5s), ANALYTICS_STORES (default "sqlite,postgres").
+default 5s), ANALYTICS_STORES (default "sqlite,postgres"), INGEST_ROUNDS (default 3).
 """
 import http.client
 import json
@@ -48,6 +49,7 @@ DAYS = int(os.environ.get("ANALYTICS_DAYS", "30"))
 QUERIES = int(os.environ.get("BENCH_QUERIES", "20"))
 DURATION = float(os.environ.get("BENCH_DURATION", "5s").rstrip("s"))
 STORES = os.environ.get("ANALYTICS_STORES", "sqlite,postgres").split(",")
+INGEST_ROUNDS = int(os.environ.get("INGEST_ROUNDS", "3"))
 TOKEN = "bench-editor-secret-0123456789"
 POSTGRES = os.path.join(ROOT, "scripts", "postgres.sh")
 READ_PATH = "/v1/templates/connectionRefused?locale=fr&platform=ios"
@@ -270,34 +272,51 @@ def expired_day(state, days_back):
 
 def ingestion_cost(store, work):
     """Durable ingestion with rollups and without, same run, fresh stores, with events.py's 16
-    clients (those of the ingestion figures of events.py and replicas.py): table rows."""
-    rows = []
-    for label, env in (("with rollups", {}), ("without rollups", {"EMPTY_STATE_BENCH_WITHOUT_ROLLUPS": "1"})):
-        state = os.path.join(work, f"pg-{len(rows)}")
-        url = None
-        if store == "postgres":
-            url = subprocess.run(["bash", POSTGRES, "start", state], capture_output=True, text=True,
-                                 check=True).stdout.strip()
-        try:
-            server = Server(os.path.join(work, f"{store}-ingest-{len(rows)}"), url, extra_env=env)
-            _, body = server.get(f"/v1/admin/templates/{events.TEMPLATE}")
-            revision = json.loads(body)["revision"]
-            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-            connection.request("GET", events.READ_PATH)
-            response = connection.getresponse()
-            response.read()
-            etag = response.getheader("ETag").strip('"')
-            connection.close()
-            events.SERVER_PID = server.process.pid
-            phase, _ = events.run_clients("ingest", server.port, revision, etag, events.DURATION)
-            server.stop()
-        finally:
+    clients (those of the ingestion figures of events.py and replicas.py): table rows. Each is
+    measured INGEST_ROUNDS times, the two alternating (and which goes first alternating too), so
+    a machine that gets busier or quieter during the run biases neither; medians are reported."""
+    kinds = (("with rollups", {}), ("without rollups", {"EMPTY_STATE_BENCH_WITHOUT_ROLLUPS": "1"}))
+    measured = {label: [] for label, _ in kinds}
+    runs = 0
+    for round_number in range(INGEST_ROUNDS):
+        for label, env in (kinds if round_number % 2 == 0 else tuple(reversed(kinds))):
+            runs += 1
+            state = os.path.join(work, f"pg-ingest-{runs}")
+            url = None
             if store == "postgres":
-                subprocess.run(["bash", POSTGRES, "stop", state], capture_output=True)
-        if phase["failures"]:
-            sys.exit(f"ingestion {label}: {phase['failures']} failures: {phase['failure_samples']}")
-        rows.append((store, f"durable ingestion {label}", f"{phase['events_per_second']:,.0f} events/s",
-                     f"batch p99 {percentile(phase['latencies'], 0.99) * 1000:.0f} ms"))
+                url = subprocess.run(["bash", POSTGRES, "start", state], capture_output=True, text=True,
+                                     check=True).stdout.strip()
+            try:
+                server = Server(os.path.join(work, f"{store}-ingest-{runs}"), url, extra_env=env)
+                _, body = server.get(f"/v1/admin/templates/{events.TEMPLATE}")
+                revision = json.loads(body)["revision"]
+                connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+                connection.request("GET", events.READ_PATH)
+                response = connection.getresponse()
+                response.read()
+                etag = response.getheader("ETag").strip('"')
+                connection.close()
+                events.SERVER_PID = server.process.pid
+                phase, _ = events.run_clients("ingest", server.port, revision, etag, events.DURATION)
+                server.stop()
+            finally:
+                if store == "postgres":
+                    subprocess.run(["bash", POSTGRES, "stop", state], capture_output=True)
+            if phase["failures"]:
+                sys.exit(f"ingestion {label}: {phase['failures']} failures: {phase['failure_samples']}")
+            p99 = percentile(phase["latencies"], 0.99) * 1000
+            log(f"{store}: ingestion {label}, round {round_number + 1}: "
+                f"{phase['events_per_second']:,.0f} events/s, batch p99 {p99:.0f} ms")
+            measured[label].append((phase["events_per_second"], p99))
+    rows = []
+    for label, _ in kinds:
+        rates = [rate for rate, _ in measured[label]]
+        p99s = [p99 for _, p99 in measured[label]]
+        rows.append((store, f"durable ingestion {label} (median of {INGEST_ROUNDS})",
+                     f"{percentile(rates, 0.5):,.0f} events/s", f"batch p99 {percentile(p99s, 0.5):.0f} ms"))
+    with_rollups = percentile([rate for rate, _ in measured["with rollups"]], 0.5)
+    without = percentile([rate for rate, _ in measured["without rollups"]], 0.5)
+    rows.append((store, "ingestion with rollups ÷ without", f"{with_rollups / without:.2f}", ""))
     return rows
 
 

@@ -4,8 +4,8 @@ into a service's event table, as an existing database that holds a month of an a
 
 The events look like those of an app with a few hundred thousand daily users: 200 templates (the
 15 built-ins and 185 others), five locales, three platforms, eight app versions, about one tap
-for every nine displays, times spread over the days with a daily cycle. A seed makes the set
-the same on every run.
+for every nine displays, times spread over the days with a daily cycle, stored in time order
+(as a service stores them). A seed makes the set the same on every run.
 
     analytics_data.py sqlite EVENTS_SQLITE [--events N] [--days D] [--seed S]
     analytics_data.py postgres PSQL_SCRIPT STATE_DIR [--events N] [--days D] [--seed S]
@@ -59,6 +59,16 @@ def events(count, days, seed, now_ms):
     weights = [1 / (rank + 1) ** 0.8 for rank in range(len(catalogue))]
     span = days * 86_400_000
     start = now_ms - span
+    # The moments first, sorted: a service stores events about in the order they happen, so a
+    # table's `seq` order is its time order (what the backfill's batches by `seq` meet).
+    # A daily cycle: more events in the (UTC) afternoon and evening.
+    times = []
+    while len(times) < count:
+        at = start + int(rng.random() * span)
+        hour = (at // 3_600_000) % 24
+        if rng.random() < 0.55 + 0.45 * math.sin((hour - 9) / 24 * 2 * math.pi):
+            times.append(at)
+    times.sort()
     # Batches of choices: random.choices is much faster per call for many draws.
     batch = 100_000
     made = 0
@@ -70,12 +80,7 @@ def events(count, days, seed, now_ms):
         versions = rng.choices(VERSIONS, weights=VERSION_WEIGHTS, k=n)
         for i in range(n):
             template, actions = catalogue[picks[i]]
-            # A daily cycle: more events in the (UTC) afternoon and evening.
-            while True:
-                at = start + int(rng.random() * span)
-                hour = (at // 3_600_000) % 24
-                if rng.random() < 0.55 + 0.45 * math.sin((hour - 9) / 24 * 2 * math.pi):
-                    break
+            at = times[made + i]
             tapped = actions and rng.random() < 0.1
             yield (
                 str(uuid.UUID(int=rng.getrandbits(128), version=4)),

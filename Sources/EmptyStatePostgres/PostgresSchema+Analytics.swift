@@ -71,19 +71,46 @@ extension PostgresSchema {
             )
             """,
         ]
-            + RollupCube.allCases.flatMap { cube in
-                RollupGrain.allCases.map { grain in
-                    let columns = cube.dimensions.map(columnDefinition)
-                    let key = (["bucket"] + cube.dimensions.map(\.column)).joined(separator: ", ")
-                    return """
-                        CREATE TABLE \(cube.table(grain)) (
-                            bucket BIGINT NOT NULL, \(columns.joined(separator: ", ")), n BIGINT NOT NULL,
-                            PRIMARY KEY (\(key))
-                        )
-                        """
-                }
+            + RollupCube.ofAnalyticsRelease.flatMap { cube in
+                RollupGrain.allCases.map { grain in cubeTableSQL(RollupCube.table(cube.name, grain), cube.dimensions) }
             }
     )
+
+    /// Version 5: the catalogue-wide cube `overall` (locale × platform × app version) becomes one
+    /// small cube per facet (`RollupCube.fromOverall`), filled from it, so a month of the whole
+    /// catalogue per app version reads a few hundred rows a day instead of thousands; and the
+    /// cubes with a template get an index by template first (`RollupCube.templateIndexSQL`). The cubes'
+    /// writers wait: the migration lock is held, and no replica of this release folds before it
+    /// has migrated.
+    static let facetCubes = Migration(
+        version: 5,
+        description: "one rollup cube per catalogue-wide facet, cubes searchable by template",
+        statements: RollupCube.fromOverall.flatMap { cube in
+            RollupGrain.allCases.flatMap { grain in
+                let key = (["bucket"] + cube.dimensions.map(\.column)).joined(separator: ", ")
+                return [
+                    cubeTableSQL(cube.table(grain), cube.dimensions),
+                    """
+                    INSERT INTO \(cube.table(grain)) (\(key), n)
+                    SELECT \(key), SUM(n) FROM \(RollupCube.table("overall", grain)) GROUP BY \(key)
+                    """,
+                ]
+            }
+        } + RollupGrain.allCases.map { "DROP TABLE \(RollupCube.table("overall", $0))" }
+            // One template's month reads that template's rows, not the month's.
+            + RollupCube.allCases.flatMap { cube in RollupGrain.allCases.flatMap(cube.templateIndexSQL) }
+    )
+
+    /// The table of a cube, keyed by the bucket and its dimensions.
+    private static func cubeTableSQL(_ table: String, _ dimensions: [RollupDimension]) -> String {
+        let key = (["bucket"] + dimensions.map(\.column)).joined(separator: ", ")
+        return """
+            CREATE TABLE \(table) (
+                bucket BIGINT NOT NULL, \(dimensions.map(columnDefinition).joined(separator: ", ")), n BIGINT NOT NULL,
+                PRIMARY KEY (\(key))
+            )
+            """
+    }
 
     /// A rollup dimension's column, bytewise for text (no collation work per comparison).
     private static func columnDefinition(_ dimension: RollupDimension) -> String {

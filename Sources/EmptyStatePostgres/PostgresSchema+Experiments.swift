@@ -1,7 +1,7 @@
 import EmptyStateStore
 
 extension PostgresSchema {
-    /// Version 5: the exact exposures of copy experiments (`ExperimentExposures`), written by the
+    /// Version 6: the exact exposures of copy experiments (`ExperimentExposures`), written by the
     /// group commit's statement beside the events it inserts.
     ///
     /// - **`experiment_install`**: one row per experiment and install, its first variant, when it
@@ -11,7 +11,7 @@ extension PostgresSchema {
     ///   tapped in, for experiments whose metric is one action: counted per variant by its
     ///   primary key, less the taps of crossed installs (found by `…_by_install`).
     static let experiments = Migration(
-        version: 5,
+        version: 6,
         description: "experiment exposures",
         statements: [
             """

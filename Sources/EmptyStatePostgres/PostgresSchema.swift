@@ -165,6 +165,7 @@ package enum PostgresSchema {
             ]
         ),
         analytics,
+        facetCubes,
         experiments,
     ]
 

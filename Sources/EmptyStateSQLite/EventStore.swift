@@ -97,25 +97,56 @@ package final class EventStore: Sendable {
                     )
                     """
             )
-            for cube in RollupCube.allCases {
+            for cube in RollupCube.ofAnalyticsRelease {
                 for grain in RollupGrain.allCases {
-                    let columns = cube.dimensions.map { "\($0.column) \($0.isInteger ? "INTEGER" : "TEXT") NOT NULL" }
+                    try db.execute(sql: Self.cubeTableSQL(RollupCube.table(cube.name, grain), cube.dimensions))
+                }
+            }
+        }
+        migrator.registerMigration("v3: one cube per catalogue-wide facet, cubes searchable by template") { db in
+            // `overall` (locale × platform × app version) becomes three small cubes, filled from
+            // it: a catalogue-wide summary per app version then reads a few hundred rows a day
+            // instead of thousands.
+            for cube in RollupCube.fromOverall {
+                for grain in RollupGrain.allCases {
+                    let table = cube.table(grain)
                     let key = (["bucket"] + cube.dimensions.map(\.column)).joined(separator: ", ")
+                    try db.execute(sql: Self.cubeTableSQL(table, cube.dimensions))
                     try db.execute(
                         sql: """
-                            CREATE TABLE \(cube.table(grain)) (
-                                bucket INTEGER NOT NULL, \(columns.joined(separator: ", ")), n INTEGER NOT NULL,
-                                PRIMARY KEY (\(key))
-                            ) WITHOUT ROWID
+                            INSERT INTO \(table) (\(key), n)
+                            SELECT \(key), SUM(n) FROM \(RollupCube.table("overall", grain)) GROUP BY \(key)
                             """
                     )
                 }
             }
+            for grain in RollupGrain.allCases {
+                try db.execute(sql: "DROP TABLE \(RollupCube.table("overall", grain))")
+            }
+            // One template's month reads that template's rows, not the month's.
+            for cube in RollupCube.allCases {
+                for grain in RollupGrain.allCases {
+                    for statement in cube.templateIndexSQL(grain) { try db.execute(sql: statement) }
+                }
+            }
         }
-        migrator.registerMigration("v3: experiment exposures") { db in
+        migrator.registerMigration("v4: experiment exposures") { db in
             try db.execute(sql: ExperimentExposureSQL.schema)
         }
         return migrator
+    }
+
+    /// The table of a cube: keyed by the bucket and the dimensions, without a rowid (its key is
+    /// its only order).
+    private static func cubeTableSQL(_ table: String, _ dimensions: [RollupDimension]) -> String {
+        let columns = dimensions.map { "\($0.column) \($0.isInteger ? "INTEGER" : "TEXT") NOT NULL" }
+        let key = (["bucket"] + dimensions.map(\.column)).joined(separator: ", ")
+        return """
+            CREATE TABLE \(table) (
+                bucket INTEGER NOT NULL, \(columns.joined(separator: ", ")), n INTEGER NOT NULL,
+                PRIMARY KEY (\(key))
+            ) WITHOUT ROWID
+            """
     }
 
     /// Starts the group-commit writer thread. Call once; `stop()` ends it.

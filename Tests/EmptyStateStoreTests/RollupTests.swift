@@ -234,4 +234,82 @@ struct RollupTests {
             #expect(summary.totals.displays == 6, "whole days before the cutoff still count from the day rollups")
         }
     }
+
+    @Test(
+        "a database of the first release with rollups: its catalogue-wide counts move to the facet cubes",
+        arguments: StoreBackend.all
+    )
+    func facetCubesFromOverall(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let today = Self.base / day
+            // Two whole days and an hour of the day after, in the old product cube.
+            let rows = [
+                OverallCubeRow(
+                    grain: .day,
+                    bucket: today,
+                    locale: "fr",
+                    platform: "ios",
+                    appVersion: "5.0.0",
+                    type: .displayed,
+                    action: "",
+                    n: 7
+                ),
+                OverallCubeRow(
+                    grain: .day,
+                    bucket: today,
+                    locale: "en",
+                    platform: "ios",
+                    appVersion: "5.0.0",
+                    type: .displayed,
+                    action: "",
+                    n: 5
+                ),
+                OverallCubeRow(
+                    grain: .day,
+                    bucket: today + 1,
+                    locale: "fr",
+                    platform: "web",
+                    appVersion: "5.1.0",
+                    type: .actionTapped,
+                    action: "retry",
+                    n: 3
+                ),
+                OverallCubeRow(
+                    grain: .hour,
+                    bucket: (today + 2) * 24,
+                    locale: "en",
+                    platform: "android",
+                    appVersion: "5.1.0",
+                    type: .displayed,
+                    action: "",
+                    n: 2
+                ),
+            ]
+            let open = try makeFirstRollupsEventStore(backend, overall: rows)
+            let store = try open()
+            store.start()
+            defer { store.stop() }
+            let summaries = AnalyticsSummaries(store: store)
+            let window = (from: Self.base, to: Self.base + 2 * day + hour)
+            func groups(_ grouping: SummaryGrouping) throws -> [String: (Int, Int)] {
+                let summary = try summaries.summary(
+                    from: window.from,
+                    to: window.to,
+                    templateID: nil,
+                    groupBy: grouping
+                )
+                #expect(summary.totals.displays == 14 && summary.totals.taps == 3, "\(grouping)")
+                return Dictionary(uniqueKeysWithValues: summary.groups.map { ($0.key ?? "", ($0.displays, $0.taps)) })
+            }
+            let versions = try groups(.appVersion)
+            #expect(versions["5.0.0"]! == (12, 0) && versions["5.1.0"]! == (2, 3) && versions.count == 2)
+            let locales = try groups(.locale)
+            #expect(locales["fr"]! == (7, 3) && locales["en"]! == (7, 0) && locales.count == 2)
+            let platforms = try groups(.platform)
+            #expect(platforms["ios"]! == (12, 0) && platforms["web"]! == (0, 3) && platforms["android"]! == (2, 0))
+            let retry = try summaries.summary(from: window.from, to: window.to, templateID: nil, groupBy: .appVersion)
+            #expect(retry.totals.tapsByAction == ["retry": 3])
+        }
+    }
+
 }

@@ -26,11 +26,17 @@ package struct AnalyticsSummaries: Sendable {
     ) throws(StoreError) -> Summary {
         let window = SummaryWindow(from: from, to: to)
         let templates = templateID.map { [$0] }
-        let totals = try counts(window, cube: .templates, templates: templates, key: nil)
+        // Every event falls in exactly one group of any grouping, so a grouped summary's totals
+        // are its groups' sums: one read instead of two.
+        let totals: SummaryCounts
         var groups: SummaryCounts?
         if let groupBy {
             let (cube, key) = Self.plan(groupBy, forOneTemplate: templateID != nil)
-            groups = try counts(window, cube: cube, templates: templates, key: key)
+            let grouped = try counts(window, cube: cube, templates: templates, key: key)
+            totals = grouped.collapsed
+            groups = grouped
+        } else {
+            totals = try counts(window, cube: .templates, templates: templates, key: nil)
         }
         let (totalRow, groupRows) = SummaryCounts.summary(totals: totals, groups: groups, grouping: groupBy)
         return Summary(window: window, totals: totalRow, groups: groupRows)
@@ -70,7 +76,7 @@ package struct AnalyticsSummaries: Sendable {
         return try counts(window, cube: .templates, templates: [templateID], key: .dimension(.variant)).rows
     }
 
-    /// Which cube answers a grouping, and by what key: the catalogue-wide cube (`overall`) when no
+    /// Which cube answers a grouping, and by what key: a catalogue-wide cube (`locales`, …) when no
     /// template is asked for, so a month of the whole catalogue is read without a row per template.
     static func plan(_ grouping: SummaryGrouping, forOneTemplate: Bool) -> (RollupCube, RollupQuery.GroupKey) {
         switch grouping {
@@ -78,9 +84,9 @@ package struct AnalyticsSummaries: Sendable {
         case .revision: return (.templates, .dimension(.revision))
         case .action: return (.templates, .dimension(.action))
         case .day: return (.templates, .bucket)
-        case .locale: return (forOneTemplate ? .audience : .overall, .dimension(.locale))
-        case .platform: return (forOneTemplate ? .audience : .overall, .dimension(.platform))
-        case .appVersion: return (forOneTemplate ? .versions : .overall, .dimension(.appVersion))
+        case .locale: return (forOneTemplate ? .audience : .locales, .dimension(.locale))
+        case .platform: return (forOneTemplate ? .audience : .platforms, .dimension(.platform))
+        case .appVersion: return (forOneTemplate ? .versions : .appVersions, .dimension(.appVersion))
         }
     }
 

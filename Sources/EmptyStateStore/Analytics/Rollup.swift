@@ -9,15 +9,17 @@
 /// events: their size grows with days × combinations seen, not with the number of events.
 ///
 /// **Cubes.** One table per cube and grain (`rollup_<cube>_<grain>`), each keyed by the bucket
-/// and its dimensions; `n` is the count. Four cubes answer every summary with few rows:
+/// and its dimensions; `n` is the count. Six cubes answer every summary with few rows:
 /// - `templates` (template, revision, variant, type, action): totals, per template, per action,
 ///   per day, per experiment variant;
 /// - `audience` (template, revision, locale, platform, type, action): one template's locales
 ///   and platforms;
 /// - `versions` (template, platform, app version, type, action): one template's app versions, and
 ///   the update states' displays per version;
-/// - `overall` (locale, platform, app version, type, action): the whole catalogue's locales,
-///   platforms and app versions without a row per template.
+/// - `locales`, `platforms`, `appVersions` (one of those, type, action): the whole catalogue's
+///   locales, platforms and app versions. One small cube each, not one of their product: a
+///   month of the catalogue per app version reads (versions × actions) rows a day, and a new app
+///   version adds rows to one cube, not (locales × platforms) rows to one.
 ///
 /// **Grains.** Hours and days (UTC). A window is counted in whole hours (`SummaryWindow`): full
 /// days from the day tables, the hours at either end from the hour tables, so a 30-day summary
@@ -26,7 +28,7 @@
 /// **Absent values** are stored as a neutral value, so every key column is `NOT NULL`: a
 /// revision as 0, a variant or an action as "".
 package enum RollupCube: String, Sendable, CaseIterable {
-    case templates, audience, versions, overall
+    case templates, audience, versions, locales, platforms, appVersions
 
     /// Its dimensions, in the order of its key.
     package var dimensions: [RollupDimension] {
@@ -34,12 +36,42 @@ package enum RollupCube: String, Sendable, CaseIterable {
         case .templates: return [.template, .revision, .variant, .type, .action]
         case .audience: return [.template, .revision, .locale, .platform, .type, .action]
         case .versions: return [.template, .platform, .appVersion, .type, .action]
-        case .overall: return [.locale, .platform, .appVersion, .type, .action]
+        case .locales: return [.locale, .type, .action]
+        case .platforms: return [.platform, .type, .action]
+        case .appVersions: return [.appVersion, .type, .action]
         }
     }
 
     /// The table that holds this cube at `grain`.
-    package func table(_ grain: RollupGrain) -> String { "rollup_\(rawValue)_\(grain.rawValue)" }
+    package func table(_ grain: RollupGrain) -> String { RollupCube.table(rawValue, grain) }
+
+    /// The table of the cube named `name` at `grain`, also for cubes of earlier releases
+    /// (migrations name those).
+    package static func table(_ name: String, _ grain: RollupGrain) -> String {
+        "rollup_\(name.lowercased())_\(grain.rawValue)"
+    }
+
+    /// The cubes a database of an earlier release holds, by name, with their dimensions: what the
+    /// migrations that created them created, whatever the cubes are now.
+    package static let ofAnalyticsRelease: [(name: String, dimensions: [RollupDimension])] = [
+        ("templates", [.template, .revision, .variant, .type, .action]),
+        ("audience", [.template, .revision, .locale, .platform, .type, .action]),
+        ("versions", [.template, .platform, .appVersion, .type, .action]),
+        ("overall", [.locale, .platform, .appVersion, .type, .action]),
+    ]
+
+    /// The statements that make a cube's `grain` table searchable by template first: its key
+    /// starts with the bucket, so "one template over a month" would otherwise read every
+    /// template's rows of the month (a month of `audience` is hundreds of thousands of rows).
+    /// None for a cube without the template dimension. The same in SQLite and PostgreSQL.
+    package func templateIndexSQL(_ grain: RollupGrain) -> [String] {
+        guard dimensions.contains(.template) else { return [] }
+        return ["CREATE INDEX \(table(grain))_by_template ON \(table(grain)) (template_id, bucket)"]
+    }
+
+    /// The cubes that replaced `overall` (which had all their dimensions), so a migration fills
+    /// them from it.
+    package static let fromOverall: [RollupCube] = [.locales, .platforms, .appVersions]
 }
 
 /// One dimension of a rollup: a column of the event it comes from.

@@ -22,6 +22,18 @@ package struct SummaryCounts: Sendable {
         return rows
     }
 
+    /// The counts as one group (key `nil`): the displays, taps and taps per action of every
+    /// group summed, the totals of a grouped read.
+    package var collapsed: SummaryCounts {
+        var total = SummaryCounts()
+        total.groups = [(nil, groups.reduce(0) { $0 + $1.displays }, groups.reduce(0) { $0 + $1.taps })]
+        var perAction: [String?: Int] = [:]
+        for entry in actionTaps { perAction[entry.action, default: 0] += entry.taps }
+        total.actionTaps = perAction.keys.sorted { ($0 ?? "").utf8.lexicographicallyPrecedes(($1 ?? "").utf8) }
+            .map { (nil, $0, perAction[$0]!) }
+        return total
+    }
+
     /// The summary of a window: the totals (one group with key `nil`, zero when nothing
     /// happened), and the groups when a grouping was asked for.
     /// - Parameters:

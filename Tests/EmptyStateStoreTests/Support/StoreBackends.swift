@@ -184,3 +184,57 @@ func makeLegacyEventStore(
         return ({ PostgresEventStore(database: try openDatabase(make), logger: logger) }, events.map(\.id))
     }
 }
+
+/// One row of the `overall` cube of the first release with rollups (locale × platform × app
+/// version), which later releases replaced by one cube per facet.
+struct OverallCubeRow: Sendable {
+    var grain: RollupGrain
+    var bucket: Int64
+    var locale: String
+    var platform: String
+    var appVersion: String
+    var type: AnalyticsEvent.Kind
+    var action: String
+    var n: Int
+}
+
+/// An events database as the first release with rollups left it (SQLite migration v2,
+/// PostgreSQL version 4), holding `rows` in its `overall` cube and no events; opening the store
+/// migrates it.
+func makeFirstRollupsEventStore(
+    _ backend: StoreBackend,
+    overall rows: [OverallCubeRow]
+) throws -> @Sendable () throws -> any EventStoring {
+    let logger = Logger(label: "test")
+    @Sendable func insert(_ row: OverallCubeRow) -> String {
+        """
+        INSERT INTO \(RollupCube.table("overall", row.grain))
+            (bucket, locale, platform, app_version, type, action_id, n)
+        VALUES (\(row.bucket), '\(row.locale)', '\(row.platform)', '\(row.appVersion)', '\(row.type.rawValue)',
+            '\(row.action)', \(row.n))
+        """
+    }
+    switch backend {
+    case .sqlite:
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollups-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/events.sqlite"
+        let queue = try DatabaseQueue(path: path)
+        try EventStore.migrator.migrate(queue, upTo: "v2: rollups, variant and install of an event")
+        try queue.write { db in
+            for row in rows { try db.execute(sql: insert(row)) }
+        }
+        try queue.close()
+        return { try EventStore(path: path, logger: logger) }
+    case .postgres:
+        let make = try freshDatabase()
+        let database = make()
+        defer { database.stopPool() }
+        try database.blocking(timeout: .seconds(60)) { client in
+            try await PostgresSchema.migrate(client, upTo: 4, logger: logger)
+            for row in rows { try await client.all(PostgresQuery(unsafeSQL: insert(row)), logger: logger) }
+        }
+        return { PostgresEventStore(database: try openDatabase(make), logger: logger) }
+    }
+}
