@@ -15914,6 +15914,20 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .badRequest(.init(headers: headers))
                 case 401:
                     let headers: Components.Responses.AdminUnauthorizedHead.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -16913,6 +16927,20 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .ok(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .badRequest(.init(headers: headers))
                 case 401:
                     let headers: Components.Responses.AdminUnauthorizedHead.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(

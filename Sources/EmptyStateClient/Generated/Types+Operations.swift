@@ -17148,6 +17148,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/head(headAdminExperiment)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The status and headers of the `401` a `GET` would answer, without a body.
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/head(headAdminExperiment)/responses/401`.
@@ -18228,6 +18251,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
                             response: self
                         )
                     }
