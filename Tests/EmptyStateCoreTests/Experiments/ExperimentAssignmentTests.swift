@@ -93,24 +93,8 @@ import Testing
         #expect(ExperimentAssignment.fnv1a32("foobar") == 0xbf9c_f968)
     }
 
-    @Test func millionInstallsSplitWithinHalfAPercentOfTheWeights() {
-        let weights = [0.5, 0.3, 0.2]
-        var counts = [0, 0, 0]
-        let total = 1_000_000
-        for i in 0..<total {
-            let variant = ExperimentAssignment.variant(
-                seed: "retry-wording",
-                installID: "install-\(i)",
-                weights: weights,
-                coverage: 1
-            )
-            if let variant { counts[variant] += 1 }
-        }
-        #expect(counts.reduce(0, +) == total)
-        for (count, weight) in zip(counts, weights) {
-            #expect(abs(Double(count) / Double(total) - weight) < 0.005, "\(counts)")
-        }
-    }
+    // A million ids split within ±0.5 % of the weights, and exactly as an independent
+    // implementation splits them: ExperimentStatisticsTests.aMillionInstallIDsSplitAsTheWeightsSay.
 
     @Test func coverageLeavesInstallsOutAndNeverMovesOne() {
         let weights = [0.5, 0.5]

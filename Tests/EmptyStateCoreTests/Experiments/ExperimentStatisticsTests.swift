@@ -413,12 +413,40 @@ import Testing
         _ coverage: Double,
         _ reference: [Int],
         _ referenceOutside: Int
-    ) {
-        let total = 1_000_000
+    ) async {
+        // Seconds of hashing in a debug build: on a thread of its own, not one of Swift
+        // concurrency's pool (two threads on two cores), where it would stall other suites'
+        // async work (PostgreSQL listeners, servers) while it runs. Checked here, in the test.
+        let split = await withCheckedContinuation { (done: CheckedContinuation<Split, Never>) in
+            Thread { done.resume(returning: Self.splitAMillion(weights, coverage)) }.start()
+        }
+        let total = split.counts.reduce(0, +) + split.outside
+        // The split among the installs inside the coverage, and the share left outside.
+        let shares = split.counts.map { Double($0) / Double(total - split.outside) }
+        let outsideShare = Double(split.outside) / Double(total)
+        print("1,000,000 ids at weights \(weights), coverage \(coverage): split \(shares), outside \(outsideShare)")
+        #expect(total == 1_000_000)
+        #expect(split.counts == reference && split.outside == referenceOutside)
+        #expect(abs(outsideShare - (1 - coverage)) < 0.005)
+        for (share, weight) in zip(shares, weights) {
+            #expect(abs(share - weight) < 0.005, "\(split.counts)")
+        }
+        // A second pass over every tenth id (a restart, another replica) gave each the same variant.
+        #expect(split.moved == 0)
+    }
+
+    private struct Split: Sendable {
+        var counts: [Int]
+        var outside: Int
+        /// Ids of the second pass that got another variant than in the first.
+        var moved: Int
+    }
+
+    private static func splitAMillion(_ weights: [Double], _ coverage: Double) -> Split {
         var counts = [Int](repeating: 0, count: weights.count)
         var outside = 0
         var sample: [(id: String, variant: Int?)] = []
-        for i in 0..<total {
+        for i in 0..<1_000_000 {
             let id = "install-\(i)"
             let variant = ExperimentAssignment.variant(
                 seed: "copy-test",
@@ -429,20 +457,10 @@ import Testing
             if let variant { counts[variant] += 1 } else { outside += 1 }
             if i % 10 == 0 { sample.append((id, variant)) }
         }
-        // The split among the installs inside the coverage, and the share left outside.
-        let shares = counts.map { Double($0) / Double(total - outside) }
-        let outsideShare = Double(outside) / Double(total)
-        print("1,000,000 ids at weights \(weights), coverage \(coverage): split \(shares), outside \(outsideShare)")
-        #expect(counts == reference && outside == referenceOutside)
-        #expect(abs(outsideShare - (1 - coverage)) < 0.005)
-        for (share, weight) in zip(shares, weights) {
-            #expect(abs(share - weight) < 0.005, "\(counts)")
-        }
-        // A second pass over every tenth id (a restart, another replica) gives each the same variant.
         let moved = sample.filter {
             ExperimentAssignment.variant(seed: "copy-test", installID: $0.id, weights: weights, coverage: coverage)
                 != $0.variant
         }
-        #expect(moved.isEmpty)
+        return Split(counts: counts, outside: outside, moved: moved.count)
     }
 }
