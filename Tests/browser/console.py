@@ -424,6 +424,17 @@ window.preflighted = fetch('{target}', {{method: 'POST', credentials: 'include',
             self.axe(page, f"{name} at 320 px")
         narrow.close()
 
+    def tab_to(self, page, description, predicate, limit=120):
+        """Presses Tab until the JavaScript `predicate` holds for the focused element; a failed
+        check (with what has the focus) after `limit` presses."""
+        for _ in range(limit):
+            page.keyboard.press("Tab")
+            if page.evaluate(predicate):
+                return True
+        self.check(f"keyboard: reach {description}", False,
+                   page.evaluate("document.activeElement.outerHTML.slice(0, 200)"))
+        return False
+
     def keyboard(self):
         """Search, open, edit French and publish, with the keyboard alone."""
         check = self.check
@@ -431,13 +442,8 @@ window.preflighted = fetch('{target}', {{method: 'POST', credentials: 'include',
         page.wait_for_selector(".results[data-state=ready]", timeout=5000)
         keys = page.keyboard
 
-        def tab_to(description, predicate, limit=120):
-            for _ in range(limit):
-                keys.press("Tab")
-                if page.evaluate(predicate):
-                    return True
-            check(f"keyboard: reach {description}", False, page.evaluate("document.activeElement.outerHTML.slice(0, 200)"))
-            return False
+        def tab_to(description, predicate):
+            return self.tab_to(page, description, predicate)
 
         page.evaluate("document.activeElement.blur()")
         if not tab_to("the search field", "document.activeElement.type === 'search'"):

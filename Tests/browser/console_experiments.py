@@ -217,13 +217,8 @@ class ExperimentChecks(Console):
         page.wait_for_selector(".results[data-state=ready]", timeout=5000)
         keys = page.keyboard
 
-        def tab_to(description, predicate, limit=80):
-            for _ in range(limit):
-                keys.press("Tab")
-                if page.evaluate(predicate):
-                    return True
-            check(f"keyboard: reach {description}", False, page.evaluate("document.activeElement.outerHTML.slice(0, 200)"))
-            return False
+        def tab_to(description, predicate):
+            return self.tab_to(page, description, predicate, limit=80)
 
         page.evaluate("document.activeElement.blur()")
         if not tab_to("the Experiments link", "document.activeElement.dataset.nav === 'experiments'"):
