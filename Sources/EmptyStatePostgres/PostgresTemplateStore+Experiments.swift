@@ -37,13 +37,7 @@ extension PostgresTemplateStore {
             let write = RevisionWrite.experiment(experiment, plan: plan, actor: actor)
             try await Self.setCurrent(connection, write, edited: true, logger: logger)
             try await Self.appendRevision(connection, write, logger: logger)
-            let stored = StoredExperiment(
-                experiment: experiment,
-                revision: write.revision,
-                updatedAt: write.at,
-                updatedBy: write.by
-            )
-            return (stored, plan.created)
+            return (StoredExperiment(experiment, written: write), plan.created)
         }
     }
 

@@ -39,13 +39,7 @@ extension TemplateStore {
             let write = RevisionWrite.experiment(experiment, plan: plan, actor: actor)
             try setCurrent(db, write, edited: true)
             try appendRevision(db, write)
-            let stored = StoredExperiment(
-                experiment: experiment,
-                revision: write.revision,
-                updatedAt: write.at,
-                updatedBy: write.by
-            )
-            return (stored, plan.created)
+            return (StoredExperiment(experiment, written: write), plan.created)
         }
     }
 

@@ -44,6 +44,11 @@ package struct StoredExperiment: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
     }
+
+    /// `experiment` as `write` (its `RevisionWrite.experiment`) stores it.
+    package init(_ experiment: Experiment, written write: RevisionWrite) {
+        self.init(experiment: experiment, revision: write.revision, updatedAt: write.at, updatedBy: write.by)
+    }
 }
 
 /// One immutable revision of a template: what changed, who, when, and (when asked for) the
