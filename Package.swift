@@ -95,6 +95,8 @@ let package = Package(
                 "EmptyStateStore",
                 "JSONCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the group commit's bindings (`RawBindings`).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

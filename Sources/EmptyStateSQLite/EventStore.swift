@@ -172,12 +172,14 @@ package final class EventStore: Sendable {
         do {
             return .success(
                 try pool.write { db -> [[Bool]] in
-                    let insertEvent = try db.cachedStatement(
-                        sql: """
-                            INSERT OR IGNORE INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
-                                action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, variant, install_id)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """
+                    var insertEvent = RawBindings(
+                        try db.cachedStatement(
+                            sql: """
+                                INSERT OR IGNORE INTO event (id, type, template_id, revision, etag, locale, platform, app_version,
+                                    action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, variant, install_id)
+                                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                """
+                        )
                     )
                     // The seqs this transaction gave (the one writer's: nothing else is between).
                     var seqs: ClosedRange<Int64>?
@@ -189,12 +191,24 @@ package final class EventStore: Sendable {
                         var inserted: [Bool] = []
                         inserted.reserveCapacity(submission.events.count)
                         for event in submission.events {
-                            try insertEvent.execute(arguments: [
-                                event.id, event.kind.rawValue, event.templateID, event.revision, event.etag,
-                                event.locale, event.platform, event.appVersion, event.actionID, event.sessionID,
-                                event.occurredAt, event.receivedAt, event.clockSkewMilliseconds, event.requestID,
-                                event.variant, event.installID,
-                            ])
+                            insertEvent.row()
+                            insertEvent.bind(event.id)
+                            insertEvent.bind(event.kind.rawValue)
+                            insertEvent.bind(event.templateID)
+                            insertEvent.bind(event.revision)
+                            insertEvent.bind(event.etag)
+                            insertEvent.bind(event.locale)
+                            insertEvent.bind(event.platform)
+                            insertEvent.bind(event.appVersion)
+                            insertEvent.bind(event.actionID)
+                            insertEvent.bind(event.sessionID)
+                            insertEvent.bind(event.occurredAt)
+                            insertEvent.bind(event.receivedAt)
+                            insertEvent.bind(event.clockSkewMilliseconds)
+                            insertEvent.bind(event.requestID)
+                            insertEvent.bind(event.variant)
+                            insertEvent.bind(event.installID)
+                            try insertEvent.execute()
                             let stored = db.changesCount > 0
                             if stored {
                                 let seq = db.lastInsertedRowID
