@@ -7,7 +7,8 @@ import PostgresNIO
 extension PostgresEventStore {
     /// Makes the partitions ahead, drops the partitions whose whole day is before `cutoff`, then
     /// deletes in batches of `chunk` rows, one short transaction each, so group commits are never
-    /// held up for long: the ids of events before the cutoff's day, legacy events before
+    /// held up for long: the ids of the expired partitions' events (before their partitions go),
+    /// legacy events before
     /// `cutoff`, quarantined events received before it, hour rollups before it and day rollups
     /// before `RollupRetention`. A partition is dropped whether or not its events were exported
     /// (retention does not wait for the export).
@@ -20,6 +21,9 @@ extension PostgresEventStore {
         try ensurePartitionsAhead()
         // Deltas first, so none of an expired bucket is folded back in after its rows are gone.
         try foldRollups()
+        // The expired partitions' ids first: while a partition exists, its rows say which ids
+        // are its (`event_id` has no index by day; schema version 7).
+        try deleteExpiredIDs(before: cutoff, chunk: chunk)
         var deleted = 0
         for partition in try dropExpiredPartitions(before: cutoff) {
             deleted += partition.events
@@ -31,11 +35,9 @@ extension PostgresEventStore {
                 ]
             )
         }
-        let cutoffDay = RollupGrain.day.bucket(of: cutoff)
         let now = Timestamp.nowMilliseconds()
         // (table, key column, condition column, bound, counted in the result)
         var batches: [(String, String, String, Int64, Bool)] = [
-            ("event_id", "id", "day", cutoffDay, false),
             ("event_legacy", "seq", "occurred_at", cutoff, true),
             ("quarantine", "seq", "received_at", cutoff, true),
         ]
@@ -57,6 +59,59 @@ extension PostgresEventStore {
             }
         }
         return deleted
+    }
+
+    /// Deletes from `event_id` the ids of the events of every partition whose whole day is before
+    /// `cutoff` (a partition left half-detached by an interrupted run too), `chunk` at a time.
+    private func deleteExpiredIDs(before cutoff: Int64, chunk: Int) throws(StoreError) {
+        let lastExpired = RollupGrain.day.bucket(of: cutoff) - 1
+        let logger = logger
+        let names = try database.blocking(timeout: .seconds(60)) { client in
+            try await client.withConnection { connection in
+                var names: [String] = []
+                for try await name in try await connection.query(
+                    """
+                    SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                    WHERE i.inhparent = 'event'::regclass
+                    """,
+                    logger: logger
+                ).decode(String.self) {
+                    if let day = Self.partitionDay(name), day <= lastExpired { names.append(name) }
+                }
+                return names.sorted()
+            }
+        }
+        for name in names { try deleteIDs(ofPartition: name, chunk: chunk) }
+    }
+
+    /// Deletes the ids of `partition`'s events from `event_id`: batches of `chunk` of its rows in
+    /// `seq` order (its `event_by_seq` index), each deleted by primary key in a statement of its
+    /// own. Deleting an id twice (a run interrupted and run again, two replicas at once) is harmless.
+    func deleteIDs(ofPartition partition: String, chunk: Int) throws(StoreError) {
+        let logger = logger
+        var after = Int64.min
+        while true {
+            var binds = PostgresBindings()
+            binds.append(after)
+            binds.append(chunk)
+            let statement = PostgresQuery(
+                unsafeSQL: """
+                    WITH batch AS (SELECT id, seq FROM \(partition) WHERE seq > $1 ORDER BY seq LIMIT $2),
+                    gone AS (DELETE FROM event_id e USING batch b WHERE e.id = b.id)
+                    SELECT COALESCE(MAX(seq), $1), COUNT(*)::int8 FROM batch
+                    """,
+                binds: binds
+            )
+            let (last, count) = try database.blocking(timeout: .seconds(60)) { client, commit in
+                try await client.withConnection { connection in
+                    try commit.reach()
+                    return try await connection.all(statement, logger: logger).first?.decode((Int64, Int).self)
+                        ?? (Int64.min, 0)
+                }
+            }
+            if count < chunk { return }
+            after = last
+        }
     }
 
     /// One batch: at most `chunk` rows of `table` whose `column` is below `bound`, by `key` (for

@@ -8,7 +8,7 @@ extension PostgresSchema {
     ///   day (`event_pYYYYMMDD`), made ahead of time by the service and dropped whole by retention:
     ///   no `DELETE`, no bloat, no vacuum storm. A partitioned table cannot hold a unique index that
     ///   leaves out the partition key, so the ids that make a resent event a duplicate live in
-    ///   **`event_id`** (one narrow row an event, deleted by day in bounded batches).
+    ///   **`event_id`** (one narrow row an event; since version 7 deleted with its partition).
     /// - What the table held is kept as **`event_legacy`** (renamed, with the two new columns): it
     ///   is read by the export and the backfill, and emptied by retention in batches as before. An
     ///   event resent later is recognised by its id there too. On a new database it is empty.

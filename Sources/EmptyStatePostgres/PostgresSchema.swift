@@ -167,6 +167,7 @@ package enum PostgresSchema {
         analytics,
         facetCubes,
         experiments,
+        eventIDsByPartition,
     ]
 
     /// Why the schema cannot be used.

@@ -296,8 +296,27 @@ struct EventReadTests {
             #expect(try exported(store, limit: 10, count: 2).map(\.event.id) == ["at-cutoff", "new"])
             #expect(try store.counts() == (events: 2, quarantined: 1))
             #expect(try store.prune(before: cutoff) == 0)
-            // A pruned id may come again (it is new to the store).
+            // A pruned id may come again (it is new to the store); a kept one is still a duplicate.
             #expect(try store.append([analyticsEvent("old", at: cutoff + 1)], quarantined: []) == [true])
+            #expect(try store.append([analyticsEvent("new", at: cutoff + 2)], quarantined: []) == [false])
+        }
+    }
+
+    @Test(
+        "PostgreSQL version 7: event ids of days whose partitions are gone are deleted, the index by day dropped",
+        arguments: StoreBackend.all.filter { $0 == .postgres }
+    )
+    func eventIDsByPartition(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let today = march1 / day
+            // An id of a day before the only partition (its partition was dropped and the run
+            // stopped before its ids went), one of the partition's day, one of a day after it.
+            let (ids, dayIndex) = try eventIDsAfterVersion7(
+                keptDay: today,
+                ids: [("orphan", today - 3), ("kept", today), ("later", today + 1)]
+            )
+            #expect(ids == ["kept", "later"])
+            #expect(!dayIndex)
         }
     }
 }

@@ -238,3 +238,51 @@ func makeFirstRollupsEventStore(
         return { PostgresEventStore(database: try openDatabase(make), logger: logger) }
     }
 }
+
+/// A PostgreSQL database at schema version 6 with one day's partition (`keptDay`) and `ids`
+/// claimed in `event_id` (id, day), then migrated to the newest version: the ids left, sorted,
+/// and whether `event_id` still has an index by day.
+func eventIDsAfterVersion7(keptDay: Int64, ids: [(String, Int64)]) throws -> (ids: [String], dayIndex: Bool) {
+    let logger = Logger(label: "test")
+    let database = try freshDatabase()()
+    defer { database.stopPool() }
+    return try database.blocking(timeout: .seconds(60)) { client in
+        try await PostgresSchema.migrate(client, upTo: 6, logger: logger)
+        let name =
+            "event_p"
+            + String(Date(timeIntervalSince1970: Double(keptDay) * 86_400).ISO8601Format().prefix(10))
+            .replacingOccurrences(of: "-", with: "")
+        try await client.all(
+            PostgresQuery(
+                unsafeSQL: """
+                    CREATE TABLE \(name) PARTITION OF event
+                        FOR VALUES FROM (\(keptDay * 86_400_000)) TO (\((keptDay + 1) * 86_400_000))
+                    """
+            ),
+            logger: logger
+        )
+        for (id, day) in ids {
+            try await client.all(
+                PostgresQuery(unsafeSQL: "INSERT INTO event_id (id, day) VALUES ('\(id)', \(day))"),
+                logger: logger
+            )
+        }
+        try await PostgresSchema.migrate(client, logger: logger)
+        let dayIndex =
+            try await client.all(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT COUNT(*)::int8 FROM pg_indexes
+                        WHERE schemaname = current_schema() AND indexname = 'event_id_by_day'
+                        """
+                ),
+                logger: logger
+            ).first?.decode(Int.self) ?? 0
+        var left: [String] = []
+        for row in try await client.all(PostgresQuery(unsafeSQL: "SELECT id FROM event_id ORDER BY id"), logger: logger)
+        {
+            left.append(try row.decode(String.self))
+        }
+        return (left, dayIndex > 0)
+    }
+}
