@@ -4,17 +4,38 @@ import GRDB
 /// The rollups on SQLite: what a group commit appends (a delta row per hour and key), the fold of the deltas into the cubes, what summaries read, and the backfill of events
 /// stored before the rollups existed.
 extension EventStore {
-    /// Appends the counts of the events stored with `seqs` to the deltas, in the group's
-    /// transaction: counted by SQLite from the rows just written (in its cache), once per hour
-    /// and key, without a value crossing into Swift.
-    static func addRollups(ofEvents seqs: ClosedRange<Int64>, in db: Database) throws {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
-                \(HourlyCounts.sql(from: "(SELECT * FROM event WHERE seq >= ? AND seq <= ?)"))
-                """
+    /// Appends `tally`, the counts of the events the group stored, to the deltas, in the
+    /// group's transaction: a row per hour and key.
+    static func addRollups(_ tally: HourlyTally, in db: Database) throws {
+        // The order of the bindings below.
+        assert(RollupDelta.columns == ["hour"] + RollupDimension.allCases.map(\.column) + ["n"])
+        assert(
+            RollupDimension.allCases == [
+                .template, .revision, .variant, .locale, .platform, .appVersion, .type, .action,
+            ]
         )
-        try statement.execute(arguments: [seqs.lowerBound, seqs.upperBound])
+        var insert = RawBindings(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
+                    VALUES (\(Array(repeating: "?", count: RollupDelta.columns.count).joined(separator: ", ")))
+                    """
+            )
+        )
+        for (key, n) in tally.counts {
+            insert.row()
+            insert.bind(key.hour)
+            insert.bind(key.template)
+            insert.bind(key.revision)
+            insert.bind(key.variant)
+            insert.bind(key.locale)
+            insert.bind(key.platform)
+            insert.bind(key.appVersion)
+            insert.bind(key.type)
+            insert.bind(key.action)
+            insert.bind(n)
+            try insert.execute()
+        }
     }
 
     @discardableResult

@@ -181,8 +181,8 @@ package final class EventStore: Sendable {
                                 """
                         )
                     )
-                    // The seqs this transaction gave (the one writer's: nothing else is between).
-                    var seqs: ClosedRange<Int64>?
+                    // The stored events' counts, for the rollups.
+                    var tally = HourlyTally()
                     let insertQuarantine = try db.cachedStatement(
                         sql: "INSERT INTO quarantine (received_at, reason, payload, request_id) VALUES (?, ?, ?, ?)"
                     )
@@ -210,12 +210,11 @@ package final class EventStore: Sendable {
                             insertEvent.bind(event.installID)
                             try insertEvent.execute()
                             let stored = db.changesCount > 0
+                            // Only a new event is counted, or an exposure: a resent id changes nothing.
                             if stored {
-                                let seq = db.lastInsertedRowID
-                                seqs = (seqs?.lowerBound ?? seq)...seq
+                                if RollupSwitch.enabled { tally.add(event) }
+                                try Self.recordExposure(of: event, in: db)
                             }
-                            // Only a new event is an exposure: a resent id changes nothing.
-                            if stored { try Self.recordExposure(of: event, in: db) }
                             inserted.append(stored)
                         }
                         for item in submission.quarantined {
@@ -225,7 +224,7 @@ package final class EventStore: Sendable {
                         }
                         outcomes.append(inserted)
                     }
-                    if let seqs, RollupSwitch.enabled { try Self.addRollups(ofEvents: seqs, in: db) }
+                    if !tally.isEmpty { try Self.addRollups(tally, in: db) }
                     return outcomes
                 }
             )
