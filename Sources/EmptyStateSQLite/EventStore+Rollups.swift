@@ -4,8 +4,9 @@ import GRDB
 /// The rollups on SQLite: what a group commit appends (a delta row per hour and key), the fold of the deltas into the cubes, what summaries read, and the backfill of events
 /// stored before the rollups existed.
 extension EventStore {
-    /// Appends `tally`, the counts of the events the group stored, to the deltas, in the
-    /// group's transaction: a row per hour and key.
+    /// Adds `tally`, the counts of the events the group stored, to the deltas, in the group's
+    /// transaction: to the row of each hour and key, made when missing (events migration v5).
+    /// Nothing else writes meanwhile (SQLite has one writer), so no commit waits for another's row.
     static func addRollups(_ tally: HourlyTally, in db: Database) throws {
         // The order of the bindings below.
         assert(RollupDelta.columns == ["hour"] + RollupDimension.allCases.map(\.column) + ["n"])
@@ -19,6 +20,8 @@ extension EventStore {
                 sql: """
                     INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
                     VALUES (\(Array(repeating: "?", count: RollupDelta.columns.count).joined(separator: ", ")))
+                    ON CONFLICT (\(RollupDelta.columns.dropLast().joined(separator: ", ")))
+                        DO UPDATE SET n = \(RollupDelta.table).n + excluded.n
                     """
             )
         )

@@ -133,6 +133,28 @@ package final class EventStore: Sendable {
         migrator.registerMigration("v4: experiment exposures") { db in
             try db.execute(sql: ExperimentExposureSQL.schema)
         }
+        migrator.registerMigration("v5: a delta row per hour and key") { db in
+            // SQLite has one writer, so group commits can add to a key's row instead of appending
+            // one row per key per commit (`addRollups`): the fold then moves a row per key, not a
+            // row per key and commit, and holds the writer that much shorter. The rows waiting
+            // are summed by key into the new table. (The key as of this release.)
+            let key = "hour, template_id, revision, variant, locale, platform, app_version, type, action_id"
+            try db.execute(
+                sql: """
+                    CREATE TABLE rollup_delta_by_key (
+                        hour INTEGER NOT NULL, template_id TEXT NOT NULL, revision INTEGER NOT NULL,
+                        variant TEXT NOT NULL, locale TEXT NOT NULL, platform TEXT NOT NULL,
+                        app_version TEXT NOT NULL, type TEXT NOT NULL, action_id TEXT NOT NULL,
+                        n INTEGER NOT NULL,
+                        UNIQUE (\(key))
+                    );
+                    INSERT INTO rollup_delta_by_key (\(key), n)
+                        SELECT \(key), SUM(n) FROM rollup_delta GROUP BY \(key);
+                    DROP TABLE rollup_delta;
+                    ALTER TABLE rollup_delta_by_key RENAME TO rollup_delta;
+                    """
+            )
+        }
         return migrator
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import EmptyStateSQLite
 import Foundation
+import GRDB
 import Logging
 import Testing
 
@@ -312,4 +313,66 @@ struct RollupTests {
         }
     }
 
+    @Test("SQLite events v5: the deltas waiting for a fold are summed into a row per hour and key")
+    func sqliteDeltasByKey() async throws {
+        try await offPool {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("deltas-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let path = directory.appendingPathComponent("events.sqlite").path
+            let hour = Self.base / RollupGrain.hour.milliseconds
+            let queue = try DatabaseQueue(path: path)
+            try EventStore.migrator.migrate(queue, upTo: "v4: experiment exposures")
+            // Three commits' rows of one key, one of another: what v4 appended.
+            try queue.write { db in
+                for (type, action, n) in [
+                    ("displayed", "", 2), ("displayed", "", 3), ("actionTapped", "retry", 1), ("displayed", "", 4),
+                ] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO rollup_delta (hour, template_id, revision, variant, locale, platform, app_version,
+                                type, action_id, n)
+                            VALUES (?, 'connectionRefused', 0, '', 'fr', 'ios', '5.0.0', ?, ?, ?)
+                            """,
+                        arguments: [hour, type, action, n]
+                    )
+                }
+            }
+            try EventStore.migrator.migrate(queue)
+            let rows = try queue.read { db in
+                try Row.fetchAll(db, sql: "SELECT type, action_id, n FROM rollup_delta ORDER BY type").map {
+                    "\($0[0] as String)/\($0[1] as String)=\($0[2] as Int)"
+                }
+            }
+            #expect(rows == ["actionTapped/retry=1", "displayed/=9"])
+            try queue.close()
+            let store = try EventStore(path: path, logger: Logger(label: "test"))
+            store.start()
+            defer { store.stop() }
+            // A new event of the same key adds to its row; the answer reads it before any fold.
+            var event = analyticsEvent(
+                "after-v5",
+                template: "connectionRefused",
+                locale: "fr",
+                platform: "ios",
+                appVersion: "5.0.0",
+                at: Self.base + 60_000
+            )
+            event.revision = nil
+            #expect(try store.append([event], quarantined: []) == [true])
+            let summary = try AnalyticsSummaries(store: store).summary(
+                from: Self.base,
+                to: Self.base + RollupGrain.hour.milliseconds,
+                templateID: nil,
+                groupBy: nil
+            )
+            #expect(summary.totals.displays == 10 && summary.totals.taps == 1)
+            #expect(try queueRowCount(path) == 2, "the new event went into its key's row")
+        }
+    }
+
+    private func queueRowCount(_ path: String) throws -> Int {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rollup_delta") ?? -1 }
+    }
 }
