@@ -3,6 +3,7 @@ import EmptyStateSQLite
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 import Testing
 
 @testable import EmptyStateStore
@@ -142,6 +143,52 @@ struct RollupTests {
             try Self.expectSummariesMatch(store, windows: Self.windows)
             // Everything folded: the same answers, and nothing left to fold.
             #expect(try store.foldRollups() > 0)
+            #expect(try store.foldRollups() == 0)
+            try Self.expectSummariesMatch(store, windows: Self.windows)
+        }
+    }
+
+    @Test(
+        "concurrent group commits and folds: every stored event counted once, no commit failed",
+        arguments: StoreBackend.all
+    )
+    func concurrentCommitsAndFolds(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            store.start()
+            defer { store.stop() }
+            // Eight senders (PostgreSQL: four writers appending deltas of the same keys in
+            // parallel; SQLite: one writer adding to a row per key) while folds run back to back.
+            let senders = 8
+            let batches = Self.events(count: 4000, seed: 11)
+            let stored = Mutex(0)
+            let failures = Mutex<[String]>([])
+            let sending = Atomic<Int>(senders)
+            let folder = Thread {
+                while sending.load(ordering: .acquiring) > 0 {
+                    do { try store.foldRollups(batch: 50) } catch {
+                        failures.withLock { $0.append("fold: \(error)") }
+                    }
+                }
+            }
+            folder.start()
+            DispatchQueue.concurrentPerform(iterations: senders) { sender in
+                for index in stride(from: sender, to: batches.count, by: senders) {
+                    do {
+                        let new = try store.append(batches[index], quarantined: []).filter { $0 }.count
+                        stored.withLock { $0 += new }
+                    } catch {
+                        failures.withLock { $0.append("append: \(error)") }
+                    }
+                }
+                sending.subtract(1, ordering: .releasing)
+            }
+            while !folder.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(3))")
+            let total = stored.withLock { $0 }
+            #expect(try store.counts().events == total)
+            try Self.expectSummariesMatch(store, windows: Self.windows)
+            _ = try store.foldRollups()
             #expect(try store.foldRollups() == 0)
             try Self.expectSummariesMatch(store, windows: Self.windows)
         }
