@@ -87,19 +87,27 @@ extension PostgresEventStore {
         known.add(made)
     }
 
-    /// The days whose partitions are attached to `event` (not being detached).
-    static func attachedPartitions(_ connection: PostgresConnection, logger: Logger) async throws -> Set<Int64> {
-        var days: Set<Int64> = []
-        for try await name in try await connection.query(
+    /// The day partitions of `event`, a detach left pending by an interrupted run included.
+    static func partitions(
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [(name: String, day: Int64, pending: Bool)] {
+        var partitions: [(name: String, day: Int64, pending: Bool)] = []
+        for try await (name, pending) in try await connection.query(
             """
-            SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'event'::regclass AND NOT i.inhdetachpending
+            SELECT c.relname::text, i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'event'::regclass
             """,
             logger: logger
-        ).decode(String.self) {
-            if let day = partitionDay(name) { days.insert(day) }
+        ).decode((String, Bool).self) {
+            if let day = partitionDay(name) { partitions.append((name, day, pending)) }
         }
-        return days
+        return partitions.sorted { $0.day < $1.day }
+    }
+
+    /// The days whose partitions are attached to `event` (not being detached).
+    static func attachedPartitions(_ connection: PostgresConnection, logger: Logger) async throws -> Set<Int64> {
+        Set(try await partitions(connection, logger: logger).filter { !$0.pending }.map(\.day))
     }
 
     /// Detaches and drops every partition whose whole day is before `cutoff`, and finishes any
@@ -152,19 +160,10 @@ extension PostgresEventStore {
         commit: CommitPoint,
         logger: Logger
     ) async throws -> [DroppedPartition] {
-        var candidates: [(name: String, pending: Bool)] = []
-        for try await (name, pending) in try await connection.query(
-            """
-            SELECT c.relname::text, i.inhdetachpending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'event'::regclass
-            """,
-            logger: logger
-        ).decode((String, Bool).self) {
-            if let day = partitionDay(name), day <= lastExpired { candidates.append((name, pending)) }
-        }
+        let expired = try await partitions(connection, logger: logger).filter { $0.day <= lastExpired }
         try commit.reach()
         var dropped: [DroppedPartition] = []
-        for (name, pending) in candidates.sorted(by: { $0.name < $1.name }) {
+        for (name, _, pending) in expired {
             let started = ContinuousClock.now
             let (events, bytes) =
                 try await connection.query(

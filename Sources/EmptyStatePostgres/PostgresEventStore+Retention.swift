@@ -8,9 +8,8 @@ extension PostgresEventStore {
     /// Makes the partitions ahead, drops the partitions whose whole day is before `cutoff`, then
     /// deletes in batches of `chunk` rows, one short transaction each, so group commits are never
     /// held up for long: the ids of the expired partitions' events (before their partitions go),
-    /// legacy events before
-    /// `cutoff`, quarantined events received before it, hour rollups before it and day rollups
-    /// before `RollupRetention`. A partition is dropped whether or not its events were exported
+    /// legacy events before `cutoff`, quarantined events received before it, hour rollups before
+    /// it and day rollups before `RollupRetention`. A partition is dropped whether or not its events were exported
     /// (retention does not wait for the export).
     ///
     /// Events go with their day's partition, so one that expires is deleted within a day (plus
@@ -66,28 +65,18 @@ extension PostgresEventStore {
     private func deleteExpiredIDs(before cutoff: Int64, chunk: Int) throws(StoreError) {
         let lastExpired = RollupGrain.day.bucket(of: cutoff) - 1
         let logger = logger
-        let names = try database.blocking(timeout: .seconds(60)) { client in
+        let expired = try database.blocking(timeout: .seconds(60)) { client in
             try await client.withConnection { connection in
-                var names: [String] = []
-                for try await name in try await connection.query(
-                    """
-                    SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                    WHERE i.inhparent = 'event'::regclass
-                    """,
-                    logger: logger
-                ).decode(String.self) {
-                    if let day = Self.partitionDay(name), day <= lastExpired { names.append(name) }
-                }
-                return names.sorted()
+                try await Self.partitions(connection, logger: logger).filter { $0.day <= lastExpired }.map(\.name)
             }
         }
-        for name in names { try deleteIDs(ofPartition: name, chunk: chunk) }
+        for name in expired { try deleteIDs(ofPartition: name, chunk: chunk) }
     }
 
     /// Deletes the ids of `partition`'s events from `event_id`: batches of `chunk` of its rows in
     /// `seq` order (its `event_by_seq` index), each deleted by primary key in a statement of its
     /// own. Deleting an id twice (a run interrupted and run again, two replicas at once) is harmless.
-    func deleteIDs(ofPartition partition: String, chunk: Int) throws(StoreError) {
+    private func deleteIDs(ofPartition partition: String, chunk: Int) throws(StoreError) {
         let logger = logger
         var after = Int64.min
         while true {

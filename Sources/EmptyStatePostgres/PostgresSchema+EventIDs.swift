@@ -2,7 +2,7 @@ extension PostgresSchema {
     /// Version 7: `event_id` loses its index by day. Every event claimed its id in two indexes,
     /// the primary key (what makes a resent event a duplicate) and `event_id_by_day` (what
     /// retention deleted by); retention now deletes the ids of an expired partition by that
-    /// partition's own rows, before dropping it (`PostgresEventStore.deleteIDs(ofPartition:chunk:)`),
+    /// partition's own rows, before dropping it (`PostgresEventStore.prune(before:chunk:)`),
     /// so each event costs one index insert fewer at ingestion.
     ///
     /// The ids of days whose partitions are already gone (a retention run interrupted between
