@@ -19,7 +19,7 @@ extension PostgresEventStore {
     static let daysAhead: Int64 = 7
 
     /// The partition of the UTC day `day` (days since the epoch).
-    static func partitionName(day: Int64) -> String {
+    package static func partitionName(day: Int64) -> String {
         let date = Timestamp.format(milliseconds: day * RollupGrain.day.milliseconds)
         return "event_p" + date.prefix(10).replacingOccurrences(of: "-", with: "")
     }

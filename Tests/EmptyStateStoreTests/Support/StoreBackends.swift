@@ -248,10 +248,7 @@ func eventIDsAfterVersion7(keptDay: Int64, ids: [(String, Int64)]) throws -> (id
     defer { database.stopPool() }
     return try database.blocking(timeout: .seconds(60)) { client in
         try await PostgresSchema.migrate(client, upTo: 6, logger: logger)
-        let name =
-            "event_p"
-            + String(Date(timeIntervalSince1970: Double(keptDay) * 86_400).ISO8601Format().prefix(10))
-            .replacingOccurrences(of: "-", with: "")
+        let name = PostgresEventStore.partitionName(day: keptDay)
         try await client.all(
             PostgresQuery(
                 unsafeSQL: """
