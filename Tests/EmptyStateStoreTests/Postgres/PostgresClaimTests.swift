@@ -1,0 +1,59 @@
+import EmptyStatePostgres
+import EmptyStateStore
+import Foundation
+import Testing
+
+/// How PostgreSQL group commits claim event ids: with a plain insert while no event is a
+/// duplicate, and skipping stored ids for a second after one was (`ClaimingCommit`,
+/// `SkippingCommit`, `DuplicateWatch`). The results are the same either way; what is checked here
+/// is that a claim failing on a stored id leaves nothing behind, and which form runs when.
+@Suite(
+    "PostgreSQL: claiming event ids",
+    .enabled(if: StoreBackend.testDatabaseURL != nil, "needs EMPTY_STATE_TEST_DATABASE_URL")
+)
+struct PostgresClaimTests {
+    @Test(
+        "a group holding a stored id is committed again skipping it, with nothing of the failed claim left; claiming resumes after a quiet second"
+    )
+    func duplicateFallsBack() async throws {
+        try await offPool {
+            let (events, _) = try makeEventStore(.postgres)
+            let store = try #require(events as? PostgresEventStore)
+            store.start()
+            defer { store.stop() }
+            let (a, b, c, d, e) = (
+                analyticsEvent(), analyticsEvent(), analyticsEvent(), analyticsEvent(), analyticsEvent()
+            )
+            #expect(try store.append([a], quarantined: []) == [true])
+            #expect(store.duplicates.expectsNone, "a group of new ids claims them")
+
+            // The claim fails on a; the group is committed again, skipping it.
+            #expect(try store.append([b, a, c], quarantined: [quarantinedEvent("bad")]) == [true, false, true])
+            #expect(!store.duplicates.expectsNone)
+            // Within the second, groups skip stored ids from the start.
+            #expect(try store.append([d, c, d], quarantined: []) == [true, false, false])
+            #expect(try store.counts() == (events: 4, quarantined: 1))
+
+            Thread.sleep(forTimeInterval: 1.1)
+            #expect(store.duplicates.expectsNone, "a quiet second later, groups claim again")
+            #expect(try store.append([e], quarantined: []) == [true])
+            #expect(store.duplicates.expectsNone)
+            #expect(try store.append([e, a], quarantined: []) == [false, false])
+            #expect(!store.duplicates.expectsNone)
+
+            // Every event counted once: the failed claims added no rollup delta either.
+            #expect(try store.counts() == (events: 5, quarantined: 1))
+            _ = try store.foldRollups()
+            let (from, to) = (march1 - day, march1 + day)
+            let summary = try AnalyticsSummaries(store: store).summary(
+                from: from,
+                to: to,
+                templateID: nil,
+                groupBy: nil
+            )
+            let counted = try store.countEvents(from: from, to: to, templateID: nil, groupBy: nil)
+            #expect(summary.totals == counted.totals)
+            #expect(counted.totals.displays == 5)
+        }
+    }
+}
