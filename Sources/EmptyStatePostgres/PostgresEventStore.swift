@@ -273,7 +273,7 @@ extension PostgresEventStore {
     }
 
     /// The group commit as it runs while no event is a duplicate: it claims every new id with a
-    /// plain insert, and fails whole (`alreadyClaimed`, nothing stored) when one was claimed
+    /// plain insert, and fails whole (`isAlreadyClaimed`, nothing stored) when one was claimed
     /// before. A duplicate is rare (a client resending a batch whose answer it lost), and
     /// claiming with `ON CONFLICT DO NOTHING`, as `SkippingCommit` does, costs PostgreSQL an
     /// index probe before each insert and a second WAL record after it: measured with pgbench
@@ -416,7 +416,8 @@ package final class DuplicateWatch: Sendable {
 
     package var expectsNone: Bool {
         let last = lastSeen.load(ordering: .relaxed)
-        return last == 0 || DispatchTime.now().uptimeNanoseconds - last > Self.quiet
+        // Compared without subtracting: an unsigned difference would trap on a time read out of order.
+        return last == 0 || DispatchTime.now().uptimeNanoseconds > last + Self.quiet
     }
 
     func seen() { lastSeen.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
