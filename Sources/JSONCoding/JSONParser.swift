@@ -180,15 +180,17 @@ package struct JSONParser {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes, so the string is the bytes between the quotes, validated once.
+        var bits: UInt8 = 0  // every byte's bits: below 0x80 when the string is ASCII
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let end = index
                 index += 1
-                return try decodeUTF8(start, end)
+                return try decodeUTF8(start, end, isASCII: bits < 0x80)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error("control character in a string (escape it)") }
+            bits |= byte
             index += 1
         }
         // Escapes: copy runs and decoded escapes into a byte buffer, then validate it once.
@@ -247,10 +249,14 @@ package struct JSONParser {
         }
     }
 
-    /// The UTF-8 text of `bytes[start..<end]`, validated.
-    private func decodeUTF8(_ start: Int, _ end: Int) throws(JSONParseError) -> String {
+    /// The UTF-8 text of `bytes[start..<end]`, validated unless it is ASCII. ASCII (almost every
+    /// string a request holds) needs no validating, and the generic `String(validating:as:)`
+    /// looks its metadata up at runtime on every call: under perf at full event ingestion it and
+    /// that lookup took about 6 % of the machine, half the time of parsing the events.
+    private func decodeUTF8(_ start: Int, _ end: Int, isASCII: Bool) throws(JSONParseError) -> String {
         let text = bytes.withUnsafeBufferPointer { buffer in
-            String(validating: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+            let slice = UnsafeBufferPointer(rebasing: buffer[start..<end])
+            return isASCII ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
         }
         guard let text else { throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string") }
         return text

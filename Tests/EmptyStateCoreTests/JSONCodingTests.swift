@@ -163,6 +163,19 @@ struct JSONCodingTests {
         #expect(parseError([0x22, 0xED, 0xA0, 0x80, 0x22])?.reason == "invalid UTF-8 in a string")
     }
 
+    @Test("strings without escapes: ASCII as it is, other UTF-8 validated, a lone high byte refused")
+    func unescapedStrings() throws {
+        #expect(
+            try JSONParser.parse(Array(#"["fr-CA", "", "é 😀 ع"]"#.utf8))
+                == .array([.string("fr-CA"), .string(""), .string("é 😀 ع")])
+        )
+        // One byte over 0x7F among ASCII makes the string one to validate.
+        #expect(
+            parseError(Array(#""abcdefgh"#.utf8) + [0x80] + Array(#"ijk""#.utf8))?.reason == "invalid UTF-8 in a string"
+        )
+        #expect(parseError(Array(#""abc"#.utf8) + [0xC3] + Array(#"""#.utf8))?.offset == 1)
+    }
+
     @Test("accepts nesting up to the limit and refuses one level more, at the bracket")
     func nesting() throws {
         let limit = 64
