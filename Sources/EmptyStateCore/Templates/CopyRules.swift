@@ -31,6 +31,12 @@ package enum CopyRules {
     /// no break in any of their copy (Warp's "multiline" description is wrapped text). The
     /// other controls have no rendering at all, and would reach logs and terminals.
     package static func firstControlCharacter(in text: String) -> String? {
+        // Printable ASCII, almost every text checked, has none: its bytes say so, read in place
+        // (iterating `utf8` or `unicodeScalars` decodes each element, which took longer).
+        let printableASCII = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        }
+        if printableASCII == true { return nil }
         guard
             let scalar = text.unicodeScalars.first(where: {
                 $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 || $0.value == 0x2029

@@ -164,7 +164,9 @@ struct EventIngest: Sendable {
             switch item[key] {
             case nil, .null?: return .success(nil)
             case .string(let value)?:
-                if value.isEmpty || value.count > maximum {
+                // Characters are never more than UTF-8 bytes, which a string knows without
+                // counting: most values are not counted character by character.
+                if value.isEmpty || (value.utf8.count > maximum && value.count > maximum) {
                     return .failure(Rejection(pointer: "/" + key, message: "must be 1 to \(maximum) characters"))
                 }
                 // SQLite takes text as a C string: a NUL would store (and export) the value cut

@@ -105,6 +105,22 @@ struct EventIngestAcceptTests {
         }
     }
 
+    @Test("text limits count characters, not bytes: 64 two-byte characters are an appVersion, 65 are not")
+    func limitsCountCharacters() throws {
+        try IngestHarness.with { (harness: IngestHarness) throws in
+            let sixtyFour = String(repeating: "é", count: 64)
+            let response = harness.post(batch: [
+                IngestJSON.event(["appVersion": .string(sixtyFour)]),
+                IngestJSON.event(["appVersion": .string(sixtyFour + "é")]),
+            ])
+            #expect(
+                response.bodyText
+                    == #"{"accepted":1,"duplicates":0,"rejected":[{"index":1,"reason":"/events/1/appVersion: must be 1 to 64 characters"}]}"#
+            )
+            #expect(try harness.stored().map(\.appVersion) == [sixtyFour])
+        }
+    }
+
     @Test("sentAt corrects the device clock: a far-future occurredAt of a fast clock is accepted and moved back")
     func skewCorrection() throws {
         try IngestHarness.with { (harness: IngestHarness) throws in
