@@ -411,16 +411,18 @@ extension PostgresEventStore.GroupCommitStatement {
 /// failed statement a second.
 package final class DuplicateWatch: Sendable {
     static let quiet: UInt64 = 1_000_000_000
-    /// When a commit last found a duplicate, in `DispatchTime` nanoseconds (0: never).
-    private let lastSeen = Atomic<UInt64>(0)
+    private let last = Atomic<UInt64>(0)
+
+    /// When a commit last found a duplicate, in `DispatchTime` uptime nanoseconds (0: never).
+    package var lastSeen: UInt64 { last.load(ordering: .relaxed) }
 
     package var expectsNone: Bool {
-        let last = lastSeen.load(ordering: .relaxed)
+        let seen = lastSeen
         // Compared without subtracting: an unsigned difference would trap on a time read out of order.
-        return last == 0 || DispatchTime.now().uptimeNanoseconds > last + Self.quiet
+        return seen == 0 || DispatchTime.now().uptimeNanoseconds > seen + Self.quiet
     }
 
-    func seen() { lastSeen.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
+    func seen() { last.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
 }
 
 extension RollupSwitch {

@@ -1,3 +1,4 @@
+import Dispatch
 import EmptyStatePostgres
 import EmptyStateStore
 import Foundation
@@ -24,22 +25,29 @@ struct PostgresClaimTests {
             let (a, b, c, d, e) = (
                 analyticsEvent(), analyticsEvent(), analyticsEvent(), analyticsEvent(), analyticsEvent()
             )
+            func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
             #expect(try store.append([a], quarantined: []) == [true])
-            #expect(store.duplicates.expectsNone, "a group of new ids claims them")
+            #expect(store.duplicates.lastSeen == 0, "a group of new ids claims them")
 
             // The claim fails on a; the group is committed again, skipping it.
+            let beforeResend = now()
             #expect(try store.append([b, a, c], quarantined: [quarantinedEvent("bad")]) == [true, false, true])
-            #expect(!store.duplicates.expectsNone)
-            // Within the second, groups skip stored ids from the start.
+            let failed = store.duplicates.lastSeen
+            #expect(failed >= beforeResend && failed <= now())
+            // Within the second, groups skip stored ids from the start (a claim that failed
+            // would move lastSeen; a machine that stalled past the second may claim again).
             #expect(try store.append([d, c, d], quarantined: []) == [true, false, false])
+            #expect(store.duplicates.lastSeen == failed || now() > failed + 1_000_000_000)
             #expect(try store.counts() == (events: 4, quarantined: 1))
 
             Thread.sleep(forTimeInterval: 1.1)
             #expect(store.duplicates.expectsNone, "a quiet second later, groups claim again")
+            let settled = store.duplicates.lastSeen
             #expect(try store.append([e], quarantined: []) == [true])
-            #expect(store.duplicates.expectsNone)
+            #expect(store.duplicates.lastSeen == settled, "new ids claimed without a failure")
+            let beforeStored = now()
             #expect(try store.append([e, a], quarantined: []) == [false, false])
-            #expect(!store.duplicates.expectsNone)
+            #expect(store.duplicates.lastSeen >= beforeStored, "a claim of stored ids fails, and is noted")
 
             // Every event counted once: the failed claims added no rollup delta either.
             #expect(try store.counts() == (events: 5, quarantined: 1))
