@@ -410,7 +410,8 @@ extension PostgresEventStore.GroupCommitStatement {
 /// instead of failing and committing again, so a burst of resends costs each writer at most one
 /// failed statement a second.
 package final class DuplicateWatch: Sendable {
-    static let quiet: UInt64 = 1_000_000_000
+    /// How long after a failed claim commits skip stored ids from the start, in nanoseconds.
+    package static let quiet: UInt64 = 1_000_000_000
     private let last = Atomic<UInt64>(0)
 
     /// When a commit last found a duplicate, in `DispatchTime` uptime nanoseconds (0: never).

@@ -37,7 +37,7 @@ struct PostgresClaimTests {
             // Within the second, groups skip stored ids from the start (a claim that failed
             // would move lastSeen; a machine that stalled past the second may claim again).
             #expect(try store.append([d, c, d], quarantined: []) == [true, false, false])
-            #expect(store.duplicates.lastSeen == failed || now() > failed + 1_000_000_000)
+            #expect(store.duplicates.lastSeen == failed || now() > failed + DuplicateWatch.quiet)
             #expect(try store.counts() == (events: 4, quarantined: 1))
 
             Thread.sleep(forTimeInterval: 1.1)
