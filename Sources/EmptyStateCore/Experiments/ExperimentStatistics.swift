@@ -49,6 +49,11 @@
 //
 // Every function is total: zero installs, zero or all conversions, a weight of 0 give finite
 // numbers (an empty arm has rate 0 in [0, 1], p-value 1, chance 0.5), never NaN, never a trap.
+//
+// These are **fixed-horizon** figures: valid when read once, at a size fixed in advance. Read daily
+// and stopped at the first p < 0.05 they call false winners far more often than 5 % of the time;
+// the figures safe to read at every look are `SequentialTest`'s, and the verdict shown to a
+// product manager is `ExperimentDecision`'s, which rests on them (`ExperimentReport` builds both).
 
 /// The counts of one arm (variant) of an experiment: its split weight, the installs exposed to it
 /// and how many of them converted on the primary metric.
