@@ -28,7 +28,7 @@ import Testing
     }
 
     /// One simulated experiment's settings: arms' true rates, installs per look, looks.
-    struct Scenario {
+    struct Scenario: Sendable {
         var rates: [Double]
         var guardrailRates: [Double] = []
         var installsPerLook: Int
@@ -38,7 +38,7 @@ import Testing
     }
 
     /// What a simulated experiment showed: the look (1-based) at which each figure first fired.
-    struct Outcome {
+    struct Outcome: Sendable {
         var sequentialWinner: Int?
         var sequentialLoser: Int?
         var fixedHorizonSignificant: Int?
@@ -124,16 +124,24 @@ import Testing
         return outcome
     }
 
-    static func run(_ scenario: Scenario, runs: Int, seed: UInt64) -> [Outcome] {
-        var rng = Generator(state: seed)
-        return (0..<runs).map { _ in simulate(scenario, &rng) }
+    /// Runs `runs` experiments on a thread of its own: seconds of arithmetic on one of Swift
+    /// concurrency's pool threads (two, on two cores) would stall other suites' async work
+    /// (PostgreSQL listeners, servers) and fail their timeouts.
+    static func run(_ scenario: Scenario, runs: Int, seed: UInt64) async -> [Outcome] {
+        await withCheckedContinuation { (done: CheckedContinuation<[Outcome], Never>) in
+            Thread {
+                var rng = Generator(state: seed)
+                done.resume(returning: (0..<runs).map { _ in simulate(scenario, &rng) })
+            }
+            .start()
+        }
     }
 
     static let plan = try! ExperimentPlan.make(.init(baselineRate: 0.10, minimumDetectableEffect: .relative(0.10)))
 
     // MARK: - False winners
 
-    @Test func aaExperimentsLookedAtTwentyTimesKeepTheirFivePercent() {
+    @Test func aaExperimentsLookedAtTwentyTimesKeepTheirFivePercent() async {
         // The planned experiment of the note: 10 % baseline, planned for 10 % → 11 % (56,484
         // installs, the confidence sequence tuned there), 20 daily looks up to the planned size.
         let runs = 2000
@@ -142,7 +150,7 @@ import Testing
             installsPerLook: Self.plan.sequentialTotal / 20,
             settings: ExperimentReportSettings(plan: Self.plan)
         )
-        let outcomes = Self.run(scenario, runs: runs, seed: 35)
+        let outcomes = await Self.run(scenario, runs: runs, seed: 35)
         let sequential = outcomes.filter { $0.sequentialWinner != nil || $0.sequentialLoser != nil }.count
         let naive = outcomes.filter { $0.fixedHorizonSignificant != nil }.count
         let naiveAtEnd = outcomes.filter { $0.fixedHorizonSignificant == 20 }.count
@@ -161,17 +169,17 @@ import Testing
         #expect(naiveAtEnd < naive)
     }
 
-    @Test func smallCountsAndThreeArmsKeepTheirFivePercent() {
+    @Test func smallCountsAndThreeArmsKeepTheirFivePercent() async {
         // A rare conversion (2 %), 100 installs per arm per look, no plan (tuned at 5,000): the
         // first looks hold a handful of conversions, where the normal approximation is weakest.
         let runs = 1000
         let rare = Scenario(rates: [0.02, 0.02], installsPerLook: 200, settings: ExperimentReportSettings())
-        let rareOutcomes = Self.run(rare, runs: runs, seed: 3502)
+        let rareOutcomes = await Self.run(rare, runs: runs, seed: 3502)
         let rareSequential = rareOutcomes.filter { $0.sequentialWinner != nil || $0.sequentialLoser != nil }.count
         let rareNaive = rareOutcomes.filter { $0.fixedHorizonSignificant != nil }.count
         // Three arms: α is divided between the two variants (Bonferroni); any false call counts.
         let three = Scenario(rates: [0.1, 0.1, 0.1], installsPerLook: 2400, settings: ExperimentReportSettings())
-        let threeOutcomes = Self.run(three, runs: runs, seed: 3503)
+        let threeOutcomes = await Self.run(three, runs: runs, seed: 3503)
         let threeSequential = threeOutcomes.filter { $0.sequentialWinner != nil || $0.sequentialLoser != nil }.count
         let threeNaive = threeOutcomes.filter { $0.fixedHorizonSignificant != nil }.count
         let allowance = Self.allowance(0.05, runs: runs)
@@ -188,7 +196,7 @@ import Testing
 
     // MARK: - Power
 
-    @Test func aRealEffectIsFoundAtThePlannedSize() {
+    @Test func aRealEffectIsFoundAtThePlannedSize() async {
         let runs = 1000
         let looks = 20
         // 10 % → 11 %, the effect the plan was sized for, up to the planned installs.
@@ -197,7 +205,7 @@ import Testing
             installsPerLook: Self.plan.sequentialTotal / looks,
             settings: ExperimentReportSettings(plan: Self.plan)
         )
-        let found = Self.run(planned, runs: runs, seed: 3511)
+        let found = await Self.run(planned, runs: runs, seed: 3511)
         let power = Double(found.filter { $0.sequentialWinner != nil }.count) / Double(runs)
         let wrongWay = found.filter { $0.sequentialLoser != nil }.count
         let stops = found.compactMap(\.sequentialWinner).map(Double.init)
@@ -208,7 +216,7 @@ import Testing
             installsPerLook: Self.plan.sequentialTotal / looks,
             settings: ExperimentReportSettings(plan: Self.plan)
         )
-        let largeFound = Self.run(large, runs: 300, seed: 3512)
+        let largeFound = await Self.run(large, runs: 300, seed: 3512)
         let largePower = Double(largeFound.filter { $0.sequentialWinner != nil }.count) / 300
         let largeStops = largeFound.compactMap(\.sequentialWinner).map(Double.init)
         let largeMeanStop = largeStops.reduce(0, +) / Double(max(largeStops.count, 1)) / Double(looks)
@@ -218,7 +226,7 @@ import Testing
             installsPerLook: Self.plan.fixedHorizonTotal / looks,
             settings: ExperimentReportSettings(plan: Self.plan)
         )
-        let shortFound = Self.run(short, runs: 300, seed: 3513)
+        let shortFound = await Self.run(short, runs: 300, seed: 3513)
         let shortPower = Double(shortFound.filter { $0.sequentialWinner != nil }.count) / 300
         print(
             "Power, 10 % → 11 %, 20 looks up to the planned \(Self.plan.sequentialTotal) installs, \(runs) experiments:"
@@ -239,7 +247,7 @@ import Testing
 
     // MARK: - Guardrails
 
-    @Test func guardrailsWarnOfHarmWithoutFalseAlarms() {
+    @Test func guardrailsWarnOfHarmWithoutFalseAlarms() async {
         let runs = 1000
         // Back taps at 20 % in both arms: any "harmed" is a false alarm. Margin ±2 points.
         let guardrail = ExperimentGuardrail(key: "back", harm: .increase, margin: .absolute(0.02))
@@ -250,26 +258,26 @@ import Testing
             settings: ExperimentReportSettings(plan: Self.plan),
             guardrails: [guardrail]
         )
-        let healthyOutcomes = Self.run(healthy, runs: runs, seed: 3521)
+        let healthyOutcomes = await Self.run(healthy, runs: runs, seed: 3521)
         let falseAlarms = healthyOutcomes.filter { $0.harmed != nil }.count
         let naiveAlarms = healthyOutcomes.filter { $0.naiveHarmed != nil }.count
         let cleared = healthyOutcomes.filter { $0.notHarmed != nil }.count
         // A harm of 1.5 points (20 % → 21.5 %).
         var harmful = healthy
         harmful.guardrailRates = [0.2, 0.215]
-        let harmfulOutcomes = Self.run(harmful, runs: 500, seed: 3522)
+        let harmfulOutcomes = await Self.run(harmful, runs: 500, seed: 3522)
         let detected = harmfulOutcomes.filter { $0.harmed != nil }.count
         let harmStops = harmfulOutcomes.compactMap(\.harmed).map(Double.init)
         // A harm of exactly the margin (20 % → 22 %): "not harmed" would be a wrong all-clear.
         var atMargin = healthy
         atMargin.guardrailRates = [0.2, 0.22]
-        let atMarginOutcomes = Self.run(atMargin, runs: runs, seed: 3523)
+        let atMarginOutcomes = await Self.run(atMargin, runs: runs, seed: 3523)
         let wrongAllClear = atMarginOutcomes.filter { $0.notHarmed != nil }.count
         // A guardrail whose fall is the harm, falling by 1.5 points.
         var falling = healthy
         falling.guardrails = [ExperimentGuardrail(key: "share", harm: .decrease, margin: .absolute(0.02))]
         falling.guardrailRates = [0.2, 0.185]
-        let fallingDetected = Self.run(falling, runs: 300, seed: 3524).filter { $0.harmed != nil }.count
+        let fallingDetected = await Self.run(falling, runs: 300, seed: 3524).filter { $0.harmed != nil }.count
         let allowance = Self.allowance(0.05, runs: runs)
         print(
             "Guardrail, \(runs) A/A experiments at 20 %, 20 looks: harm called with the sequential one-sided test in"
