@@ -11,10 +11,13 @@ import Testing
 /// Every experiment runs through `ExperimentTimeline.build`, the code the results use, over days of
 /// cumulative counts. The counts of each look are drawn as binomials (a fair split of the new
 /// installs, then their conversions), not install by install, so thousands of experiments take
-/// about a second; the generator is seeded, so every run draws the same numbers and prints the same
+/// about two seconds in a debug build; the generator is seeded, so every run draws the same numbers and prints the same
 /// figures. The bounds allow α plus the binomial tolerance of the number of runs (z = 2.326, one-sided
 /// 99 %), and each test also checks that the naive method fails that same bound: the assertion can fail.
-@Suite struct SequentialSimulationTests {
+///
+/// Serialized, each on a thread of its own (`run`): one simulation at a time takes one core, not
+/// both, from the suites running beside it, and none holds a concurrency pool thread.
+@Suite(.serialized) struct SequentialSimulationTests {
     typealias Tally = ExperimentArmTally
     typealias Generator = ExperimentStatisticsTests.SplitMix64
 
