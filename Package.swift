@@ -47,12 +47,14 @@ let package = Package(
             name: "HTTPServer",
             dependencies: [
                 "CMicroHTTPD",
-                "CZlib",
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
+        // gzip, raw deflate and CRC-32 over zlib (CZlib): the catalogue's gzip answers and the ZIP
+        // archives of translation exports. No HTTP: whoever compresses depends on this alone.
+        .target(name: "ZlibCompression", dependencies: ["CZlib"], swiftSettings: swiftSettings),
         // A JSON value parser, a deterministic, allocation-light JSON writer, and the one string
         // escaper of JSON and log lines (TextEscaper).
         .target(name: "JSONCoding", swiftSettings: swiftSettings),
@@ -127,6 +129,7 @@ let package = Package(
                 "EmptyStateStore",
                 "EmptyStateSQLite",
                 "EmptyStateTranslation",
+                "ZlibCompression",
                 // The built-in catalogue and openapi.yaml, compiled in.
                 "CAssets",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -154,6 +157,12 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ZlibCompressionTests",
+            // CZlib: the tests inflate what the module compressed.
+            dependencies: ["ZlibCompression", "CZlib"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -191,7 +200,7 @@ let package = Package(
             dependencies: [
                 "EmptyStateService", "EmptyStateStore", "EmptyStateSQLite", "HTTPServer", "EmptyStateCore",
                 "EmptyStateWeb",
-                "JSONCoding", "CZlib",
+                "JSONCoding", "CZlib", "ZlibCompression",
                 "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // `SharedStore.services` returns them (the follower's tests fake a shared store).
