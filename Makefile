@@ -136,8 +136,8 @@ translation-check: build
 deploy-check: deps-test build
 	bash Tools/deploy/check.sh $(BIN_DIR)/empty-state-server
 
-## lint: OpenAPI document, Dockerfile, Swift formatting, and the docs: every flag and make target
-## they show exists, every relative link and anchor resolves (Tools/docs/check.py), and the client
+## lint: OpenAPI document, Dockerfile, Swift formatting, and the docs: every flag, make target and
+## repository path they name exists, every relative link and anchor resolves (Tools/docs/check.py), and the client
 ## library's API reference builds without a DocC warning (`make docs`, about a minute from cold)
 lint: deps build
 	python3 -m openapi_spec_validator openapi.yaml
