@@ -111,10 +111,11 @@ icons: deps
 generate-icons: deps
 	python3 Tools/icons/generate.py
 
-## translation-check: the translation files read by independent readers. A Swift test writes every
-## format into a temporary directory; Tests/translation/check_interop.py reads them with lxml,
-## translate-toolkit and its own aapt2 rules, and saves the XLIFF files again through
-## translate-toolkit; a second Swift test reads those back and checks nothing was lost.
+## translation-check: the translation files read by independent readers. The fixture writer
+## (translation-fixtures, Tests/TranslationFixtureWriter) writes every format into a temporary directory;
+## Tests/translation/check_interop.py reads them with lxml, translate-toolkit and its own aapt2
+## rules, and saves the XLIFF files again through translate-toolkit; a Swift test reads those back
+## and checks nothing was lost.
 ## Installs translate-toolkit and lxml with pip when they are missing.
 TRANSLATION_PIP_PACKAGES = translate-toolkit~=3.20.4 lxml
 .PHONY: translation-check
@@ -124,8 +125,7 @@ translation-check: build
 		|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(TRANSLATION_PIP_PACKAGES)
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	@dir="$$(mktemp -d)" && trap 'rm -rf "$$dir"' EXIT \
-		&& EMPTY_STATE_TRANSLATION_INTEROP_OUT="$$dir" $(SWIFT) test --skip-build \
-			--filter 'TranslationInteropTests/writeFixtures' \
+		&& $(BIN_DIR)/translation-fixtures "$$dir" \
 		&& python3 Tests/translation/check_interop.py "$$dir" \
 		&& EMPTY_STATE_TRANSLATION_INTEROP_IN="$$dir" $(SWIFT) test --skip-build \
 			--filter 'TranslationInteropTests/readToolkitOutput'

@@ -177,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EmptyStateTranslationTests",
-            dependencies: ["EmptyStateTranslation", "EmptyStateCore", "JSONCoding"],
+            dependencies: ["EmptyStateTranslation", "EmptyStateCore", "JSONCoding", "TranslationFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -191,6 +191,21 @@ let package = Package(
                 // ConnectionPoolError, for the tests of PostgresBackend.storeError.
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The translation documents the format tests share, and the files of every format made
+        // of them for `make translation-check`'s independent readers.
+        .target(
+            name: "TranslationFixtures",
+            dependencies: ["EmptyStateTranslation", "EmptyStateCore", "JSONCoding"],
+            path: "Tests/TranslationFixtures",
+            swiftSettings: swiftSettings
+        ),
+        // `translation-fixtures DIR` writes them: a program `make translation-check` runs, not a test.
+        .executableTarget(
+            name: "translation-fixtures",
+            dependencies: ["TranslationFixtures"],
+            path: "Tests/TranslationFixtureWriter",
             swiftSettings: swiftSettings
         ),
         // Finds the built server for the tests that start it (service and client tests).
