@@ -21,7 +21,8 @@ let package = Package(
         // The replicas' shared store, and the services' start and graceful shutdown.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // SHA-256 of admin tokens kept in PostgreSQL (postgres-nio depends on it already).
+        // SHA-256 of console session ids and of admin tokens kept in PostgreSQL (postgres-nio
+        // depends on it already).
         .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
     ],
     targets: [
@@ -83,10 +84,11 @@ let package = Package(
         ),
         // The store contract both backends implement: the interfaces, their errors and records,
         // and the logic every backend shares (preconditions, built-in import, documents as text,
-        // group commit). No database driver.
+        // group commit, the SHA-256 of secrets kept as digests: swift-crypto, which the server
+        // links for PostgreSQL anyway). No database driver.
         .target(
             name: "EmptyStateStore",
-            dependencies: ["EmptyStateCore", "JSONCoding"],
+            dependencies: ["EmptyStateCore", "JSONCoding", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The embedded backend: SQLite through GRDB (templates, revisions, audit; events).

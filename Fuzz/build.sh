@@ -35,6 +35,7 @@ modules_for() {
         percent) echo HTTPServer CMicroHTTPD JSONCoding Logging ;;
         events)
             echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStore EmptyStateCore JSONCoding HTTPServer ZlibCompression \
+                Crypto CryptoBoringWrapper CCryptoBoringSSLShims CCryptoBoringSSL CXKCPShims CXKCP \
                 CMicroHTTPD GRDB Logging Metrics \
                 CoreMetrics Prometheus Atomics _AtomicsShims ServiceLifecycle UnixSignals ConcurrencyHelpers AsyncAlgorithms \
                 DequeModule OrderedCollections InternalCollectionsUtilities
