@@ -23,7 +23,8 @@ Reads README.md and docs/*.md and fails (exit 1, one line per finding, `file:lin
   `Benchmarks/…`, `Tools/…`, `Fuzz/…`, `scripts/…`, `config/…`, `deploy/…`, `docs/…`) must exist
   as written, from the root (a `*` in it must match something); a file named by a shorter path
   (`Routing/ResponseMemo.swift`, `CatalogueState.swift`, paths under `Sources/` as
-  architecture.md writes them) must be the end of some file's path in the repository. Build
+  architecture.md writes them) must be the end of some file's path in the repository; a bare
+  file name counts in code only (a code span or block), not in prose ("Node.js"). Build
   outputs, files written at run time and placeholders (`<target>`, `{id}`, `…`) are not paths
   of the repository and are not read as such.
 
@@ -191,7 +192,12 @@ def check_paths(pages, root, problems):
             # Links are checked on their own (and resolve from the page); URLs name other sites.
             text = re.sub(r"\]\([^)]*\)", "]", text)
             text = re.sub(r"\b[a-z][a-z0-9+.-]*://\S+", "", text)
+            # A bare file name (no folder) counts only in code, where names of files are
+            # written: in prose, "Node.js" is a product.
+            code = [(0, len(text))] if fenced or page.suffix == ".supp" else [m.span(2) for m in CODE_SPAN.finditer(text)]
             for match in PATH.finditer(text):
+                if "/" not in match.group(1) and not any(start <= match.start() < end for start, end in code):
+                    continue
                 checked += 1
                 reason = path_problem(match.group(1), page, root, files)
                 if reason:
