@@ -231,7 +231,7 @@ cluster-stop:
 ## (the toolchain's clang runtime has libFuzzer and the sanitizers: no extra package)
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 5
-FUZZ_TARGETS ?= json template locale percent events httpkey
+FUZZ_TARGETS ?= json template locale percent events httpkey xml
 
 .PHONY: fuzz-build fuzz fuzz-smoke
 fuzz-build: deps
