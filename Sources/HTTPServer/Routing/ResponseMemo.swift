@@ -72,8 +72,14 @@ package final class ResponseMemo: Sendable {
         /// What the answer was made from (see `invalidate(tags:)`).
         let tag: any MemoTag
 
-        init(key: [UInt8], hash: UInt64, answer: PreparedResponse, route: String, method: HTTPMethod, tag: any MemoTag)
-        {
+        init(
+            key: [UInt8],
+            hash: UInt64,
+            answer: PreparedResponse,
+            route: String,
+            method: HTTPMethod,
+            tag: any MemoTag
+        ) {
             self.key = key
             self.hash = hash
             self.answer = answer
