@@ -25,16 +25,18 @@ case "$CONFIGURATION" in
 esac
 BIN=.build-fuzz/bin
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json template locale percent events httpkey)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json template locale percent events httpkey xml)
 
 # Modules (in link order) each target needs.
 modules_for() {
     case "$1" in
         json) echo JSONCoding ;;
         template | locale) echo EmptyStateCore JSONCoding ;;
+        xml) echo EmptyStateTranslation EmptyStateCore JSONCoding ;;
         percent) echo HTTPServer CMicroHTTPD JSONCoding Logging ;;
         events)
-            echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStore EmptyStateCore JSONCoding HTTPServer \
+            echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStore EmptyStateCore JSONCoding HTTPServer ZlibCompression \
+                Crypto CryptoBoringWrapper CCryptoBoringSSLShims CCryptoBoringSSL CXKCPShims CXKCP \
                 CMicroHTTPD GRDB Logging Metrics \
                 CoreMetrics Prometheus Atomics _AtomicsShims ServiceLifecycle UnixSignals ConcurrencyHelpers AsyncAlgorithms \
                 DequeModule OrderedCollections InternalCollectionsUtilities

@@ -32,7 +32,7 @@ import Synchronization
 ///
 /// Ingestion's group commit is here; the analytics reads and the export are in `+Reads`, the
 /// pruning of old events in `+Retention`.
-package final class PostgresEventStore: EventStoring {
+package final class PostgresEventStore: EventStoring, GroupCommitting {
     package let database: PostgresBackend
     let logger: Logger
     /// The group commit: `writers` threads, each committing with `commit(_:database:logger:)`.
@@ -50,17 +50,20 @@ package final class PostgresEventStore: EventStoring {
     /// The days whose partitions exist, as far as this process knows.
     let knownPartitions = KnownPartitions()
     /// Whether commits claim ids expecting none was stored before (`ClaimingCommit`).
-    package let duplicates = DuplicateWatch()
+    package let duplicates: DuplicateWatch
 
     /// - Parameters:
     ///   - writers: threads committing groups in parallel.
+    ///   - duplicates: when a commit last found a stored id (tests give it a clock of their own).
     package init(
         database: PostgresBackend,
         writers: Int = 4,
+        duplicates: DuplicateWatch = DuplicateWatch(),
         logger: Logger,
         onCommit: (@Sendable (Double) -> Void)? = nil
     ) {
         self.database = database
+        self.duplicates = duplicates
         self.logger = logger
         let known = knownPartitions
         let duplicates = duplicates
@@ -87,6 +90,8 @@ package final class PostgresEventStore: EventStoring {
     }
 
     package func stop() { groups.stop() }
+
+    package var commitProgress: GroupCommitQueue.Progress { groups.progress }
 
     package func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool] {
         guard database.isReachable else {
@@ -413,17 +418,26 @@ package final class DuplicateWatch: Sendable {
     /// How long after a failed claim commits skip stored ids from the start, in nanoseconds.
     package static let quiet: UInt64 = 1_000_000_000
     private let last = Atomic<UInt64>(0)
+    /// The clock, in nanoseconds of a monotonic time line; 0 is reserved for "never".
+    private let now: @Sendable () -> UInt64
 
-    /// When a commit last found a duplicate, in `DispatchTime` uptime nanoseconds (0: never).
+    /// - Parameter now: the time, in nanoseconds, never 0 (by default `DispatchTime`'s uptime;
+    ///   tests move a clock of their own past `quiet` instead of sleeping through it).
+    package init(now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
+        self.now = now
+    }
+
+    /// When a commit last found a duplicate, in the clock's nanoseconds (0: never).
     package var lastSeen: UInt64 { last.load(ordering: .relaxed) }
 
+    /// Whether commits may claim ids as new: no duplicate was found, or none for more than `quiet`.
     package var expectsNone: Bool {
         let seen = lastSeen
         // Compared without subtracting: an unsigned difference would trap on a time read out of order.
-        return seen == 0 || DispatchTime.now().uptimeNanoseconds > seen + Self.quiet
+        return seen == 0 || now() > seen + Self.quiet
     }
 
-    func seen() { last.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
+    func seen() { last.store(now(), ordering: .relaxed) }
 }
 
 extension RollupSwitch {

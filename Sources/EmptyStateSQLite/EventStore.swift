@@ -16,7 +16,7 @@ import Synchronization
 /// acknowledged to the app survives `kill -9` or power loss. Concurrent `append` calls share one
 /// transaction: a writer thread takes everything queued since its last commit and commits it at
 /// once, so durability costs one fsync per group rather than per request.
-package final class EventStore: Sendable {
+package final class EventStore: Sendable, GroupCommitting {
     package let path: String
     let pool: DatabasePool
     private let logger: Logger
@@ -176,6 +176,8 @@ package final class EventStore: Sendable {
 
     /// Commits what is queued, then ends the writer thread.
     package func stop() { groups.stop() }
+
+    package var commitProgress: GroupCommitQueue.Progress { groups.progress }
 
     /// Stores `events` (dropping ids already stored) and `quarantined`, durably, in the next group
     /// commit; blocks until that commit is done.

@@ -1,5 +1,5 @@
 /// A signed-in session of the admin console, as the store keeps it: never the session id the
-/// browser's cookie holds, only its SHA-256 (`SHA256.hex`), so a copy of the database signs no
+/// browser's cookie holds, only its SHA-256 (`SecretDigest.sha256Hex`), so a copy of the database signs no
 /// one in.
 ///
 /// Sessions live in the store, not in a replica's memory, so a sign-out on one replica ends the

@@ -100,7 +100,7 @@ struct WebAPITests {
         #expect(filled.status == 200)
         #expect(text(filled).contains("&lt;BankID&gt;"))
         #expect(!text(filled).contains("<BankID>"))
-        #expect(filled.memoName == nil)
+        #expect(filled.memoTag == nil)
     }
 
     @Test("an illustration comes from the configured base URL, decorative alt empty")

@@ -166,12 +166,14 @@ struct RollupTests {
             let stored = Mutex(0)
             let failures = Mutex<[String]>([])
             let sending = Atomic<Int>(senders)
+            let folded = DispatchSemaphore(value: 0)
             let folder = Thread {
+                defer { folded.signal() }
                 while sending.load(ordering: .acquiring) > 0 {
                     do { try store.foldRollups(batch: 50) } catch {
                         failures.withLock { $0.append("fold: \(error)") }
                     }
-                    Thread.sleep(forTimeInterval: 0.003)
+                    Thread.sleep(forTimeInterval: 0.003)  // the folds' spacing (see above), not a wait
                 }
             }
             folder.start()
@@ -186,7 +188,7 @@ struct RollupTests {
                 }
                 sending.subtract(1, ordering: .releasing)
             }
-            while !folder.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+            folded.wait()
             #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(3))")
             let total = stored.withLock { $0 }
             #expect(try store.counts().events == total)

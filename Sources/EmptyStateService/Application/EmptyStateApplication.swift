@@ -136,15 +136,8 @@ package final class EmptyStateApplication: Sendable {
                     "store.import_ms": "\((ContinuousClock.now - importStarted).milliseconds)",
                 ]
             )
-            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { names in
-                // Bundles are made of every template: their answers go with any template change
-                // (a policy change names only app-status answers).
-                if let names {
-                    let templateChanged = names.contains { !AppStatusBook.isMemoName($0) }
-                    memo?.invalidate(names: templateChanged ? names.union([CatalogueSnapshot.bundleMemoName]) : names)
-                } else {
-                    memo?.invalidate()
-                }
+            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { invalidation in
+                memo?.invalidate(invalidation)
             }
             try state.republish(from: store)
         } catch .unavailable(let reason) as StoreError {

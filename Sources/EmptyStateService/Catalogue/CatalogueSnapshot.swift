@@ -194,8 +194,12 @@ package final class CatalogueSnapshot: Sendable {
     /// The next snapshot with `change` applied; `nil` when it does not fit (an id or alias of
     /// the changed template belongs to another one: writes published out of order), and the
     /// caller rebuilds from the store.
-    /// - Returns: the snapshot, and every name (id or alias) whose answers may have changed.
-    package func applying(_ change: CatalogueState.Change) -> (snapshot: CatalogueSnapshot, names: Set<String>)? {
+    /// - Returns: the snapshot, and the tags of the answers that may have changed: every name
+    ///   (id or alias) of the template before and after, the bundles, and the app-status answers
+    ///   when an update template changed.
+    package func applying(
+        _ change: CatalogueState.Change
+    ) -> (snapshot: CatalogueSnapshot, tags: Set<CatalogueMemoTag>)? {
         let id = change.id
         var entries = self.entries
         var ids = contents.ids
@@ -256,9 +260,10 @@ package final class CatalogueSnapshot: Sendable {
         let sameLocales = Set(counts.keys) == Set(localeCounts.keys)
         // App-status answers are made of the update templates: only their change remakes them.
         var appStatus = self.appStatus
+        var tags = CatalogueState.Invalidation.templates(names)
         if !names.isDisjoint(with: AppStatusBook.templateIDs) {
             appStatus = appStatus.reloadingTemplates { Self.template($0, in: entries) }
-            names.formUnion(AppStatusBook.allMemoNames)
+            tags.formUnion(CatalogueMemoTag.everyAppStatus)
         }
         let next = CatalogueSnapshot(
             entries: entries,
@@ -272,34 +277,38 @@ package final class CatalogueSnapshot: Sendable {
             unchangedLocales: sameLocales ? self : nil,
             localeCounts: sameLocales ? counts : nil
         )
-        return (next, names)
+        return (next, tags)
     }
 
     /// The next snapshot with `stored` as its platform's app policy; costs that platform's answers.
-    /// - Returns: the snapshot, and the memo name of the answers that may have changed.
-    package func applying(policy stored: StoredAppPolicy) -> (snapshot: CatalogueSnapshot, names: Set<String>) {
+    /// - Returns: the snapshot, and the tag of the answers that may have changed (that
+    ///   platform's app status).
+    package func applying(policy stored: StoredAppPolicy) -> (snapshot: CatalogueSnapshot, tags: Set<CatalogueMemoTag>)
+    {
         let book = appStatus.replacing(stored) { Self.template($0, in: entries) }
         return (
             CatalogueSnapshot(self, appStatus: book, experiments: experiments),
-            [AppStatusBook.memoName(stored.policy.platform)]
+            [.appStatus(stored.policy.platform)]
         )
     }
 
     /// The next snapshot with `stored` published (started, changed or stopped); costs the
     /// experiment's template. `nil` when what is served is as new.
-    /// - Returns: the snapshot, and the names (ids and aliases) of the templates whose answers
-    ///   may have changed.
-    package func applying(experiment stored: StoredExperiment) -> (snapshot: CatalogueSnapshot, names: Set<String>)? {
+    /// - Returns: the snapshot, and the tags of the answers that may have changed: the names
+    ///   (ids and aliases) of the experiment's templates, and the bundles.
+    package func applying(
+        experiment stored: StoredExperiment
+    ) -> (snapshot: CatalogueSnapshot, tags: Set<CatalogueMemoTag>)? {
         guard let (book, templateIDs) = experiments.applying(stored, entries: entries) else { return nil }
         var names = templateIDs
         for id in templateIDs {
             if let entry = entries[id], entry.template.id == id { names.formUnion(entry.template.aliases) }
         }
-        return (CatalogueSnapshot(self, appStatus: appStatus, experiments: book), names)
+        return (
+            CatalogueSnapshot(self, appStatus: appStatus, experiments: book),
+            CatalogueState.Invalidation.templates(names)
+        )
     }
-
-    /// The name under which the memo remembers bundle answers: never a template id or alias.
-    package static let bundleMemoName = ""
 
     /// The template with this id or alias.
     package func entry(named name: String) -> Entry? { entries[name] }

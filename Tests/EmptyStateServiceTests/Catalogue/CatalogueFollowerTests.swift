@@ -250,8 +250,8 @@ private struct Replicas {
         other = try TemplateStore(path: path, logger: Logger(label: "other replica"))
         let swaps = swaps
         let after = try shared.latestChange()
-        state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { names in
-            swaps.append(names)
+        state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { invalidation in
+            swaps.append(invalidation)
         }
         try state.republish(from: flaky)
         swaps.reset()
@@ -493,7 +493,10 @@ extension CatalogueFollowerTests {
         #expect(entry.experiment == ExperimentMark(experimentID: "retry-copy", variant: "b"))
         #expect(entry.template.strings.first { $0.locale == "en" }?.values["title"] == ExperimentFixture.title)
         #expect(replicas.follower.lastApplied == seq)
-        #expect(replicas.swaps.all.last??.contains("connectionRefused") == true, "the template's answers are forgotten")
+        #expect(
+            replicas.swaps.lastTags?.contains(.template("connectionRefused")) == true,
+            "the template's answers are forgotten"
+        )
 
         // The same change again (this replica's own write coming back): nothing is swapped.
         let swapsBefore = replicas.swapCount

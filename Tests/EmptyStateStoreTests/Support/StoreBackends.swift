@@ -94,6 +94,13 @@ func makeEventStore(
     return (try handle.reopenEvents(onCommit), handle)
 }
 
+/// Opens (without starting) an empty PostgreSQL event store, on a fresh schema, whose duplicate
+/// watch is `duplicates` (with a test's clock).
+func makePostgresEventStore(duplicates: DuplicateWatch) throws -> PostgresEventStore {
+    let make = try freshDatabase()
+    return PostgresEventStore(database: try openDatabase(make), duplicates: duplicates, logger: Logger(label: "test"))
+}
+
 /// Runs `body` on a thread of its own and waits for it without blocking a thread of Swift
 /// concurrency's pool: the PostgreSQL stores block their calling thread on work that itself
 /// needs that pool (two cores give it two threads).
