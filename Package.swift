@@ -84,7 +84,14 @@ let package = Package(
         // group commit). No database driver.
         .target(
             name: "EmptyStateStore",
-            dependencies: ["EmptyStateCore", "JSONCoding"],
+            dependencies: [
+                "EmptyStateCore",
+                "JSONCoding",
+                // Libraries take a Logger (the import of built-ins logs what it keeps).
+                .product(name: "Logging", package: "swift-log"),
+                // `SharedStore.services`: what runs beside the HTTP service for a shared store.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The embedded backend: SQLite through GRDB (templates, revisions, audit; events).
@@ -117,7 +124,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The application: configuration, pre-rendered snapshot, routes, start and shutdown.
+        // The application: configuration, pre-rendered snapshot, routes, start and shutdown. It
+        // depends on the store contract only: the executable opens a backend and hands it over.
         .target(
             name: "EmptyStateService",
             dependencies: [
@@ -125,7 +133,6 @@ let package = Package(
                 "EmptyStateCore",
                 "EmptyStateWeb",
                 "EmptyStateStore",
-                "EmptyStateSQLite",
                 "EmptyStateTranslation",
                 // The built-in catalogue and openapi.yaml, compiled in.
                 "CAssets",
@@ -142,6 +149,8 @@ let package = Package(
             name: "empty-state-server",
             dependencies: [
                 "EmptyStateService",
+                // The one place that chooses and opens a backend.
+                "EmptyStateSQLite",
                 "EmptyStatePostgres",
                 "EmptyStateStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

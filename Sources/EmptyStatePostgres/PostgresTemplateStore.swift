@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 
 /// The localization store in PostgreSQL, shared by replicas: the same tables and rules as the
-/// SQLite `TemplateStore`, plus a change feed.
+/// `SQLiteTemplateStore`, plus a change feed.
 ///
 /// Every catalogue write is one transaction that first takes a transaction advisory lock
 /// (`PostgresSchema.catalogueWriteLock`), so writes from all replicas are serialized: two

@@ -3,7 +3,7 @@ import JSONCoding
 
 /// How documents and revisions are kept as text, the same on every backend: the JSON text of a
 /// document, the changed fields of a revision, and the ids of the kinds of document that share
-/// the templates' tables. SQLite (`TemplateStore`) and PostgreSQL use these, so a document
+/// the templates' tables. SQLite (`SQLiteTemplateStore`) and PostgreSQL use these, so a document
 /// written by one reads back identically through the other and gives the same bytes (and the
 /// same ETags) on every replica.
 package enum StoredDocuments {

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Rollups: counters of stored events per time bucket and per combination of a few dimensions,
 /// written by both backends in the same transaction as the events they count (as deltas, folded
 /// into the cubes in the background: `RollupDelta`), so that what was acknowledged is what was
@@ -265,14 +261,4 @@ package enum RollupRetention {
     package static func firstDayKept(eventCutoff cutoff: Int64, now: Int64) -> Int64 {
         RollupGrain.day.bucket(of: min(cutoff, now - days * RollupGrain.day.milliseconds))
     }
-}
-
-/// Whether stores keep rollups: always in service. `EMPTY_STATE_BENCH_WITHOUT_ROLLUPS=1` in the
-/// environment turns them off for `make bench`, which measures what they cost ingestion; the
-/// summaries of such a process are wrong.
-package enum RollupSwitch {
-    package static let enabled: Bool = {
-        guard let value = getenv("EMPTY_STATE_BENCH_WITHOUT_ROLLUPS") else { return true }
-        return String(cString: value) != "1"
-    }()
 }

@@ -229,7 +229,7 @@ private struct Replicas {
     let state: CatalogueState
     let follower: CatalogueFollower
     /// The other replica: another pool on the same SQLite file.
-    let other: TemplateStore
+    let other: SQLiteTemplateStore
     /// Each snapshot swapped in since the follower started, with the names it invalidated.
     let swaps = Swaps()
 
@@ -237,17 +237,17 @@ private struct Replicas {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("follower-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("store.sqlite").path
-        let store = try TemplateStore(path: path, logger: Logger(label: "test"))
+        let store = try SQLiteTemplateStore(path: path, logger: Logger(label: "test"))
         try store.importBuiltins(try ServiceFixture.catalogue().templates)
         flaky = FlakyTemplates(store)
         shared = FakeSharedStore(
             templates: flaky,
-            events: try EventStore(
+            events: try SQLiteEventStore(
                 path: directory.appendingPathComponent("events.sqlite").path,
                 logger: Logger(label: "test")
             )
         )
-        other = try TemplateStore(path: path, logger: Logger(label: "other replica"))
+        other = try SQLiteTemplateStore(path: path, logger: Logger(label: "other replica"))
         let swaps = swaps
         let after = try shared.latestChange()
         state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { names in

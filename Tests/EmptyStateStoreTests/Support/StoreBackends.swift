@@ -67,9 +67,9 @@ func makeStore(_ backend: StoreBackend = .sqlite) throws -> (any TemplateStoring
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/store.sqlite"
         let handle = StoreHandle(
-            reopenTemplates: { try TemplateStore(path: path, logger: Logger(label: "test")) },
+            reopenTemplates: { try SQLiteTemplateStore(path: path, logger: Logger(label: "test")) },
             reopenEvents: {
-                try EventStore(path: directory + "/events.sqlite", logger: Logger(label: "test"), onCommit: $0)
+                try SQLiteEventStore(path: directory + "/events.sqlite", logger: Logger(label: "test"), onCommit: $0)
             }
         )
         return (try handle.reopenTemplates(), handle)
@@ -142,7 +142,7 @@ func makeLegacyEventStore(
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/events.sqlite"
         let queue = try DatabaseQueue(path: path)
-        try EventStore.migrator.migrate(queue, upTo: "v1: events, quarantine")
+        try SQLiteEventStore.migrator.migrate(queue, upTo: "v1: events, quarantine")
         try queue.write { db in
             for event in events {
                 try db.execute(
@@ -160,7 +160,7 @@ func makeLegacyEventStore(
             }
         }
         try queue.close()
-        return ({ try EventStore(path: path, logger: logger) }, events.map(\.id))
+        return ({ try SQLiteEventStore(path: path, logger: logger) }, events.map(\.id))
     case .postgres:
         let make = try freshDatabase()
         let database = make()
@@ -221,12 +221,12 @@ func makeFirstRollupsEventStore(
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/events.sqlite"
         let queue = try DatabaseQueue(path: path)
-        try EventStore.migrator.migrate(queue, upTo: "v2: rollups, variant and install of an event")
+        try SQLiteEventStore.migrator.migrate(queue, upTo: "v2: rollups, variant and install of an event")
         try queue.write { db in
             for row in rows { try db.execute(sql: insert(row)) }
         }
         try queue.close()
-        return { try EventStore(path: path, logger: logger) }
+        return { try SQLiteEventStore(path: path, logger: logger) }
     case .postgres:
         let make = try freshDatabase()
         let database = make()

@@ -4,7 +4,7 @@ import GRDB
 
 /// The exact exposures of copy experiments on SQLite (`ExperimentExposures`): the upsert a group
 /// commit runs for each new event of an experiment, and the read of the results.
-extension EventStore {
+extension SQLiteEventStore {
     /// Counts `event` in its experiment's exposures, in the group commit's transaction; nothing
     /// for an event without an experiment variant or an install id.
     static func recordExposure(of event: AnalyticsEvent, in db: Database) throws {

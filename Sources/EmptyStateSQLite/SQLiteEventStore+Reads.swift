@@ -2,7 +2,7 @@ import EmptyStateStore
 import GRDB
 
 /// Reading events: counts straight from the events (audits, tests), the export cursor, counts.
-extension EventStore {
+extension SQLiteEventStore {
     /// Displays and taps between `from` (inclusive) and `to` (exclusive), in total and per group,
     /// from the events themselves (every one in the window is read).
     package func countEvents(

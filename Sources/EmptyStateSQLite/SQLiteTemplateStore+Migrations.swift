@@ -1,9 +1,9 @@
 import EmptyStateStore
 import GRDB
 
-/// The SQLite schema of `TemplateStore`, versioned: each migration runs once, in order, when the
+/// The SQLite schema of `SQLiteTemplateStore`, versioned: each migration runs once, in order, when the
 /// store is opened (GRDB records which ran in `grdb_migrations`).
-extension TemplateStore {
+extension SQLiteTemplateStore {
     /// Every migration of the templates database, oldest first.
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -1,25 +1,14 @@
-import EmptyStateStore
 import ServiceLifecycle
 
-/// A store shared by replicas (PostgreSQL, `--database-url`): the two stores, plus what the
+/// Stores shared by replicas (PostgreSQL, `--database-url`): the stores, plus what the
 /// application needs to serve the same catalogue as every other replica.
 ///
 /// The application depends on this interface, not on PostgreSQL: `empty-state-server` opens the
 /// PostgreSQL implementation (`PostgresSharedStore`) when a database URL is configured, and the
 /// service module, its tests and its fuzz targets build without the database driver.
-package protocol SharedStore: Sendable {
-    var templates: any TemplateStoring { get }
-    var events: any EventStoring { get }
-    /// The admin console's sessions, shared by every replica.
-    var sessions: any SessionStoring { get }
-    /// Where it is, for logs (without the password).
-    var location: String { get }
+package protocol SharedStore: Stores {
     /// Whether writes can be served now (the database is reachable).
     var isReachable: Bool { get }
-
-    /// Tells `observer` the duration of each write transaction (for metrics), by store name
-    /// (`templates`, `events`).
-    func observeCommits(_ observer: @escaping @Sendable (_ store: String, _ seconds: Double) -> Void)
 
     /// The change feed's newest number: changes after it are not in what `templates` reads now.
     func latestChange() throws(StoreError) -> Int64

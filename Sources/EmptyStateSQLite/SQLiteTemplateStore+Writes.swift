@@ -4,7 +4,7 @@ import GRDB
 
 /// Changes to templates: each is one transaction that checks the caller's precondition, writes
 /// the current state (document, strings, aliases) and appends an immutable revision.
-extension TemplateStore {
+extension SQLiteTemplateStore {
     /// Creates or replaces a template.
     /// - Returns: the stored template and whether it was created (or re-created after a delete).
     /// - Throws: `.alreadyExists`, `.notFound`, `.deleted`, `.stale` when the precondition fails;

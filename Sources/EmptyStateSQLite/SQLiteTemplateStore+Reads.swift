@@ -4,7 +4,7 @@ import GRDB
 
 /// Reads of templates, one page at a time for listings, and the audit trail. They run on
 /// reader connections and never wait for a writer.
-extension TemplateStore {
+extension SQLiteTemplateStore {
     /// Every live template, in id order: what clients are served.
     package func liveTemplates() throws(StoreError) -> [StoredTemplate] {
         // The built-ins imported at start, already parsed: a stored document that is exactly

@@ -3,7 +3,7 @@ import GRDB
 
 /// Console sessions in the templates database (`console_session`): each write is one durable
 /// transaction like every other, and reads use the reader connections.
-extension TemplateStore: SessionStoring {
+extension SQLiteTemplateStore: SessionStoring {
     package func createSession(_ session: ConsoleSession) throws(StoreError) {
         try write { db in
             try db.execute(

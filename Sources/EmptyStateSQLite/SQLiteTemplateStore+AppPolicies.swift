@@ -5,7 +5,7 @@ import GRDB
 /// App policies are versioned documents in the templates' tables (`kind = 'app-policy'`, id
 /// `app-policy:<platform>`, which no template id can be): every change is a revision, with the
 /// same rollback and audit trail. Errors name the platform (`ios`), not the row id.
-extension TemplateStore {
+extension SQLiteTemplateStore {
     /// Every platform's policy, for the snapshot clients are served from.
     package func livePolicies() throws(StoreError) -> [StoredAppPolicy] {
         try read { db in

@@ -3,7 +3,7 @@ import GRDB
 
 /// Records from SQLite rows; the text columns are decoded as every backend decodes them
 /// (`StoredDocuments`, `RevisionRecord.init(templateID:revision:action:…)`).
-extension TemplateStore {
+extension SQLiteTemplateStore {
     /// The current row of a document from a row of `template` (`revision`, `deleted`,
     /// `document`, `updated_at`, `updated_by`).
     static func current(_ row: Row) -> CurrentDocument {

@@ -5,7 +5,7 @@ import GRDB
 /// Experiments are versioned documents in the templates' tables, as app policies are
 /// (`kind = 'experiment'`, id `experiment:<id>`): every change is a revision with the same
 /// preconditions and audit trail. Errors name the experiment's id, not the row id.
-extension TemplateStore {
+extension SQLiteTemplateStore {
     package func liveExperiments() throws(StoreError) -> [StoredExperiment] {
         try read { db in
             try Row.fetchAll(

@@ -3,7 +3,7 @@ import GRDB
 
 /// The rollups on SQLite: what a group commit appends (a delta row per hour and key), the fold of the deltas into the cubes, what summaries read, and the backfill of events
 /// stored before the rollups existed.
-extension EventStore {
+extension SQLiteEventStore {
     /// Adds `tally`, the counts of the events the group stored, to the deltas, in the group's
     /// transaction: to the row of each hour and key, made when missing (events migration v5).
     /// Nothing else writes meanwhile (SQLite has one writer), so no commit waits for another's row.

@@ -3,7 +3,7 @@ import EmptyStateStore
 import GRDB
 
 /// Seeding from `config/templates/`, by the rule of `BuiltinImport.decide(current:document:)`.
-extension TemplateStore {
+extension SQLiteTemplateStore {
     /// Imports the built-in templates: new ones are added; ones ops never edited are updated when
     /// the release changed them; ones ops edited or deleted are kept as they are (and logged).
     /// - Returns: how many templates were added and updated.

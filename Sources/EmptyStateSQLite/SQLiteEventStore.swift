@@ -16,7 +16,7 @@ import Synchronization
 /// acknowledged to the app survives `kill -9` or power loss. Concurrent `append` calls share one
 /// transaction: a writer thread takes everything queued since its last commit and commits it at
 /// once, so durability costs one fsync per group rather than per request.
-package final class EventStore: Sendable {
+package final class SQLiteEventStore: Sendable {
     package let path: String
     let pool: DatabasePool
     private let logger: Logger
@@ -24,13 +24,21 @@ package final class EventStore: Sendable {
     private let groups: GroupCommitQueue
 
     /// Opens (creating and migrating when needed) the event database at `path`.
-    package init(path: String, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) throws(StoreError) {
+    /// - Parameter countsRollups: whether each commit counts its events into the rollups: always
+    ///   in service; `false` only to measure what counting costs ingestion (`make bench`, with
+    ///   `EMPTY_STATE_BENCH_WITHOUT_ROLLUPS=1`), and the summaries are then wrong.
+    package init(
+        path: String,
+        countsRollups: Bool = true,
+        logger: Logger,
+        onCommit: (@Sendable (Double) -> Void)? = nil
+    ) throws(StoreError) {
         self.path = path
         self.logger = logger
         let pool = try DurablePool.open(path: path, migrator: Self.migrator, foreignKeys: false)
         self.pool = pool
         groups = GroupCommitQueue(onCommit: onCommit) { group, _ in
-            Self.commit(group, pool: pool, logger: logger, path: path)
+            Self.commit(group, pool: pool, countsRollups: countsRollups, logger: logger, path: path)
         }
     }
 
@@ -188,6 +196,7 @@ package final class EventStore: Sendable {
     private static func commit(
         _ group: [GroupCommitQueue.Submission],
         pool: DatabasePool,
+        countsRollups: Bool,
         logger: Logger,
         path: String
     ) -> Result<[[Bool]], StoreError> {
@@ -234,7 +243,7 @@ package final class EventStore: Sendable {
                             let stored = db.changesCount > 0
                             // Only a new event is counted, or an exposure: a resent id changes nothing.
                             if stored {
-                                if RollupSwitch.enabled { tally.add(event) }
+                                if countsRollups { tally.add(event) }
                                 try Self.recordExposure(of: event, in: db)
                             }
                             inserted.append(stored)

@@ -2,7 +2,7 @@ import EmptyStateStore
 import GRDB
 
 /// Retention on SQLite: deletes in bounded batches, each its own short write transaction.
-extension EventStore {
+extension SQLiteEventStore {
     /// Deletes events that happened before `cutoff`, quarantined ones received before it, hour
     /// rollups before it and day rollups before `RollupRetention`, in chunks of `chunk` rows per
     /// transaction so group commits are never held up for long (SQLite has one writer).

@@ -3,11 +3,11 @@ import GRDB
 
 // The SQLite stores are the embedded backend of the store contract (`EmptyStateStore`).
 
-extension TemplateStore: TemplateStoring {
+extension SQLiteTemplateStore: TemplateStoring {
     package var location: String { path }
 }
 
-extension EventStore: EventStoring {
+extension SQLiteEventStore: EventStoring {
     package var location: String { path }
 }
 

@@ -10,11 +10,11 @@ import Synchronization
 ///
 /// Each change is one transaction that writes the new current state and an immutable revision.
 /// Reads use GRDB's pool of reader connections and never wait for a writer. The schema is in
-/// `TemplateStore+Migrations.swift`, the import of built-ins in `+Import`, writes in `+Writes`,
+/// `SQLiteTemplateStore+Migrations.swift`, the import of built-ins in `+Import`, writes in `+Writes`,
 /// reads, paging and the audit trail in `+Reads`, app policies in `+AppPolicies`; the rules of a
 /// write and how documents are kept as text are shared with the other backend (`CatalogueRules`,
 /// `RevisionWrite`, `StoredDocuments`, `BuiltinImport`).
-package final class TemplateStore: Sendable {
+package final class SQLiteTemplateStore: Sendable {
     let pool: DatabasePool
     let logger: Logger
     package let path: String
