@@ -39,52 +39,11 @@ extension SQLiteTemplateStore {
     /// - Throws: `.notFound` (named by the platform) when it has none.
     package func policy(platform: Platform) throws(StoreError) -> StoredAppPolicy {
         try read { db in
-            guard let current = try Self.policyRow(db, platform) else {
+            let id = StoredDocuments.appPolicyID(platform)
+            guard let current = try Self.currentRows(db, ids: [id], kind: .appPolicy)[id], !current.deleted else {
                 throw StoreError.notFound(id: platform.rawValue)
             }
             return try StoredAppPolicy(current)
-        }
-    }
-
-    /// Creates (`.absent`) or replaces (`.revision(n)`) a platform's policy.
-    /// - Returns: the stored policy and whether it was created.
-    package func putPolicy(
-        _ policy: AppPolicy,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredAppPolicy, created: Bool) {
-        try write { db in
-            let plan = try CatalogueRules.put(
-                name: policy.platform.rawValue,
-                current: try Self.policyRow(db, policy.platform),
-                precondition: precondition
-            )
-            let stored = try self.applyPolicy(db, policy, try RevisionWrite.policy(policy, plan: plan, actor: actor))
-            return (stored, plan.created)
-        }
-    }
-
-    /// Makes the content of revision `target` of a platform's policy its newest revision.
-    /// - Parameter expectedRevision: when given, the current revision must equal it.
-    package func rollbackPolicy(
-        platform: Platform,
-        to target: Int,
-        expectedRevision: Int?,
-        actor: String
-    ) throws(StoreError) -> StoredAppPolicy {
-        try write { db in
-            let plan = try CatalogueRules.rollback(
-                name: platform.rawValue,
-                current: try Self.policyRow(db, platform),
-                expectedRevision: expectedRevision
-            )
-            let text = try CatalogueRules.rollbackText(
-                name: platform.rawValue,
-                number: target,
-                target: try Self.recorded(db, documentID: StoredDocuments.appPolicyID(platform), revision: target)
-            )
-            let policy = try StoredDocuments.appPolicy(fromText: text)
-            return try self.applyPolicy(db, policy, try RevisionWrite.policy(policy, plan: plan, actor: actor))
         }
     }
 
@@ -113,26 +72,5 @@ extension SQLiteTemplateStore {
             reportedAs: platform.rawValue,
             number: number
         )
-    }
-
-    // MARK: - Internals
-
-    /// The current row of a platform's policy; `nil` when it has none.
-    private static func policyRow(_ db: Database, _ platform: Platform) throws -> CurrentDocument? {
-        try Row.fetchOne(
-            db,
-            sql: """
-                SELECT revision, deleted, document, updated_at, updated_by FROM template
-                WHERE id = ? AND kind = 'app-policy' AND deleted = 0
-                """,
-            arguments: [StoredDocuments.appPolicyID(platform)]
-        ).map(Self.current)
-    }
-
-    /// Writes `policy` as the current state `write` records and appends the revision.
-    private func applyPolicy(_ db: Database, _ policy: AppPolicy, _ write: RevisionWrite) throws -> StoredAppPolicy {
-        try setCurrent(db, write, edited: true)
-        try appendRevision(db, write)
-        return StoredAppPolicy(policy: policy, revision: write.revision, updatedAt: write.at, updatedBy: write.by)
     }
 }

@@ -20,26 +20,11 @@ extension SQLiteTemplateStore {
 
     package func experiment(id: String) throws(StoreError) -> StoredExperiment {
         try read { db in
-            guard let current = try Self.experimentRow(db, id) else { throw StoreError.notFound(id: id) }
+            let documentID = StoredDocuments.experimentID(id)
+            guard let current = try Self.currentRows(db, ids: [documentID], kind: .experiment)[documentID],
+                !current.deleted
+            else { throw StoreError.notFound(id: id) }
             return try StoredExperiment(current)
-        }
-    }
-
-    package func putExperiment(
-        _ experiment: Experiment,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredExperiment, created: Bool) {
-        try write { db in
-            let plan = try CatalogueRules.put(
-                name: experiment.id,
-                current: try Self.experimentRow(db, experiment.id),
-                precondition: precondition
-            )
-            let write = RevisionWrite.experiment(experiment, plan: plan, actor: actor)
-            try setCurrent(db, write, edited: true)
-            try appendRevision(db, write)
-            return (StoredExperiment(experiment, written: write), plan.created)
         }
     }
 
@@ -51,17 +36,5 @@ extension SQLiteTemplateStore {
             page: page,
             pageSize: pageSize
         )
-    }
-
-    /// The current row of an experiment; `nil` when there is none.
-    private static func experimentRow(_ db: Database, _ id: String) throws -> CurrentDocument? {
-        try Row.fetchOne(
-            db,
-            sql: """
-                SELECT revision, deleted, document, updated_at, updated_by FROM template
-                WHERE id = ? AND kind = 'experiment' AND deleted = 0
-                """,
-            arguments: [StoredDocuments.experimentID(id)]
-        ).map(Self.current)
     }
 }

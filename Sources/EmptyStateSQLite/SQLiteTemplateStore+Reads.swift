@@ -38,7 +38,11 @@ extension SQLiteTemplateStore {
     /// The live template with this id.
     /// - Throws: `.notFound` or `.deleted`.
     package func template(id: String) throws(StoreError) -> StoredTemplate {
-        try read { db in try StoredTemplate(CatalogueRules.live(name: id, current: try self.current(db, id: id))) }
+        try read { db in
+            try StoredTemplate(
+                CatalogueRules.live(name: id, current: try Self.currentRows(db, ids: [id], kind: .template)[id])
+            )
+        }
     }
 
     /// The strings of a live template with who changed each and when.

@@ -5,7 +5,7 @@ import GRDB
 /// transaction like every other, and reads use the reader connections.
 extension SQLiteTemplateStore: SessionStoring {
     package func createSession(_ session: ConsoleSession) throws(StoreError) {
-        try write { db in
+        try transaction { db in
             try db.execute(
                 sql: """
                     INSERT INTO console_session (id_hash, token_name, role, created_at, last_seen_at, expires_at)
@@ -42,7 +42,7 @@ extension SQLiteTemplateStore: SessionStoring {
     }
 
     package func touchSession(idHash: String, at: Int64) throws(StoreError) {
-        try write { db in
+        try transaction { db in
             try db.execute(
                 sql: "UPDATE console_session SET last_seen_at = MAX(last_seen_at, ?) WHERE id_hash = ?",
                 arguments: [at, idHash]
@@ -52,7 +52,7 @@ extension SQLiteTemplateStore: SessionStoring {
 
     @discardableResult
     package func deleteSession(idHash: String) throws(StoreError) -> Bool {
-        try write { db in
+        try transaction { db in
             try db.execute(sql: "DELETE FROM console_session WHERE id_hash = ?", arguments: [idHash])
             return db.changesCount > 0
         }
@@ -60,7 +60,7 @@ extension SQLiteTemplateStore: SessionStoring {
 
     @discardableResult
     package func removeExpiredSessions(now: Int64, idleMilliseconds: Int64) throws(StoreError) -> Int {
-        try write { db in
+        try transaction { db in
             try db.execute(
                 sql: "DELETE FROM console_session WHERE expires_at <= ? OR last_seen_at <= ?",
                 arguments: [now, now - idleMilliseconds]

@@ -10,16 +10,16 @@ import Synchronization
 ///
 /// Each change is one transaction that writes the new current state and an immutable revision.
 /// Reads use GRDB's pool of reader connections and never wait for a writer. The schema is in
-/// `SQLiteTemplateStore+Migrations.swift`, the import of built-ins in `+Import`, writes in `+Writes`,
-/// reads, paging and the audit trail in `+Reads`, app policies in `+AppPolicies`; the rules of a
-/// write and how documents are kept as text are shared with the other backend (`CatalogueRules`,
-/// `RevisionWrite`, `StoredDocuments`, `BuiltinImport`).
+/// `SQLiteTemplateStore+Migrations.swift`, writes and the import of built-ins in `+Writes` (what a
+/// write does is `CatalogueWrite`'s, shared with the other backend; this backend's SQL for it is
+/// `SQLiteCatalogueTransaction`), reads, paging and the audit trail in `+Reads`, app policies and
+/// experiments in `+AppPolicies` and `+Experiments`, console sessions in `+Sessions`.
 package final class SQLiteTemplateStore: Sendable {
     let pool: DatabasePool
     let logger: Logger
     package let path: String
     /// Called with the duration of each write transaction in seconds, whatever its outcome (for metrics).
-    private let onCommit: (@Sendable (Double) -> Void)?
+    let onCommit: (@Sendable (Double) -> Void)?
     /// The built-ins `importBuiltins` just serialized, by id, for the next `liveTemplates()`.
     let justImported = Mutex<[String: (document: String, template: Template)]>([:])
 
@@ -39,11 +39,11 @@ package final class SQLiteTemplateStore: Sendable {
 
     // MARK: - Transactions
 
-    /// One write transaction; a failure that is not a `StoreError` is logged and mapped by
-    /// `StoreError.from(_:)`.
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    /// One write transaction of rows outside the catalogue (console sessions); a failure is
+    /// logged and mapped by `StoreError.from(_:)`. Catalogue writes go through `write(_:)`.
+    func transaction<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try timedWrite(body)
+            return try CommitTimer.timed(onCommit) { try pool.write(body) }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -52,9 +52,12 @@ package final class SQLiteTemplateStore: Sendable {
         }
     }
 
-    /// One write transaction, its duration reported to `onCommit`.
-    func timedWrite<T>(_ body: (Database) throws -> T) throws -> T {
-        try CommitTimer.timed(onCommit) { try pool.write(body) }
+    /// Logs a failure of the database (a precondition or conflict is the caller's, and not logged).
+    func logged(_ error: StoreError, _ message: Logger.Message) -> StoreError {
+        if case .database(let text) = error {
+            logger.error(message, metadata: ["error": "\(text)", "store.path": "\(path)"])
+        }
+        return error
     }
 
     /// One read on a reader connection (never waits for the writer).

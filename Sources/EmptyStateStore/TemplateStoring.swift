@@ -8,8 +8,10 @@ import EmptyStateCore
 /// which. Every method is synchronous and is called from the HTTP server's worker threads or at
 /// start, never from Swift concurrency's cooperative pool.
 ///
-/// Each write is one transaction that changes the current state and appends an immutable
-/// revision; it returns only once that transaction is durable.
+/// Every write is one transaction (`write(_:)`) of edits written once for every backend
+/// (`CatalogueWrite`): each changes the current state and appends an immutable revision, and the
+/// transaction returns only once it is durable. The single edits (`put`, `delete`, `rollback`,
+/// `putPolicy` …) are each a transaction of their own (`TemplateStoring+Writes.swift`).
 package protocol TemplateStoring: Sendable {
     /// Where the store is, for logs (a path, or a URL without its password).
     var location: String { get }
@@ -19,44 +21,13 @@ package protocol TemplateStoring: Sendable {
     @discardableResult
     func importBuiltins(_ templates: [Template]) throws(StoreError) -> (added: Int, updated: Int)
 
-    /// Creates or replaces a template.
-    /// - Returns: the stored template and whether it was created (or re-created after a delete).
-    /// - Throws: `.alreadyExists`, `.notFound`, `.deleted`, `.stale` when the precondition fails;
-    ///   `.conflicts` when an id or alias is taken by another template.
-    func put(
-        _ template: Template,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError)
-        -> (stored: StoredTemplate, created: Bool)
-
-    /// Replaces strings of a live template (a translator's unit of work: one locale through the
-    /// admin API, the accepted strings of a translation file through an import).
-    /// - Parameters:
-    ///   - note: why, recorded with the revision (`imported from fr.xlf`); `nil` for none.
-    ///   - build: makes the new template from the current one, or throws its validation error
-    ///     (rethrown as it is; nothing is written).
-    func updateStrings<Failure: Error>(
-        id: String,
-        expectedRevision: Int,
-        actor: String,
-        note: String?,
-        build: (Template) throws(Failure) -> Template
-    ) throws -> StoredTemplate
-
-    /// Deletes a live template: clients get 404 from now on; its revisions stay.
-    /// - Returns: the revision that records the deletion.
-    func delete(id: String, expectedRevision: Int, actor: String) throws(StoreError) -> Int
-
-    /// Makes the content of revision `target` the newest revision; on a deleted template this
-    /// restores it.
-    func rollback(
-        id: String,
-        to target: Int,
-        expectedRevision: Int?,
-        actor: String
-    ) throws(StoreError)
-        -> StoredTemplate
+    /// Runs `edits` as one write transaction: every edit it makes through `CatalogueWrite`
+    /// commits together when it returns, and none does when it throws (a precondition that
+    /// fails in any edit fails them all). Other replicas hear of every change at once.
+    /// - Throws: what `edits` throws, as it is (a `StoreError` of a precondition, or the
+    ///   caller's own error); a `StoreError` when the transaction cannot commit (`.unavailable`,
+    ///   `.outcomeUnknown`, `.busy`, `.database`).
+    func write<T>(_ edits: (CatalogueWrite) throws -> T) throws -> T
 
     /// Every live template, in id order: what clients are served.
     func liveTemplates() throws(StoreError) -> [StoredTemplate]
@@ -102,23 +73,6 @@ package protocol TemplateStoring: Sendable {
     /// - Throws: `.notFound` (named by the platform) when it has none.
     func policy(platform: Platform) throws(StoreError) -> StoredAppPolicy
 
-    /// Creates (`.absent`) or replaces (`.revision(n)`) a platform's policy.
-    func putPolicy(
-        _ policy: AppPolicy,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError)
-        -> (stored: StoredAppPolicy, created: Bool)
-
-    /// Makes the content of revision `target` of a platform's policy its newest revision.
-    func rollbackPolicy(
-        platform: Platform,
-        to target: Int,
-        expectedRevision: Int?,
-        actor: String
-    )
-        throws(StoreError) -> StoredAppPolicy
-
     /// A policy's revisions, newest first, without their documents.
     func policyRevisions(platform: Platform, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord>
 
@@ -132,16 +86,6 @@ package protocol TemplateStoring: Sendable {
     /// - Throws: `.notFound(id:)` when there is none.
     func experiment(id: String) throws(StoreError) -> StoredExperiment
 
-    /// Creates (`.absent`) or replaces (`.revision(n)`) an experiment: a revision like a
-    /// template's, in the same transaction (and, on PostgreSQL, announced on the change feed).
-    /// - Returns: the stored experiment and whether it was created.
-    func putExperiment(
-        _ experiment: Experiment,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError)
-        -> (stored: StoredExperiment, created: Bool)
-
     /// An experiment's revisions, newest first, without their documents.
     func experimentRevisions(id: String, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord>
 }
@@ -150,15 +94,5 @@ extension TemplateStoring {
     /// Every change, newest first, optionally of one document only.
     package func audit(page: Int, pageSize: Int, templateID: String?) throws(StoreError) -> Page<RevisionRecord> {
         try audit(AuditFilter(documentID: templateID), page: page, pageSize: pageSize)
-    }
-
-    /// `updateStrings(id:expectedRevision:actor:note:build:)` without a note.
-    package func updateStrings<Failure: Error>(
-        id: String,
-        expectedRevision: Int,
-        actor: String,
-        build: (Template) throws(Failure) -> Template
-    ) throws -> StoredTemplate {
-        try updateStrings(id: id, expectedRevision: expectedRevision, actor: actor, note: nil, build: build)
     }
 }

@@ -105,38 +105,7 @@ private final class FlakyTemplates: TemplateStoring {
         try base.importBuiltins(templates)
     }
 
-    func put(
-        _ template: Template,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredTemplate, created: Bool) {
-        try base.put(template, precondition: precondition, actor: actor)
-    }
-
-    func updateStrings<Failure: Error>(
-        id: String,
-        expectedRevision: Int,
-        actor: String,
-        note: String?,
-        build: (Template) throws(Failure) -> Template
-    ) throws -> StoredTemplate {
-        try base.updateStrings(id: id, expectedRevision: expectedRevision, actor: actor, note: note, build: build)
-    }
-
-    func delete(id: String, expectedRevision: Int, actor: String) throws(StoreError) -> Int {
-        try base.delete(id: id, expectedRevision: expectedRevision, actor: actor)
-    }
-
-    func rollback(
-        id: String,
-        to target: Int,
-        expectedRevision: Int?,
-        actor: String
-    ) throws(StoreError)
-        -> StoredTemplate
-    {
-        try base.rollback(id: id, to: target, expectedRevision: expectedRevision, actor: actor)
-    }
+    func write<T>(_ edits: (CatalogueWrite) throws -> T) throws -> T { try base.write(edits) }
 
     func liveTemplates() throws(StoreError) -> [StoredTemplate] { try base.liveTemplates() }
 
@@ -176,25 +145,6 @@ private final class FlakyTemplates: TemplateStoring {
         return try base.policy(platform: platform)
     }
 
-    func putPolicy(
-        _ policy: AppPolicy,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredAppPolicy, created: Bool) {
-        try base.putPolicy(policy, precondition: precondition, actor: actor)
-    }
-
-    func rollbackPolicy(
-        platform: Platform,
-        to target: Int,
-        expectedRevision: Int?,
-        actor: String
-    ) throws(StoreError)
-        -> StoredAppPolicy
-    {
-        try base.rollbackPolicy(platform: platform, to: target, expectedRevision: expectedRevision, actor: actor)
-    }
-
     func policyRevisions(platform: Platform, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
         try base.policyRevisions(platform: platform, page: page, pageSize: pageSize)
     }
@@ -206,14 +156,6 @@ private final class FlakyTemplates: TemplateStoring {
     func liveExperiments() throws(StoreError) -> [StoredExperiment] { try base.liveExperiments() }
 
     func experiment(id: String) throws(StoreError) -> StoredExperiment { try base.experiment(id: id) }
-
-    func putExperiment(
-        _ experiment: Experiment,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredExperiment, created: Bool) {
-        try base.putExperiment(experiment, precondition: precondition, actor: actor)
-    }
 
     func experimentRevisions(id: String, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
         try base.experimentRevisions(id: id, page: page, pageSize: pageSize)

@@ -47,8 +47,11 @@ package struct RevisionWrite: Sendable, Equatable {
     }
 
     /// A template written as the current state at `revision`.
-    /// - Parameter previous: the live version it replaces (fields are diffed against it); `nil`
-    ///   when there is none, and every field changed.
+    /// - Parameters:
+    ///   - previous: the live version it replaces (fields are diffed against it); `nil` when
+    ///     there is none, and every field changed.
+    ///   - text: the template's document as text when the caller has it already
+    ///     (`StoredDocuments.text(of:)`; making it is most of the cost of a write in memory).
     package static func template(
         _ template: Template,
         previous: Template?,
@@ -56,14 +59,15 @@ package struct RevisionWrite: Sendable, Equatable {
         action: RevisionRecord.Action,
         actor: String,
         note: String? = nil,
-        now: String = Timestamp.now()
+        now: String = Timestamp.now(),
+        text: String? = nil
     ) -> RevisionWrite {
         RevisionWrite(
             documentID: template.id,
             kind: StoredDocuments.templateKind,
             revision: revision,
             action: action,
-            document: StoredDocuments.text(of: template.document),
+            document: text ?? StoredDocuments.text(of: template.document),
             changedFields: StoredDocuments.changedFieldsText(TemplateDiff.changedFields(from: previous, to: template)),
             at: now,
             by: actor,

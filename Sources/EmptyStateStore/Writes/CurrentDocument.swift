@@ -8,13 +8,24 @@ package struct CurrentDocument: Sendable, Equatable {
     package var document: String
     package var updatedAt: String
     package var updatedBy: String
+    /// Ops changed it (a write through the admin API, or a delete): a release's import keeps off
+    /// it. Read by writes (`CatalogueTransaction.currentRows`); `false` where a read leaves it out.
+    package var edited: Bool
 
-    package init(revision: Int, deleted: Bool, document: String, updatedAt: String, updatedBy: String) {
+    package init(
+        revision: Int,
+        deleted: Bool,
+        document: String,
+        updatedAt: String,
+        updatedBy: String,
+        edited: Bool = false
+    ) {
         self.revision = revision
         self.deleted = deleted
         self.document = document
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
+        self.edited = edited
     }
 }
 

@@ -47,7 +47,15 @@ package enum BuiltinImport {
 
 extension BuiltinImport {
     /// The revision that adds (`previous == nil`, at revision 1) or updates a built-in.
-    package static func write(_ template: Template, previous: Template?, revision: Int, now: String) -> RevisionWrite {
-        .template(template, previous: previous, revision: revision, action: .import, actor: actor, now: now)
+    /// - Parameter text: the template's document as text (`StoredDocuments.text(of:)`), when
+    ///   the import made it already to decide.
+    package static func write(
+        _ template: Template,
+        previous: Template?,
+        revision: Int,
+        now: String,
+        text: String? = nil
+    ) -> RevisionWrite {
+        .template(template, previous: previous, revision: revision, action: .import, actor: actor, now: now, text: text)
     }
 }
