@@ -1,5 +1,6 @@
 import EmptyStateCore
 import EmptyStateStore
+import EmptyStateWeb
 import Foundation
 import HTTPServer
 import JSONCoding
@@ -75,7 +76,9 @@ package final class EmptyStateApplication: Sendable {
             throw StartupError(description: "the catalogue in \(catalogueSource) is invalid:\n\(error.description)")
         }
         let iconErrors = catalogue.templates.compactMap { template in
-            WebIconRule.violation(in: template).map { "\(template.id).json: \(WebIconRule.pointer): \($0)" }
+            WebIconRule.violation(in: template, icons: IconSet.lucide).map {
+                "\(template.id).json: \(WebIconRule.pointer): \($0)"
+            }
         }
         if !iconErrors.isEmpty {
             throw StartupError(

@@ -1,4 +1,3 @@
-import EmptyStateCore
 import JSONCoding
 
 /// Which fields differ between two versions of a template, as JSON pointers into the document.

@@ -1,4 +1,3 @@
-import EmptyStateCore
 import JSONCoding
 
 /// Warnings about a live template: things clients are served all the same, that an editor should
@@ -6,18 +5,19 @@ import JSONCoding
 ///
 /// - Rules added after the template was stored: the store keeps loading what it accepted under
 ///   earlier rules (`TemplateParser.Origin.stored`); the next write must meet them.
-/// - A web icon outside the icon set (`WebIconRule`): web pages get no icon.
+/// - A web icon outside the icon set (`WebIconRule`, against the set given): web pages get no icon.
 /// - Copy that looks untranslated: a string of another language identical to the default
 ///   locale's (locales of the same language, `en-GB` beside `en`, may well agree).
-enum Lint {
-    static func warnings(for template: Template) -> [ValidationIssue] {
+package enum TemplateLint {
+    /// - Parameter icons: the service's web icons (`IconSet.lucide`).
+    package static func warnings(for template: Template, icons: some IconDrawing) -> [ValidationIssue] {
         var warnings: [ValidationIssue] = []
         if case .failure(let failure) = TemplateParser.parse(template.document, origin: .new) {
             warnings += failure.issues.map {
                 ValidationIssue($0.pointer, "breaks a rule added since it was stored: \($0.rule)")
             }
         }
-        if let rule = WebIconRule.violation(in: template) {
+        if let rule = WebIconRule.violation(in: template, icons: icons) {
             warnings.append(ValidationIssue(WebIconRule.pointer, rule))
         }
         guard let source = template.strings(for: template.defaultLocale) else { return warnings }
