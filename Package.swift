@@ -94,12 +94,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The SQL both backends share (the rollups' tables and statements, the audit filter's
+        // conditions in each dialect): the backends' side of the contract, which nothing above
+        // them imports.
+        .target(
+            name: "EmptyStateStoreSQL",
+            dependencies: ["EmptyStateStore"],
+            swiftSettings: swiftSettings
+        ),
         // The embedded backend: SQLite through GRDB (templates, revisions, audit; events).
         .target(
             name: "EmptyStateSQLite",
             dependencies: [
                 "EmptyStateCore",
                 "EmptyStateStore",
+                "EmptyStateStoreSQL",
                 "JSONCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the group commit's bindings (`RawBindings`).
@@ -115,6 +124,7 @@ let package = Package(
             dependencies: [
                 "EmptyStateCore",
                 "EmptyStateStore",
+                "EmptyStateStoreSQL",
                 "JSONCoding",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -184,6 +194,8 @@ let package = Package(
             name: "EmptyStateStoreTests",
             dependencies: [
                 "EmptyStateStore", "EmptyStateSQLite", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
+                // The rollup tables' names, for the databases of earlier releases the tests build.
+                "EmptyStateStoreSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The change listener's tests run it in a service group.

@@ -1,5 +1,6 @@
 import EmptyStateCore
 import EmptyStateStore
+import EmptyStateStoreSQL
 import Logging
 import PostgresNIO
 

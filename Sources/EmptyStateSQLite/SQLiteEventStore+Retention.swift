@@ -1,4 +1,5 @@
 import EmptyStateStore
+import EmptyStateStoreSQL
 import GRDB
 
 /// Retention on SQLite: deletes in bounded batches, each its own short write transaction.

@@ -1,4 +1,5 @@
 import EmptyStateStore
+import EmptyStateStoreSQL
 import GRDB
 
 /// The rollups on SQLite: what a group commit appends (a delta row per hour and key), the fold of the deltas into the cubes, what summaries read, and the backfill of events

@@ -1,5 +1,6 @@
 import Dispatch
 import EmptyStateStore
+import EmptyStateStoreSQL
 import Foundation
 import GRDB
 import Logging

@@ -1,5 +1,6 @@
 import EmptyStateCore
 import EmptyStateStore
+import EmptyStateStoreSQL
 import GRDB
 
 /// Reads of templates, one page at a time for listings, and the audit trail. They run on

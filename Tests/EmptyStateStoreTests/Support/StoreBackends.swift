@@ -1,6 +1,7 @@
 import EmptyStatePostgres
 import EmptyStateSQLite
 import EmptyStateStore
+import EmptyStateStoreSQL
 import Foundation
 import GRDB
 import Logging
