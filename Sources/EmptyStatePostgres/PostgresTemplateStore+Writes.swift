@@ -16,8 +16,9 @@ extension PostgresTemplateStore {
     /// ones find every document current.
     @discardableResult
     package func importBuiltins(_ templates: [Template]) throws(StoreError) -> (added: Int, updated: Int) {
+        let release = BuiltinImport.Release(templates)
         let imported = try StoreError.only {
-            try catalogueWrite(timeout: .seconds(60)) { try $0.importBuiltins(templates, logger: logger) }
+            try catalogueWrite(timeout: .seconds(60)) { try $0.importBuiltins(release, logger: logger) }
         }
         return (imported.added, imported.updated)
     }

@@ -34,13 +34,18 @@ package struct TemplateContent: Sendable {
     package var revision: Int
     package var at: String
     package var by: String
+    /// The template had no strings or aliases before: it is new, or re-created after a delete
+    /// (which removed them). A backend then inserts, with nothing to compare or remove.
+    package var replacesNothing: Bool
 
-    package init(_ template: Template, _ write: RevisionWrite) {
+    /// - Parameter replacing: the live template the write replaces, `nil` when there is none.
+    package init(_ template: Template, _ write: RevisionWrite, replacing: CurrentDocument?) {
         templateID = template.id
         strings = RevisionWrite.strings(of: template)
         aliases = template.aliases
         revision = write.revision
         at = write.at
         by = write.by
+        replacesNothing = replacing == nil
     }
 }

@@ -15,13 +15,12 @@ extension CatalogueWrite {
     /// Imports the built-in templates: new ones are added; ones ops never edited are updated when
     /// the release changed them; ones ops edited or deleted are kept as they are (and logged).
     /// One read of every built-in's row, then one batch of writes.
-    package func importBuiltins(_ templates: [Template], logger: Logger) throws(StoreError) -> Imported {
-        let rows = try currentRows(templates.map(\.id), kind: .template)
+    package func importBuiltins(_ release: BuiltinImport.Release, logger: Logger) throws(StoreError) -> Imported {
+        let rows = try currentRows(release.templates.map(\.id), kind: .template)
         var imported = Imported()
-        imported.documents.reserveCapacity(templates.count)
+        imported.documents.reserveCapacity(release.templates.count)
         let now = Timestamp.now()
-        for template in templates {
-            let document = StoredDocuments.text(of: template.document)
+        for (template, document) in zip(release.templates, release.texts) {
             imported.documents[template.id] = (document, template)
             let row = rows[template.id]
             let current = row.map {
@@ -37,7 +36,7 @@ extension CatalogueWrite {
                 )
             case .add:
                 let write = BuiltinImport.write(template, previous: nil, revision: 1, now: now, text: document)
-                queue(template, write, edited: false)
+                queue(template, write, replacing: nil, edited: false)
                 imported.added += 1
             case .update:
                 guard let row else { continue }  // `.update` is decided on a stored row
@@ -49,7 +48,7 @@ extension CatalogueWrite {
                     now: now,
                     text: document
                 )
-                queue(template, write, edited: false)
+                queue(template, write, replacing: row, edited: false)
                 imported.updated += 1
             }
         }

@@ -118,10 +118,16 @@ package final class CatalogueWrite {
     }
 
     /// Queues a template's current row, strings, aliases and revision.
+    /// - Parameter replacing: the live row the write replaces; `nil` when it had none.
     @discardableResult
-    func queue(_ template: Template, _ write: RevisionWrite, edited: Bool) -> StoredTemplate {
+    func queue(
+        _ template: Template,
+        _ write: RevisionWrite,
+        replacing: CurrentDocument?,
+        edited: Bool
+    ) -> StoredTemplate {
         queue(write, edited: edited)
-        pending.contents.append(TemplateContent(template, write))
+        pending.contents.append(TemplateContent(template, write, replacing: replacing))
         return StoredTemplate(template: template, revision: write.revision, updatedAt: write.at, updatedBy: write.by)
     }
 
@@ -147,7 +153,7 @@ package final class CatalogueWrite {
         let plan = try planPut(template.id, kind: .template, name: template.id, precondition: precondition)
         try checkConflicts(template)
         let write = try RevisionWrite.template(template, plan: plan, actor: actor)
-        return (queue(template, write, edited: true), plan.created)
+        return (queue(template, write, replacing: plan.replaced, edited: true), plan.created)
     }
 
     /// Replaces strings of a live template (a translator's unit of work). `build` runs inside the
@@ -179,7 +185,7 @@ package final class CatalogueWrite {
             actor: actor,
             note: note
         )
-        return queue(template, write, edited: true)
+        return queue(template, write, replacing: live, edited: true)
     }
 
     /// Deletes a live template: clients get 404 from now on; its revisions stay.
@@ -215,7 +221,8 @@ package final class CatalogueWrite {
         )
         let template = try StoredDocuments.template(fromText: text)
         try checkConflicts(template)
-        return queue(template, try RevisionWrite.template(template, plan: plan, actor: actor), edited: true)
+        let write = try RevisionWrite.template(template, plan: plan, actor: actor)
+        return queue(template, write, replacing: plan.replaced, edited: true)
     }
 
     // MARK: - App policies (errors name the platform, not the row id)
