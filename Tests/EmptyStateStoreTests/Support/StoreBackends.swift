@@ -50,10 +50,12 @@ private func freshDatabase() throws -> @Sendable () -> PostgresBackend {
     }
 }
 
-/// Opens a migrated PostgreSQL database of its own (a fresh schema).
+/// Opens a migrated PostgreSQL database of its own (a fresh schema). Every test's migration takes
+/// the one migration lock of the database, in turns: under a loaded machine a test may wait for
+/// dozens of others, hence the long bound.
 private func openDatabase(_ make: () -> PostgresBackend) throws -> PostgresBackend {
     let database = make()
-    try database.blocking(timeout: .seconds(20)) { client in
+    try database.blocking(timeout: .seconds(120)) { client in
         try await PostgresSchema.migrate(client, logger: Logger(label: "test"))
     }
     return database
