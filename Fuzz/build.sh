@@ -34,7 +34,7 @@ modules_for() {
         template | locale) echo EmptyStateCore JSONCoding ;;
         percent) echo HTTPServer CMicroHTTPD JSONCoding Logging ;;
         events)
-            echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStore EmptyStateCore JSONCoding HTTPServer \
+            echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStoreSQL EmptyStateStore EmptyStateCore JSONCoding HTTPServer \
                 CMicroHTTPD GRDB Logging Metrics \
                 CoreMetrics Prometheus Atomics _AtomicsShims ServiceLifecycle UnixSignals ConcurrencyHelpers AsyncAlgorithms \
                 DequeModule OrderedCollections InternalCollectionsUtilities
