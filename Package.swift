@@ -88,7 +88,23 @@ let package = Package(
         // links for PostgreSQL anyway). No database driver.
         .target(
             name: "EmptyStateStore",
-            dependencies: ["EmptyStateCore", "JSONCoding", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "EmptyStateCore",
+                "JSONCoding",
+                // Libraries take a Logger (the import of built-ins logs what it keeps).
+                .product(name: "Logging", package: "swift-log"),
+                // `SharedStore.services`: what runs beside the HTTP service for a shared store.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The SQL both backends share (the rollups' tables and statements, the audit filter's
+        // conditions in each dialect): the backends' side of the contract, which nothing above
+        // them imports.
+        .target(
+            name: "EmptyStateStoreSQL",
+            dependencies: ["EmptyStateStore"],
             swiftSettings: swiftSettings
         ),
         // The embedded backend: SQLite through GRDB (templates, revisions, audit; events).
@@ -97,6 +113,7 @@ let package = Package(
             dependencies: [
                 "EmptyStateCore",
                 "EmptyStateStore",
+                "EmptyStateStoreSQL",
                 "JSONCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the group commit's bindings (`RawBindings`).
@@ -112,6 +129,7 @@ let package = Package(
             dependencies: [
                 "EmptyStateCore",
                 "EmptyStateStore",
+                "EmptyStateStoreSQL",
                 "JSONCoding",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -121,7 +139,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The application: configuration, pre-rendered snapshot, routes, start and shutdown.
+        // The application: configuration, pre-rendered snapshot, routes, start and shutdown. It
+        // depends on the store contract only: the executable opens a backend and hands it over.
         .target(
             name: "EmptyStateService",
             dependencies: [
@@ -129,7 +148,6 @@ let package = Package(
                 "EmptyStateCore",
                 "EmptyStateWeb",
                 "EmptyStateStore",
-                "EmptyStateSQLite",
                 "EmptyStateTranslation",
                 "ZlibCompression",
                 // The built-in catalogue and openapi.yaml, compiled in.
@@ -147,6 +165,8 @@ let package = Package(
             name: "empty-state-server",
             dependencies: [
                 "EmptyStateService",
+                // The one place that chooses and opens a backend.
+                "EmptyStateSQLite",
                 "EmptyStatePostgres",
                 "EmptyStateStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -186,6 +206,8 @@ let package = Package(
             name: "EmptyStateStoreTests",
             dependencies: [
                 "EmptyStateStore", "EmptyStateSQLite", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
+                // The rollup tables' names, for the databases of earlier releases the tests build.
+                "EmptyStateStoreSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The change listener's tests run it in a service group.

@@ -1,11 +1,12 @@
 import EmptyStateStore
+import EmptyStateStoreSQL
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
 
 /// Analytics events in PostgreSQL, with group commit: the same contract as the SQLite
-/// `EventStore`.
+/// `SQLiteEventStore`.
 ///
 /// `append` returns once its events are committed. Concurrent `append` calls share one
 /// transaction: a writer thread takes everything queued since its last commit and stores it with
@@ -55,10 +56,14 @@ package final class PostgresEventStore: EventStoring, GroupCommitting {
     /// - Parameters:
     ///   - writers: threads committing groups in parallel.
     ///   - duplicates: when a commit last found a stored id (tests give it a clock of their own).
+    ///   - countsRollups: whether each commit counts its events into the rollups: always in
+    ///     service; `false` only to measure what counting costs ingestion (`make bench`, with
+    ///     `EMPTY_STATE_BENCH_WITHOUT_ROLLUPS=1`), and the summaries are then wrong.
     package init(
         database: PostgresBackend,
         writers: Int = 4,
         duplicates: DuplicateWatch = DuplicateWatch(),
+        countsRollups: Bool = true,
         logger: Logger,
         onCommit: (@Sendable (Double) -> Void)? = nil
     ) {
@@ -68,7 +73,14 @@ package final class PostgresEventStore: EventStoring, GroupCommitting {
         let known = knownPartitions
         let duplicates = duplicates
         groups = GroupCommitQueue(writers: writers, onCommit: onCommit) { group, _ in
-            Self.commitInTransactions(group, known: known, duplicates: duplicates, database: database, logger: logger)
+            Self.commitInTransactions(
+                group,
+                countsRollups: countsRollups,
+                known: known,
+                duplicates: duplicates,
+                database: database,
+                logger: logger
+            )
         }
     }
 
@@ -104,6 +116,7 @@ package final class PostgresEventStore: EventStoring, GroupCommitting {
     /// unless a burst queued more); a submission is never split.
     private static func commitInTransactions(
         _ group: [Submission],
+        countsRollups: Bool,
         known: KnownPartitions,
         duplicates: DuplicateWatch,
         database: PostgresBackend,
@@ -117,7 +130,14 @@ package final class PostgresEventStore: EventStoring, GroupCommitting {
                 chunk.removeAll()
                 events = 0
             }
-            switch commit(chunk, known: known, duplicates: duplicates, database: database, logger: logger) {
+            switch commit(
+                chunk,
+                countsRollups: countsRollups,
+                known: known,
+                duplicates: duplicates,
+                database: database,
+                logger: logger
+            ) {
             case .success(let done): outcomes += done
             case .failure(let error): return error
             }
@@ -156,8 +176,11 @@ package final class PostgresEventStore: EventStoring, GroupCommitting {
         var quarantineReason: [String] = []
         var quarantinePayload: [String] = []
         var quarantineRequestID: [String] = []
+        /// Whether the statement counts the events into the rollups (`$22`).
+        var countsRollups: Bool
 
-        init(_ group: [Submission]) {
+        init(_ group: [Submission], countsRollups: Bool) {
+            self.countsRollups = countsRollups
             for submission in group {
                 for event in submission.events {
                     id.append(event.id)
@@ -191,12 +214,13 @@ package final class PostgresEventStore: EventStoring, GroupCommitting {
     /// One transaction: the chunk's events, their rollups, and the quarantined events.
     private static func commit(
         _ group: [Submission],
+        countsRollups: Bool,
         known: KnownPartitions,
         duplicates: DuplicateWatch,
         database: PostgresBackend,
         logger: Logger
     ) -> Result<[[Bool]], StoreError> {
-        let columns = Columns(group)
+        let columns = Columns(group, countsRollups: countsRollups)
         do {
             try Self.ensurePartitions(
                 days: Set(columns.occurredAt.map { RollupGrain.day.bucket(of: $0) }),
@@ -290,7 +314,7 @@ extension PostgresEventStore {
             guard let server = (error as? PSQLError)?.serverInfo else { return false }
             return server[.sqlState] == "23505" && server[.constraintName] == "event_id_pkey"
         }
-        static let name = "empty_state_event_claim" + RollupSwitch.statementNameSuffix
+        static let name = "empty_state_event_claim"
         static let sql = commitSQL(
             claims: """
                 , fresh AS (
@@ -311,7 +335,7 @@ extension PostgresEventStore {
     /// after that, `DuplicateWatch`): ids already claimed are skipped (`ON CONFLICT DO NOTHING`),
     /// and only the events whose ids it claimed are inserted.
     fileprivate struct SkippingCommit: GroupCommitStatement {
-        static let name = "empty_state_event_commit" + RollupSwitch.statementNameSuffix
+        static let name = "empty_state_event_commit"
         static let sql = commitSQL(
             claims: """
                 , claimed AS (
@@ -332,14 +356,12 @@ extension PostgresEventStore {
     /// A group commit's statement around its id claims (`claims`, which name the events to
     /// insert with `events`, a FROM clause over the columns of `input`).
     private static func commitSQL(claims: String, events: String) -> String {
-        // The inserted events counted once by hour and key, appended to the deltas.
-        let rollups =
-            !RollupSwitch.enabled
-            ? ""
-            : """
+        // The inserted events counted once by hour and key, appended to the deltas; `$22` false
+        // (a benchmark's process, `countsRollups`) is a one-time filter that counts nothing.
+        let rollups = """
             , delta AS (
                 INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
-                \(HourlyCounts.sql(from: "inserted"))
+                \(HourlyCounts.sql(from: "(SELECT * FROM inserted WHERE $22) AS counted"))
             )
             """
         // $21 marks an absent optional text (`PostgresEventStore.absent`).
@@ -381,7 +403,7 @@ extension PostgresEventStore {
 
 extension PostgresEventStore.GroupCommitStatement {
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 21)
+        var bindings = PostgresBindings(capacity: 22)
         bindings.append(columns.id)
         bindings.append(columns.type)
         bindings.append(columns.templateID)
@@ -403,6 +425,7 @@ extension PostgresEventStore.GroupCommitStatement {
         bindings.append(columns.quarantinePayload)
         bindings.append(columns.quarantineRequestID)
         bindings.append(PostgresEventStore.absent)
+        bindings.append(columns.countsRollups)
         return bindings
     }
 
@@ -438,9 +461,4 @@ package final class DuplicateWatch: Sendable {
     }
 
     func seen() { last.store(now(), ordering: .relaxed) }
-}
-
-extension RollupSwitch {
-    /// Names a prepared statement by what it counts: a process runs with or without rollups.
-    fileprivate static let statementNameSuffix = enabled ? "" : "_without_rollups"
 }

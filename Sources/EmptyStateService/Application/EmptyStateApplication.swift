@@ -1,6 +1,6 @@
 import EmptyStateCore
-import EmptyStateSQLite
 import EmptyStateStore
+import EmptyStateWeb
 import Foundation
 import HTTPServer
 import JSONCoding
@@ -47,13 +47,14 @@ package final class EmptyStateApplication: Sendable {
     let logger: Logger
     let readiness = Readiness()
 
-    /// Validates the built-in catalogue, opens the store (importing new built-ins), renders every
+    /// Validates the built-in catalogue, imports new built-ins into the store, renders every
     /// representation of the live templates and wires the routes.
     /// - Throws: `StartupError` naming the file, field and rule when the catalogue is invalid,
     ///   or the file or directory that could not be used.
-    /// - Parameter shared: the store shared by replicas (`--database-url`); `nil`: SQLite in the
-    ///   data directory.
-    package init(configuration: ServiceConfiguration, shared: (any SharedStore)? = nil, logger: Logger) throws {
+    /// - Parameter stores: the backend `empty-state-server` opened: SQLite in the data directory,
+    ///   or a `SharedStore` (PostgreSQL shared by replicas, `--database-url`), whose change feed
+    ///   the application then follows.
+    package init(configuration: ServiceConfiguration, stores: any Stores, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
         let metrics = ServiceMetrics()
@@ -75,7 +76,9 @@ package final class EmptyStateApplication: Sendable {
             throw StartupError(description: "the catalogue in \(catalogueSource) is invalid:\n\(error.description)")
         }
         let iconErrors = catalogue.templates.compactMap { template in
-            WebIconRule.violation(in: template).map { "\(template.id).json: \(WebIconRule.pointer): \($0)" }
+            WebIconRule.violation(in: template, icons: IconSet.lucide).map {
+                "\(template.id).json: \(WebIconRule.pointer): \($0)"
+            }
         }
         if !iconErrors.isEmpty {
             throw StartupError(
@@ -102,23 +105,10 @@ package final class EmptyStateApplication: Sendable {
                     "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)"
             )
         }
-        let backend: Backend
-        do {
-            backend = try Self.openStores(
-                configuration: configuration,
-                shared: shared,
-                metrics: metrics,
-                logger: logger
-            )
-        } catch let error as StartupError {
-            throw error
-        } catch {
-            throw StartupError(
-                description: "cannot use the store \(shared?.location ?? configuration.storePath): \(error)"
-            )
-        }
-        store = backend.templates
-        events = backend.events
+        stores.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
+        store = stores.templates
+        events = stores.events
+        let shared = stores as? any SharedStore
         self.shared = shared
         // PostgreSQL: the change feed's number before the snapshot is loaded; the listener
         // catches up from it, so a change committed meanwhile by another replica is not missed.
@@ -164,7 +154,7 @@ package final class EmptyStateApplication: Sendable {
             shared: shared,
             logger: logger
         )
-        authorization.sessions = ConsoleSessions(store: backend.sessions, publicOrigin: configuration.publicOrigin)
+        authorization.sessions = ConsoleSessions(store: stores.sessions, publicOrigin: configuration.publicOrigin)
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
         var router = Router()
@@ -249,42 +239,6 @@ package final class EmptyStateApplication: Sendable {
         metrics.countOpenConnections { [unowned server] in server.openConnections }
         if let memo { metrics.countMemoEntries { memo.count } }
         if let accessLog { metrics.countDroppedAccessLogLines { accessLog.droppedLines } }
-    }
-
-    /// The stores of the configured backend.
-    private struct Backend {
-        var templates: any TemplateStoring
-        var events: any EventStoring
-        var sessions: any SessionStoring
-    }
-
-    /// Opens SQLite in the data directory, or takes the shared store's.
-    private static func openStores(
-        configuration: ServiceConfiguration,
-        shared: (any SharedStore)?,
-        metrics: ServiceMetrics,
-        logger: Logger
-    ) throws -> Backend {
-        if let shared {
-            shared.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
-            return Backend(templates: shared.templates, events: shared.events, sessions: shared.sessions)
-        }
-        let templates = try TemplateStore(
-            path: configuration.storePath,
-            logger: logger,
-            onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
-        )
-        let events: EventStore
-        do {
-            events = try EventStore(
-                path: configuration.eventStorePath,
-                logger: logger,
-                onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
-            )
-        } catch {
-            throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
-        }
-        return Backend(templates: templates, events: events, sessions: templates)
     }
 }
 

@@ -57,10 +57,13 @@ private func api(policy: StoredAppPolicy? = stored()) throws -> (ClientAPI, Cata
 }
 
 /// A store for `publish`'s fallback (never used by these in-memory changes).
-private func scratchStore() throws -> TemplateStore {
+private func scratchStore() throws -> SQLiteTemplateStore {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("app-status-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return try TemplateStore(path: directory.appendingPathComponent("store.sqlite").path, logger: .init(label: "test"))
+    return try SQLiteTemplateStore(
+        path: directory.appendingPathComponent("store.sqlite").path,
+        logger: .init(label: "test")
+    )
 }
 
 @Suite("GET /v1/app-status")
@@ -231,7 +234,7 @@ struct PolicyReplicaTests {
     func refresh() throws {
         let here = try scratchStore()
         // Another replica: another connection pool on the same database file.
-        let there = try TemplateStore(path: here.path, logger: .init(label: "replica"))
+        let there = try SQLiteTemplateStore(path: here.path, logger: .init(label: "replica"))
         let (client, state, swaps) = try api(policy: nil)
         #expect(try state.refreshPolicies(from: here).isEmpty)
 
