@@ -1,44 +1,78 @@
 // The query-argument limit: the URI callback that counts a query's arguments before
 // libmicrohttpd parses them, and the markers it leaves for the access handler (declared in
 // include/CMicroHTTPD.h and internal.h).
+//
+// API (the table in include/CMicroHTTPD.h): MHD_OPTION_URI_LOG_CALLBACK, documented as called
+// with the request's whole, NUL-terminated URI "before parsing" it, its return value becoming the
+// request's `req_cls`; MHD_get_connection_info(MHD_CONNECTION_INFO_CONNECTION_FD), documented as
+// available in that callback. The URI is only read: MHD parses the arguments after the callback
+// returns, whatever it found.
 #if defined(__linux__)
 
 #include "CMicroHTTPD.h"
 #include "internal.h"
 
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /// Distinct addresses for the markers: never a valid object, never one of the small tagged
 /// values the Swift side keeps in `con_cls` (1, and pointers with bit 1 set).
 static char tooManyArguments;
-static char argumentsTooLarge;
+static char argumentsOverflow;
 
 void *CMicroHTTPD_tooManyArgumentsMarker(void) {
     return &tooManyArguments;
 }
 
-void *CMicroHTTPD_argumentsTooLargeMarker(void) {
-    return &argumentsTooLarge;
+void *CMicroHTTPD_argumentsOverflowMarker(void) {
+    return &argumentsOverflow;
 }
 
-/// Bytes MHD 0.9.75 takes from the connection's pool for one parsed argument (a `struct
-/// MHD_HTTP_Header`: two list links, two string pointers, two lengths and the kind; 56 bytes on
-/// 64-bit Linux), rounded up.
+/// Bytes a parsed argument may take from the connection's memory pool: a record of two or three
+/// list links, two string pointers, two lengths and the kind (48 bytes in 0.9.75, 56 in 1.0.1,
+/// on 64-bit Linux), rounded up to the pool's 16-byte alignment with room to spare. The strings
+/// themselves stay in the read buffer.
 enum { argumentRecordBytes = 64 };
-/// Pool bytes kept free for the headers' records and the answer's header lines.
-enum { answerReserveBytes = 4096 };
+/// What the pool must keep beside the request line and the arguments' records: the rest of the
+/// head (its header lines and their records) and the answer's status line and headers. An eighth
+/// of the pool, between 512 bytes and 2 KiB (2 KiB at the default 16 KiB).
+static size_t reserveBytes(size_t memoryLimit) {
+    size_t reserve = memoryLimit / 8;
+    return reserve < 512 ? 512 : reserve > 2048 ? 2048 : reserve;
+}
+/// How much the read buffer may have grown past the request line when it ends (one growth step
+/// is an eighth of the free pool, at most 1 KiB at these sizes).
+enum { readBufferSlackBytes = 1024 };
 
-/// The URI callback: counts the query's arguments before MHD parses them. Each parsed argument
-/// takes a record in the connection's memory pool (MHD_OPTION_CONNECTION_MEMORY_LIMIT), so a
-/// request with a few hundred short arguments that fits the limit leaves no room to build any
-/// answer: MHD then closes the connection without a word, or stalls until the idle timeout. Past
-/// the limit the query is ended at its first byte, so MHD parses nothing, and the request is
-/// marked for the access handler to refuse. So is a query whose arguments' records would not
-/// fit in the pool beside the request line (a few dozen long arguments near the limit): MHD's
-/// own answer to that (431) needs memory too, and it stalls instead.
+int CMicroHTTPD_argumentsFit(size_t targetLength, size_t count, size_t memoryLimit) {
+    // The read buffer starts at half the pool and grows to hold a longer request line.
+    size_t readBuffer = memoryLimit / 2;
+    if (targetLength + readBufferSlackBytes > readBuffer) {
+        readBuffer = targetLength + readBufferSlackBytes;
+    }
+    size_t reserve = reserveBytes(memoryLimit);
+    if (readBuffer + reserve > memoryLimit) {
+        return 0;
+    }
+    // Compared as a division: `count * argumentRecordBytes` could wrap around for a huge count.
+    return count <= (memoryLimit - readBuffer - reserve) / argumentRecordBytes;
+}
+
+/// The URI callback: counts the query's arguments before MHD parses them.
+///
+/// Each parsed argument takes a record in the connection's memory pool
+/// (MHD_OPTION_CONNECTION_MEMORY_LIMIT), beside the read buffer that holds the request line. A
+/// query whose records may not fit there with room for an answer is not served: MHD 0.9.75 to
+/// 0.9.77 lose their own 431 when the parse runs out of memory (the request-line state overwrites
+/// the error's) and wait, answerless, for bytes the client will not send; 1.0.x answer 431, but
+/// close without a word when the records fit and the answer does not. The callback cannot stop the
+/// parse, so it closes the connection's socket at once (shutdown(2), as the connection guard does:
+/// MHD sees the end and cleans up on its own thread) and marks the request, whose access handler,
+/// should MHD still call it, answers nothing. A query that fits but has more than `maxArguments`
+/// arguments is marked for the access handler to refuse with a 400.
 void *CMicroHTTPD_countArguments(void *cls, const char *uri, struct MHD_Connection *connection) {
-    (void)connection;
-    const struct CMicroHTTPD_Guard *limits = (const struct CMicroHTTPD_Guard *)cls;
+    struct CMicroHTTPD_Guard *limits = (struct CMicroHTTPD_Guard *)cls;
     const char *query = uri == NULL ? NULL : strchr(uri, '?');
     if (query == NULL) {
         return NULL;
@@ -49,18 +83,15 @@ void *CMicroHTTPD_countArguments(void *cls, const char *uri, struct MHD_Connecti
     for (; *end != '\0'; end++) {
         count += (*end == '&');
     }
-    void *marker = NULL;
-    if (count > limits->maxArguments) {
-        marker = &tooManyArguments;
-    } else if ((size_t)(end - uri) + count * argumentRecordBytes + answerReserveBytes > limits->memoryLimit) {
-        marker = &argumentsTooLarge;
+    if (!CMicroHTTPD_argumentsFit((size_t)(end - uri), count, limits->memoryLimit)) {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (info != NULL) {
+            shutdown(info->connect_fd, SHUT_RDWR);
+        }
+        atomic_fetch_add_explicit(&limits->overflowClosed, 1, memory_order_relaxed);
+        return &argumentsOverflow;
     }
-    if (marker != NULL) {
-        // `uri` points into MHD's own, writable, read buffer (MHD declares it const only for the
-        // callback's signature); see `verifiedVersions` in daemon.c.
-        ((char *)query)[1] = '\0';
-    }
-    return marker;
+    return count > limits->maxArguments ? &tooManyArguments : NULL;
 }
 
 #endif  // __linux__

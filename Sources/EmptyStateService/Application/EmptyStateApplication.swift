@@ -23,6 +23,12 @@ package final class EmptyStateApplication: Sendable {
         }
     }
 
+    /// The oldest libmicrohttpd the server runs on (`HTTPServer.oldestLibraryVersion`), as text.
+    package static var oldestLibmicrohttpd: String {
+        let oldest = HTTPServer.oldestLibraryVersion
+        return "\(oldest.major).\(oldest.minor).\(oldest.patch)"
+    }
+
     package let configuration: ServiceConfiguration
     /// What clients are served; replaced as ops publish changes.
     package let state: CatalogueState

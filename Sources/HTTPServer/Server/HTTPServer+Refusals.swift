@@ -16,16 +16,10 @@ extension HTTPServer {
         detail: "The query has more than \(HTTPServerConfiguration.maxQueryArguments) arguments."
     )
 
-    /// The 400 for a query whose arguments do not fit in the connection's memory.
-    static let argumentsTooLarge = ProblemDetails.invalidParameters(
-        [.init(nil, "the query's arguments need more than the header memory limit leaves")],
-        detail: "The query's arguments are too long to parse beside the request's headers."
-    )
-
     /// Whether `pointer` is one of the markers the URI callback leaves in `con_cls` for a query
-    /// that was not parsed.
+    /// it refused.
     static func isArgumentsMarker(_ pointer: UnsafeMutableRawPointer?) -> Bool {
-        pointer == CMicroHTTPD_tooManyArgumentsMarker() || pointer == CMicroHTTPD_argumentsTooLargeMarker()
+        pointer == CMicroHTTPD_tooManyArgumentsMarker() || pointer == CMicroHTTPD_argumentsOverflowMarker()
     }
 
     /// The 503 for a request that shutdown answered before its handler ran: it was not carried
