@@ -100,7 +100,8 @@ extension EmptyStateApplication {
         return services
     }
 
-    /// Binds and starts serving; then `/readyz` says ready.
+    /// Binds and starts serving, writes the first admin token when there is one to make (nothing
+    /// is written before the server listens); then `/readyz` says ready.
     /// - Returns: the bound port.
     private func startServing() throws -> Int {
         let port: Int
@@ -109,6 +110,12 @@ extension EmptyStateApplication {
         } catch let error as HTTPServer.StartError where error.reason == .libraryTooOld {
             // An installation to fix, not a condition a restart may clear.
             throw StartupError(description: error.description)
+        }
+        do {
+            try firstAdminToken?.create(logger: logger)
+        } catch {
+            server.shutdown()
+            throw error
         }
         readiness.isReady = true
         logger.notice(
