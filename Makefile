@@ -63,10 +63,11 @@ build: deps-build
 run: build
 	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
 
-## test: build, Swift tests, curl integration suite, browser checks, translation files through
+## test: build, Swift tests, curl integration suite, browser checks (all on the system's
+## libmicrohttpd, then again on Debian 13's 1.0: test-libmicrohttpd-debian13), translation files through
 ## independent readers, contract checks, fuzz targets for a few seconds each, lint
-test: deps-test build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons \
-	deploy-check
+test: deps-test build unit-test integration-test browser-test test-libmicrohttpd-debian13 translation-check fuzz-smoke \
+	lint client-sources icons deploy-check
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
 ## (scripts/postgres.sh, stopped afterwards, also on failure; with TLS on and its own CA, for
@@ -98,6 +99,31 @@ browser-test: deps-test build
 		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console_experiments.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
+
+## test-libmicrohttpd-debian13: the curl integration suite (its hardening checks included) and the browser
+## read checks on Debian 13's libmicrohttpd 1.0.x, with the server built against its headers. The
+## library is fetched once into .libmicrohttpd/ (scripts/libmicrohttpd.sh: apt-get download from
+## Debian's trixie suite, nothing installed) and loaded through LD_LIBRARY_PATH; the build has a
+## scratch path of its own (.build-mhd1: a cold build of every dependency the first time). Also
+## checks that the binary needs no libmicrohttpd symbol 0.9.75 lacks. Part of `make test`.
+MHD1_SCRATCH = .build-mhd1
+MHD1_BIN = $(MHD1_SCRATCH)/debug/empty-state-server
+.PHONY: test-libmicrohttpd-debian13
+test-libmicrohttpd-debian13: deps-test
+	@started=$$(date +%s); \
+	root="$$(bash scripts/libmicrohttpd.sh root)" && version="$$(bash scripts/libmicrohttpd.sh version)" && \
+	libs="$$(dirname "$$(find "$$root/usr/lib" -name 'libmicrohttpd.so.12' | head -n 1)")" && \
+	echo "== libmicrohttpd $$version (Debian 13): build against its headers ($(MHD1_SCRATCH))" && \
+	$(SWIFT) build --scratch-path $(MHD1_SCRATCH) --product empty-state-server -Xswiftc -warnings-as-errors \
+		$$(bash scripts/libmicrohttpd.sh swift-flags) && \
+	bash Tools/libmicrohttpd/check-symbols.sh $(MHD1_BIN) && \
+	built=$$(date +%s) && \
+	echo "== libmicrohttpd $$version: curl integration suite" && \
+	LD_LIBRARY_PATH="$$libs" EMPTY_STATE_EXPECT_LIBMICROHTTPD="$$version" SCHEMATHESIS_EXAMPLES=$${SCHEMATHESIS_EXAMPLES:-5} \
+		bash Tests/integration/run.sh "$(CURDIR)/$(MHD1_BIN)" && \
+	echo "== libmicrohttpd $$version: browser read checks" && \
+	LD_LIBRARY_PATH="$$libs" EMPTY_STATE_EXPECT_LIBMICROHTTPD="$$version" python3 Tests/browser/run.py "$(CURDIR)/$(MHD1_BIN)" && \
+	echo "libmicrohttpd $$version checks passed: build $$((built - started)) s, tests $$(($$(date +%s) - built)) s"
 
 ## screenshots: PNGs of the gallery (/preview) and of the admin console's screens in docs/images/, from headless Chromium
 screenshots: deps-test build
