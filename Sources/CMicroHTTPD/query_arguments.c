@@ -77,13 +77,18 @@ void *CMicroHTTPD_countArguments(void *cls, const char *uri, struct MHD_Connecti
     if (query == NULL) {
         return NULL;
     }
-    // Every '&' may start an argument (MHD makes a record even for an empty one).
-    size_t count = 1;
-    const char *end = query + 1;
-    for (; *end != '\0'; end++) {
-        count += (*end == '&');
+    // Every '&' may start an argument (MHD makes a record even for an empty one), so a query of
+    // n bytes has at most n + 1: a short one (most) needs no counting when that many fit.
+    size_t queryLength = strlen(query + 1);
+    size_t targetLength = (size_t)(query - uri) + 1 + queryLength;
+    if (queryLength < limits->maxArguments && CMicroHTTPD_argumentsFit(targetLength, queryLength + 1, limits->memoryLimit)) {
+        return NULL;
     }
-    if (!CMicroHTTPD_argumentsFit((size_t)(end - uri), count, limits->memoryLimit)) {
+    size_t count = 1;
+    for (const char *next = query + 1; (next = memchr(next, '&', (size_t)(query + 1 + queryLength - next))) != NULL; next++) {
+        count++;
+    }
+    if (!CMicroHTTPD_argumentsFit(targetLength, count, limits->memoryLimit)) {
         const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (info != NULL) {
             shutdown(info->connect_fd, SHUT_RDWR);

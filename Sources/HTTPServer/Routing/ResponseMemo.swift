@@ -70,14 +70,27 @@ package final class ResponseMemo: Sendable {
         let method: HTTPMethod
         /// What the answer was made from (see `invalidate(names:)`).
         let name: String
+        /// The path and query fields of the access-log line of every request this answers (they
+        /// are part of the key), written once (`AccessLogFormatter.target`); empty without an
+        /// access log.
+        let logTarget: [UInt8]
 
-        init(key: [UInt8], hash: UInt64, answer: PreparedResponse, route: String, method: HTTPMethod, name: String) {
+        init(
+            key: [UInt8],
+            hash: UInt64,
+            answer: PreparedResponse,
+            route: String,
+            method: HTTPMethod,
+            name: String,
+            logTarget: [UInt8] = []
+        ) {
             self.key = key
             self.hash = hash
             self.answer = answer
             self.route = route
             self.method = method
             self.name = name
+            self.logTarget = logTarget
         }
     }
 
@@ -150,13 +163,15 @@ package final class ResponseMemo: Sendable {
 
     /// Remembers `answer` for `key` under `name`, unless the memo was invalidated since the
     /// lookup that gave `generation` (the answer may come from the state before it).
+    /// - Parameter logTarget: see `Entry.logTarget`.
     func remember(
         _ answer: PreparedResponse,
         for key: Key,
         generation: UInt64,
         route: String,
         method: HTTPMethod,
-        name: String
+        name: String,
+        logTarget: [UInt8] = []
     ) {
         let entry = Entry(
             key: Array(key.bytes),
@@ -164,7 +179,8 @@ package final class ResponseMemo: Sendable {
             answer: answer,
             route: route,
             method: method,
-            name: name
+            name: name,
+            logTarget: logTarget
         )
         table.withLock { table in
             guard table.generation == generation else { return }
