@@ -7,6 +7,9 @@ BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # What building and running need: the C libraries the server links and pkg-config to find them.
 BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
+# What the self-contained release build needs beside them: Foundation's networking part asks the
+# linker for libcurl when linked statically, even though the server never calls it.
+RELEASE_APT_PACKAGES = libcurl4-openssl-dev
 # What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
 # drive Debian's Chromium through Playwright; Playwright's own browser download is never run (it downloads a
 # browser build, which cannot work here). docker-compose and systemd: the deployment recipes'
@@ -58,6 +61,24 @@ deps: deps-build deps-test
 ## build: debug build with warnings as errors
 build: deps-build
 	$(SWIFT) build -Xswiftc -warnings-as-errors
+
+## release: the self-contained release build, for hosts without a Swift toolchain: the Swift
+## runtime and Foundation linked in (--static-swift-stdlib), the catalogue, the contract and the
+## web assets compiled in. The host needs only libmicrohttpd 0.9.75 or newer, zlib, SQLite and
+## libc/libstdc++ (docs/deployment.md). Prints the binary's path. `make bench` and `make cluster`
+## build the same binary (a plain `swift build -c release` would rebuild every module after it).
+## release-check: that binary in a Debian 13 minbase root (chroot; Tools/release/check-debian13.sh):
+## serves, takes an admin write, ingests events, exits 0 on SIGTERM (.ci/run runs it after make test)
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/empty-state-server
+.PHONY: release release-check
+release: deps-build
+	$(call install_apt,$(RELEASE_APT_PACKAGES))
+	$(SWIFT) build -c release --static-swift-stdlib --product empty-state-server -Xswiftc -warnings-as-errors
+	@bash Tools/libmicrohttpd/check-symbols.sh $(RELEASE_BIN)
+	@echo "release build: $(RELEASE_BIN)"
+
+release-check: release
+	bash Tools/release/check-debian13.sh $(RELEASE_BIN)
 
 ## run: build and serve the built-in catalogue on 127.0.0.1:8080
 run: build
@@ -238,7 +259,7 @@ clean:
 ## cluster-stop: ends all of it and removes .cluster/
 CLUSTER_CONFIG ?= release
 cluster: deps
-	$(SWIFT) build -c $(CLUSTER_CONFIG) --product empty-state-server
+	$(SWIFT) build -c $(CLUSTER_CONFIG) $(if $(filter release,$(CLUSTER_CONFIG)),--static-swift-stdlib) --product empty-state-server
 	bash scripts/cluster.sh start "$$($(SWIFT) build -c $(CLUSTER_CONFIG) --show-bin-path)/empty-state-server"
 
 cluster-stop:

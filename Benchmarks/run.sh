@@ -262,8 +262,10 @@ build() {
     server_bin=$BENCH_SERVER_BIN
     log "using $server_bin (BENCH_SERVER_BIN)"
   else
-    log "building empty-state-server (release)"
-    (cd "$REPO_ROOT" && swift build -c release --product empty-state-server >&2)
+    # The release build `make release` ships (the Swift runtime linked in): the binary measured is
+    # the one deployed, and the two builds share .build/release instead of rebuilding each other.
+    log "building empty-state-server (release, --static-swift-stdlib)"
+    (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib --product empty-state-server >&2)
     server_bin="$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)/empty-state-server"
   fi
   [[ -x $server_bin ]] || die "no server binary at $server_bin"
