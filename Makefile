@@ -232,12 +232,15 @@ asan: deps
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
-## bench: release build against plain C libmicrohttpd baselines, then reads while publishing, event
+## bench: release build against plain C libmicrohttpd baselines (the single template also on Debian
+## 13's libmicrohttpd 1.0, and its instructions per request beside the baseline's on both, counted
+## with callgrind: Benchmarks/instructions.sh), then reads while publishing, event
 ## ingestion, nginx, scale, translation files, app status, three replicas on a throwaway PostgreSQL,
 ## and the admin console's catalogue search at 10,000 templates in headless Chromium
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
+	bash Benchmarks/instructions.sh "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server"
 	python3 Benchmarks/publish.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/events.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/nginx.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
