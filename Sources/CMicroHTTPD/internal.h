@@ -16,6 +16,20 @@ struct LogTarget {
     void *context;
 };
 
+/// Room in an answer's bytes for what `sendOverflowAnswer` adds to the head: Date, X-Request-ID,
+/// Content-Length and Connection.
+enum { overflowAnswerHeadroom = 160 };
+
+/// The answer to a query whose arguments do not fit (query_arguments.c): its status line and
+/// fixed headers, then its body, whose request id (16 bytes at `idOffset`, SIZE_MAX for none) is
+/// replaced per request. Empty (`headLength` 0) until the server sets it.
+struct OverflowAnswer {
+    char bytes[2048];
+    size_t headLength;
+    size_t bodyLength;
+    size_t idOffset;
+};
+
 /// One open connection (connection_guard.c).
 struct GuardedConnection;
 
@@ -28,9 +42,10 @@ struct CMicroHTTPD_Guard {
     /// (read by the URI callback; set once, before the daemon starts).
     unsigned int maxArguments;
     size_t memoryLimit;
-    /// Connections the URI callback closed because their query's arguments would not fit in
-    /// `memoryLimit` (see `CMicroHTTPD_argumentsFit`).
+    /// Connections the URI callback answered and closed because their query's arguments would
+    /// not fit in `memoryLimit` (see `CMicroHTTPD_argumentsFit`), and its answer.
     _Atomic unsigned long overflowClosed;
+    struct OverflowAnswer overflowAnswer;
     /// Held while a connection is added or removed, and for a whole sweep. The sweep's
     /// `shutdown(fd)` happens under it, and MHD calls NOTIFY_CLOSED (which removes the record)
     /// before it closes the socket (MHD_cleanup_connections, daemon.c): so a swept descriptor is

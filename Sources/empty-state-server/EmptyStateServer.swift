@@ -161,7 +161,7 @@ struct EmptyStateServer: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help:
-            "Bytes per connection for the request line and headers (past it: 431). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default \(EmptyStateServer.defaults.http.headerMemoryLimit), \(EmptyStateServer.Ranges.headerMemoryLimit.help)]"
+            "Bytes per connection for the request line and headers (past it: 431); the query's parsed arguments take it too (a query whose arguments do not fit, about 210 short ones at the default, gets 400). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default \(EmptyStateServer.defaults.http.headerMemoryLimit), \(EmptyStateServer.Ranges.headerMemoryLimit.help)]"
     )
     var headerMemoryLimit: Int?
 

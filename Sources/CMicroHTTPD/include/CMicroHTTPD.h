@@ -25,7 +25,8 @@
 // | the running version (daemon.c)                      | MHD_get_version                                            | ≤ 0.9.51 |
 // | strict percent-decoding in Swift (daemon.c)         | MHD_OPTION_UNESCAPE_CALLBACK returning the length unchanged | ≤ 0.9.51 |
 // | query-argument limit (query_arguments.c)            | MHD_OPTION_URI_LOG_CALLBACK (reads the URI), its req_cls;  | ≤ 0.9.51 |
-// |                                                     | MHD_get_connection_info(CONNECTION_FD) to close            | ≤ 0.9.51 |
+// |                                                     | MHD_get_connection_info(CONNECTION_FD) to answer a query   | ≤ 0.9.51 |
+// |                                                     | too large to parse on the socket, before MHD parses it     |          |
 // | one shared body per answer (HTTPServer+Responses)   | MHD_create_response_from_buffer_with_free_callback_cls     | 0.9.74   |
 // | X-Request-ID per answer (PreparedResponse.swift)    | a response object lent to one request at a time, between   | ≤ 0.9.51 |
 // |                                                     | MHD_queue_response and MHD_OPTION_NOTIFY_COMPLETED; its    |          |
@@ -115,14 +116,31 @@ void *CMicroHTTPD_tooManyArgumentsMarker(void);
 
 /// The value `con_cls` holds on the first access-handler call of a request whose query's
 /// arguments would not fit in the connection's memory with room for an answer: the URI callback
-/// has closed its connection already, and nothing is to be answered.
+/// has answered it already (a 400, `CMicroHTTPD_guardSetOverflowAnswer`) and ended the
+/// connection's sending side; nothing more is to be answered.
 void *CMicroHTTPD_argumentsOverflowMarker(void);
 
-/// Whether `count` query arguments, in a request target of `targetLength` bytes, fit in a
-/// connection memory pool of `memoryLimit` bytes (MHD_OPTION_CONNECTION_MEMORY_LIMIT) beside the
-/// read buffer, with room left for the rest of the head and the answer: 1 or 0. An estimate on
-/// the safe side for both 0.9.75 and 1.0.x (about 96 short arguments at 16 KiB).
+/// Whether the records of `count` query arguments, in a request target of `targetLength` bytes,
+/// fit in a connection memory pool of `memoryLimit` bytes (MHD_OPTION_CONNECTION_MEMORY_LIMIT)
+/// beside the read buffer that holds the request line, with room left for the rest of the head
+/// and the answer: 1 or 0. An estimate on the safe side for both 0.9.75 and 1.0.x (the record
+/// size measured on both: about 210 short arguments at 16 KiB; fewer, longer ones).
 int CMicroHTTPD_argumentsFit(size_t targetLength, size_t count, size_t memoryLimit);
+
+/// Sets the answer the URI callback writes itself to a request whose query's arguments do not
+/// fit (see `CMicroHTTPD_argumentsOverflowMarker`): `head` is the status line and the fixed header
+/// lines (each ending in CRLF, without Date, X-Request-ID, Content-Length, Connection and the
+/// blank line, which are added per request), `body` the content, in which the 16 bytes at
+/// `idOffset` (SIZE_MAX: none) are replaced by the request's id. Returns 0, or -1 when they do
+/// not fit in the 2 KiB kept for them. Call before the daemon starts.
+int CMicroHTTPD_guardSetOverflowAnswer(
+    struct CMicroHTTPD_Guard *guard,
+    const char *head,
+    size_t headLength,
+    const char *body,
+    size_t bodyLength,
+    size_t idOffset
+);
 
 // MARK: - The access log (access_log.c)
 

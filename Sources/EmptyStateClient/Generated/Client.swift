@@ -85,9 +85,6 @@ import HTTPTypes
 /// each operation: request headers over the server's header memory limit (`431`) or a request
 /// line too long for it (`414`), a `Content-Length` that is not a number or overflows (`400`,
 /// `413`), malformed chunked framing (`400`), and an HTTP version other than 1.0 or 1.1 (`505`).
-/// A request whose query arguments would not fit in that memory with room for an answer (about
-/// 96 short arguments, or fewer long ones, at the default 16 KiB) gets no answer: its connection
-/// is closed.
 ///
 internal struct Client: APIProtocol {
     /// The underlying HTTP client.

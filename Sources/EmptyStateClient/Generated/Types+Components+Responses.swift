@@ -290,7 +290,7 @@ extension Components {
                 internal enum ConnectionPayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case close = "close"
                 }
-                /// `close` after a query of more than 64 arguments; absent otherwise.
+                /// `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 ///
                 /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/headers/Connection`.
                 internal var connection: Components.Responses.TranslationImportBadRequest.Headers.ConnectionPayload?
@@ -299,7 +299,7 @@ extension Components {
                 /// - Parameters:
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - cacheControl: Admin responses and problem documents are never cached.
-                ///   - connection: `close` after a query of more than 64 arguments; absent otherwise.
+                ///   - connection: `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 internal init(
                     xRequestID: Components.Headers.XRequestID,
                     cacheControl: Components.Headers.CacheControlNoStore,
@@ -1993,7 +1993,7 @@ extension Components {
                 internal enum ConnectionPayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case close = "close"
                 }
-                /// `close` after a query of more than 64 arguments; absent otherwise.
+                /// `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 ///
                 /// - Remark: Generated from `#/components/responses/BadRequest/headers/Connection`.
                 internal var connection: Components.Responses.BadRequest.Headers.ConnectionPayload?
@@ -2001,7 +2001,7 @@ extension Components {
                 ///
                 /// - Parameters:
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
-                ///   - connection: `close` after a query of more than 64 arguments; absent otherwise.
+                ///   - connection: `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 internal init(
                     xRequestID: Components.Headers.XRequestID,
                     connection: Components.Responses.BadRequest.Headers.ConnectionPayload? = nil
@@ -4542,7 +4542,7 @@ extension Components {
                 internal enum ConnectionPayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case close = "close"
                 }
-                /// `close` after a query of more than 64 arguments; absent otherwise.
+                /// `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 ///
                 /// - Remark: Generated from `#/components/responses/AdminBadRequest/headers/Connection`.
                 internal var connection: Components.Responses.AdminBadRequest.Headers.ConnectionPayload?
@@ -4551,7 +4551,7 @@ extension Components {
                 /// - Parameters:
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - cacheControl: Admin responses and problem documents are never cached.
-                ///   - connection: `close` after a query of more than 64 arguments; absent otherwise.
+                ///   - connection: `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 internal init(
                     xRequestID: Components.Headers.XRequestID,
                     cacheControl: Components.Headers.CacheControlNoStore,
@@ -4615,7 +4615,7 @@ extension Components {
                 internal enum ConnectionPayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case close = "close"
                 }
-                /// `close` after a query of more than 64 arguments; absent otherwise.
+                /// `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 ///
                 /// - Remark: Generated from `#/components/responses/AdminWriteBadRequest/headers/Connection`.
                 internal var connection: Components.Responses.AdminWriteBadRequest.Headers.ConnectionPayload?
@@ -4624,7 +4624,7 @@ extension Components {
                 /// - Parameters:
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - cacheControl: Admin responses and problem documents are never cached.
-                ///   - connection: `close` after a query of more than 64 arguments; absent otherwise.
+                ///   - connection: `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 internal init(
                     xRequestID: Components.Headers.XRequestID,
                     cacheControl: Components.Headers.CacheControlNoStore,
@@ -7271,7 +7271,7 @@ extension Components {
                 internal enum ConnectionPayload: String, Codable, Hashable, Sendable, CaseIterable {
                     case close = "close"
                 }
-                /// `close` after a query of more than 64 arguments; absent otherwise.
+                /// `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 ///
                 /// - Remark: Generated from `#/components/responses/AnalyticsBadRequest/headers/Connection`.
                 internal var connection: Components.Responses.AnalyticsBadRequest.Headers.ConnectionPayload?
@@ -7280,7 +7280,7 @@ extension Components {
                 /// - Parameters:
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - cacheControl: Admin responses and problem documents are never cached.
-                ///   - connection: `close` after a query of more than 64 arguments; absent otherwise.
+                ///   - connection: `close` after a query that was not parsed (more than 64 arguments, or too long to parse); absent otherwise.
                 internal init(
                     xRequestID: Components.Headers.XRequestID,
                     cacheControl: Components.Headers.CacheControlNoStore,

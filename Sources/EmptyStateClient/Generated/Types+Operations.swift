@@ -7294,8 +7294,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -7765,8 +7765,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -8299,8 +8299,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -8722,8 +8722,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -9229,8 +9229,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -9928,8 +9928,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -10450,8 +10450,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -11030,8 +11030,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -11607,8 +11607,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -12103,8 +12103,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -12505,8 +12505,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -13270,8 +13270,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -13841,8 +13841,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -14410,8 +14410,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -14890,8 +14890,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -15278,8 +15278,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -16615,8 +16615,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -17405,8 +17405,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -18518,8 +18518,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -19121,8 +19121,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -19786,8 +19786,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -20347,8 +20347,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -20637,8 +20637,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -21546,8 +21546,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -22118,8 +22118,8 @@ internal enum Operations {
             /// path cannot be written, or `validateOnly` is neither `true` nor `false`
             /// (`invalid-parameter`); or, as for every request, a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
             ///
@@ -22563,8 +22563,8 @@ internal enum Operations {
             /// malformed query percent-encoding; `errors` names each parameter), the path's
             /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
             /// (`invalid-header`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
@@ -24054,8 +24054,8 @@ internal enum Operations {
             /// `to` not an RFC 3339 date-time, `from` not before `to`, an unknown `groupBy`, `after` or
             /// `limit` out of range), or the path or query's percent-encoding is malformed
             /// (`malformed-path`, `invalid-parameter`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
             ///
@@ -24606,8 +24606,8 @@ internal enum Operations {
             /// `to` not an RFC 3339 date-time, `from` not before `to`, an unknown `groupBy`, `after` or
             /// `limit` out of range), or the path or query's percent-encoding is malformed
             /// (`malformed-path`, `invalid-parameter`).
-            /// More than 64 query arguments: `invalid-parameter` with one `errors` item without
-            /// `parameter`, and `Connection: close`.
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter` or `malformed-path`.
             ///

@@ -39,7 +39,8 @@ final class ConnectionGuard: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     /// Connections closed because their head was late, to make room, and because their query's
-    /// arguments would not fit in the connection's memory (by the URI callback; counted here).
+    /// arguments would not fit in the connection's memory (answered and ended by the URI
+    /// callback; counted here).
     let timedOut = Atomic<Int>(0)
     let shed = Atomic<Int>(0)
     let argumentsOverflow = Atomic<Int>(0)
@@ -111,8 +112,8 @@ final class ConnectionGuard: @unchecked Sendable {
                     metadata: [
                         "http.connections_header_timeout": "\(unreported.timedOut)",
                         "http.connections_shed": "\(unreported.shed)",
-                        // Closed without an answer: the query's arguments would not have left
-                        // room for one in --header-memory-limit.
+                        // Answered 400 by the URI callback and ended: the query's arguments would
+                        // not have left room for an answer in --header-memory-limit.
                         "http.connections_query_too_large": "\(unreported.argumentsOverflow)",
                         "http.open_connections": "\(result.open)",
                         "http.waiting_connections": "\(result.waiting)",

@@ -60,7 +60,7 @@ extension HTTPServer {
                 response.headers.append(("Connection", "close"))
                 return call.answer(response, requestID: requestID, started: server.startTime())
             case .close:
-                // The URI callback closed the socket: MHD ends the connection on this answer.
+                // The URI callback answered already: MHD ends the connection on this answer.
                 return .NO
             case .readBody, .awaitDispatch:
                 return .YES

@@ -152,6 +152,24 @@ package final class HTTPServer: Sendable {
                 logger: logger
             )
         else { throw StartError(description: "cannot allocate the connection guard") }
+        let overflow = argumentsTooLargeAnswer()
+        let answerSet = overflow.head.withUnsafeBufferPointer { head in
+            overflow.body.withUnsafeBufferPointer { body in
+                CMicroHTTPD_guardSetOverflowAnswer(
+                    guardian.pointer,
+                    UnsafeRawPointer(head.baseAddress!).assumingMemoryBound(to: CChar.self),
+                    head.count,
+                    UnsafeRawPointer(body.baseAddress!).assumingMemoryBound(to: CChar.self),
+                    body.count,
+                    overflow.idOffset ?? -1  // SIZE_MAX: nowhere
+                )
+            }
+        }
+        // Without it, such a query's connection is closed unanswered (the problem types' namespace
+        // would have to be very long for the answer not to fit).
+        if answerSet != 0 {
+            logger.warning("the answer to queries too large to parse does not fit; their connections will be closed")
+        }
         let flags =
             UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
             | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)

@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// ```
 /// awaitingHead ──head──▶ answered             refused: bad framing, query or size (answer now)
-///      │          ├─────▶ closed               a query too large for the connection's memory
+///      │          ├─────▶ closed               a query too large for the connection's memory (answered
+///      │          │                            by the URI callback)
 ///      │          ├─────▶ awaitingDispatch     no body
 ///      │          └─────▶ readingBody(upload)  ──chunk──▶ readingBody, or closed past the limit
 /// awaitingDispatch, readingBody ──end──▶ dispatched(upload?), or answered (413)
@@ -45,7 +46,8 @@ struct RequestStateMachine {
     enum QueryRefusal {
         /// More arguments than `HTTPServerConfiguration.maxQueryArguments`: answered 400.
         case tooManyArguments
-        /// Arguments that would not fit in the connection's memory: its socket is closed already.
+        /// Arguments that would not fit in the connection's memory: the URI callback has answered
+        /// 400 already, and ended the connection.
         case argumentsOverflow
     }
 
@@ -76,7 +78,7 @@ struct RequestStateMachine {
         case refusePayloadTooLarge(limit: Int)
         /// Answer now with the route's refusal; the body is never read.
         case refuseBody(HTTPResponse, requestID: String)
-        /// Answer nothing and close the connection (its socket is closed already).
+        /// Answer nothing more and close the connection (the URI callback answered already).
         case close
         /// Read the body into a new `UploadState` (stored in the slot).
         case readBody

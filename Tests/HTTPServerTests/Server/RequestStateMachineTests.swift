@@ -96,7 +96,7 @@ struct RequestStateMachineTests {
         #expect(problem.status == 400)
     }
 
-    @Test("query arguments too large for the connection's memory: closed without an answer")
+    @Test("query arguments too large for the connection's memory: answered by the URI callback, nothing more")
     func argumentsOverflow() {
         var machine = RequestStateMachine(state: .awaitingHead(refusal: .argumentsOverflow), maxBodySize: limit)
         guard case .close = machine.receivedHead(head(contentLength: "5")) else {
