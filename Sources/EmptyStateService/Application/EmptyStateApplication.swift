@@ -23,6 +23,12 @@ package final class EmptyStateApplication: Sendable {
         }
     }
 
+    /// The oldest libmicrohttpd the server runs on (`HTTPServer.oldestLibraryVersion`), as text.
+    package static var oldestLibmicrohttpd: String {
+        let oldest = HTTPServer.oldestLibraryVersion
+        return "\(oldest.major).\(oldest.minor).\(oldest.patch)"
+    }
+
     package let configuration: ServiceConfiguration
     /// What clients are served; replaced as ops publish changes.
     package let state: CatalogueState
@@ -44,6 +50,9 @@ package final class EmptyStateApplication: Sendable {
     let server: HTTPServer
     /// One line per answered request, written in the background; `nil` above `info`.
     let accessLog: AccessLog?
+    /// The admin token to make once the server listens (the first start without a configured
+    /// token), so that a start that fails writes nothing.
+    let firstAdminToken: FirstAdminToken?
     let logger: Logger
     let readiness = Readiness()
 
@@ -148,12 +157,13 @@ package final class EmptyStateApplication: Sendable {
                 "catalogue.load_ms": "\((ContinuousClock.now - started).milliseconds)",
             ]
         )
-        var authorization = try AdminAuthorization.load(
+        var (authorization, firstAdminToken) = try AdminAuthorization.load(
             configured: configuration.adminTokens,
             dataDirectory: configuration.dataDirectory,
             shared: shared,
             logger: logger
         )
+        self.firstAdminToken = firstAdminToken
         authorization.sessions = ConsoleSessions(store: stores.sessions, publicOrigin: configuration.publicOrigin)
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
