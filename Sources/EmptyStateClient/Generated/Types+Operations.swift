@@ -23180,9 +23180,11 @@ internal enum Operations {
                     }
                 }
             }
-            /// `invalid-translation-file`: the file cannot be read (`errors[0]` has its `line` and
-            /// `column` when known; `detail` says where and what) or cannot be imported at all (its
-            /// target locale is not a tag, is a pseudo-locale, or is its source locale).
+            /// `invalid-translation-file`: the body is empty (often a file the client could not read:
+            /// `curl --data-binary @FILE` sends nothing for a file it cannot open), the file cannot be read
+            /// (`errors[0]` has its `line` and `column` when known; `detail` says where and what) or
+            /// cannot be imported at all (its target locale is not a tag, is a pseudo-locale, or is its
+            /// source locale).
             /// `invalid-parameter`: `format`, `dryRun` or `fileName` is wrong, or no `format` was given
             /// and the first bytes do not tell it. As for every request: a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
@@ -23325,7 +23327,7 @@ internal enum Operations {
                 }
             }
             /// The body is not sent as a file: its `Content-Type` is not one of the request body's
-            /// media types (a form, as curl sends `--data-binary` by default, is not).
+            /// media types (a form, what `curl --data-binary` sends by default, is not).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
             ///
             ///
