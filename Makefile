@@ -60,9 +60,12 @@ deps: deps-build deps-test
 build: deps-build
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
-## run: build and serve the built-in catalogue on 127.0.0.1:8080
+## run: build and serve the built-in catalogue on 127.0.0.1:8080, state in ./data
+## (another port: make run PORT=9090; another address: make run HOST=0.0.0.0)
+HOST = 127.0.0.1
+PORT = 8080
 run: build
-	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
+	$(BIN_DIR)/empty-state-server --host $(HOST) --port $(PORT)
 
 ## test: build, Swift tests, curl integration suite, browser checks, translation files through
 ## independent readers, contract checks, fuzz targets for a few seconds each, lint
