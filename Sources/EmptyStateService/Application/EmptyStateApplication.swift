@@ -91,17 +91,7 @@ package final class EmptyStateApplication: Sendable {
         } else {
             openAPI = BuiltinFiles.openAPI
         }
-        do {
-            try FileManager.default.createDirectory(
-                atPath: configuration.dataDirectory,
-                withIntermediateDirectories: true
-            )
-        } catch {
-            throw StartupError(
-                description:
-                    "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)"
-            )
-        }
+        try DataDirectory.prepare(configuration.dataDirectory)
         let backend: Backend
         do {
             backend = try Self.openStores(
