@@ -211,6 +211,7 @@ class Session:
         self.server = None
         self.postgres = None
         self.databases = []
+        self.servers_started = 0
         self.outputs = self.work / ".outputs"
         self.outputs.mkdir()
         for entry in ROOT.iterdir():
@@ -261,7 +262,9 @@ class Session:
             self.export("EMPTY_STATE_DATABASE_URL", url)
         else:
             self.send("unset EMPTY_STATE_DATABASE_URL")
-        server_log = open(self.work / "server.log", "ab")
+        self.servers_started += 1
+        log_path = self.work / f"server-{self.servers_started}.log"
+        server_log = open(log_path, "wb")
         self.server = subprocess.Popen(
             [self.binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data)],
             cwd=self.work,
@@ -271,14 +274,14 @@ class Session:
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            found = re.findall(rb"http\.port=(\d+)", (self.work / "server.log").read_bytes())
+            found = re.findall(rb"http\.port=(\d+)", log_path.read_bytes())
             if found:
                 self.ports["8080"] = int(found[-1])
                 return
             if self.server.poll() is not None:
                 break
             time.sleep(0.05)
-        raise PageError("the server did not start:\n" + (self.work / "server.log").read_text(errors="replace"))
+        raise PageError("the server did not start:\n" + log_path.read_text(errors="replace"))
 
     def stop_server(self):
         if self.server and self.server.poll() is None:
