@@ -97,6 +97,13 @@ integration-test: deps-test build
 walkthroughs: deps-test build
 	python3 Tests/docs/walkthroughs.py $(BIN_DIR)/empty-state-server --log .build/walkthroughs.log
 
+## upgrade-test: the previous release (Tests/upgrade/previous-release) and this build on one SQLite data
+## directory and side by side on one PostgreSQL, as docs/upgrades.md says (Tests/upgrade/run.sh). Not part of
+## `make test`: the previous release is built once (~6 min on 2 cores, kept in .build-upgrade/); .ci/run runs it
+.PHONY: upgrade-test
+upgrade-test: deps-test build
+	bash Tests/upgrade/run.sh $(BIN_DIR)/empty-state-server
+
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
 ## admin console's flows (Tests/browser/console.py, and its Experiments screen:
