@@ -32,6 +32,8 @@ package final class EmptyStateApplication: Sendable {
     let retention: RetentionPruner
     /// SQLite: publishes app policies other processes sharing the store file wrote.
     let policyWatcher: PolicyWatcher?
+    /// `--admin-tokens-file`, read again while the server runs; `nil` without one.
+    let adminTokensFile: AdminTokensFile?
     /// Counts the events an earlier release stored into the rollups.
     let backfill: RollupBackfillWorker
     let folder: RollupFolder
@@ -162,6 +164,15 @@ package final class EmptyStateApplication: Sendable {
             logger: logger
         )
         authorization.sessions = ConsoleSessions(store: backend.sessions, publicOrigin: configuration.publicOrigin)
+        adminTokensFile = configuration.adminTokensFile.map { file in
+            AdminTokensFile(
+                path: file.path,
+                fixed: Array(configuration.adminTokens.dropLast(file.tokensAtStart)),
+                tokens: authorization.configured,
+                metrics: metrics,
+                logger: logger
+            )
+        }
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
         var router = Router()
