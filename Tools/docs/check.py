@@ -16,7 +16,12 @@ Reads README.md and docs/*.md and fails (exit 1, one line per finding, `file:lin
 - a relative link or image does not resolve: the file must exist, and an anchor (`page.md#x`,
   `#x`) must be a heading of that Markdown file, slugged as GitHub does;
 - docs/configuration.md leaves out a flag or a variable the binary's `--help-hidden` lists (the
-  page promises every one).
+  page promises every one);
+- a metric family the binary serves on `/metrics` is not in docs/observability.md's table, or a
+  row of it names none; the binary's `--version`, README's `from:` and the upgrade test's previous
+  release disagree with CHANGELOG.md (Tools/docs/binary_checks.py);
+- docs/api-reference.md is not what Tools/docs/api_reference.py makes of openapi.yaml (that one
+  check needs PyYAML, which `make lint` installs).
 
 Only the standard library: it runs before any pip install.
 """
@@ -26,6 +31,9 @@ import pathlib
 import re
 import subprocess
 import sys
+
+import api_reference
+import binary_checks
 
 # Flags of other programs that the docs show in a code span of their own, with the file that
 # must define each (so this list cannot go stale either).
@@ -178,6 +186,9 @@ def main():
     for variable in sorted(server_variables):
         if f"`{variable}`" not in configuration:
             problems.append(f"docs/configuration.md: {variable} (read by the binary) is not documented")
+
+    metric_problems, counts["metrics"] = binary_checks.metrics_problems(arguments.binary, root, sources)
+    problems += metric_problems + binary_checks.release_problems(arguments.binary, root) + api_reference.check()
 
     for line in problems:
         print(line)
