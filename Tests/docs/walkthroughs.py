@@ -18,9 +18,9 @@ full guide is docs/development.md, "Walk-throughs that run"):
   server's data directory (so `cat data/admin-token` works) and where the repository's top-level
   files and folders are linked (`config/templates/…` reads as from a clone). A server of the
   binary under test listens there; `127.0.0.1:8080` in the page means it (the runner binds a
-  free port and puts it in place of 8080 in every command and expected output). Other ports of
-  8081–8099 the page names are free ports too, the same one each time. `empty-state-server` is
-  on PATH.
+  free port and puts it in place of 8080 in every command, file and expected output). Other
+  ports of 8081–8099 and 8443 the page names are free ports too, the same one each time.
+  `empty-state-server` is on PATH.
 - `<!-- walkthrough: after PAGE.md -->`: a reader may come here straight from PAGE.md with its
   server still running, so the page also runs right after PAGE.md (and what PAGE.md follows)
   in one session on one server: state the earlier page left (a revision it made) must not break
@@ -63,7 +63,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DIRECTIVE = re.compile(r"^\s*<!--\s*walkthrough(?::\s*(.*?))?\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
 EXPECT = re.compile(r"(?:^|\s)#\s*→\s?(.*)$")
-PORT = re.compile(r"(?<=127\.0\.0\.1:)(80[89]\d)\b|(?<=localhost:)(80[89]\d)\b|(?<=--port )(80[89]\d)\b")
+PORT = re.compile(r"(?<=127\.0\.0\.1:)(80[89]\d|8443)\b|(?<=localhost:)(80[89]\d|8443)\b|(?<=--port )(80[89]\d)\b")
 COMMAND_TIMEOUT = 120
 
 
