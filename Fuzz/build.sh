@@ -25,16 +25,18 @@ case "$CONFIGURATION" in
 esac
 BIN=.build-fuzz/bin
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json template locale percent events httpkey)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json template locale percent events httpkey xml)
 
 # Modules (in link order) each target needs.
 modules_for() {
     case "$1" in
         json) echo JSONCoding ;;
         template | locale) echo EmptyStateCore JSONCoding ;;
+        xml) echo EmptyStateTranslation EmptyStateCore JSONCoding ;;
         percent) echo HTTPServer CMicroHTTPD JSONCoding Logging ;;
         events)
-            echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStore EmptyStateCore JSONCoding HTTPServer \
+            echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStoreSQL EmptyStateStore EmptyStateCore JSONCoding HTTPServer ZlibCompression \
+                Crypto CryptoBoringWrapper CCryptoBoringSSLShims CCryptoBoringSSL CXKCPShims CXKCP \
                 CMicroHTTPD GRDB Logging Metrics \
                 CoreMetrics Prometheus Atomics _AtomicsShims ServiceLifecycle UnixSignals ConcurrencyHelpers AsyncAlgorithms \
                 DequeModule OrderedCollections InternalCollectionsUtilities
@@ -49,8 +51,11 @@ for target in "${TARGETS[@]}"; do [ "$target" = httpkey ] || needs_swift=1; done
 mkdir -p "$BIN"
 if [ "$needs_swift" = 1 ]; then
     echo "== SwiftPM: the package's modules, instrumented ($SCRATCH, $CONFIGURATION)"
-    "$SWIFT" build -c "$CONFIGURATION" --scratch-path "$SCRATCH" --target EmptyStateService \
-        -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing
+    # The service depends on the store contract only; the events harness opens SQLite itself.
+    for module in EmptyStateService EmptyStateSQLite; do
+        "$SWIFT" build -c "$CONFIGURATION" --scratch-path "$SCRATCH" --target "$module" \
+            -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing
+    done
     PRODUCTS="$SCRATCH/$CONFIGURATION"
     # SwiftPM names the package after its folder (`-package-name`): read the name it used, so the
     # harnesses may use `package` declarations whatever the checkout is called.

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:?usage: Fuzz/run.sh SECONDS [target...]}
 shift
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json template locale percent events httpkey)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(json template locale percent events httpkey xml)
 BIN=.build-fuzz/bin
 # Swift's own crash backtracer reads the stack in a way AddressSanitizer reports as an error of its
 # own, which buries the real one: libFuzzer and ASan print the stack anyway.

@@ -50,9 +50,9 @@ private let fixture: (ingest: EventIngest, snapshot: CatalogueSnapshot) = {
     let path = String(cString: made) + "/events.sqlite"
     var logger = Logger(label: "fuzz-events")
     logger.logLevel = .critical
-    let store: EventStore
+    let store: SQLiteEventStore
     do {
-        store = try EventStore(path: path, logger: logger)
+        store = try SQLiteEventStore(path: path, logger: logger)
     } catch {
         fatalError("cannot open an event store at \(path): \(error)")
     }

@@ -126,6 +126,58 @@ static const unsigned char console_part_experiment_chart_js[] = {
 #embed "../EmptyStateWeb/Console/part-experiment-chart.js"
 };
 
+static const unsigned char console_template_model_js[] = {
+#embed "../EmptyStateWeb/Console/template-model.js"
+};
+
+static const unsigned char console_part_dialog_js[] = {
+#embed "../EmptyStateWeb/Console/part-dialog.js"
+};
+
+static const unsigned char console_part_json_editor_js[] = {
+#embed "../EmptyStateWeb/Console/part-json-editor.js"
+};
+
+static const unsigned char console_edit_general_js[] = {
+#embed "../EmptyStateWeb/Console/edit-general.js"
+};
+
+static const unsigned char console_edit_actions_js[] = {
+#embed "../EmptyStateWeb/Console/edit-actions.js"
+};
+
+static const unsigned char console_edit_copy_js[] = {
+#embed "../EmptyStateWeb/Console/edit-copy.js"
+};
+
+static const unsigned char console_edit_publish_js[] = {
+#embed "../EmptyStateWeb/Console/edit-publish.js"
+};
+
+static const unsigned char console_experiments_list_js[] = {
+#embed "../EmptyStateWeb/Console/experiments-list.js"
+};
+
+static const unsigned char console_experiments_detail_js[] = {
+#embed "../EmptyStateWeb/Console/experiments-detail.js"
+};
+
+static const unsigned char console_experiments_variants_js[] = {
+#embed "../EmptyStateWeb/Console/experiments-variants.js"
+};
+
+static const unsigned char console_experiments_results_js[] = {
+#embed "../EmptyStateWeb/Console/experiments-results.js"
+};
+
+static const unsigned char console_experiments_format_js[] = {
+#embed "../EmptyStateWeb/Console/experiments-format.js"
+};
+
+static const unsigned char console_experiments_create_js[] = {
+#embed "../EmptyStateWeb/Console/experiments-create.js"
+};
+
 static const struct {
     const char *name;
     const unsigned char *bytes;
@@ -154,6 +206,19 @@ static const struct {
     {"part-chart.js", console_part_chart_js, sizeof(console_part_chart_js)},
     {"screen-experiments.js", console_screen_experiments_js, sizeof(console_screen_experiments_js)},
     {"part-experiment-chart.js", console_part_experiment_chart_js, sizeof(console_part_experiment_chart_js)},
+    {"template-model.js", console_template_model_js, sizeof(console_template_model_js)},
+    {"part-dialog.js", console_part_dialog_js, sizeof(console_part_dialog_js)},
+    {"part-json-editor.js", console_part_json_editor_js, sizeof(console_part_json_editor_js)},
+    {"edit-general.js", console_edit_general_js, sizeof(console_edit_general_js)},
+    {"edit-actions.js", console_edit_actions_js, sizeof(console_edit_actions_js)},
+    {"edit-copy.js", console_edit_copy_js, sizeof(console_edit_copy_js)},
+    {"edit-publish.js", console_edit_publish_js, sizeof(console_edit_publish_js)},
+    {"experiments-list.js", console_experiments_list_js, sizeof(console_experiments_list_js)},
+    {"experiments-detail.js", console_experiments_detail_js, sizeof(console_experiments_detail_js)},
+    {"experiments-variants.js", console_experiments_variants_js, sizeof(console_experiments_variants_js)},
+    {"experiments-results.js", console_experiments_results_js, sizeof(console_experiments_results_js)},
+    {"experiments-format.js", console_experiments_format_js, sizeof(console_experiments_format_js)},
+    {"experiments-create.js", console_experiments_create_js, sizeof(console_experiments_create_js)},
 };
 
 size_t CAssets_consoleFileCount(void) {

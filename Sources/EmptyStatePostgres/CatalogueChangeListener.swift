@@ -19,25 +19,37 @@ package final class CatalogueChangeListener: Service, Sendable {
     private let database: PostgresBackend
     private let channel: String
     private let backstop: Duration
+    /// Sleeps on the clock the backstop and the reconnection wait on; throws when cancelled.
+    private let sleep: @Sendable (Duration) async throws -> Void
     private let logger: Logger
     /// Runs the synchronous catch-up on a thread of its own (it blocks on store reads, which must
     /// never happen on the cooperative pool), one at a time.
     private let queue = DispatchQueue(label: "catalogue-change-listener")
     private let catchUp: @Sendable () -> Void
+    private let onNotification: (@Sendable (_ payload: String) -> Void)?
 
-    /// - Parameter catchUp: loads and publishes the changes committed since the last one it
-    ///   applied; called on a serial queue; must keep what it could not apply for the next call.
-    package init(
+    /// - Parameters:
+    ///   - clock: what the backstop's interval and the second between reconnections are measured
+    ///     on (tests move a clock of their own instead of waiting).
+    ///   - onNotification: told each notification's payload as it arrives, before its catch-up
+    ///     (tests know from it which notifications reached the listener).
+    ///   - catchUp: loads and publishes the changes committed since the last one it applied;
+    ///     called on a serial queue; must keep what it could not apply for the next call.
+    package init<WaitClock: Clock<Duration>>(
         database: PostgresBackend,
         channel: String = PostgresTemplateStore.catalogueChannel,
         backstop: Duration = .seconds(30),
+        clock: WaitClock = ContinuousClock(),
         logger: Logger,
+        onNotification: (@Sendable (_ payload: String) -> Void)? = nil,
         catchUp: @escaping @Sendable () -> Void
     ) {
         self.database = database
         self.channel = channel
         self.backstop = backstop
+        sleep = { try await clock.sleep(for: $0) }
         self.logger = logger
+        self.onNotification = onNotification
         self.catchUp = catchUp
     }
 
@@ -50,7 +62,7 @@ package final class CatalogueChangeListener: Service, Sendable {
                 group.addTask {
                     while !Task.isCancelled {
                         do {
-                            try await Task.sleep(for: self.backstop)
+                            try await self.sleep(self.backstop)
                         } catch {
                             return  // cancelled: shutting down
                         }
@@ -76,7 +88,8 @@ package final class CatalogueChangeListener: Service, Sendable {
                         }
                         failures = 0
                         await self.runCatchUp()
-                        for try await _ in notifications {
+                        for try await notification in notifications {
+                            self.onNotification?(notification.payload)
                             await self.runCatchUp()
                         }
                     }
@@ -92,7 +105,7 @@ package final class CatalogueChangeListener: Service, Sendable {
                     )
                 }
             }
-            try? await Task.sleep(for: .seconds(1))
+            try? await sleep(.seconds(1))
         }
     }
 

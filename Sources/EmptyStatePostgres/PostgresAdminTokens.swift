@@ -19,12 +19,7 @@ package enum PostgresAdminTokens {
     }
 
     /// Lowercase hex of the SHA-256 of `secret`.
-    package static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Array(secret.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
-    }
+    package static func hash(_ secret: String) -> String { SecretDigest.sha256Hex(secret) }
 
     /// Every token in the database.
     package static func load(_ database: PostgresBackend) throws(StoreError) -> [Hashed] {

@@ -174,50 +174,79 @@ package final class PostgresBackend: Service, Sendable {
                 result = .failure(error)
             }
             box.set(result)
-            if commit.finish() {
-                // The caller was told the outcome is unknown; the log says what it was.
-                var metadata: Logger.Metadata = ["store.url": "\(location)", "store.outcome": "committed"]
-                if case .failure(let error) = result {
-                    metadata["store.outcome"] = "not committed"
-                    metadata["error"] = "\(String(reflecting: error))"
-                }
-                logger.warning("a write whose caller was told its outcome is unknown has ended", metadata: metadata)
-            }
+            Self.ended(commit, failure: result.error, location: location, logger: logger)
             done.signal()
         }
         let limit = timeout ?? wait
-        let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
-        if done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .timedOut {
-            switch commit.giveUp() {
-            case .abandoned:
-                // Ends a wait for a pooled connection, and postgres-nio ends the row sequences
-                // the work reads from now on; a statement already sent runs on. Either way the
-                // work throws by its commit point at the latest, and rolls back.
-                task.cancel()
-                throw .unavailable(
-                    "the database at \(location) did not answer within \(limit); the call was abandoned before any commit"
-                )
-            case .outcomeUnknown:
-                throw .outcomeUnknown(
-                    "the database at \(location) did not confirm the commit within \(limit); it may or may not have taken effect"
-                )
-            case .finished:
-                done.wait()  // it finished just now: its result is set (before `finish()`)
-            }
-        }
+        try waitOrGiveUp(done, until: Self.deadline(after: limit), limit: limit, commit: commit, task: task)
         switch box.take() {
-        case .success(let value):
-            return value
-        case .failure(let error):
-            let mapped = Self.storeError(error)
-            if case .unavailable(let reason) = mapped, commit.isReached {
-                // The connection failed after the COMMIT (or self-committing statement) was sent.
-                throw .outcomeUnknown("the connection failed after the commit was sent: \(reason)")
-            }
-            throw mapped
-        case nil:
-            throw .database("the database call ended without a result")
+        case .success(let value): return value
+        case .failure(let error): throw Self.storeError(error, after: commit)
+        case nil: throw .database("the database call ended without a result")
         }
+    }
+
+    /// The moment `limit` from now, for a semaphore's wait.
+    static func deadline(after limit: Duration) -> DispatchTime {
+        .now()
+            + .nanoseconds(Int(limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000))
+    }
+
+    /// Waits for work that signals `done` when it ends, until `deadline`; then decides with the
+    /// work's commit point what its caller is told.
+    /// - Throws: `.unavailable` when the work had not reached its commit point (the task is
+    ///   cancelled: that ends a wait for a pooled connection, and postgres-nio ends the row
+    ///   sequences the work reads from then on; a statement already sent runs on, and the work
+    ///   throws by its commit point at the latest, and rolls back); `.outcomeUnknown` when it had.
+    func waitOrGiveUp(
+        _ done: DispatchSemaphore,
+        until deadline: DispatchTime,
+        limit: Duration,
+        commit: CommitPoint,
+        task: Task<Void, Never>
+    ) throws(StoreError) {
+        guard done.wait(timeout: deadline) == .timedOut else { return }
+        switch commit.giveUp() {
+        case .abandoned:
+            task.cancel()
+            throw Self.abandoned(location: location, limit: limit)
+        case .outcomeUnknown:
+            throw .outcomeUnknown(
+                "the database at \(location) did not confirm the commit within \(limit); it may or may not have taken effect"
+            )
+        case .finished:
+            done.wait()  // it finished just now: its result is set (before `finish()`)
+        }
+    }
+
+    /// What the caller of work abandoned before its commit point is told.
+    static func abandoned(location: String, limit: Duration) -> StoreError {
+        .unavailable(
+            "the database at \(location) did not answer within \(limit); the call was abandoned before any commit"
+        )
+    }
+
+    /// Called by work that ended (`failure`: how, `nil` when it succeeded): when its waiter had
+    /// given up after the commit point, telling its caller the outcome is unknown, the log says
+    /// what the outcome was.
+    static func ended(_ commit: CommitPoint, failure: (any Error)?, location: String, logger: Logger) {
+        guard commit.finish() else { return }
+        var metadata: Logger.Metadata = ["store.url": "\(location)", "store.outcome": "committed"]
+        if let failure {
+            metadata["store.outcome"] = "not committed"
+            metadata["error"] = "\(String(reflecting: failure))"
+        }
+        logger.warning("a write whose caller was told its outcome is unknown has ended", metadata: metadata)
+    }
+
+    /// The store error for work that failed: as `storeError(_:)`, but a connection that failed
+    /// after the COMMIT (or self-committing statement) was sent leaves the outcome unknown.
+    static func storeError(_ error: any Error, after commit: CommitPoint) -> StoreError {
+        let mapped = storeError(error)
+        if case .unavailable(let reason) = mapped, commit.isReached {
+            return .outcomeUnknown("the connection failed after the commit was sent: \(reason)")
+        }
+        return mapped
     }
 
     /// The store error for a failure of postgres-nio: `.unavailable` when the database could not
@@ -260,7 +289,7 @@ package final class PostgresBackend: Service, Sendable {
 }
 
 /// The result a bridged task leaves for the waiting thread.
-private final class ResultBox<T: Sendable>: Sendable {
+final class ResultBox<T: Sendable>: Sendable {
     private let value = Mutex<Result<T, any Error>?>(nil)
 
     func set(_ result: Result<T, any Error>) { value.withLock { $0 = result } }
@@ -282,5 +311,13 @@ extension PostgresClient {
     @discardableResult
     package func all(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         try await self.query(query, logger: logger).collect()
+    }
+}
+
+extension Result {
+    /// The failure, `nil` for a success.
+    var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -1,4 +1,5 @@
 import EmptyStateStore
+import EmptyStateStoreSQL
 import Logging
 import PostgresNIO
 

@@ -1,11 +1,12 @@
 import EmptyStateStore
+import EmptyStateStoreSQL
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
 
 /// Analytics events in PostgreSQL, with group commit: the same contract as the SQLite
-/// `EventStore`.
+/// `SQLiteEventStore`.
 ///
 /// `append` returns once its events are committed. Concurrent `append` calls share one
 /// transaction: a writer thread takes everything queued since its last commit and stores it with
@@ -32,7 +33,7 @@ import Synchronization
 ///
 /// Ingestion's group commit is here; the analytics reads and the export are in `+Reads`, the
 /// pruning of old events in `+Retention`.
-package final class PostgresEventStore: EventStoring {
+package final class PostgresEventStore: EventStoring, GroupCommitting {
     package let database: PostgresBackend
     let logger: Logger
     /// The group commit: `writers` threads, each committing with `commit(_:database:logger:)`.
@@ -50,22 +51,36 @@ package final class PostgresEventStore: EventStoring {
     /// The days whose partitions exist, as far as this process knows.
     let knownPartitions = KnownPartitions()
     /// Whether commits claim ids expecting none was stored before (`ClaimingCommit`).
-    package let duplicates = DuplicateWatch()
+    package let duplicates: DuplicateWatch
 
     /// - Parameters:
     ///   - writers: threads committing groups in parallel.
+    ///   - duplicates: when a commit last found a stored id (tests give it a clock of their own).
+    ///   - countsRollups: whether each commit counts its events into the rollups: always in
+    ///     service; `false` only to measure what counting costs ingestion (`make bench`, with
+    ///     `EMPTY_STATE_BENCH_WITHOUT_ROLLUPS=1`), and the summaries are then wrong.
     package init(
         database: PostgresBackend,
         writers: Int = 4,
+        duplicates: DuplicateWatch = DuplicateWatch(),
+        countsRollups: Bool = true,
         logger: Logger,
         onCommit: (@Sendable (Double) -> Void)? = nil
     ) {
         self.database = database
+        self.duplicates = duplicates
         self.logger = logger
         let known = knownPartitions
         let duplicates = duplicates
         groups = GroupCommitQueue(writers: writers, onCommit: onCommit) { group, _ in
-            Self.commitInTransactions(group, known: known, duplicates: duplicates, database: database, logger: logger)
+            Self.commitInTransactions(
+                group,
+                countsRollups: countsRollups,
+                known: known,
+                duplicates: duplicates,
+                database: database,
+                logger: logger
+            )
         }
     }
 
@@ -88,6 +103,8 @@ package final class PostgresEventStore: EventStoring {
 
     package func stop() { groups.stop() }
 
+    package var commitProgress: GroupCommitQueue.Progress { groups.progress }
+
     package func append(_ events: [AnalyticsEvent], quarantined: [QuarantinedEvent]) throws(StoreError) -> [Bool] {
         guard database.isReachable else {
             throw .unavailable("the database at \(location) is unreachable (waiting for it to come back)")
@@ -99,6 +116,7 @@ package final class PostgresEventStore: EventStoring {
     /// unless a burst queued more); a submission is never split.
     private static func commitInTransactions(
         _ group: [Submission],
+        countsRollups: Bool,
         known: KnownPartitions,
         duplicates: DuplicateWatch,
         database: PostgresBackend,
@@ -112,7 +130,14 @@ package final class PostgresEventStore: EventStoring {
                 chunk.removeAll()
                 events = 0
             }
-            switch commit(chunk, known: known, duplicates: duplicates, database: database, logger: logger) {
+            switch commit(
+                chunk,
+                countsRollups: countsRollups,
+                known: known,
+                duplicates: duplicates,
+                database: database,
+                logger: logger
+            ) {
             case .success(let done): outcomes += done
             case .failure(let error): return error
             }
@@ -151,8 +176,11 @@ package final class PostgresEventStore: EventStoring {
         var quarantineReason: [String] = []
         var quarantinePayload: [String] = []
         var quarantineRequestID: [String] = []
+        /// Whether the statement counts the events into the rollups (`$22`).
+        var countsRollups: Bool
 
-        init(_ group: [Submission]) {
+        init(_ group: [Submission], countsRollups: Bool) {
+            self.countsRollups = countsRollups
             for submission in group {
                 for event in submission.events {
                     id.append(event.id)
@@ -186,12 +214,13 @@ package final class PostgresEventStore: EventStoring {
     /// One transaction: the chunk's events, their rollups, and the quarantined events.
     private static func commit(
         _ group: [Submission],
+        countsRollups: Bool,
         known: KnownPartitions,
         duplicates: DuplicateWatch,
         database: PostgresBackend,
         logger: Logger
     ) -> Result<[[Bool]], StoreError> {
-        let columns = Columns(group)
+        let columns = Columns(group, countsRollups: countsRollups)
         do {
             try Self.ensurePartitions(
                 days: Set(columns.occurredAt.map { RollupGrain.day.bucket(of: $0) }),
@@ -285,7 +314,7 @@ extension PostgresEventStore {
             guard let server = (error as? PSQLError)?.serverInfo else { return false }
             return server[.sqlState] == "23505" && server[.constraintName] == "event_id_pkey"
         }
-        static let name = "empty_state_event_claim" + RollupSwitch.statementNameSuffix
+        static let name = "empty_state_event_claim"
         static let sql = commitSQL(
             claims: """
                 , fresh AS (
@@ -306,7 +335,7 @@ extension PostgresEventStore {
     /// after that, `DuplicateWatch`): ids already claimed are skipped (`ON CONFLICT DO NOTHING`),
     /// and only the events whose ids it claimed are inserted.
     fileprivate struct SkippingCommit: GroupCommitStatement {
-        static let name = "empty_state_event_commit" + RollupSwitch.statementNameSuffix
+        static let name = "empty_state_event_commit"
         static let sql = commitSQL(
             claims: """
                 , claimed AS (
@@ -327,14 +356,12 @@ extension PostgresEventStore {
     /// A group commit's statement around its id claims (`claims`, which name the events to
     /// insert with `events`, a FROM clause over the columns of `input`).
     private static func commitSQL(claims: String, events: String) -> String {
-        // The inserted events counted once by hour and key, appended to the deltas.
-        let rollups =
-            !RollupSwitch.enabled
-            ? ""
-            : """
+        // The inserted events counted once by hour and key, appended to the deltas; `$22` false
+        // (a benchmark's process, `countsRollups`) is a one-time filter that counts nothing.
+        let rollups = """
             , delta AS (
                 INSERT INTO \(RollupDelta.table) (\(RollupDelta.columns.joined(separator: ", ")))
-                \(HourlyCounts.sql(from: "inserted"))
+                \(HourlyCounts.sql(from: "(SELECT * FROM inserted WHERE $22) AS counted"))
             )
             """
         // $21 marks an absent optional text (`PostgresEventStore.absent`).
@@ -376,7 +403,7 @@ extension PostgresEventStore {
 
 extension PostgresEventStore.GroupCommitStatement {
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 21)
+        var bindings = PostgresBindings(capacity: 22)
         bindings.append(columns.id)
         bindings.append(columns.type)
         bindings.append(columns.templateID)
@@ -398,6 +425,7 @@ extension PostgresEventStore.GroupCommitStatement {
         bindings.append(columns.quarantinePayload)
         bindings.append(columns.quarantineRequestID)
         bindings.append(PostgresEventStore.absent)
+        bindings.append(columns.countsRollups)
         return bindings
     }
 
@@ -413,20 +441,24 @@ package final class DuplicateWatch: Sendable {
     /// How long after a failed claim commits skip stored ids from the start, in nanoseconds.
     package static let quiet: UInt64 = 1_000_000_000
     private let last = Atomic<UInt64>(0)
+    /// The clock, in nanoseconds of a monotonic time line; 0 is reserved for "never".
+    private let now: @Sendable () -> UInt64
 
-    /// When a commit last found a duplicate, in `DispatchTime` uptime nanoseconds (0: never).
+    /// - Parameter now: the time, in nanoseconds, never 0 (by default `DispatchTime`'s uptime;
+    ///   tests move a clock of their own past `quiet` instead of sleeping through it).
+    package init(now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
+        self.now = now
+    }
+
+    /// When a commit last found a duplicate, in the clock's nanoseconds (0: never).
     package var lastSeen: UInt64 { last.load(ordering: .relaxed) }
 
+    /// Whether commits may claim ids as new: no duplicate was found, or none for more than `quiet`.
     package var expectsNone: Bool {
         let seen = lastSeen
         // Compared without subtracting: an unsigned difference would trap on a time read out of order.
-        return seen == 0 || DispatchTime.now().uptimeNanoseconds > seen + Self.quiet
+        return seen == 0 || now() > seen + Self.quiet
     }
 
-    func seen() { last.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
-}
-
-extension RollupSwitch {
-    /// Names a prepared statement by what it counts: a process runs with or without rollups.
-    fileprivate static let statementNameSuffix = enabled ? "" : "_without_rollups"
+    func seen() { last.store(now(), ordering: .relaxed) }
 }

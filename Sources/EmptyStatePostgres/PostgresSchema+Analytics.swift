@@ -1,4 +1,5 @@
 import EmptyStateStore
+import EmptyStateStoreSQL
 
 extension PostgresSchema {
     /// Version 4: events partitioned by day, their ids in a table of their own, the rollups, and

@@ -205,8 +205,15 @@ package enum PostgresSchema {
                 return applied
             } catch {
                 // The session lock is released when the connection closes; unlock it now so the
-                // pooled connection goes back clean.
-                _ = try? await connection.all("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                // pooled connection goes back clean. In a task of its own: when this one was
+                // cancelled (its caller's wait ran out while the lock was awaited), a query sent
+                // from it could fail before it is sent, and the pooled connection would keep the
+                // lock, and every other migration wait for it, for as long as it lives. Sent
+                // after the lock request on the same connection, the unlock runs once it is
+                // granted.
+                await Task.detached {
+                    _ = try? await connection.all("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
+                }.value
                 throw error
             }
         }

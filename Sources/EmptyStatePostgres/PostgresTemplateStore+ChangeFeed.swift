@@ -2,8 +2,10 @@ import EmptyStateStore
 import Logging
 import PostgresNIO
 
-/// The change feed: every catalogue write appends a `catalogue_change` row and notifies its number
-/// on `catalogueChannel` at COMMIT; other replicas' `CatalogueChangeListener` load what changed.
+/// The change feed: every catalogue transaction appends a `catalogue_change` row per revision and
+/// notifies the newest number on `catalogueChannel` at COMMIT
+/// (`PostgresCatalogueTransaction.announce`); other replicas' `CatalogueChangeListener` load what
+/// changed.
 extension PostgresTemplateStore {
     /// The NOTIFY channel of catalogue changes (the payload is the change's feed number).
     package static let catalogueChannel = "empty_state_catalogue"
@@ -40,22 +42,5 @@ extension PostgresTemplateStore {
             }
             return latest
         }
-    }
-
-    /// Appends the change to the feed and notifies the listeners; both happen at COMMIT.
-    static func announce(
-        _ connection: PostgresConnection,
-        documentID: String,
-        revision: Int,
-        logger: Logger
-    ) async throws {
-        try await connection.all(
-            """
-            WITH change AS (
-                INSERT INTO catalogue_change (document_id, revision) VALUES (\(documentID), \(revision)) RETURNING seq)
-            SELECT pg_notify(\(catalogueChannel), seq::text) FROM change
-            """,
-            logger: logger
-        )
     }
 }

@@ -17,30 +17,6 @@ extension PostgresTemplateStore {
         return try StoredExperiment(row)
     }
 
-    package func putExperiment(
-        _ experiment: Experiment,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredExperiment, created: Bool) {
-        let logger = logger
-        return try write { connection in
-            let plan = try CatalogueRules.put(
-                name: experiment.id,
-                current: try await Self.row(
-                    connection,
-                    id: StoredDocuments.experimentID(experiment.id),
-                    kind: .experiment,
-                    logger: logger
-                ),
-                precondition: precondition
-            )
-            let write = RevisionWrite.experiment(experiment, plan: plan, actor: actor)
-            try await Self.setCurrent(connection, write, edited: true, logger: logger)
-            try await Self.appendRevision(connection, write, logger: logger)
-            return (StoredExperiment(experiment, written: write), plan.created)
-        }
-    }
-
     package func experimentRevisions(id: String, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
         try revisions(
             documentID: StoredDocuments.experimentID(id),

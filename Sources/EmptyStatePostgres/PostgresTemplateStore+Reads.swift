@@ -1,5 +1,6 @@
 import EmptyStateCore
 import EmptyStateStore
+import EmptyStateStoreSQL
 import Logging
 import PostgresNIO
 
@@ -136,17 +137,8 @@ extension PostgresTemplateStore {
         return Page(items: items, page: page, pageSize: pageSize, total: total)
     }
 
-    package func checkConflicts(_ template: Template) throws(StoreError) {
-        let logger = logger
-        try read { client in
-            try await client.withConnection { connection in
-                try await Self.checkConflicts(connection, template: template, logger: logger)
-            }
-        }
-    }
-
     /// The current rows of every live document of `kind`, in id order (bytewise, as SQLite).
-    func liveRows(kind: Kind) throws(StoreError) -> [CurrentDocument] {
+    func liveRows(kind: DocumentKind) throws(StoreError) -> [CurrentDocument] {
         let logger = logger
         return try read { client in
             var rows: [CurrentDocument] = []
@@ -172,18 +164,18 @@ extension PostgresTemplateStore {
     }
 
     /// The current row of one document of `kind`, live or deleted, read outside a write.
-    func current(id: String, kind: Kind) throws(StoreError) -> CurrentDocument? {
+    func current(id: String, kind: DocumentKind) throws(StoreError) -> CurrentDocument? {
         let logger = logger
         return try read { client in
             try await client.withConnection { connection in
-                try await Self.row(connection, id: id, kind: kind, logger: logger)
+                try await Self.currentRows(connection, ids: [id], kind: kind, logger: logger)[id]
             }
         }
     }
 
     func revisions(
         documentID id: String,
-        kind: Kind,
+        kind: DocumentKind,
         reportedAs name: String,
         page: Int,
         pageSize: Int
@@ -221,7 +213,7 @@ extension PostgresTemplateStore {
 
     func revision(
         documentID id: String,
-        kind: Kind,
+        kind: DocumentKind,
         reportedAs name: String,
         number: Int
     ) throws(StoreError) -> RevisionRecord {

@@ -5,12 +5,6 @@ import PostgresNIO
 /// Rows as read from PostgreSQL and the SQL helpers every concern uses; the text columns are
 /// decoded as every backend decodes them (`StoredDocuments`, `RevisionRecord`).
 extension PostgresTemplateStore {
-    enum Kind: String {
-        case template
-        case appPolicy = "app-policy"
-        case experiment
-    }
-
     /// A revision row as read, decoded into a `RevisionRecord` off the event loop.
     struct RevisionRow: Sendable {
         var id: String
@@ -62,30 +56,31 @@ extension PostgresTemplateStore {
         return total
     }
 
-    /// The current row of a document of `kind`, live or deleted; `nil` when none ever had the id.
-    static func row(
+    /// The current rows of the documents of `kind` with these ids, live or deleted, by id (with
+    /// `edited`); an id no document ever had is absent. One statement for any number of ids.
+    static func currentRows(
         _ connection: PostgresConnection,
-        id: String,
-        kind: Kind,
+        ids: [String],
+        kind: DocumentKind,
         logger: Logger
-    ) async throws -> CurrentDocument? {
-        let rows = try await connection.all(
+    ) async throws -> [String: CurrentDocument] {
+        var rows: [String: CurrentDocument] = [:]
+        for try await (id, revision, deleted, document, updatedAt, updatedBy, edited) in try await connection.query(
             """
-            SELECT revision, deleted, document, updated_at, updated_by FROM template
-            WHERE id = \(id) AND kind = \(kind.rawValue)
+            SELECT id, revision, deleted, document, updated_at, updated_by, edited FROM template
+            WHERE id = ANY(\(ids)) AND kind = \(kind.rawValue)
             """,
             logger: logger
-        )
-        guard let first = rows.first else { return nil }
-        let (revision, deleted, document, updatedAt, updatedBy) = try first.decode(
-            (Int, Bool, String, String, String).self
-        )
-        return CurrentDocument(
-            revision: revision,
-            deleted: deleted,
-            document: document,
-            updatedAt: updatedAt,
-            updatedBy: updatedBy
-        )
+        ).decode((String, Int, Bool, String, String, String, Bool).self) {
+            rows[id] = CurrentDocument(
+                revision: revision,
+                deleted: deleted,
+                document: document,
+                updatedAt: updatedAt,
+                updatedBy: updatedBy,
+                edited: edited
+            )
+        }
+        return rows
     }
 }

@@ -3,25 +3,27 @@ import Logging
 import PostgresNIO
 
 /// The localization store in PostgreSQL, shared by replicas: the same tables and rules as the
-/// SQLite `TemplateStore`, plus a change feed.
+/// `SQLiteTemplateStore`, plus a change feed.
 ///
 /// Every catalogue write is one transaction that first takes a transaction advisory lock
 /// (`PostgresSchema.catalogueWriteLock`), so writes from all replicas are serialized: two
 /// `If-Match` writes of the same revision sent to two replicas have exactly one winner, aliases
 /// stay unique across the catalogue, and the change feed's numbers follow commit order. The
-/// transaction also appends a `catalogue_change` row and `pg_notify`s its number on
-/// `catalogueChannel`; the other replicas' `CatalogueChangeListener` loads the change and
-/// publishes it. Commits use the server's `synchronous_commit` (on by default), so an answered
-/// write survives a crash of the replica and of PostgreSQL.
+/// transaction also appends a `catalogue_change` row per document it wrote and `pg_notify`s the
+/// newest number on `catalogueChannel`; the other replicas' `CatalogueChangeListener` loads the
+/// changes and publishes them. Commits use `synchronous_commit = on`, so an answered write
+/// survives a crash of the replica and of PostgreSQL.
 ///
-/// The import of built-ins is in `+Import`, writes in `+Writes`, reads, paging and the audit
-/// trail in `+Reads`, app policies in `+AppPolicies`, the change feed in `+ChangeFeed`, and the
+/// Writes and the import of built-ins are in `+Writes` (what a write does is `CatalogueWrite`'s,
+/// shared with the other backend; this backend's SQL for it is `PostgresCatalogueTransaction`,
+/// sent through a `PostgresSession`), reads, paging and the audit trail in `+Reads`, app policies
+/// and experiments in `+AppPolicies` and `+Experiments`, the change feed in `+ChangeFeed`, and the
 /// rows as read with the SQL helpers they share in `+Rows`; the schema is `PostgresSchema`.
 package final class PostgresTemplateStore: TemplateStoring {
     package let database: PostgresBackend
     let logger: Logger
     /// Called with the duration of each write transaction in seconds, whatever its outcome.
-    private let onCommit: (@Sendable (Double) -> Void)?
+    let onCommit: (@Sendable (Double) -> Void)?
 
     package init(database: PostgresBackend, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) {
         self.database = database
@@ -33,25 +35,27 @@ package final class PostgresTemplateStore: TemplateStoring {
 
     // MARK: - Transactions
 
-    /// One catalogue write: a transaction serialized with every other replica's writes. A write
-    /// that times out before its COMMIT is rolled back (`.unavailable`); one that times out after
-    /// it answers `.outcomeUnknown`.
-    func write<T: Sendable>(
-        timeout: Duration? = nil,
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
-    ) throws(StoreError) -> T {
+    /// One catalogue transaction: serialized with every other replica's catalogue writes by a
+    /// transaction advisory lock, its edits decided on this thread (`CatalogueWrite`) and sent
+    /// step by step (`PostgresSession`, `PostgresCatalogueTransaction`). A write that times out
+    /// before its COMMIT is rolled back (`.unavailable`); one that times out after it answers
+    /// `.outcomeUnknown`.
+    /// - Throws: what `edits` throws, as it is; `StoreError` for the transaction's failures.
+    func catalogueWrite<T>(timeout: Duration? = nil, _ edits: (CatalogueWrite) throws -> T) throws -> T {
         let logger = logger
         do {
-            return try CommitTimer.timed(onCommit) { () throws(StoreError) -> T in
-                try database.transaction(timeout: timeout) { connection in
-                    try await connection.all(
-                        "SELECT pg_advisory_xact_lock(\(PostgresSchema.catalogueWriteLock))",
-                        logger: logger
-                    )
-                    return try await body(connection)
+            return try CommitTimer.timed(onCommit) {
+                try database.session(timeout: timeout) { session in
+                    try session.run { connection in
+                        _ = try await connection.all(
+                            "SELECT pg_advisory_xact_lock(\(PostgresSchema.catalogueWriteLock))",
+                            logger: logger
+                        )
+                    }
+                    return try CatalogueWrite.run(on: PostgresCatalogueTransaction(session: session), edits)
                 }
             }
-        } catch {
+        } catch let error as StoreError {
             throw logged(error, "store write failed")
         }
     }

@@ -51,3 +51,18 @@ package enum WritePrecondition: Sendable, Equatable {
     /// Change: the live template must be at this revision.
     case revision(Int)
 }
+
+extension StoreError {
+    /// Runs `body`, whose every error is a `StoreError` (a transaction of edits that throw only
+    /// `StoreError`: `TemplateStoring.write(_:)` throws theirs and its own), and rethrows with
+    /// that type.
+    package static func only<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database("unexpected error: \(error)")
+        }
+    }
+}

@@ -3,14 +3,14 @@ import JSONCoding
 
 /// How documents and revisions are kept as text, the same on every backend: the JSON text of a
 /// document, the changed fields of a revision, and the ids of the kinds of document that share
-/// the templates' tables. SQLite (`TemplateStore`) and PostgreSQL use these, so a document
+/// the templates' tables. SQLite (`SQLiteTemplateStore`) and PostgreSQL use these, so a document
 /// written by one reads back identically through the other and gives the same bytes (and the
 /// same ETags) on every replica.
 package enum StoredDocuments {
     /// The `kind` of template rows.
-    package static let templateKind = "template"
+    package static let templateKind = DocumentKind.template.rawValue
     /// The `kind` of app policy rows.
-    package static let appPolicyKind = "app-policy"
+    package static let appPolicyKind = DocumentKind.appPolicy.rawValue
     package static let appPolicyPrefix = "app-policy:"
 
     /// The store id of a platform's policy (in revisions and the audit trail): `app-policy:ios`,
@@ -24,7 +24,7 @@ package enum StoredDocuments {
     }
 
     /// The `kind` of experiment rows.
-    package static let experimentKind = "experiment"
+    package static let experimentKind = DocumentKind.experiment.rawValue
     package static let experimentPrefix = "experiment:"
 
     /// The store id of an experiment: `experiment:<id>`, which no template id can be (a template
@@ -91,6 +91,13 @@ package enum StoredDocuments {
             throw .database("a stored document is not JSON: \(error)")
         }
     }
+}
+
+/// The kinds of versioned document that share the catalogue's tables (the `kind` column).
+package enum DocumentKind: String, Sendable, CaseIterable {
+    case template
+    case appPolicy = "app-policy"
+    case experiment
 }
 
 extension RevisionRecord {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import EmptyStatePostgres
+import EmptyStateSQLite
 import EmptyStateService
+import EmptyStateStore
 import Foundation
 import Logging
 
@@ -250,8 +252,8 @@ struct EmptyStateServer: ParsableCommand {
         var configuration = try resolvedConfiguration()
         configuration.logFormat = format
         do {
-            let shared = try resolvedDatabaseURL().map { try PostgresSharedStore(url: $0, logger: logger) }
-            let application = try EmptyStateApplication(configuration: configuration, shared: shared, logger: logger)
+            let stores = try openStores(configuration, logger: logger)
+            let application = try EmptyStateApplication(configuration: configuration, stores: stores, logger: logger)
             try application.runUntilSignalled()
         } catch let error as EmptyStateApplication.StartupError {
             logger.critical("cannot start", metadata: ["error": "\(error.description)"])
@@ -261,6 +263,30 @@ struct EmptyStateServer: ParsableCommand {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             FileHandle.standardError.write(Data("empty-state-server: \(error)\n".utf8))
             throw ExitCode(71)  // EX_OSERR
+        }
+    }
+
+    /// The backend, chosen here and nowhere else: PostgreSQL shared by replicas with
+    /// `--database-url`, SQLite in the data directory otherwise. The application gets the stores
+    /// and never learns which.
+    ///
+    /// `EMPTY_STATE_BENCH_WITHOUT_ROLLUPS=1` (no flag: it is not for service) makes the event
+    /// stores count no rollups, so `make bench` can measure what counting costs ingestion
+    /// (`Benchmarks/analytics.py`); the summaries of such a process are wrong.
+    /// - Throws: `EmptyStateApplication.StartupError` naming what cannot be used.
+    private func openStores(_ configuration: ServiceConfiguration, logger: Logger) throws -> any Stores {
+        let countsRollups = environment("EMPTY_STATE_BENCH_WITHOUT_ROLLUPS") != "1"
+        if let url = try resolvedDatabaseURL() {
+            return try PostgresSharedStore(url: url, countsRollups: countsRollups, logger: logger)
+        }
+        do {
+            return try SQLiteStores(
+                directory: configuration.dataDirectory,
+                countsRollups: countsRollups,
+                logger: logger
+            )
+        } catch {
+            throw EmptyStateApplication.StartupError(description: error.description)
         }
     }
 

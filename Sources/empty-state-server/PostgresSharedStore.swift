@@ -3,7 +3,6 @@ import EmptyStateService
 import EmptyStateStore
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The store shared by replicas, on PostgreSQL (`--database-url`): opens the pool, migrates the
 /// schema under the advisory lock, and hands the application its stores, change feed, admin
@@ -16,10 +15,11 @@ final class PostgresSharedStore: SharedStore {
     private let commitObserver = CommitObserver()
 
     /// Opens and migrates the database at `url`.
+    /// - Parameter countsRollups: as `PostgresEventStore`'s (`false` only for a benchmark).
     /// - Throws: `EmptyStateApplication.StartupError`: exit 69 when the database cannot be
     ///   reached within 20 s, 78 when its schema is newer than this binary.
     @available(*, noasync)
-    init(url: PostgresURL, logger: Logger) throws {
+    init(url: PostgresURL, countsRollups: Bool, logger: Logger) throws {
         let database = PostgresBackend(url: url, logger: logger)
         database.startPool()
         let newer: Int?
@@ -63,7 +63,9 @@ final class PostgresSharedStore: SharedStore {
         self.database = database
         let observer = commitObserver
         templateStore = PostgresTemplateStore(database: database, logger: logger) { observer.tell("templates", $0) }
-        events = PostgresEventStore(database: database, logger: logger) { observer.tell("events", $0) }
+        events = PostgresEventStore(database: database, countsRollups: countsRollups, logger: logger) {
+            observer.tell("events", $0)
+        }
     }
 
     var templates: any TemplateStoring { templateStore }
@@ -97,13 +99,4 @@ final class PostgresSharedStore: SharedStore {
     func services(catchUp: @escaping @Sendable () -> Void) -> [any Service] {
         [database, CatalogueChangeListener(database: database, logger: database.logger, catchUp: catchUp)]
     }
-}
-
-/// Who is told each commit's duration (the application's metrics, set once it exists).
-private final class CommitObserver: Sendable {
-    private let observer = Mutex<(@Sendable (String, Double) -> Void)?>(nil)
-
-    func set(_ observer: @escaping @Sendable (String, Double) -> Void) { self.observer.withLock { $0 = observer } }
-
-    func tell(_ store: String, _ seconds: Double) { observer.withLock { $0 }?(store, seconds) }
 }

@@ -100,7 +100,7 @@ struct WebAPITests {
         #expect(filled.status == 200)
         #expect(text(filled).contains("&lt;BankID&gt;"))
         #expect(!text(filled).contains("<BankID>"))
-        #expect(filled.memoName == nil)
+        #expect(filled.memoTag == nil)
     }
 
     @Test("an illustration comes from the configured base URL, decorative alt empty")
@@ -161,9 +161,9 @@ struct WebAPITests {
     @Test("the web icon rule: a name outside the set is named at /visual/icon/web")
     func iconRule() throws {
         var template = try #require(try ServiceFixture.catalogue().templates.first { $0.id == "connectionRefused" })
-        #expect(WebIconRule.violation(in: template) == nil)
+        #expect(WebIconRule.violation(in: template, icons: IconSet.lucide) == nil)
         template.visual = .icon([.ios: "wifi.slash", .android: "wifi_off", .web: "wifi-of"])
-        let rule = try #require(WebIconRule.violation(in: template))
+        let rule = try #require(WebIconRule.violation(in: template, icons: IconSet.lucide))
         #expect(rule.contains("\"wifi-of\" is not in the web icon set"))
         #expect(rule.contains("wifi-off"))
     }

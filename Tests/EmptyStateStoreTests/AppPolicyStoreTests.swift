@@ -126,7 +126,7 @@ struct AppPolicyStoreTests {
                 )
             }
         }
-        let store = try TemplateStore(path: path, logger: Logger(label: "test"))
+        let store = try SQLiteTemplateStore(path: path, logger: Logger(label: "test"))
         #expect(try store.liveTemplates().map(\.template.id) == ["legacy"])
         #expect(try store.revisions(id: "legacy", page: 1, pageSize: 10).total == 1)
         _ = try store.putPolicy(policy(.android), precondition: .absent, actor: "alice")

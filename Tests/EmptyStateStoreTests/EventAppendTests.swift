@@ -1,5 +1,6 @@
 import Dispatch
 import EmptyStateSQLite
+import EmptyStateStore
 import Foundation
 import Logging
 import Synchronization
@@ -115,47 +116,58 @@ struct EventAppendTests {
         try await offPool {
             // Every commit blocks in the metrics callback until released (each released one lets
             // the next go), so that the other submissions queue up behind the writers, however
-            // many there are; stop() is called while they wait.
+            // many there are; stop() is called while they wait. Where they are is read from the
+            // queue (`GroupCommitting`), never guessed from time.
             let gate = DispatchSemaphore(value: 0)
+            let blocked = DispatchSemaphore(value: 0)
             let released = Atomic<Bool>(false)
             let (store, _) = try makeEventStore(
                 backend,
                 onCommit: { _ in
                     if !released.load(ordering: .acquiring) {
+                        blocked.signal()
                         gate.wait()
                         gate.signal()
                     }
                 }
             )
+            let queue = try #require(store as? any GroupCommitting)
             store.start()
             let queued = 8
-            let submitted = Atomic<Int>(0)
             let succeeded = Atomic<Int>(0)
             let done = DispatchGroup()
             for index in 0...queued {
                 done.enter()
                 Thread {
-                    submitted.add(1, ordering: .relaxed)
                     if (try? store.append([analyticsEvent("drain-\(index)")], quarantined: []))?.first == true {
                         succeeded.add(1, ordering: .relaxed)
                     }
                     done.leave()
                 }.start()
-                if index == 0 { Thread.sleep(forTimeInterval: 0.05) }  // the blocked first commit
+                // The first commit holds its writer at the gate before the others are sent.
+                if index == 0 { #expect(blocked.wait(timeout: .now() + 10) == .success, "the first commit blocked") }
             }
-            while submitted.load(ordering: .relaxed) < queued + 1 { Thread.sleep(forTimeInterval: 0.005) }
-            Thread.sleep(forTimeInterval: 0.2)
+            #expect(waitUntil { queue.commitProgress.unanswered == queued + 1 }, "every submission accepted")
+            // stop() runs on a thread of its own and notes, the moment it returns, whether the
+            // gate had been opened and how many events were stored by then.
             let stopped = DispatchSemaphore(value: 0)
+            let returned = Mutex<(afterRelease: Bool, stored: Int?)>((false, nil))
             Thread {
                 store.stop()
+                let afterRelease = released.load(ordering: .acquiring)
+                let stored = try? store.counts().events
+                returned.withLock { $0 = (afterRelease, stored) }
                 stopped.signal()
             }.start()
-            Thread.sleep(forTimeInterval: 0.1)
-            #expect(stopped.wait(timeout: .now()) == .timedOut, "stop() waits while submissions are queued")
+            // stop() has begun (it refuses new submissions) while every commit is held.
+            #expect(waitUntil { !queue.commitProgress.accepting }, "stop() began")
             #expect(succeeded.load(ordering: .relaxed) == 0)
             released.store(true, ordering: .releasing)
             gate.signal()
             #expect(stopped.wait(timeout: .now() + 10) == .success, "stop() returned")
+            let atReturn = returned.withLock { $0 }
+            #expect(atReturn.afterRelease, "stop() waits while submissions are queued")
+            #expect(atReturn.stored == queued + 1, "stop() returned once every queued submission was committed")
             #expect(done.wait(timeout: .now() + 10) == .success, "every append returned")
             #expect(succeeded.load(ordering: .relaxed) == queued + 1)
             #expect(try store.counts().events == queued + 1)

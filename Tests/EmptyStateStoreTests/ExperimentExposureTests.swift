@@ -163,7 +163,7 @@ struct ExperimentExposureTests {
     private func refuseQuarantine(in store: any EventStoring, _ backend: StoreBackend) throws {
         switch backend {
         case .sqlite:
-            let path = try #require(store as? EventStore).path
+            let path = try #require(store as? SQLiteEventStore).path
             let queue = try DatabaseQueue(path: path)
             try queue.write { db in
                 try db.execute(

@@ -26,11 +26,11 @@ struct NewerSchemaTests {
     @Test("the template store refuses a file with a migration it does not know, naming it; its own file opens")
     func templateStore() throws {
         let path = try directory() + "/store.sqlite"
-        _ = try TemplateStore(path: path, logger: Logger(label: "test"))
-        _ = try TemplateStore(path: path, logger: Logger(label: "test"))  // this release's file: fine
+        _ = try SQLiteTemplateStore(path: path, logger: Logger(label: "test"))
+        _ = try SQLiteTemplateStore(path: path, logger: Logger(label: "test"))  // this release's file: fine
         try addFutureMigration(to: path)
         #expect {
-            _ = try TemplateStore(path: path, logger: Logger(label: "test"))
+            _ = try SQLiteTemplateStore(path: path, logger: Logger(label: "test"))
         } throws: { error in
             guard case .database(let reason) = error as? StoreError else { return false }
             return reason.contains("was written by a newer release") && reason.contains("\"v99: from a newer release\"")
@@ -40,10 +40,10 @@ struct NewerSchemaTests {
     @Test("the event store refuses one too")
     func eventStore() throws {
         let path = try directory() + "/events.sqlite"
-        _ = try EventStore(path: path, logger: Logger(label: "test"))
+        _ = try SQLiteEventStore(path: path, logger: Logger(label: "test"))
         try addFutureMigration(to: path)
         #expect {
-            _ = try EventStore(path: path, logger: Logger(label: "test"))
+            _ = try SQLiteEventStore(path: path, logger: Logger(label: "test"))
         } throws: { error in
             guard case .database(let reason) = error as? StoreError else { return false }
             return reason.contains("was written by a newer release")

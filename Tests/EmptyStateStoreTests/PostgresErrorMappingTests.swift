@@ -174,18 +174,14 @@ struct PostgresLiveErrorTests {
             let stage = try PostgresStage(fastWait: .seconds(10))
             defer { stage.stop() }
             let pid = Mutex<Int32?>(nil)
+            let pidKnown = DispatchSemaphore(value: 0)
             let killed = DispatchSemaphore(value: 0)
             Thread {
                 defer { killed.signal() }
-                let deadline = ContinuousClock.now + .seconds(5)
-                while ContinuousClock.now < deadline {
-                    if let target = pid.withLock({ $0 }) {
-                        _ = try? stage.slow.blocking { client in
-                            try await client.all("SELECT pg_terminate_backend(\(target))", logger: logger)
-                        }
-                        return
-                    }
-                    Thread.sleep(forTimeInterval: 0.01)
+                // Once the connection has said which backend it is, it is about to sleep in it.
+                guard pidKnown.wait(timeout: .now() + 5) == .success, let target = pid.withLock({ $0 }) else { return }
+                _ = try? stage.slow.blocking { client in
+                    try await client.all("SELECT pg_terminate_backend(\(target))", logger: logger)
                 }
             }.start()
             let started = ContinuousClock.now
@@ -194,6 +190,7 @@ struct PostgresLiveErrorTests {
                     try await client.withConnection { connection in
                         let own = try await connection.all("SELECT pg_backend_pid()", logger: logger)
                         pid.withLock { $0 = try? own.first?.decode(Int32.self) }
+                        pidKnown.signal()
                         try await connection.all("SELECT pg_sleep(5)", logger: logger)
                     }
                 }

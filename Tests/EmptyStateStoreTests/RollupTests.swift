@@ -166,12 +166,14 @@ struct RollupTests {
             let stored = Mutex(0)
             let failures = Mutex<[String]>([])
             let sending = Atomic<Int>(senders)
+            let folded = DispatchSemaphore(value: 0)
             let folder = Thread {
+                defer { folded.signal() }
                 while sending.load(ordering: .acquiring) > 0 {
                     do { try store.foldRollups(batch: 50) } catch {
                         failures.withLock { $0.append("fold: \(error)") }
                     }
-                    Thread.sleep(forTimeInterval: 0.003)
+                    Thread.sleep(forTimeInterval: 0.003)  // the folds' spacing (see above), not a wait
                 }
             }
             folder.start()
@@ -186,7 +188,7 @@ struct RollupTests {
                 }
                 sending.subtract(1, ordering: .releasing)
             }
-            while !folder.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+            folded.wait()
             #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(3))")
             let total = stored.withLock { $0 }
             #expect(try store.counts().events == total)
@@ -371,7 +373,7 @@ struct RollupTests {
             let path = directory.appendingPathComponent("events.sqlite").path
             let hour = Self.base / RollupGrain.hour.milliseconds
             let queue = try DatabaseQueue(path: path)
-            try EventStore.migrator.migrate(queue, upTo: "v4: experiment exposures")
+            try SQLiteEventStore.migrator.migrate(queue, upTo: "v4: experiment exposures")
             // Three commits' rows of one key, one of another: what v4 appended.
             try queue.write { db in
                 for (type, action, n) in [
@@ -387,7 +389,7 @@ struct RollupTests {
                     )
                 }
             }
-            try EventStore.migrator.migrate(queue)
+            try SQLiteEventStore.migrator.migrate(queue)
             let rows = try queue.read { db in
                 try Row.fetchAll(db, sql: "SELECT type, action_id, n FROM rollup_delta ORDER BY type").map {
                     "\($0[0] as String)/\($0[1] as String)=\($0[2] as Int)"
@@ -395,7 +397,7 @@ struct RollupTests {
             }
             #expect(rows == ["actionTapped/retry=1", "displayed/=9"])
             try queue.close()
-            let store = try EventStore(path: path, logger: Logger(label: "test"))
+            let store = try SQLiteEventStore(path: path, logger: Logger(label: "test"))
             store.start()
             defer { store.stop() }
             // A new event of the same key adds to its row; the answer reads it before any fold.

@@ -231,9 +231,9 @@ struct DurabilitySettingsTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/store.sqlite"
-        let store = try TemplateStore(path: path, logger: Logger(label: "test"))
+        let store = try SQLiteTemplateStore(path: path, logger: Logger(label: "test"))
         #expect(try store.synchronousMode() == 2)
-        let events = try EventStore(
+        let events = try SQLiteEventStore(
             path: path.replacingOccurrences(of: "store.sqlite", with: "events.sqlite"),
             logger: Logger(label: "test")
         )
@@ -262,7 +262,7 @@ struct TemplateStoreTimestampTests {
         do {
             // A store as the previous release left it: schema v2, milliseconds everywhere.
             let queue = try DatabaseQueue(path: path)
-            try TemplateStore.migrator.migrate(queue, upTo: "v2: document kinds")
+            try SQLiteTemplateStore.migrator.migrate(queue, upTo: "v2: document kinds")
             try queue.write { db in
                 try db.execute(
                     sql: """
@@ -281,7 +281,7 @@ struct TemplateStoreTimestampTests {
                 )
             }
         }
-        let store = try TemplateStore(path: path, logger: Logger(label: "test"))
+        let store = try SQLiteTemplateStore(path: path, logger: Logger(label: "test"))
         #expect(try store.template(id: "loading").updatedAt == "2020-01-01T00:00:00Z")
         #expect(try store.strings(id: "loading").map(\.updatedAt) == ["2020-01-01T00:00:00Z"])
         _ = try store.put(retitled(loading, french: "Chargement…"), precondition: .revision(2), actor: "bob")

@@ -73,7 +73,7 @@ struct TranslationBookkeepingTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("store.sqlite").path
         let queue = try DatabaseQueue(path: path)
-        try TemplateStore.migrator.migrate(queue, upTo: "v3: whole-second timestamps, revision sequence")
+        try SQLiteTemplateStore.migrator.migrate(queue, upTo: "v3: whole-second timestamps, revision sequence")
         try queue.write { db in
             try db.execute(
                 sql: """
@@ -89,7 +89,7 @@ struct TranslationBookkeepingTests {
                     """
             )
         }
-        try TemplateStore.migrator.migrate(queue)
+        try SQLiteTemplateStore.migrator.migrate(queue)
         let revisions = try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT locale, revision FROM template_string ORDER BY locale").map {
                 ($0["locale"] as String, $0["revision"] as Int)

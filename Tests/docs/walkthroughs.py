@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the documentation's walk-throughs against a real server, the way a reader types them.
 
-    python3 Tests/docs/walkthroughs.py .build/debug/empty-state-server [docs/PAGE.md …]
+    python3 Tests/docs/walkthroughs.py .build/debug/empty-state-server [docs/<page>.md …]
 
 The pages are the source: this script only extracts and runs their fenced `sh` blocks, so a
 page that goes wrong (a hard-coded ETag that is stale by then, a file the export does not make,
@@ -21,8 +21,8 @@ full guide is docs/development.md, "Walk-throughs that run"):
   free port and puts it in place of 8080 in every command, file and expected output). Other
   ports of 8081–8099 and 8443 the page names are free ports too, the same one each time.
   `empty-state-server` is on PATH.
-- `<!-- walkthrough: after PAGE.md -->`: a reader may come here straight from PAGE.md with its
-  server still running, so the page also runs right after PAGE.md (and what PAGE.md follows)
+- `<!-- walkthrough: after <page>.md -->`: a reader may come here straight from <page>.md with its
+  server still running, so the page also runs right after <page>.md (and what <page>.md follows)
   in one session on one server: state the earlier page left (a revision it made) must not break
   this one.
 - `<!-- walkthrough: skip REASON -->` before a ```sh block: the block is not run (a Docker

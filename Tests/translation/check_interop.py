@@ -3,8 +3,9 @@
 
 Usage: check_interop.py DIR
 
-DIR holds what the Swift test TranslationInteropTests/writeFixtures wrote: XLIFF 2.0 and 1.2,
-String Catalogs and Android res/ trees, and expected.json (the model each file stands for).
+DIR holds what the fixture writer (`translation-fixtures DIR`, Tests/TranslationFixtureWriter)
+wrote: XLIFF 2.0 and 1.2, String Catalogs and Android res/ trees, and expected.json (the model
+each file stands for).
 
 - lxml parses every XML file strictly (no entities resolved, no network), and the model is
   rebuilt from the elements: ids, sources and targets with their placeholders, states, notes.

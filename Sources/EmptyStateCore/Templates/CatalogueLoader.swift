@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import JSONCoding
-import Synchronization
 
 /// Reads the built-in templates: one `<id>.json` per template in a directory.
 package enum CatalogueLoader {
@@ -67,22 +65,12 @@ package enum CatalogueLoader {
     ) throws(CatalogueError) -> Catalogue {
         // Files are read and parsed on every core (10,000 templates take seconds on one), in
         // chunks; the results are put together in file order, so problems read the same way.
-        let count = paths.count
-        let outcomes = Mutex<[Int: Result<Template, CatalogueError>]>([:])
-        let chunk = 64
-        DispatchQueue.concurrentPerform(iterations: (count + chunk - 1) / chunk) { part in
-            var parsed: [Int: Result<Template, CatalogueError>] = [:]
-            for index in (part * chunk)..<min(count, (part + 1) * chunk) {
-                parsed[index] = parseOne(index)
-            }
-            outcomes.withLock { $0.merge(parsed) { first, _ in first } }
-        }
+        let results = (0..<paths.count).concurrentMap(parseOne)
         var problems: [CatalogueError.Problem] = []
         var templates: [Template] = []
         var sources: [String: String] = [:]
-        let results = outcomes.withLock { $0 }
-        for index in 0..<count {
-            switch results[index]! {
+        for index in results.indices {
+            switch results[index] {
             case .success(let template):
                 templates.append(template)
                 sources[template.id] = paths[index]

@@ -59,21 +59,39 @@ package enum CopyRules {
         guard let first = scalars.firstIndex(where: { !isPunctuationOrSpace($0) }),
             let last = scalars.lastIndex(where: { !isPunctuationOrSpace($0) })
         else { return false }
-        if scalars[first...last].count > longestVagueLabel { return false }
-        let trimmed = label.lowercased().unicodeScalars.drop { isPunctuationOrSpace($0) }
-        let normalized = String(
-            String.UnicodeScalarView(trimmed.reversed().drop { isPunctuationOrSpace($0) }.reversed())
-        )
-        return vagueLabels.contains(normalized)
+        let core = scalars[first...last]
+        if core.count > longestVagueLabel { return false }
+        // Lowercasing only the trimmed part, once (building the trimmed text scalar by scalar,
+        // twice reversed, was a third of validating a catalogue).
+        return vagueLabels.contains(String(core).lowercased())
     }
 
     private static func isPunctuationOrSpace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isWhitespace || scalar.properties.generalCategory.isPunctuation
+        if scalar.value < 0x80 { return asciiPunctuationOrSpace[Int(scalar.value)] }
+        return scalar.properties.isWhitespace || scalar.properties.generalCategory.isPunctuation
+    }
+
+    /// `isPunctuationOrSpace` of the ASCII scalars, looked up once: most labels are ASCII, and
+    /// Unicode's property tables are a search each.
+    private static let asciiPunctuationOrSpace: [Bool] = (0..<0x80).map { value in
+        let scalar = Unicode.Scalar(UInt8(value))
+        return scalar.properties.isWhitespace || scalar.properties.generalCategory.isPunctuation
     }
 
     /// Display columns: wide and full-width characters (CJK, Hangul, full-width forms) count two,
     /// combining marks none.
     package static func columns(_ text: String) -> Int {
+        // Text below U+0300 (ASCII and Latin, most copy) is one column a scalar: count the
+        // scalars' first bytes in place. A lead byte from 0xCC on starts U+0300 or above.
+        let latin = text.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            var count = 0
+            for byte in bytes {
+                if byte >= 0xCC { return nil }
+                if byte & 0xC0 != 0x80 { count += 1 }
+            }
+            return count
+        }
+        if let latin, let count = latin { return count }
         var total = 0
         for scalar in text.unicodeScalars {
             let value = scalar.value

@@ -47,7 +47,9 @@ extension AdminAPI {
             throw AdminProblems.unprocessable(issues.map { .init(.pointer($0.pointer), $0.rule) })
         }
         var broken = issues
-        if let rule = WebIconRule.violation(in: template) { broken.append(ValidationIssue(WebIconRule.pointer, rule)) }
+        if let rule = WebIconRule.violation(in: template, icons: IconSet.lucide) {
+            broken.append(ValidationIssue(WebIconRule.pointer, rule))
+        }
         let locales = TemplateRenderer.localeSet(of: template)
         let locale = tag.flatMap { locales.resolve($0) } ?? locales.fallback
         let copy = TemplateRenderer.copy(of: template, in: locale)

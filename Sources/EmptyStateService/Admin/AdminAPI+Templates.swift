@@ -1,5 +1,6 @@
 import EmptyStateCore
 import EmptyStateStore
+import EmptyStateWeb
 import HTTPServer
 import JSONCoding
 
@@ -144,7 +145,7 @@ extension AdminAPI {
         guard case .object = document else { throw AdminProblems.notAnObject }
         switch TemplateParser.parse(document, expectedID: id) {
         case .success(let template):
-            if let rule = WebIconRule.violation(in: template) {
+            if let rule = WebIconRule.violation(in: template, icons: IconSet.lucide) {
                 throw AdminProblems.unprocessable([.init(.pointer(WebIconRule.pointer), rule)])
             }
             return template

@@ -168,19 +168,7 @@ package final class AppStatusBook: Sendable {
         return CatalogueSnapshot.Representation(bytes: bytes, contentLanguage: language)
     }
 
-    // MARK: - Memo names
-
-    private static let memoPrefix = "app-status:"
-
-    /// The name the server's memo remembers `platform`'s answers by: never a template id or
-    /// alias (those cannot hold a colon), so only a change of that policy or of an update
-    /// template forgets them.
-    package static func memoName(_ platform: Platform) -> String { memoPrefix + platform.rawValue }
-
-    /// Every platform's memo name: what a change of an update template invalidates.
-    static let allMemoNames = Set(Platform.allCases.map(memoName))
-
-    static func isMemoName(_ name: String) -> Bool { name.hasPrefix(memoPrefix) }
+    // MARK: - Templates
 
     /// The ids of the templates answers are made of.
     static let templateIDs = Set(AppStatus.allCases.compactMap(\.templateID))

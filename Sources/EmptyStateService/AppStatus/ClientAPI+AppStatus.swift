@@ -74,7 +74,7 @@ extension ClientAPI {
             with: book.representation(status, platform: query.platform, preferences: query.preferences),
             to: request,
             query: query,
-            memoName: instanceID == nil ? AppStatusBook.memoName(query.platform) : nil
+            memoTag: instanceID == nil ? .appStatus(query.platform) : nil
         )
     }
 

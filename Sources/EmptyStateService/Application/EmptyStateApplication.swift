@@ -1,6 +1,6 @@
 import EmptyStateCore
-import EmptyStateSQLite
 import EmptyStateStore
+import EmptyStateWeb
 import Foundation
 import HTTPServer
 import JSONCoding
@@ -49,13 +49,14 @@ package final class EmptyStateApplication: Sendable {
     let logger: Logger
     let readiness = Readiness()
 
-    /// Validates the built-in catalogue, opens the store (importing new built-ins), renders every
+    /// Validates the built-in catalogue, imports new built-ins into the store, renders every
     /// representation of the live templates and wires the routes.
     /// - Throws: `StartupError` naming the file, field and rule when the catalogue is invalid,
     ///   or the file or directory that could not be used.
-    /// - Parameter shared: the store shared by replicas (`--database-url`); `nil`: SQLite in the
-    ///   data directory.
-    package init(configuration: ServiceConfiguration, shared: (any SharedStore)? = nil, logger: Logger) throws {
+    /// - Parameter stores: the backend `empty-state-server` opened: SQLite in the data directory,
+    ///   or a `SharedStore` (PostgreSQL shared by replicas, `--database-url`), whose change feed
+    ///   the application then follows.
+    package init(configuration: ServiceConfiguration, stores: any Stores, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
         let metrics = ServiceMetrics()
@@ -77,7 +78,9 @@ package final class EmptyStateApplication: Sendable {
             throw StartupError(description: "the catalogue in \(catalogueSource) is invalid:\n\(error.description)")
         }
         let iconErrors = catalogue.templates.compactMap { template in
-            WebIconRule.violation(in: template).map { "\(template.id).json: \(WebIconRule.pointer): \($0)" }
+            WebIconRule.violation(in: template, icons: IconSet.lucide).map {
+                "\(template.id).json: \(WebIconRule.pointer): \($0)"
+            }
         }
         if !iconErrors.isEmpty {
             throw StartupError(
@@ -93,24 +96,16 @@ package final class EmptyStateApplication: Sendable {
         } else {
             openAPI = BuiltinFiles.openAPI
         }
-        try DataDirectory.prepare(configuration.dataDirectory)
-        let backend: Backend
+        // SQLite: SQLiteStores made it already; PostgreSQL: it receives a generated admin token.
         do {
-            backend = try Self.openStores(
-                configuration: configuration,
-                shared: shared,
-                metrics: metrics,
-                logger: logger
-            )
-        } catch let error as StartupError {
-            throw error
+            try DataDirectory.prepare(configuration.dataDirectory)
         } catch {
-            throw StartupError(
-                description: "cannot use the store \(shared?.location ?? configuration.storePath): \(error)"
-            )
+            throw StartupError(description: error.description)
         }
-        store = backend.templates
-        events = backend.events
+        stores.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
+        store = stores.templates
+        events = stores.events
+        let shared = stores as? any SharedStore
         self.shared = shared
         // PostgreSQL: the change feed's number before the snapshot is loaded; the listener
         // catches up from it, so a change committed meanwhile by another replica is not missed.
@@ -128,15 +123,8 @@ package final class EmptyStateApplication: Sendable {
                     "store.import_ms": "\((ContinuousClock.now - importStarted).milliseconds)",
                 ]
             )
-            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { names in
-                // Bundles are made of every template: their answers go with any template change
-                // (a policy change names only app-status answers).
-                if let names {
-                    let templateChanged = names.contains { !AppStatusBook.isMemoName($0) }
-                    memo?.invalidate(names: templateChanged ? names.union([CatalogueSnapshot.bundleMemoName]) : names)
-                } else {
-                    memo?.invalidate()
-                }
+            state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { invalidation in
+                memo?.invalidate(invalidation)
             }
             try state.republish(from: store)
         } catch .unavailable(let reason) as StoreError {
@@ -163,7 +151,7 @@ package final class EmptyStateApplication: Sendable {
             shared: shared,
             logger: logger
         )
-        authorization.sessions = ConsoleSessions(store: backend.sessions, publicOrigin: configuration.publicOrigin)
+        authorization.sessions = ConsoleSessions(store: stores.sessions, publicOrigin: configuration.publicOrigin)
         adminTokensFile = configuration.adminTokensFile.map { file in
             AdminTokensFile(
                 path: file.path,
@@ -257,42 +245,6 @@ package final class EmptyStateApplication: Sendable {
         metrics.countOpenConnections { [unowned server] in server.openConnections }
         if let memo { metrics.countMemoEntries { memo.count } }
         if let accessLog { metrics.countDroppedAccessLogLines { accessLog.droppedLines } }
-    }
-
-    /// The stores of the configured backend.
-    private struct Backend {
-        var templates: any TemplateStoring
-        var events: any EventStoring
-        var sessions: any SessionStoring
-    }
-
-    /// Opens SQLite in the data directory, or takes the shared store's.
-    private static func openStores(
-        configuration: ServiceConfiguration,
-        shared: (any SharedStore)?,
-        metrics: ServiceMetrics,
-        logger: Logger
-    ) throws -> Backend {
-        if let shared {
-            shared.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
-            return Backend(templates: shared.templates, events: shared.events, sessions: shared.sessions)
-        }
-        let templates = try TemplateStore(
-            path: configuration.storePath,
-            logger: logger,
-            onCommit: { metrics.recordCommit(store: "templates", seconds: $0) }
-        )
-        let events: EventStore
-        do {
-            events = try EventStore(
-                path: configuration.eventStorePath,
-                logger: logger,
-                onCommit: { metrics.recordCommit(store: "events", seconds: $0) }
-            )
-        } catch {
-            throw StartupError(description: "cannot use the event store \(configuration.eventStorePath): \(error)")
-        }
-        return Backend(templates: templates, events: events, sessions: templates)
     }
 }
 

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateStore
 import HTTPServer
 import Synchronization
 

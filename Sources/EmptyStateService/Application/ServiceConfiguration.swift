@@ -10,7 +10,8 @@ package struct ServiceConfiguration: Sendable {
     package var http = HTTPServerConfiguration()
     /// Holds `templates/`, the built-in catalogue; `nil`: the one compiled into the binary.
     package var configDirectory: String?
-    /// Where the service keeps its state; created when missing.
+    /// Where the service keeps its state (without `--database-url`, the SQLite files
+    /// `SQLiteStores` opens in it); created when missing.
     package var dataDirectory = "data"
     /// The contract served at `GET /openapi.yaml`; `nil`: the one compiled into the binary.
     package var openAPIPath: String?
@@ -46,16 +47,6 @@ package struct ServiceConfiguration: Sendable {
     /// catalogue in XLIFF 2.0 with its notes (about 30 MB) and refuses a 50 MB upload before any
     /// of it is read. The readers refuse the same size.
     package var maxImportSize = 40 << 20
-
-    /// The SQLite database of analytics events.
-    package var eventStorePath: String {
-        dataDirectory.hasSuffix("/") ? dataDirectory + "events.sqlite" : dataDirectory + "/events.sqlite"
-    }
-
-    /// The SQLite database of the localization store.
-    package var storePath: String {
-        dataDirectory.hasSuffix("/") ? dataDirectory + "store.sqlite" : dataDirectory + "/store.sqlite"
-    }
 
     /// `<configDirectory>/templates`; `nil` for the compiled-in catalogue.
     package var templatesDirectory: String? {

@@ -1,5 +1,6 @@
 import HTTPServer
 import Synchronization
+import ZlibCompression
 
 // The bytes behind a representation: made once by the first thread that asks, and the gzip
 // state machine (not asked, pending in the background, done) that compresses them on demand.

@@ -66,26 +66,35 @@ package final class CatalogueSnapshot: Sendable {
         policies: [StoredAppPolicy]? = nil,
         experiments: [StoredExperiment]? = nil
     ) {
-        var entries: [String: Entry] = [:]
+        var made: [String: Entry] = [:]
+        var pending: [PendingEntry] = []
         var sets = LocaleSetCache()
         for template in catalogue.templates {
             let revision = revisions[template.id] ?? 0
-            let entry: Entry
             if let reused = previous?.entries[template.id], reused.template.id == template.id,
                 reused.revision == revision, reused.updatedAt == (stamps[template.id]?.at ?? ""),
                 reused.template == template
             {
-                entry = reused
+                made[template.id] = reused
             } else {
                 let stamp = stamps[template.id]
-                entry = Entry(
-                    template: template,
-                    revision: revision,
-                    locales: sets.localeSet(of: template),
-                    updatedAt: stamp?.at ?? "",
-                    updatedBy: stamp?.by ?? ""
+                pending.append(
+                    PendingEntry(
+                        template: template,
+                        revision: revision,
+                        locales: sets.localeSet(of: template),
+                        updatedAt: stamp?.at ?? "",
+                        updatedBy: stamp?.by ?? ""
+                    )
                 )
             }
+        }
+        // A new entry digests its template's document: on every core (at 10,000 templates, a
+        // start's largest cost after parsing the files).
+        for entry in pending.concurrentMap(Entry.init) { made[entry.template.id] = entry }
+        var entries: [String: Entry] = [:]
+        for template in catalogue.templates {
+            let entry = made[template.id]!
             entries[template.id] = entry
             for alias in template.aliases { entries[alias] = entry }
         }
@@ -194,8 +203,12 @@ package final class CatalogueSnapshot: Sendable {
     /// The next snapshot with `change` applied; `nil` when it does not fit (an id or alias of
     /// the changed template belongs to another one: writes published out of order), and the
     /// caller rebuilds from the store.
-    /// - Returns: the snapshot, and every name (id or alias) whose answers may have changed.
-    package func applying(_ change: CatalogueState.Change) -> (snapshot: CatalogueSnapshot, names: Set<String>)? {
+    /// - Returns: the snapshot, and the tags of the answers that may have changed: every name
+    ///   (id or alias) of the template before and after, the bundles, and the app-status answers
+    ///   when an update template changed.
+    package func applying(
+        _ change: CatalogueState.Change
+    ) -> (snapshot: CatalogueSnapshot, tags: Set<CatalogueMemoTag>)? {
         let id = change.id
         var entries = self.entries
         var ids = contents.ids
@@ -256,9 +269,10 @@ package final class CatalogueSnapshot: Sendable {
         let sameLocales = Set(counts.keys) == Set(localeCounts.keys)
         // App-status answers are made of the update templates: only their change remakes them.
         var appStatus = self.appStatus
+        var tags = CatalogueState.Invalidation.templates(names)
         if !names.isDisjoint(with: AppStatusBook.templateIDs) {
             appStatus = appStatus.reloadingTemplates { Self.template($0, in: entries) }
-            names.formUnion(AppStatusBook.allMemoNames)
+            tags.formUnion(CatalogueMemoTag.everyAppStatus)
         }
         let next = CatalogueSnapshot(
             entries: entries,
@@ -272,34 +286,38 @@ package final class CatalogueSnapshot: Sendable {
             unchangedLocales: sameLocales ? self : nil,
             localeCounts: sameLocales ? counts : nil
         )
-        return (next, names)
+        return (next, tags)
     }
 
     /// The next snapshot with `stored` as its platform's app policy; costs that platform's answers.
-    /// - Returns: the snapshot, and the memo name of the answers that may have changed.
-    package func applying(policy stored: StoredAppPolicy) -> (snapshot: CatalogueSnapshot, names: Set<String>) {
+    /// - Returns: the snapshot, and the tag of the answers that may have changed (that
+    ///   platform's app status).
+    package func applying(policy stored: StoredAppPolicy) -> (snapshot: CatalogueSnapshot, tags: Set<CatalogueMemoTag>)
+    {
         let book = appStatus.replacing(stored) { Self.template($0, in: entries) }
         return (
             CatalogueSnapshot(self, appStatus: book, experiments: experiments),
-            [AppStatusBook.memoName(stored.policy.platform)]
+            [.appStatus(stored.policy.platform)]
         )
     }
 
     /// The next snapshot with `stored` published (started, changed or stopped); costs the
     /// experiment's template. `nil` when what is served is as new.
-    /// - Returns: the snapshot, and the names (ids and aliases) of the templates whose answers
-    ///   may have changed.
-    package func applying(experiment stored: StoredExperiment) -> (snapshot: CatalogueSnapshot, names: Set<String>)? {
+    /// - Returns: the snapshot, and the tags of the answers that may have changed: the names
+    ///   (ids and aliases) of the experiment's templates, and the bundles.
+    package func applying(
+        experiment stored: StoredExperiment
+    ) -> (snapshot: CatalogueSnapshot, tags: Set<CatalogueMemoTag>)? {
         guard let (book, templateIDs) = experiments.applying(stored, entries: entries) else { return nil }
         var names = templateIDs
         for id in templateIDs {
             if let entry = entries[id], entry.template.id == id { names.formUnion(entry.template.aliases) }
         }
-        return (CatalogueSnapshot(self, appStatus: appStatus, experiments: book), names)
+        return (
+            CatalogueSnapshot(self, appStatus: appStatus, experiments: book),
+            CatalogueState.Invalidation.templates(names)
+        )
     }
-
-    /// The name under which the memo remembers bundle answers: never a template id or alias.
-    package static let bundleMemoName = ""
 
     /// The template with this id or alias.
     package func entry(named name: String) -> Entry? { entries[name] }
@@ -357,6 +375,27 @@ package final class CatalogueSnapshot: Sendable {
     /// asked for; bundles are not counted).
     package var representationCount: Int {
         contents.ids.reduce(0) { $0 + entries[$1]!.renderedCount }
+    }
+}
+
+/// What a new `CatalogueSnapshot.Entry` is made of, gathered before the entries are made.
+private struct PendingEntry: Sendable {
+    var template: Template
+    var revision: Int
+    var locales: LocaleSet
+    var updatedAt: String
+    var updatedBy: String
+}
+
+extension CatalogueSnapshot.Entry {
+    fileprivate convenience init(_ pending: PendingEntry) {
+        self.init(
+            template: pending.template,
+            revision: pending.revision,
+            locales: pending.locales,
+            updatedAt: pending.updatedAt,
+            updatedBy: pending.updatedBy
+        )
     }
 }
 

@@ -11,13 +11,14 @@ package final class CatalogueState: Sendable {
     private let current: Mutex<CatalogueSnapshot>
     private let publishing = Mutex<Void>(())
     /// Called after each swap, before the publication returns.
-    private let onSwap: @Sendable (Set<String>?) -> Void
+    private let onSwap: @Sendable (Invalidation) -> Void
 
     /// - Parameter onSwap: told after a new snapshot is swapped in (and before `publish` or
-    ///   `republish` returns) which template names (ids and aliases) may answer differently now,
-    ///   or `nil` for all of them: what remembers answers made from the old snapshot forgets
-    ///   those there. Bundles change with every swap.
-    package init(_ snapshot: CatalogueSnapshot, onSwap: @escaping @Sendable (Set<String>?) -> Void = { _ in }) {
+    ///   `republish` returns) which answers may differ now (`Invalidation`, decided by
+    ///   `CatalogueSnapshot.applying`: a template's names and the bundles, a platform's app
+    ///   status, or everything after a rebuild): what remembers answers made from the old
+    ///   snapshot forgets those.
+    package init(_ snapshot: CatalogueSnapshot, onSwap: @escaping @Sendable (Invalidation) -> Void = { _ in }) {
         current = Mutex(snapshot)
         self.onSwap = onSwap
     }
@@ -59,13 +60,13 @@ package final class CatalogueState: Sendable {
         try publishing.withLock { _ in
             let base = snapshot
             if let served = base.revision(of: change.id), served >= change.revision { return false }
-            if let (next, names) = base.applying(change) {
+            if let (next, tags) = base.applying(change) {
                 current.withLock { $0 = next }
-                onSwap(names)
+                onSwap(.tags(tags))
             } else {
                 let next = try rebuild(from: store, reusing: base)
                 current.withLock { $0 = next }
-                onSwap(nil)
+                onSwap(.everything)
             }
             return true
         }
@@ -78,7 +79,7 @@ package final class CatalogueState: Sendable {
         try publishing.withLock { _ in
             let next = try rebuild(from: store, reusing: snapshot)
             current.withLock { $0 = next }
-            onSwap(nil)
+            onSwap(.everything)
         }
     }
 
@@ -92,9 +93,9 @@ package final class CatalogueState: Sendable {
             if let served = base.appStatus.policy(for: stored.policy.platform), served.revision >= stored.revision {
                 return false
             }
-            let (next, names) = base.applying(policy: stored)
+            let (next, tags) = base.applying(policy: stored)
             current.withLock { $0 = next }
-            onSwap(names)
+            onSwap(.tags(tags))
             return true
         }
     }
@@ -121,9 +122,9 @@ package final class CatalogueState: Sendable {
     @discardableResult
     package func publish(experiment stored: StoredExperiment) -> Bool {
         publishing.withLock { _ in
-            guard let (next, names) = snapshot.applying(experiment: stored) else { return false }
+            guard let (next, tags) = snapshot.applying(experiment: stored) else { return false }
             current.withLock { $0 = next }
-            onSwap(names)
+            onSwap(.tags(tags))
             return true
         }
     }

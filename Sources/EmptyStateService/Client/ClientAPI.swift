@@ -87,7 +87,7 @@ struct ClientAPI: Sendable {
                 }
             }
         }
-        return template(entry, request: request, query: query, memoName: name)
+        return template(entry, request: request, query: query, memoTag: .template(name))
     }
 
     /// The answer of `GET /v1/templates/{id}` from `entry`.
@@ -96,11 +96,11 @@ struct ClientAPI: Sendable {
         request: Request,
         query: ClientQuery,
         install: InstallDependence = .none,
-        memoName: String? = nil
+        memoTag: CatalogueMemoTag? = nil
     ) -> HTTPResponse {
         let locale = entry.locales.resolve(query.preferences)
         if query.parameters.isEmpty, let rendered = entry.representation(locale: locale, platform: query.platform) {
-            return respond(with: rendered, to: request, query: query, install: install, memoName: memoName)
+            return respond(with: rendered, to: request, query: query, install: install, memoTag: memoTag)
         }
         let copy = TemplateRenderer.copy(of: entry.template, in: locale)
         let personalized = CatalogueSnapshot.Representation(
@@ -209,8 +209,8 @@ struct ClientAPI: Sendable {
         if query.parameters.isEmpty, substitutes.isEmpty,
             let rendered = snapshot.bundle(locale: locale, platform: query.platform)
         {
-            let memoName = install == .none ? CatalogueSnapshot.bundleMemoName : nil
-            return respond(with: rendered, to: request, query: query, install: install, memoName: memoName)
+            let memoTag: CatalogueMemoTag? = install == .none ? .bundles : nil
+            return respond(with: rendered, to: request, query: query, install: install, memoTag: memoTag)
         }
         // Made for this request: joined from the variants' representations (rendered once per
         // snapshot), or rendered with the placeholder values.
@@ -233,15 +233,15 @@ struct ClientAPI: Sendable {
     ///     values): its answer is an ordinary response, built for this request alone. Prepared,
     ///     it would be lent and remembered by the server's memo, whose keys `param.*` values make
     ///     as many as clients care to send (about 9 KB each).
-    ///   - memoName: the template name (or the bundles' name) the memo forgets the answer by
-    ///     when it changes; `nil`: the answer is not remembered.
+    ///   - memoTag: what the answer is made of, which the memo forgets it by when that changes;
+    ///     `nil`: the answer is not remembered.
     func respond(
         with representation: CatalogueSnapshot.Representation,
         to request: Request,
         query: ClientQuery,
         personalized: Bool = false,
         install: InstallDependence = .none,
-        memoName: String? = nil
+        memoTag: CatalogueMemoTag? = nil
     ) -> HTTPResponse {
         respond(
             with: representation,
@@ -249,7 +249,7 @@ struct ClientAPI: Sendable {
             varyOnLanguage: !query.localeFromQuery,
             personalized: personalized,
             install: install,
-            memoName: memoName
+            memoTag: memoTag
         )
     }
 
@@ -264,7 +264,7 @@ struct ClientAPI: Sendable {
         varyOnLanguage: Bool,
         personalized: Bool = false,
         install: InstallDependence = .none,
-        memoName: String? = nil,
+        memoTag: CatalogueMemoTag? = nil,
         cacheControl: String? = nil
     ) -> HTTPResponse {
         let cacheControl = install == .personal ? privateCacheControl : cacheControl ?? self.cacheControl
@@ -293,7 +293,7 @@ struct ClientAPI: Sendable {
         var response = HTTPResponse(representation.prepared(slot: slot, make: make))
         // An identity answer given only because the gzip bytes are still being made in the
         // background is not remembered: the same request asks again once they are ready.
-        response.memoName = acceptsGzip && gzip == nil && representation.gzipPending ? nil : memoName
+        response.memoTag = acceptsGzip && gzip == nil && representation.gzipPending ? nil : memoTag
         return response
     }
 

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateWeb
 import JSONCoding
 import Synchronization
 
@@ -68,7 +69,7 @@ final class CatalogueIndex: Sendable {
         var lint: [ValidationIssue] {
             lints.withLock { cached in
                 if let cached { return cached }
-                let made = Lint.warnings(for: entry.template)
+                let made = TemplateLint.warnings(for: entry.template, icons: IconSet.lucide)
                 cached = made
                 return made
             }

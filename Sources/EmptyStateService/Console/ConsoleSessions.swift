@@ -63,7 +63,7 @@ struct ConsoleSessions: Sendable {
         try store.removeExpiredSessions(now: now, idleMilliseconds: idleTimeout)
         let id = Self.newID()
         let session = ConsoleSession(
-            idHash: SHA256.hex(id),
+            idHash: SecretDigest.sha256Hex(id),
             tokenName: token.name,
             role: token.role.rawValue,
             createdAt: now,
@@ -77,7 +77,7 @@ struct ConsoleSessions: Sendable {
     /// The live session `id` names; `nil` when there is none, or it expired (it is then deleted).
     /// Records the activity when the last record is older than `touchInterval`.
     func current(_ id: String) throws(StoreError) -> ConsoleSession? {
-        let hash = SHA256.hex(id)
+        let hash = SecretDigest.sha256Hex(id)
         guard var session = try store.session(idHash: hash) else { return nil }
         let now = now()
         if now >= session.expiresAt || now - session.lastSeenAt >= idleTimeout {
@@ -93,7 +93,7 @@ struct ConsoleSessions: Sendable {
 
     /// Ends the session `id` names, on every replica.
     func end(_ id: String) throws(StoreError) {
-        try store.deleteSession(idHash: SHA256.hex(id))
+        try store.deleteSession(idHash: SecretDigest.sha256Hex(id))
     }
 
     /// The `Set-Cookie` value that gives the browser `id` until the session's absolute end.

@@ -1,4 +1,4 @@
-import HTTPServer
+import ZlibCompression
 
 /// A ZIP archive (PKWARE APPNOTE 6.3) of files made in memory: what an export of several files
 /// answers (an Android `res/` tree, one XLIFF file per locale).
@@ -16,7 +16,7 @@ enum ZIPArchive {
         var directory: [UInt8] = []
         for file in files {
             let name = Array(file.path.utf8)
-            let crc = Deflate.crc32(file.bytes)
+            let crc = CRC32.checksum(file.bytes)
             let deflated = Deflate.compress(file.bytes).flatMap { $0.count < file.bytes.count ? $0 : nil }
             let method: UInt16 = deflated == nil ? 0 : 8
             let data = deflated ?? file.bytes

@@ -17,8 +17,6 @@ struct WebAPI: Sendable {
 
     /// `Cache-Control` of an asset at its hashed name: its bytes never change.
     static let immutable = "public, max-age=31536000, immutable"
-    /// The memo name of asset answers: never a template id or alias, so no publication forgets them.
-    static let assetsMemoName = "\u{1}assets"
 
     /// The assets as representations, made once, by file name: one for the stable name and one
     /// for the hashed name, since a representation keeps its prepared answers (and so their
@@ -86,7 +84,7 @@ struct WebAPI: Sendable {
                 }
             }
         }
-        return html(entry, kind: kind, request: request, query: query, memoName: name)
+        return html(entry, kind: kind, request: request, query: query, memoTag: .template(name))
     }
 
     /// The HTML answer of `entry`.
@@ -96,7 +94,7 @@ struct WebAPI: Sendable {
         request: ClientAPI.Request,
         query: ClientQuery,
         install: ClientAPI.InstallDependence = .none,
-        memoName: String? = nil
+        memoTag: CatalogueMemoTag? = nil
     ) -> HTTPResponse {
         let locale = entry.locales.resolve(query.preferences)
         if query.parameters.isEmpty,
@@ -106,7 +104,7 @@ struct WebAPI: Sendable {
                 illustrationBaseURL: illustrationBaseURL
             )
         {
-            return client.respond(with: rendered, to: request, query: query, install: install, memoName: memoName)
+            return client.respond(with: rendered, to: request, query: query, install: install, memoTag: memoTag)
         }
         let personalized = CatalogueSnapshot.renderHTML(
             entry,
@@ -148,7 +146,7 @@ struct WebAPI: Sendable {
             with: representation,
             to: request,
             varyOnLanguage: false,
-            memoName: Self.assetsMemoName,
+            memoTag: .webAssets,
             cacheControl: hashed ? Self.immutable : nil
         )
     }

@@ -37,6 +37,8 @@ package final class GroupCommitQueue: Sendable {
     private let queue = Mutex<(submissions: [Submission], open: Bool)>(([], false))
     private let wake = DispatchSemaphore(value: 0)
     private let running = Atomic<Bool>(false)
+    /// Submissions accepted whose outcome has not been handed back (`Progress.unanswered`).
+    private let unanswered = Atomic<Int>(0)
     private let stopped = DispatchSemaphore(value: 0)
     private let writers: Int
     private let commit: Commit
@@ -79,6 +81,7 @@ package final class GroupCommitQueue: Sendable {
         let accepted = queue.withLock { state -> Bool in
             guard state.open else { return false }
             state.submissions.append(submission)
+            unanswered.add(1, ordering: .relaxed)
             return true
         }
         guard accepted else { throw .database("the event writer is not running") }
@@ -121,6 +124,25 @@ package final class GroupCommitQueue: Sendable {
                 for submission in group { submission.result = .failure(error) }
             }
         }
+        unanswered.subtract(group.count, ordering: .relaxed)
         for submission in group { submission.done.signal() }
     }
+
+    /// Where the queue's submissions are now: what a test waits on to know that they are queued,
+    /// or that `stop()` has begun, instead of sleeping.
+    package struct Progress: Sendable, Equatable {
+        /// Whether `append` accepts submissions (from `start()` until `stop()` begins).
+        package var accepting: Bool
+        /// Submissions accepted whose outcome was not handed back yet: queued, or in a commit.
+        package var unanswered: Int
+    }
+
+    package var progress: Progress {
+        Progress(accepting: queue.withLock { $0.open }, unanswered: unanswered.load(ordering: .relaxed))
+    }
+}
+
+/// A store whose events go through a `GroupCommitQueue`, and which tells where that queue is.
+package protocol GroupCommitting {
+    var commitProgress: GroupCommitQueue.Progress { get }
 }

@@ -65,5 +65,21 @@ export function revisionOf(etag) {
   return match ? Number(match[1]) : null;
 }
 
+/** 3 → `"r3"`: the ETag the admin API gives revision 3 of a document. */
+export const etagOf = (revision) => `"r${revision}"`;
+
+/**
+ * The headers of a write made against `revision`: `If-Match` its ETag, so the server answers 412
+ * when someone else wrote since (every publish, rollback, status change and ship goes through
+ * here). Pass them as `{ headers: ifMatch(revision) }`.
+ */
+export const ifMatch = (revision) => ({ "If-Match": etagOf(revision) });
+
+/** The headers of a write that must create the document, never replace one: `If-None-Match: *`. */
+export const ifAbsent = () => ({ "If-None-Match": "*" });
+
+/** `ifMatch(revision)`, or `ifAbsent()` when there is no revision yet (a first policy). */
+export const ifRevision = (revision) => (revision === null || revision === undefined ? ifAbsent() : ifMatch(revision));
+
 /** A path segment, percent-encoded. */
 export const seg = (text) => encodeURIComponent(text);

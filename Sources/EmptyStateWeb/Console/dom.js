@@ -30,6 +30,11 @@ function append(parent, children) {
   }
 }
 
+const RTL = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
+
+/** The writing direction of `locale`'s script: "rtl" or "ltr" (for `dir` beside `lang`). */
+export const direction = (locale) => (RTL.has(String(locale).split("-")[0].toLowerCase()) ? "rtl" : "ltr");
+
 let idCounter = 0;
 /** A unique id for labels and descriptions. */
 export const uid = (prefix = "id") => `${prefix}-${++idCounter}`;

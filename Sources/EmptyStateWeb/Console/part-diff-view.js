@@ -3,6 +3,7 @@
 
 import { diff } from "./diff.js";
 import { fieldName, h, tableRegion } from "./dom.js";
+import { modal } from "./part-dialog.js";
 
 /** A value as text: strings as they are, anything else as JSON; absent as an em dash. */
 export function shown(value) {
@@ -46,39 +47,27 @@ export function diffTable(changes, { caption = "Changes", before = "Before", aft
  * false (cancelled). `body` adds content above the table (problems, a note).
  */
 export function reviewDialog({ title, intro, changes, confirmLabel, body = null, confirmDisabled = false, disabledReason = "" }) {
-  return new Promise((resolve) => {
-    const reasonID = `dialog-reason-${Date.now()}`;
-    const confirm = h(
-      "button",
-      { type: "button", class: "primary", "data-write": "true", disabled: confirmDisabled, "aria-describedby": disabledReason ? reasonID : undefined },
-      confirmLabel,
-    );
-    const cancel = h("button", { type: "button" }, "Cancel");
-    const dialog = h(
-      "dialog",
-      { class: "review", "aria-labelledby": "review-title" },
-      h("h2", { id: "review-title" }, title),
-      intro ? h("p", {}, intro) : null,
-      body,
-      diffTable(changes, { caption: "What changes" }),
-      disabledReason ? h("p", { class: "error", id: reasonID }, disabledReason) : null,
-      h("div", { class: "buttons" }, confirm, cancel),
-    );
-    const close = (value) => {
-      dialog.close();
-      dialog.remove();
-      resolve(value);
-    };
-    confirm.addEventListener("click", () => close(true));
-    cancel.addEventListener("click", () => close(false));
-    dialog.addEventListener("cancel", (event) => {
-      event.preventDefault();
-      close(false);
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    (changes.length && !confirmDisabled ? confirm : cancel).focus();
-  });
+  const reasonID = `dialog-reason-${Date.now()}`;
+  const confirm = h(
+    "button",
+    { type: "button", class: "primary", "data-write": "true", disabled: confirmDisabled, "aria-describedby": disabledReason ? reasonID : undefined },
+    confirmLabel,
+  );
+  const cancel = h("button", { type: "button" }, "Cancel");
+  const dialog = h(
+    "dialog",
+    { class: "review", "aria-labelledby": "review-title" },
+    h("h2", { id: "review-title" }, title),
+    intro ? h("p", {}, intro) : null,
+    body,
+    diffTable(changes, { caption: "What changes" }),
+    disabledReason ? h("p", { class: "error", id: reasonID }, disabledReason) : null,
+    h("div", { class: "buttons" }, confirm, cancel),
+  );
+  const { result, settle } = modal(dialog, { focus: changes.length && !confirmDisabled ? confirm : cancel, cancelValue: false });
+  confirm.addEventListener("click", () => settle(true));
+  cancel.addEventListener("click", () => settle(false));
+  return result;
 }
 
 /**
@@ -87,66 +76,55 @@ export function reviewDialog({ title, intro, changes, confirmLabel, body = null,
  * {rebase: false}.
  */
 export function conflictDialog({ title, theirs, base, mine, merge, who }) {
-  return new Promise((resolve) => {
-    const { conflicts } = merge;
-    const choices = new Map(conflicts.map((conflict) => [conflict.pointer, "mine"]));
-    const conflictList = conflicts.length
-      ? h(
-          "fieldset",
-          { class: "conflicts" },
-          h("legend", {}, `${conflicts.length} ${conflicts.length === 1 ? "field" : "fields"} you both changed: keep which?`),
-          conflicts.map((conflict, index) =>
-            h(
-              "div",
-              { class: "conflict" },
-              h("p", {}, h("code", {}, conflict.pointer), " ", fieldName(conflict.pointer)),
-              ["mine", "theirs"].map((side) => {
-                const id = `conflict-${index}-${side}`;
-                return h(
-                  "div",
-                  { class: "choice" },
-                  h("input", {
-                    type: "radio",
-                    name: `conflict-${index}`,
-                    id,
-                    value: side,
-                    checked: side === "mine",
-                    onchange: () => choices.set(conflict.pointer, side),
-                  }),
-                  h("label", { for: id, dir: "auto" }, side === "mine" ? "Mine: " : "Theirs: ", shown(conflict[side]) ?? "(none)"),
-                );
-              }),
-            ),
+  const { conflicts } = merge;
+  const choices = new Map(conflicts.map((conflict) => [conflict.pointer, "mine"]));
+  const conflictList = conflicts.length
+    ? h(
+        "fieldset",
+        { class: "conflicts" },
+        h("legend", {}, `${conflicts.length} ${conflicts.length === 1 ? "field" : "fields"} you both changed: keep which?`),
+        conflicts.map((conflict, index) =>
+          h(
+            "div",
+            { class: "conflict" },
+            h("p", {}, h("code", {}, conflict.pointer), " ", fieldName(conflict.pointer)),
+            ["mine", "theirs"].map((side) => {
+              const id = `conflict-${index}-${side}`;
+              return h(
+                "div",
+                { class: "choice" },
+                h("input", {
+                  type: "radio",
+                  name: `conflict-${index}`,
+                  id,
+                  value: side,
+                  checked: side === "mine",
+                  onchange: () => choices.set(conflict.pointer, side),
+                }),
+                h("label", { for: id, dir: "auto" }, side === "mine" ? "Mine: " : "Theirs: ", shown(conflict[side]) ?? "(none)"),
+              );
+            }),
           ),
-        )
-      : h("p", {}, "None of the fields you changed was changed by them: your changes apply on top of theirs.");
-    const rebase = h("button", { type: "button", class: "primary" }, `Rebase my changes onto revision ${theirs.revision}`);
-    const cancel = h("button", { type: "button" }, "Keep editing without rebasing");
-    const dialog = h(
-      "dialog",
-      { class: "review conflict-dialog", "aria-labelledby": "conflict-title" },
-      h("h2", { id: "conflict-title" }, title),
-      h("p", { role: "alert" }, `Someone else published revision ${theirs.revision}${who ? ` (${who})` : ""} while you were editing. Nothing of yours was saved. Review what they changed, then rebase your changes onto it and publish again.`),
-      h("h3", {}, "What they changed"),
-      diffTable(diff(base, theirs.document), { caption: "Their changes" }),
-      h("h3", {}, "What you changed"),
-      diffTable(diff(base, mine), { caption: "Your changes" }),
-      conflictList,
-      h("div", { class: "buttons" }, rebase, cancel),
-    );
-    const close = (value) => {
-      dialog.close();
-      dialog.remove();
-      resolve(value);
-    };
-    rebase.addEventListener("click", () => close({ rebase: true, choices }));
-    cancel.addEventListener("click", () => close({ rebase: false }));
-    dialog.addEventListener("cancel", (event) => {
-      event.preventDefault();
-      close({ rebase: false });
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    rebase.focus();
-  });
+        ),
+      )
+    : h("p", {}, "None of the fields you changed was changed by them: your changes apply on top of theirs.");
+  const rebase = h("button", { type: "button", class: "primary" }, `Rebase my changes onto revision ${theirs.revision}`);
+  const cancel = h("button", { type: "button" }, "Keep editing without rebasing");
+  const dialog = h(
+    "dialog",
+    { class: "review conflict-dialog", "aria-labelledby": "conflict-title" },
+    h("h2", { id: "conflict-title" }, title),
+    h("p", { role: "alert" }, `Someone else published revision ${theirs.revision}${who ? ` (${who})` : ""} while you were editing. Nothing of yours was saved. Review what they changed, then rebase your changes onto it and publish again.`),
+    h("h3", {}, "What they changed"),
+    diffTable(diff(base, theirs.document), { caption: "Their changes" }),
+    h("h3", {}, "What you changed"),
+    diffTable(diff(base, mine), { caption: "Your changes" }),
+    conflictList,
+    h("div", { class: "buttons" }, rebase, cancel),
+  );
+  const refused = { rebase: false };
+  const { result, settle } = modal(dialog, { focus: rebase, cancelValue: refused });
+  rebase.addEventListener("click", () => settle({ rebase: true, choices }));
+  cancel.addEventListener("click", () => settle(refused));
+  return result;
 }

@@ -2,15 +2,11 @@
 // 422 names (so its error lands on that field), a group's own error line, and the Visual group
 // (an icon chosen from the icon set with a picture, or an illustration).
 
-import { announce, field, h, select, uid } from "./dom.js";
+import { announce, direction, field, h, select, uid } from "./dom.js";
 import { iconPicker } from "./part-icon-picker.js";
-
-const RTL = new Set(["ar", "he", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb"]);
 
 /** The element id of the field at `pointer`. */
 export const fieldID = (pointer) => `f${pointer.replace(/[^A-Za-z0-9]+/g, "-")}`;
-
-export const direction = (locale) => (RTL.has(String(locale).split("-")[0].toLowerCase()) ? "rtl" : "ltr");
 
 /** Shows `text` (or nothing) as the error of a whole group of fields. */
 export function setGroupError(group, text) {

@@ -5,8 +5,8 @@
 
 import { get } from "./api.js";
 import { debounce, field, fieldName, h, routeLink, select, tableRegion, time } from "./dom.js";
+import { CATEGORIES } from "./template-model.js";
 
-export const CATEGORIES = ["firstUse", "noResults", "error", "offline", "access", "auth", "update", "redirect", "loading"];
 const PAGE_SIZE = 50;
 
 /** `text` with each case-insensitive occurrence of `term` in a <mark>, as text nodes. */

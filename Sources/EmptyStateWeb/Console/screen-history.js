@@ -2,7 +2,7 @@
 // field-level difference between any two, and rollback to one, after seeing what it changes
 // against what is live (the same review as a publish).
 
-import { ApiError, get, post, seg } from "./api.js";
+import { ApiError, get, ifMatch, post, seg } from "./api.js";
 import { diff } from "./diff.js";
 import { announce, h, routeLink, tableRegion, time } from "./dom.js";
 import { diffTable, reviewDialog } from "./part-diff-view.js";
@@ -145,7 +145,8 @@ export function mount(main, { id, query }, context) {
     });
     if (!ok) return;
     try {
-      const headers = current ? { "If-Match": `"r${current.revision}"` } : {};
+      // A deleted template has no revision to match: the rollback restores it.
+      const headers = current ? ifMatch(current.revision) : {};
       const { data } = await post(`/v1/admin/templates/${seg(templateID)}/rollback`, { revision: target }, { headers });
       announce(`Rolled back: revision ${data.revision} has the content of revision ${target}.`);
       documents.clear();

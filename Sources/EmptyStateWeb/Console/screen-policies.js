@@ -3,7 +3,7 @@
 // decision code for sample versions of the draft, publishing through a diff with If-Match (or
 // If-None-Match: * for a platform's first policy), a 412 rebased, and the history with rollback.
 
-import { ApiError, get, post, put } from "./api.js";
+import { ApiError, get, ifMatch, ifRevision, post, put } from "./api.js";
 import { diff, merge, setAt } from "./diff.js";
 import { announce, debounce, field, h, routeLink, tableRegion, time } from "./dom.js";
 import { conflictDialog, reviewDialog } from "./part-diff-view.js";
@@ -186,7 +186,7 @@ export function mount(main, { id, query }, context) {
     });
     if (!ok) return;
     try {
-      const headers = state.live ? { "If-Match": `"r${state.live.revision}"` } : { "If-None-Match": "*" };
+      const headers = ifRevision(state.live?.revision);
       const { data } = await put(path, state.draft, { headers });
       state.live = data;
       state.base = structuredClone(data.policy);
@@ -280,7 +280,7 @@ export function mount(main, { id, query }, context) {
     });
     if (!ok) return;
     try {
-      await post(`${path}/rollback`, { revision: target }, { headers: { "If-Match": `"r${state.live.revision}"` } });
+      await post(`${path}/rollback`, { revision: target }, { headers: ifMatch(state.live.revision) });
       announce(`Rolled back to the content of revision ${target}.`);
       await load();
     } catch (error) {

@@ -22,10 +22,10 @@ package struct HTTPResponse: Sendable {
     /// Set when the response is a prepared one: the server then lends one of its response
     /// objects instead of building one. `status`, `headers` and `body` say the same, for tests.
     package private(set) var prepared: PreparedResponse?
-    /// For a route registered `memoized`: the name of what the answer was made from, which the
-    /// memo forgets it by (`ResponseMemo.invalidate(names:)`); `nil` keeps the answer from being
-    /// remembered at all.
-    package var memoName: String?
+    /// For a route registered `memoized`: what the answer was made from, which the memo forgets
+    /// it by (`ResponseMemo.invalidate(tags:)`); `nil` keeps the answer from being remembered at
+    /// all.
+    package var memoTag: (any MemoTag)?
 
     package init(status: Int, headers: [(name: String, value: String)] = [], body: HTTPBody = .empty) {
         self.status = status

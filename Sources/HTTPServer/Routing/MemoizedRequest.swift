@@ -53,7 +53,7 @@ package struct MemoizedRequest<Headers: VaryingHeaders>: Sendable {
 
 extension MemoizedRequest {
     /// Answers with `answer`, which may also read the headers of `Extra` (headers the memo's key
-    /// does not hold), and which the server therefore never remembers: its `memoName` is cleared
+    /// does not hold), and which the server therefore never remembers: its `memoTag` is cleared
     /// whatever `answer` set.
     ///
     /// This is how a memoized route answers the few requests that depend on a header the key
@@ -68,7 +68,7 @@ extension MemoizedRequest {
         _ answer: (UnrememberedRequest<Headers, Extra>) -> HTTPResponse
     ) -> HTTPResponse {
         var response = answer(UnrememberedRequest(memoized: self, request: request))
-        response.memoName = nil
+        response.memoTag = nil
         return response
     }
 }

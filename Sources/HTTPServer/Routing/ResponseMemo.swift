@@ -12,8 +12,8 @@ import Synchronization
 /// when their handler answers with a `PreparedResponse`. Such a handler's answer depends on
 /// nothing but the method, the URL with its query, the headers its route declared (the only ones
 /// it can read: `MemoizedRequest`), and state whose every change the application reports with
-/// `invalidate()`, or with `invalidate(names:)` naming what changed (each answer is remembered
-/// under the name its handler gives, `memoName`). The key is all of those, byte for byte as they
+/// `invalidate()`, or with `invalidate(tags:)` naming what changed (each answer is remembered
+/// under the tag its handler gives, `memoTag`). The key is all of those, byte for byte as they
 /// arrived (see `CMicroHTTPD_requestKey`; the server names the headers: every one a memoized
 /// route of its router declared), and keys are compared whole: a request
 /// that differs in any of them, even in how its query is spelled, is a different key. The
@@ -47,12 +47,13 @@ package final class ResponseMemo: Sendable {
         }
     }
 
-    /// Forgets the answers remembered under any of `names`: call it once what those answers
-    /// were made from has changed. Any answer being computed meanwhile is not remembered.
-    package func invalidate(names: Set<String>) {
+    /// Forgets the answers remembered under any of `tags`: call it once what those answers were
+    /// made from has changed. An answer tagged with another type of tag is kept whatever it
+    /// holds. Any answer being computed meanwhile is not remembered.
+    package func invalidate<Tag: MemoTag>(tags: Set<Tag>) {
         table.withLock { table in
             table.generation &+= 1
-            table.removeAll { names.contains($0.name) }
+            table.removeAll { entry in (entry.tag as? Tag).map(tags.contains) ?? false }
         }
     }
 
@@ -68,16 +69,23 @@ package final class ResponseMemo: Sendable {
         let answer: PreparedResponse
         let route: String
         let method: HTTPMethod
-        /// What the answer was made from (see `invalidate(names:)`).
-        let name: String
+        /// What the answer was made from (see `invalidate(tags:)`).
+        let tag: any MemoTag
 
-        init(key: [UInt8], hash: UInt64, answer: PreparedResponse, route: String, method: HTTPMethod, name: String) {
+        init(
+            key: [UInt8],
+            hash: UInt64,
+            answer: PreparedResponse,
+            route: String,
+            method: HTTPMethod,
+            tag: any MemoTag
+        ) {
             self.key = key
             self.hash = hash
             self.answer = answer
             self.route = route
             self.method = method
-            self.name = name
+            self.tag = tag
         }
     }
 
@@ -148,7 +156,7 @@ package final class ResponseMemo: Sendable {
         }
     }
 
-    /// Remembers `answer` for `key` under `name`, unless the memo was invalidated since the
+    /// Remembers `answer` for `key` under `tag`, unless the memo was invalidated since the
     /// lookup that gave `generation` (the answer may come from the state before it).
     func remember(
         _ answer: PreparedResponse,
@@ -156,7 +164,7 @@ package final class ResponseMemo: Sendable {
         generation: UInt64,
         route: String,
         method: HTTPMethod,
-        name: String
+        tag: any MemoTag
     ) {
         let entry = Entry(
             key: Array(key.bytes),
@@ -164,7 +172,7 @@ package final class ResponseMemo: Sendable {
             answer: answer,
             route: route,
             method: method,
-            name: name
+            tag: tag
         )
         table.withLock { table in
             guard table.generation == generation else { return }

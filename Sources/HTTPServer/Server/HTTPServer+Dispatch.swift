@@ -91,7 +91,7 @@ struct RequestCall {
         let (dispatch, route, memoized) = server.dispatch(&request)
         switch dispatch {
         case .respond(let response):
-            if memoized, let remembering, let prepared = response.prepared, let name = response.memoName,
+            if memoized, let remembering, let prepared = response.prepared, let tag = response.memoTag,
                 let memo = server.memo
             {
                 memo.remember(
@@ -100,7 +100,7 @@ struct RequestCall {
                     generation: remembering.generation,
                     route: route,
                     method: request.method,
-                    name: name
+                    tag: tag
                 )
             }
             return answer(response, requestID: requestID, route: route, requestMethod: request.method, started: started)

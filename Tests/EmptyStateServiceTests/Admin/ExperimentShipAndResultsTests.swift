@@ -15,8 +15,8 @@ private final class ShipFixture: Sendable {
     static let editor = ("Authorization", "Bearer editor-secret-0123456789")
     static let viewer = ("Authorization", "Bearer viewer-secret-0123456789")
 
-    let store: TemplateStore
-    let events: EventStore
+    let store: SQLiteTemplateStore
+    let events: SQLiteEventStore
     let state: CatalogueState
     let router: Router
 
@@ -26,9 +26,9 @@ private final class ShipFixture: Sendable {
         )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let logger = Logger(label: "test")
-        store = try TemplateStore(path: directory.appendingPathComponent("store.sqlite").path, logger: logger)
+        store = try SQLiteTemplateStore(path: directory.appendingPathComponent("store.sqlite").path, logger: logger)
         try store.importBuiltins(try ServiceFixture.catalogue().templates)
-        events = try EventStore(path: directory.appendingPathComponent("events.sqlite").path, logger: logger)
+        events = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path, logger: logger)
         events.start()
         state = CatalogueState(try ServiceFixture.snapshot())
         try state.republish(from: store)

@@ -57,10 +57,13 @@ private func api(policy: StoredAppPolicy? = stored()) throws -> (ClientAPI, Cata
 }
 
 /// A store for `publish`'s fallback (never used by these in-memory changes).
-private func scratchStore() throws -> TemplateStore {
+private func scratchStore() throws -> SQLiteTemplateStore {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("app-status-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return try TemplateStore(path: directory.appendingPathComponent("store.sqlite").path, logger: .init(label: "test"))
+    return try SQLiteTemplateStore(
+        path: directory.appendingPathComponent("store.sqlite").path,
+        logger: .init(label: "test")
+    )
 }
 
 @Suite("GET /v1/app-status")
@@ -117,14 +120,14 @@ struct AppStatusAPITests {
         let first = client.appStatus(request(query, headers: [("Accept-Language", "fr")]))
         let etag = try #require(first.header("ETag"))
         #expect(first.header("Vary") == "Accept-Language, Accept-Encoding")
-        #expect(first.memoName == AppStatusBook.memoName(.ios))
+        #expect(first.catalogueTag == .appStatus(.ios))
         let again = client.appStatus(request(query, headers: [("Accept-Language", "fr"), ("If-None-Match", etag)]))
         #expect(again.status == 304)
         let german = client.appStatus(request(query, headers: [("Accept-Language", "de"), ("If-None-Match", etag)]))
         #expect(german.status == 200)
         // With an instance id the answer is the same kind, but not remembered (one entry per device).
         let device = client.appStatus(request(query + [("instanceId", "c0ffee")]))
-        #expect(device.memoName == nil)
+        #expect(device.memoTag == nil)
     }
 
     @Test("the rollout bucket of the instance id decides updateAvailable; without one only 100 % offers it")
@@ -175,7 +178,7 @@ struct AppStatusAPITests {
             request([("platform", "ios"), ("appVersion", "4"), ("locale", "en"), ("param.name", "x")])
         )
         #expect(response.status == 200)
-        #expect(response.memoName == nil)
+        #expect(response.memoTag == nil)
     }
 
     @Test("a policy change is served on the next request and forgets only that platform's answers")
@@ -189,7 +192,7 @@ struct AppStatusAPITests {
         stricter.policy.minimumVersion = AppVersion("5.2.1")!
         state.publish(policy: stricter)
         #expect(try client.appStatus(request(query)).json()["state"] == .string("updateRequired"))
-        #expect(swaps.all == [[AppStatusBook.memoName(.ios)]])
+        #expect(swaps.all == [.tags([.appStatus(.ios)])])
         // The templates and bundles are shared, not rebuilt.
         #expect(state.snapshot.bundle(locale: "fr", platform: .ios) === bundle)
         // An older revision is not served again.
@@ -236,8 +239,8 @@ struct AppStatusAPITests {
             .upsert(StoredTemplate(template: required, revision: 2, updatedAt: "", updatedBy: "t")),
             store: try scratchStore()
         )
-        let names = try #require(swaps.all.first ?? nil)
-        #expect(names.isSuperset(of: AppStatusBook.allMemoNames))
+        let tags = try #require(swaps.tags(at: 0))
+        #expect(tags.isSuperset(of: CatalogueMemoTag.everyAppStatus))
         let body = try client.appStatus(request([("platform", "ios"), ("appVersion", "4"), ("locale", "en")])).json()
         #expect(body["template"]?["title"] == .string("Please update"))
 
@@ -248,7 +251,7 @@ struct AppStatusAPITests {
             .upsert(StoredTemplate(template: loading, revision: 2, updatedAt: "", updatedBy: "t")),
             store: try scratchStore()
         )
-        #expect((swaps.all.first ?? nil)?.isDisjoint(with: AppStatusBook.allMemoNames) == true)
+        #expect(swaps.tags(at: 0)?.isDisjoint(with: CatalogueMemoTag.everyAppStatus) == true)
     }
 }
 
@@ -258,7 +261,7 @@ struct PolicyReplicaTests {
     func refresh() throws {
         let here = try scratchStore()
         // Another replica: another connection pool on the same database file.
-        let there = try TemplateStore(path: here.path, logger: .init(label: "replica"))
+        let there = try SQLiteTemplateStore(path: here.path, logger: .init(label: "replica"))
         let (client, state, swaps) = try api(policy: nil)
         #expect(try state.refreshPolicies(from: here).isEmpty)
 
@@ -268,7 +271,7 @@ struct PolicyReplicaTests {
         swaps.reset()
         #expect(try state.refreshPolicies(from: here) == [.ios])
         #expect(try client.appStatus(request(query)).json()["state"] == .string("updateRequired"))
-        #expect(swaps.all == [[AppStatusBook.memoName(.ios)]])
+        #expect(swaps.all == [.tags([.appStatus(.ios)])])
         #expect(try state.refreshPolicies(from: here).isEmpty)
     }
 }

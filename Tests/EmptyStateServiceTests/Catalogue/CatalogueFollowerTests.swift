@@ -105,38 +105,7 @@ private final class FlakyTemplates: TemplateStoring {
         try base.importBuiltins(templates)
     }
 
-    func put(
-        _ template: Template,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredTemplate, created: Bool) {
-        try base.put(template, precondition: precondition, actor: actor)
-    }
-
-    func updateStrings<Failure: Error>(
-        id: String,
-        expectedRevision: Int,
-        actor: String,
-        note: String?,
-        build: (Template) throws(Failure) -> Template
-    ) throws -> StoredTemplate {
-        try base.updateStrings(id: id, expectedRevision: expectedRevision, actor: actor, note: note, build: build)
-    }
-
-    func delete(id: String, expectedRevision: Int, actor: String) throws(StoreError) -> Int {
-        try base.delete(id: id, expectedRevision: expectedRevision, actor: actor)
-    }
-
-    func rollback(
-        id: String,
-        to target: Int,
-        expectedRevision: Int?,
-        actor: String
-    ) throws(StoreError)
-        -> StoredTemplate
-    {
-        try base.rollback(id: id, to: target, expectedRevision: expectedRevision, actor: actor)
-    }
+    func write<T>(_ edits: (CatalogueWrite) throws -> T) throws -> T { try base.write(edits) }
 
     func liveTemplates() throws(StoreError) -> [StoredTemplate] { try base.liveTemplates() }
 
@@ -176,25 +145,6 @@ private final class FlakyTemplates: TemplateStoring {
         return try base.policy(platform: platform)
     }
 
-    func putPolicy(
-        _ policy: AppPolicy,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredAppPolicy, created: Bool) {
-        try base.putPolicy(policy, precondition: precondition, actor: actor)
-    }
-
-    func rollbackPolicy(
-        platform: Platform,
-        to target: Int,
-        expectedRevision: Int?,
-        actor: String
-    ) throws(StoreError)
-        -> StoredAppPolicy
-    {
-        try base.rollbackPolicy(platform: platform, to: target, expectedRevision: expectedRevision, actor: actor)
-    }
-
     func policyRevisions(platform: Platform, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
         try base.policyRevisions(platform: platform, page: page, pageSize: pageSize)
     }
@@ -206,14 +156,6 @@ private final class FlakyTemplates: TemplateStoring {
     func liveExperiments() throws(StoreError) -> [StoredExperiment] { try base.liveExperiments() }
 
     func experiment(id: String) throws(StoreError) -> StoredExperiment { try base.experiment(id: id) }
-
-    func putExperiment(
-        _ experiment: Experiment,
-        precondition: WritePrecondition,
-        actor: String
-    ) throws(StoreError) -> (stored: StoredExperiment, created: Bool) {
-        try base.putExperiment(experiment, precondition: precondition, actor: actor)
-    }
 
     func experimentRevisions(id: String, page: Int, pageSize: Int) throws(StoreError) -> Page<RevisionRecord> {
         try base.experimentRevisions(id: id, page: page, pageSize: pageSize)
@@ -229,7 +171,7 @@ private struct Replicas {
     let state: CatalogueState
     let follower: CatalogueFollower
     /// The other replica: another pool on the same SQLite file.
-    let other: TemplateStore
+    let other: SQLiteTemplateStore
     /// Each snapshot swapped in since the follower started, with the names it invalidated.
     let swaps = Swaps()
 
@@ -237,21 +179,21 @@ private struct Replicas {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("follower-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("store.sqlite").path
-        let store = try TemplateStore(path: path, logger: Logger(label: "test"))
+        let store = try SQLiteTemplateStore(path: path, logger: Logger(label: "test"))
         try store.importBuiltins(try ServiceFixture.catalogue().templates)
         flaky = FlakyTemplates(store)
         shared = FakeSharedStore(
             templates: flaky,
-            events: try EventStore(
+            events: try SQLiteEventStore(
                 path: directory.appendingPathComponent("events.sqlite").path,
                 logger: Logger(label: "test")
             )
         )
-        other = try TemplateStore(path: path, logger: Logger(label: "other replica"))
+        other = try SQLiteTemplateStore(path: path, logger: Logger(label: "other replica"))
         let swaps = swaps
         let after = try shared.latestChange()
-        state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { names in
-            swaps.append(names)
+        state = CatalogueState(CatalogueSnapshot(catalogue: try Catalogue(templates: []))) { invalidation in
+            swaps.append(invalidation)
         }
         try state.republish(from: flaky)
         swaps.reset()
@@ -493,7 +435,10 @@ extension CatalogueFollowerTests {
         #expect(entry.experiment == ExperimentMark(experimentID: "retry-copy", variant: "b"))
         #expect(entry.template.strings.first { $0.locale == "en" }?.values["title"] == ExperimentFixture.title)
         #expect(replicas.follower.lastApplied == seq)
-        #expect(replicas.swaps.all.last??.contains("connectionRefused") == true, "the template's answers are forgotten")
+        #expect(
+            replicas.swaps.lastTags?.contains(.template("connectionRefused")) == true,
+            "the template's answers are forgotten"
+        )
 
         // The same change again (this replica's own write coming back): nothing is swapped.
         let swapsBefore = replicas.swapCount

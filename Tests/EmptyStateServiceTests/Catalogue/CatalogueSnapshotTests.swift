@@ -44,10 +44,10 @@ struct CatalogueSnapshotTests {
         let catalogue = try ServiceFixture.catalogue()
         let before = CatalogueSnapshot(catalogue: catalogue)
         let edited = try editedLoading(catalogue)
-        let (after, names) = try #require(
+        let (after, tags) = try #require(
             before.applying(.upsert(StoredTemplate(template: edited, revision: 2, updatedAt: "", updatedBy: "t")))
         )
-        #expect(names == ["loading"])
+        #expect(tags == [.template("loading"), .bundles])
         #expect(after.entry(named: "connectionRefused") === before.entry(named: "connectionRefused"))
         #expect(after.entry(named: "loading") !== before.entry(named: "loading"))
         #expect(etag(after, "loading", "fr") != etag(before, "loading", "fr"))
@@ -90,10 +90,10 @@ struct CatalogueSnapshotTests {
         var copy = try #require(catalogue.template(named: "loading"))
         copy.id = "loadingCopy"
         copy.aliases = ["stillLoading"]
-        let (added, names) = try #require(
+        let (added, tags) = try #require(
             base.applying(.upsert(StoredTemplate(template: copy, revision: 1, updatedAt: "", updatedBy: "t")))
         )
-        #expect(names == ["loadingCopy", "stillLoading"])
+        #expect(tags == [.template("loadingCopy"), .template("stillLoading"), .bundles])
         #expect(added.templateCount == base.templateCount + 1)
         #expect(added.entry(named: "stillLoading")?.template.id == "loadingCopy")
         #expect(added.bundle(locale: "en", platform: .web)?.etag != base.bundle(locale: "en", platform: .web)?.etag)

@@ -83,7 +83,7 @@ struct ClientAPIExperimentTests {
         #expect(json["experiment"] == .object([("id", "retry-copy"), ("variant", "b")]))
         #expect(response.header("Vary") == "Accept-Encoding, X-Install-ID")
         #expect(response.header("Cache-Control") == Self.privateCacheControl)
-        #expect(response.memoName == nil)
+        #expect(response.memoTag == nil)
         // The member sits beside `revision` (after `id`, as `revision` does when served from a store).
         #expect(response.bodyText.hasPrefix("{\"id\":\"connectionRefused\",\"experiment\":{"))
 
@@ -127,7 +127,7 @@ struct ClientAPIExperimentTests {
         #expect(json["title"] == .string("You're offline"))
         #expect(response.header("Vary") == "Accept-Encoding, X-Install-ID")
         #expect(response.header("Cache-Control") == ServiceFixture.cacheControl)
-        #expect(response.memoName == nil, "a remembered answer would be served to requests with an install id")
+        #expect(response.memoTag == nil, "a remembered answer would be served to requests with an install id")
         // The same bytes as the template outside any experiment.
         let plain = try ServiceFixture.api()
         #expect(template(plain).bodyBytes == response.bodyBytes)
@@ -156,7 +156,7 @@ struct ClientAPIExperimentTests {
         let personalized = template(api, install: b, query: [("locale", "en"), ("param.provider", "Dropbox")])
         #expect(try personalized.json()["title"] == .string(ExperimentFixture.title))
         #expect(personalized.header("Cache-Control") == Self.privateCacheControl)
-        #expect(personalized.memoName == nil)
+        #expect(personalized.memoTag == nil)
     }
 
     @Test(
@@ -180,7 +180,7 @@ struct ClientAPIExperimentTests {
             #expect(response.status == 200)
             #expect(response.header("Vary") == "Accept-Encoding")
             #expect(response.header("Cache-Control") == ServiceFixture.cacheControl)
-            #expect(response.memoName == "loginRequired")
+            #expect(response.catalogueTag == .template("loginRequired"))
             #expect(response.header("ETag") == plain.header("ETag"))
             #expect(response.prepared != nil)
         }
@@ -201,17 +201,17 @@ struct ClientAPIExperimentTests {
         #expect(itemB?["title"] == .string(ExperimentFixture.title))
         #expect(withB.header("Cache-Control") == Self.privateCacheControl)
         #expect(withB.header("Vary") == "Accept-Encoding, X-Install-ID")
-        #expect(withB.memoName == nil)
+        #expect(withB.memoTag == nil)
 
         let (without, item) = try bundle(nil)
         #expect(item?["experiment"] == nil)
         #expect(without.header("Vary") == "Accept-Encoding, X-Install-ID")
         #expect(without.header("Cache-Control") == ServiceFixture.cacheControl)
-        #expect(without.memoName == nil)
+        #expect(without.memoTag == nil)
         let plain = try ServiceFixture.api().bundle(ServiceFixture.request(query: [("locale", "en")]))
         #expect(plain.bodyBytes == without.bodyBytes)
         #expect(plain.header("Vary") == "Accept-Encoding")
-        #expect(plain.memoName == CatalogueSnapshot.bundleMemoName)
+        #expect(plain.catalogueTag == .bundles)
 
         let (bad, _) = try bundle("with space")
         #expect(bad.status == 400)
@@ -240,7 +240,7 @@ struct ClientAPIExperimentTests {
         #expect(page.bodyText.contains("data-variant=\"control\""))
         let anonymous = web.html(request(nil), page: false)
         #expect(!anonymous.bodyText.contains("data-experiment-id"))
-        #expect(anonymous.memoName == nil)
+        #expect(anonymous.memoTag == nil)
     }
 
     @Test("stopping the experiment serves the template as before, and forgets the template's and bundles' answers")
@@ -248,9 +248,10 @@ struct ClientAPIExperimentTests {
         let swaps = Swaps()
         let state = try ExperimentFixture.state(swaps: swaps)
         let api = ClientAPI(state: state, cacheControl: ServiceFixture.cacheControl)
-        #expect(swaps.all.last??.contains("connectionRefused") == true)
+        #expect(swaps.lastTags?.contains(.template("connectionRefused")) == true)
         let aliases = try #require(state.snapshot.entry(named: "connectionRefused")?.template.aliases)
-        #expect(swaps.all.last??.isSuperset(of: aliases) == true)
+        #expect(swaps.lastTags?.isSuperset(of: aliases.map(CatalogueMemoTag.template)) == true)
+        #expect(swaps.lastTags?.contains(.bundles) == true)
 
         // An older revision is not published again.
         #expect(!state.publish(experiment: ExperimentFixture.stored(ExperimentFixture.experiment(status: .stopped))))
@@ -262,7 +263,7 @@ struct ClientAPIExperimentTests {
         let response = template(api, install: ExperimentFixture.install(getting: "b"))
         #expect(try response.json()["experiment"] == nil)
         #expect(response.header("Vary") == "Accept-Encoding")
-        #expect(response.memoName == "connectionRefused")
+        #expect(response.catalogueTag == .template("connectionRefused"))
         #expect(state.snapshot.experiment(onTemplate: "connectionRefused") == nil)
     }
 
@@ -281,7 +282,7 @@ struct ClientAPIExperimentTests {
             snapshot.applying(.upsert(StoredTemplate(template: other, revision: 5, updatedAt: "", updatedBy: "t")))
         )
         #expect(next.snapshot.experiment(onTemplate: "connectionRefused") === before)
-        #expect(!next.names.contains("connectionRefused"))
+        #expect(!next.tags.contains(.template("connectionRefused")))
 
         // The template itself changes: its variants are made again from the new copy.
         var edited = try #require(next.snapshot.entry(named: "connectionRefused")).template

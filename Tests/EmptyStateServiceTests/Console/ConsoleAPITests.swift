@@ -345,6 +345,21 @@ struct ConsoleRoutesTests {
         #expect(Set(onDisk) == Set(ConsoleAssets.files.keys))
     }
 
+    @Test("every console script stays under 400 lines, and each module it imports is a file of the console")
+    func scriptsSplitByConcern() throws {
+        let names = Set(ConsoleAssets.files.keys)
+        for (name, asset) in ConsoleAssets.files where name.hasSuffix(".js") {
+            let text = String(decoding: asset.bytes, as: UTF8.self)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count
+            #expect(lines <= 400, "\(name) has \(lines) lines: split it by concern")
+            for line in text.split(separator: "\n") where line.hasPrefix("import ") {
+                guard let from = line.range(of: "from \"./") else { continue }
+                let target = line[from.upperBound...].prefix { $0 != "\"" }
+                #expect(names.contains(String(target)), "\(name) imports ./\(target), which is not compiled in")
+            }
+        }
+    }
+
     @Test(
         "the console holds no inline script or style, no third-party URL, and nothing that writes markup from strings"
     )

@@ -18,7 +18,7 @@ final class ConsoleFixture: Sendable {
     static let host = "127.0.0.1:8080"
     static let origin = "http://127.0.0.1:8080"
 
-    let store: TemplateStore
+    let store: SQLiteTemplateStore
     let state: CatalogueState
     let router: Router
     /// The sessions' clock, in milliseconds since the epoch.
@@ -36,7 +36,7 @@ final class ConsoleFixture: Sendable {
     init(
         tokens: [AdminToken] = ConsoleFixture.tokens,
         publicOrigin: PublicOrigin? = nil,
-        store shared: TemplateStore? = nil,
+        store shared: SQLiteTemplateStore? = nil,
         clock start: Int64 = 1_772_323_200_000
     ) throws {
         if let shared {
@@ -46,7 +46,7 @@ final class ConsoleFixture: Sendable {
                 "console-\(UUID().uuidString)"
             )
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            store = try TemplateStore(
+            store = try SQLiteTemplateStore(
                 path: directory.appendingPathComponent("store.sqlite").path,
                 logger: Logger(label: "test")
             )

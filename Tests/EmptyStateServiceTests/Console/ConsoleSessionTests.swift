@@ -25,7 +25,7 @@ struct ConsoleSessionTests {
         #expect(id.count == 43 && id.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
         // The store keeps only the hash of the session id.
         #expect(try fixture.store.session(idHash: String(id)) == nil)
-        #expect(try fixture.store.session(idHash: SHA256.hex(String(id)))?.tokenName == "alice")
+        #expect(try fixture.store.session(idHash: SecretDigest.sha256Hex(String(id)))?.tokenName == "alice")
         let body = try response.json()
         #expect(body["role"] == "editor" && body["authenticatedBy"] == "session" && body["eventRetentionDays"] == 30)
     }

@@ -123,7 +123,7 @@ struct MetricsTests {
         configuration.dataDirectory = dataDirectory.path
         let secret = "metrics-test-secret-0123456789"
         configuration.adminTokens = [AdminToken(name: "metrics-test", role: .editor, secret: secret)]
-        let application = try EmptyStateApplication(configuration: configuration, logger: Self.silent)
+        let application = try EmptyStateApplication.embedded(configuration: configuration, logger: Self.silent)
         let (port, stop) = try await application.start()
         do {
             try exercise(application, port: port, secret: secret)

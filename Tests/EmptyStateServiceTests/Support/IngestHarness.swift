@@ -23,7 +23,7 @@ final class IngestHarness: Sendable {
         let rejectedInBodies = Mutex<Int>(0)
     }
 
-    let store: EventStore
+    let store: SQLiteEventStore
     let ingest: EventIngest
     let tally = Tally()
 
@@ -33,7 +33,7 @@ final class IngestHarness: Sendable {
     init(retentionDays: Int64 = 90) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ingest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try EventStore(
+        store = try SQLiteEventStore(
             path: directory.appendingPathComponent("events.sqlite").path,
             logger: Logger(label: "test")
         )

@@ -6,16 +6,23 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-/// Counts the listener's catch-up calls, and how many ran at once.
+/// Counts the listener's catch-up calls, and how many ran at once; and the payloads of the
+/// notifications that reached it, in order.
 private final class CatchUps: Sendable {
     private let counts = Mutex<(calls: Int, running: Int, mostAtOnce: Int)>((0, 0, 0))
-    /// How long each call takes, in seconds (to see whether calls overlap).
+    private let notified = Mutex<[String]>([])
+    /// How long each call takes, in seconds: slow work, so that calls asked for meanwhile would
+    /// overlap if the listener let them.
     private let seconds: Double
 
     init(seconds: Double = 0) { self.seconds = seconds }
 
     var calls: Int { counts.withLock { $0.calls } }
     var mostAtOnce: Int { counts.withLock { $0.mostAtOnce } }
+    var payloads: [String] { notified.withLock { $0 } }
+
+    /// The listener's `onNotification`.
+    func notification(_ payload: String) { notified.withLock { $0.append(payload) } }
 
     /// The listener's `catchUp`: synchronous, called on its queue.
     func callAsFunction() {
@@ -38,7 +45,11 @@ private struct Listening {
     let catchUps: CatchUps
     let listener: CatalogueChangeListener
 
-    init(backstop: Duration = .seconds(3600), catchUpSeconds: Double = 0) throws {
+    init<WaitClock: Clock<Duration>>(
+        backstop: Duration = .seconds(3600),
+        clock: WaitClock = ContinuousClock(),
+        catchUpSeconds: Double = 0
+    ) throws {
         let url = try #require(TestDatabase.url)
         var quiet = Logger(label: "test")
         quiet.logLevel = .critical  // the outage test's "database unreachable" is expected
@@ -50,7 +61,9 @@ private struct Listening {
             database: database,
             channel: channel,
             backstop: backstop,
+            clock: clock,
             logger: quiet,
+            onNotification: { catchUps.notification($0) },
             catchUp: { catchUps() }
         )
         database.startPool()
@@ -62,10 +75,12 @@ private struct Listening {
         control.stopPool()
     }
 
-    /// Sends a notification on `channel` (the listener's, by default) from another connection.
-    func notify(_ channel: String? = nil) async throws {
+    /// Sends a notification on `channel` (the listener's, by default) from another connection,
+    /// committed before it returns. The control pool has one connection, so notifications sent
+    /// one after the other reach a listener in that order (PostgreSQL delivers them in commit order).
+    func notify(_ channel: String? = nil, payload: String = "test") async throws {
         try await control.client.all(
-            "SELECT pg_notify(\(channel ?? self.channel), 'test')",
+            "SELECT pg_notify(\(channel ?? self.channel), \(payload))",
             logger: control.logger
         )
     }
@@ -117,26 +132,42 @@ struct CatalogueChangeListenerTests {
         for _ in 0..<3 { try await listening.notify() }
         #expect(try await eventually { listening.catchUps.calls == 5 })
 
-        // Another channel's notification is not for it.
-        try await listening.notify("test_other_" + listening.channel)
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(listening.catchUps.calls == 5)
+        #expect(listening.catchUps.payloads == ["test", "test", "test", "test"])
+
+        // Another channel's notification is not for it. Known without waiting: a notification on
+        // its own channel sent afterwards arrives after the other would have.
+        try await listening.notify("test_other_" + listening.channel, payload: "other")
+        try await listening.notify(payload: "after the other")
+        #expect(try await eventually { listening.catchUps.calls == 6 })
+        #expect(listening.catchUps.payloads == ["test", "test", "test", "test", "after the other"])
+        #expect(listening.catchUps.calls == 6)
         #expect(listening.database.isReachable)
     }
 
     @Test("without notifications, the backstop catches up every interval")
     func backstop() async throws {
-        let listening = try Listening(backstop: .milliseconds(100))
+        let clock = ManualClock()
+        let listening = try Listening(backstop: .milliseconds(100), clock: clock)
         defer { listening.stop() }
         let run = Task { try await listening.listener.run() }
         defer { run.cancel() }
 
-        #expect(try await eventually { listening.catchUps.calls >= 5 })
+        #expect(try await eventually { listening.catchUps.calls == 1 })
+        for interval in 1...4 {
+            // The backstop sleeps: nothing but the clock moves it.
+            await clock.waitForSleepers(1)
+            #expect(listening.catchUps.calls == interval)
+            clock.advance(by: .milliseconds(100))
+            #expect(try await eventually { listening.catchUps.calls == interval + 1 }, "interval \(interval)")
+        }
+        #expect(listening.catchUps.calls == 5)
+        #expect(listening.catchUps.payloads.isEmpty)
     }
 
     @Test("a lost connection marks the database unreachable; reconnected, it is reachable and catches up")
     func lostConnection() async throws {
-        let listening = try Listening()
+        let clock = ManualClock()
+        let listening = try Listening(clock: clock)
         defer { listening.stop() }
         let run = Task { try await listening.listener.run() }
         defer { run.cancel() }
@@ -146,8 +177,18 @@ struct CatalogueChangeListenerTests {
         #expect(try await listening.terminateListenerConnection() == 1)
         // Store calls now fail at once instead of waiting for a database that is gone.
         #expect(try await eventually { !listening.database.isReachable })
-        // It retries every second; listening again, it catches up on what it may have missed.
-        #expect(try await eventually { listening.database.isReachable })
+        // It retries every second: the backstop and the retry sleep on the clock, and nothing
+        // reconnects until the second has passed.
+        await clock.waitForSleepers(2)
+        #expect(!listening.database.isReachable && listening.catchUps.calls == 1)
+        // Each second that passes, it tries again (a try may fail while the server settles).
+        #expect(
+            try await eventually {
+                if clock.sleepers >= 2 { clock.advance(by: .seconds(1)) }
+                return listening.database.isReachable
+            }
+        )
+        // Listening again, it catches up on what it may have missed.
         #expect(try await eventually { listening.catchUps.calls == 2 })
 
         // And it listens again.
@@ -170,21 +211,28 @@ struct CatalogueChangeListenerTests {
 
     @Test("a graceful shutdown of its service group ends it at once, leaving the database reachable")
     func gracefulShutdown() async throws {
-        let listening = try Listening(backstop: .milliseconds(50))
+        let clock = ManualClock()
+        let listening = try Listening(backstop: .milliseconds(50), clock: clock)
         defer { listening.stop() }
         let group = ServiceGroup(
             configuration: .init(services: [listening.listener], logger: Logger(label: "test"))
         )
         let run = Task { try await group.run() }
-        #expect(try await eventually { listening.catchUps.calls >= 2 })
+        #expect(try await eventually { listening.catchUps.calls == 1 })
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(50))
+        #expect(try await eventually { listening.catchUps.calls == 2 })
 
         let asked = ContinuousClock.now
         await group.triggerGracefulShutdown()
         try await run.value
         #expect(ContinuousClock.now - asked < .seconds(2))
         #expect(listening.database.isReachable, "shutting down is not an outage")
+        // No catch-up after it ended: its backstop no longer sleeps (the only thing that could
+        // start one without a connection), and moving the clock past many intervals starts none.
         let calls = listening.catchUps.calls
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(clock.sleepers == 0, "the backstop ended with it")
+        clock.advance(by: .seconds(1))
         #expect(listening.catchUps.calls == calls, "no catch-up after it ended")
     }
 }

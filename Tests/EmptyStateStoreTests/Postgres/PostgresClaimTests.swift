@@ -1,4 +1,3 @@
-import Dispatch
 import EmptyStatePostgres
 import EmptyStateStore
 import Foundation
@@ -18,36 +17,40 @@ struct PostgresClaimTests {
     )
     func duplicateFallsBack() async throws {
         try await offPool {
-            let (events, _) = try makeEventStore(.postgres)
-            let store = try #require(events as? PostgresEventStore)
+            // The watch reads a clock the test moves: which form a commit takes depends on the
+            // time since the last failed claim, and that time is now what the test says.
+            let clock = ManualNanoseconds()
+            let store = try makePostgresEventStore(duplicates: DuplicateWatch(now: { clock.now }))
             store.start()
             defer { store.stop() }
             let (a, b, c, d, e) = (
                 analyticsEvent(), analyticsEvent(), analyticsEvent(), analyticsEvent(), analyticsEvent()
             )
-            func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
             #expect(try store.append([a], quarantined: []) == [true])
             #expect(store.duplicates.lastSeen == 0, "a group of new ids claims them")
 
             // The claim fails on a; the group is committed again, skipping it.
-            let beforeResend = now()
             #expect(try store.append([b, a, c], quarantined: [quarantinedEvent("bad")]) == [true, false, true])
             let failed = store.duplicates.lastSeen
-            #expect(failed >= beforeResend && failed <= now())
-            // Within the second, groups skip stored ids from the start (a claim that failed
-            // would move lastSeen; a machine that stalled past the second may claim again).
+            #expect(failed == clock.now, "the failed claim is noted at its time")
+            // Within the second, groups skip stored ids from the start: a claim that failed would
+            // note the later time.
+            clock.advance(by: DuplicateWatch.quiet / 2)
             #expect(try store.append([d, c, d], quarantined: []) == [true, false, false])
-            #expect(store.duplicates.lastSeen == failed || now() > failed + DuplicateWatch.quiet)
+            #expect(store.duplicates.lastSeen == failed)
             #expect(try store.counts() == (events: 4, quarantined: 1))
 
-            Thread.sleep(forTimeInterval: 1.1)
+            clock.advance(by: DuplicateWatch.quiet / 2)
+            #expect(!store.duplicates.expectsNone, "a second after the failure is still within it")
+            clock.advance(by: 1)
             #expect(store.duplicates.expectsNone, "a quiet second later, groups claim again")
             let settled = store.duplicates.lastSeen
             #expect(try store.append([e], quarantined: []) == [true])
             #expect(store.duplicates.lastSeen == settled, "new ids claimed without a failure")
-            let beforeStored = now()
+            clock.advance(by: 1)
+            let beforeStored = clock.now
             #expect(try store.append([e, a], quarantined: []) == [false, false])
-            #expect(store.duplicates.lastSeen >= beforeStored, "a claim of stored ids fails, and is noted")
+            #expect(store.duplicates.lastSeen == beforeStored, "a claim of stored ids fails, and is noted")
 
             // Every event counted once: the failed claims added no rollup delta either.
             #expect(try store.counts() == (events: 5, quarantined: 1))

@@ -1,6 +1,7 @@
 import EmptyStatePostgres
 import EmptyStateSQLite
 import EmptyStateStore
+import EmptyStateStoreSQL
 import Foundation
 import GRDB
 import Logging
@@ -49,10 +50,12 @@ private func freshDatabase() throws -> @Sendable () -> PostgresBackend {
     }
 }
 
-/// Opens a migrated PostgreSQL database of its own (a fresh schema).
+/// Opens a migrated PostgreSQL database of its own (a fresh schema). Every test's migration takes
+/// the one migration lock of the database, in turns: under a loaded machine a test may wait for
+/// dozens of others, hence the long bound.
 private func openDatabase(_ make: () -> PostgresBackend) throws -> PostgresBackend {
     let database = make()
-    try database.blocking(timeout: .seconds(20)) { client in
+    try database.blocking(timeout: .seconds(120)) { client in
         try await PostgresSchema.migrate(client, logger: Logger(label: "test"))
     }
     return database
@@ -67,9 +70,9 @@ func makeStore(_ backend: StoreBackend = .sqlite) throws -> (any TemplateStoring
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/store.sqlite"
         let handle = StoreHandle(
-            reopenTemplates: { try TemplateStore(path: path, logger: Logger(label: "test")) },
+            reopenTemplates: { try SQLiteTemplateStore(path: path, logger: Logger(label: "test")) },
             reopenEvents: {
-                try EventStore(path: directory + "/events.sqlite", logger: Logger(label: "test"), onCommit: $0)
+                try SQLiteEventStore(path: directory + "/events.sqlite", logger: Logger(label: "test"), onCommit: $0)
             }
         )
         return (try handle.reopenTemplates(), handle)
@@ -92,6 +95,13 @@ func makeEventStore(
 ) throws -> (any EventStoring, StoreHandle) {
     let (_, handle) = try makeStore(backend)
     return (try handle.reopenEvents(onCommit), handle)
+}
+
+/// Opens (without starting) an empty PostgreSQL event store, on a fresh schema, whose duplicate
+/// watch is `duplicates` (with a test's clock).
+func makePostgresEventStore(duplicates: DuplicateWatch) throws -> PostgresEventStore {
+    let make = try freshDatabase()
+    return PostgresEventStore(database: try openDatabase(make), duplicates: duplicates, logger: Logger(label: "test"))
 }
 
 /// Runs `body` on a thread of its own and waits for it without blocking a thread of Swift
@@ -142,7 +152,7 @@ func makeLegacyEventStore(
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/events.sqlite"
         let queue = try DatabaseQueue(path: path)
-        try EventStore.migrator.migrate(queue, upTo: "v1: events, quarantine")
+        try SQLiteEventStore.migrator.migrate(queue, upTo: "v1: events, quarantine")
         try queue.write { db in
             for event in events {
                 try db.execute(
@@ -160,7 +170,7 @@ func makeLegacyEventStore(
             }
         }
         try queue.close()
-        return ({ try EventStore(path: path, logger: logger) }, events.map(\.id))
+        return ({ try SQLiteEventStore(path: path, logger: logger) }, events.map(\.id))
     case .postgres:
         let make = try freshDatabase()
         let database = make()
@@ -221,12 +231,12 @@ func makeFirstRollupsEventStore(
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/events.sqlite"
         let queue = try DatabaseQueue(path: path)
-        try EventStore.migrator.migrate(queue, upTo: "v2: rollups, variant and install of an event")
+        try SQLiteEventStore.migrator.migrate(queue, upTo: "v2: rollups, variant and install of an event")
         try queue.write { db in
             for row in rows { try db.execute(sql: insert(row)) }
         }
         try queue.close()
-        return { try EventStore(path: path, logger: logger) }
+        return { try SQLiteEventStore(path: path, logger: logger) }
     case .postgres:
         let make = try freshDatabase()
         let database = make()

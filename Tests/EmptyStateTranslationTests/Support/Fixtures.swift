@@ -2,6 +2,7 @@ import EmptyStateCore
 import EmptyStateTranslation
 import Foundation
 import JSONCoding
+import TranslationFixtures
 
 /// Paths of the repository the tests run from.
 enum Repository {
@@ -63,49 +64,17 @@ enum Fixtures {
         }
     }
 
-    /// Translations a file format must keep scalar for scalar, in every state (`nil`: none yet).
-    static let hardTargets: [(text: String?, state: TranslationState)] = [
-        ("Caf\u{E9} cr\u{E8}me", .translated),  // NFC
-        ("Cafe\u{301} cre\u{300}me", .reviewed),  // the same words in NFD: must not become NFC
-        ("\u{202B}مرحبا {name}\u{202C} \u{200F}!", .final),  // bidi embedding and mark, Arabic
-        ("👩🏽‍💻 emoji 🇫🇷 and 𝒳 outside the BMP", .stale),
-        (nil, .missing),
-        ("<b>&amp;</b> \"quoted\" it's ]]> & < >", .translated),
-        ("  leading and trailing  ", .reviewed),
-        ("two  spaces, a\ttab and a\nnewline\r\nand CRLF", .final),
-        ("{a}{b} {a} repeated, {not a name} {_ok} {9no} {", .stale),
-        ("a draft nobody confirmed", .missing),
-        ("100% of {count} %1$s %% \\n literal backslash-n", .translated),
-        ("@start and ?question", .reviewed),
-        ("?start", .final),
-        ("\u{1}control\u{7F}del\u{85}c1\u{FFFE}", .stale),
-        ("日本語のタイトル、全角", .translated),
-        ("", .stale),
-    ]
+    /// See `TranslationFixtures.hardTargets`.
+    static var hardTargets: [(text: String?, state: TranslationState)] { TranslationFixtures.hardTargets }
 
-    /// A document with every state, notes, placeholders and the hard texts as targets.
+    /// See `TranslationFixtures.hardDocument`.
     static func hardDocument(exportedAt: String? = "2026-11-23T10:00:00Z") -> TranslationDocument {
-        let units = hardTargets.enumerated().map { index, entry in
-            TranslationUnit(
-                id: UnitID(template: "hard\(index)", key: index % 2 == 0 ? "title" : "actions.retry"),
-                source: "Source \(index): {a} & {b}",
-                target: entry.text,
-                state: entry.state,
-                notes: ["Template hard\(index), category error", "title, at most 2 lines (60 columns)"]
-            )
-        }
-        return TranslationDocument(sourceLocale: "en", targetLocale: "pt-BR", exportedAt: exportedAt, units: units)
+        TranslationFixtures.hardDocument(exportedAt: exportedAt)
     }
 
-    /// The built-in catalogue's French export, every string translated.
+    /// See `TranslationFixtures.builtinDocument`.
     static func builtinDocument(locale: String = "fr") throws -> TranslationDocument {
-        let snapshots = try Repository.builtinTemplates().map { TemplateSnapshot(template: $0, revision: 1) }
-        return TranslationExport.document(
-            snapshots,
-            sourceLocale: "en",
-            targetLocale: locale,
-            exportedAt: "2026-11-23T10:00:00Z"
-        )
+        try TranslationFixtures.builtinDocument(locale: locale)
     }
 }
 

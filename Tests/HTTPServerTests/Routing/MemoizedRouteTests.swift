@@ -68,7 +68,7 @@ struct MemoizedRouteTests {
             var response = HTTPResponse(
                 PreparedResponse(status: 200, headers: [("Content-Type", "text/plain")], body: SharedBytes(body))
             )
-            response.memoName = "v"
+            response.memoTag = TestTag.name("v")
             return response
         }
         // Another memoized route's header is in every key too; it only costs this route hits.
@@ -119,7 +119,7 @@ struct MemoizedRouteTests {
                 var response = HTTPResponse(
                     PreparedResponse(status: 200, headers: [], body: SharedBytes(Array(text.utf8)))
                 )
-                response.memoName = "t"
+                response.memoTag = TestTag.name("t")
                 return response
             }
             guard request.pathParameters["id"] == "experiment" else { return answer("plain") }

@@ -2,6 +2,16 @@ import Testing
 
 @testable import HTTPServer
 
+/// The tags the HTTP tests remember answers under.
+enum TestTag: MemoTag {
+    case name(String)
+}
+
+/// Another application's tags: the same payloads as `TestTag`'s, yet never the same tags.
+private enum OtherTag: MemoTag {
+    case name(String)
+}
+
 /// The memo's table: what it remembers, when it forgets, and that it stays within its capacity.
 /// Keys here are plain bytes; the live tests (`LiveServerTests`, `test_02_caching.sh`) cover keys
 /// made from real requests.
@@ -23,7 +33,7 @@ struct ResponseMemoTests {
         _ text: String,
         in memo: ResponseMemo,
         answer: PreparedResponse? = nil,
-        name: String = "t"
+        tag: any MemoTag = TestTag.name("t")
     ) {
         Array(text.utf8).withUnsafeBytes { bytes in
             let key = memo.key(bytes)
@@ -34,26 +44,41 @@ struct ResponseMemoTests {
                 generation: generation,
                 route: "/r",
                 method: .get,
-                name: name
+                tag: tag
             )
         }
     }
 
-    @Test("invalidating names forgets the answers remembered under them, and keeps the others")
-    func invalidateNames() {
+    @Test("invalidating tags forgets the answers remembered under them, and keeps the others")
+    func invalidateTags() {
         // Room to spare: the table's hash is seeded at random, and at capacity 64 (128 slots) a
         // run of eight taken slots, after which an answer is not remembered, came up in one
         // `make test` in many.
         let memo = ResponseMemo(capacity: 4096)
-        for index in 0..<40 { remember("a\(index)", in: memo, name: index.isMultiple(of: 2) ? "even" : "odd") }
-        remember("bundle", in: memo, name: "")
+        for index in 0..<40 {
+            remember("a\(index)", in: memo, tag: TestTag.name(index.isMultiple(of: 2) ? "even" : "odd"))
+        }
+        remember("bundle", in: memo, tag: TestTag.name(""))
         #expect(memo.count == 41)
-        memo.invalidate(names: ["even", ""])
+        memo.invalidate(tags: [TestTag.name("even"), .name("")])
         #expect(memo.count == 20)
         for index in 0..<40 {
             #expect(isHit(lookUp("a\(index)", in: memo)) == !index.isMultiple(of: 2), "a\(index)")
         }
         #expect(!isHit(lookUp("bundle", in: memo)))
+    }
+
+    @Test("a tag of another type never matches, whatever its payload")
+    func tagsOfAnotherType() {
+        let memo = ResponseMemo(capacity: 4096)
+        remember("ours", in: memo, tag: TestTag.name("x"))
+        remember("theirs", in: memo, tag: OtherTag.name("x"))
+        memo.invalidate(tags: [OtherTag.name("x")])
+        #expect(isHit(lookUp("ours", in: memo)))
+        #expect(!isHit(lookUp("theirs", in: memo)))
+        memo.invalidate(tags: [TestTag.name("x")])
+        #expect(!isHit(lookUp("ours", in: memo)))
+        #expect(memo.count == 0)
     }
 
     private func isHit(_ lookup: ResponseMemo.Lookup) -> Bool {
@@ -84,8 +109,8 @@ struct ResponseMemoTests {
         Array("GET /a".utf8).withUnsafeBytes { bytes in
             let key = memo.key(bytes)
             guard case .miss(let generation) = memo.lookUp(key) else { return }
-            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, name: "t")
-            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, name: "t")
+            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, tag: TestTag.name("t"))
+            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, tag: TestTag.name("t"))
         }
         #expect(memo.count == 1)
     }
@@ -112,7 +137,7 @@ struct ResponseMemoTests {
             }
             // The state changed while the handler ran on the old one.
             memo.invalidate()
-            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, name: "t")
+            memo.remember(answer, for: key, generation: generation, route: "/r", method: .get, tag: TestTag.name("t"))
         }
         #expect(memo.count == 0)
         #expect(!isHit(lookUp("GET /a", in: memo)))

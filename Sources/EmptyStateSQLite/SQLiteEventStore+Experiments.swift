@@ -1,0 +1,128 @@
+import EmptyStateCore
+import EmptyStateStore
+import GRDB
+
+/// The exact exposures of copy experiments on SQLite (`ExperimentExposures`): the upsert a group
+/// commit runs for each new event of an experiment, and the read of the results.
+extension SQLiteEventStore {
+    /// Counts `event` in its experiment's exposures, in the group commit's transaction; nothing
+    /// for an event without an experiment variant or an install id.
+    static func recordExposure(of event: AnalyticsEvent, in db: Database) throws {
+        guard let variant = event.variant, let installID = event.installID,
+            let (experimentID, key) = ExperimentExposures.split(variant)
+        else { return }
+        let tap = event.kind == .actionTapped ? event.occurredAt : nil
+        try db.cachedStatement(sql: ExperimentExposureSQL.upsert).execute(arguments: [
+            experimentID, installID, key, event.occurredAt, tap,
+        ])
+        if let tap, let action = event.actionID {
+            try db.cachedStatement(sql: ExperimentExposureSQL.tap).execute(arguments: [
+                experimentID, action, key, installID, tap,
+            ])
+        }
+    }
+
+    package func experimentExposures(
+        experimentID: String,
+        metric: Experiment.Metric
+    ) throws(StoreError) -> ExperimentExposures {
+        do {
+            return try pool.read { db in
+                var variants: [String: ExperimentExposures.Variant] = [:]
+                for row in try Row.fetchAll(db, sql: ExperimentExposureSQL.installs, arguments: [experimentID]) {
+                    let key: String = row[0]
+                    variants[key] = .init(key: key, installs: row[1], conversions: row[2])
+                }
+                if let action = metric.convertingAction {
+                    for key in variants.keys { variants[key]?.conversions = 0 }
+                    // Every install's first tap by the variant it tapped in, less those of the
+                    // crossed installs (few): what is left are the non-crossed installs', each
+                    // labelled with its only variant.
+                    for (sql, sign) in [
+                        (ExperimentExposureSQL.actionTaps, 1), (ExperimentExposureSQL.crossedActionTaps, -1),
+                    ] {
+                        for row in try Row.fetchAll(db, sql: sql, arguments: [experimentID, action]) {
+                            let key: String = row[0]
+                            let count: Int = row[1]
+                            variants[key]?.conversions += sign * count
+                        }
+                    }
+                }
+                let crossed =
+                    try Int.fetchOne(db, sql: ExperimentExposureSQL.crossed, arguments: [experimentID]) ?? 0
+                return ExperimentExposures(perVariant: Array(variants.values), crossed: crossed)
+            }
+        } catch {
+            throw .database("\(error)")
+        }
+    }
+}
+
+/// The SQL of the exposures on SQLite (`?` placeholders; `crossed` is 0 or 1).
+enum ExperimentExposureSQL {
+    static let schema = """
+        CREATE TABLE experiment_install (
+            experiment_id TEXT NOT NULL,
+            install_id TEXT NOT NULL,
+            variant TEXT NOT NULL,              -- the key of the variant it was first seen in
+            first_seen_at INTEGER NOT NULL,     -- ms since the epoch (the earliest event)
+            converted_at INTEGER,               -- its first tap of any action
+            crossed INTEGER NOT NULL DEFAULT 0, -- 1: seen in another variant too (excluded from results)
+            PRIMARY KEY (experiment_id, install_id)
+        ) WITHOUT ROWID;
+        -- What the results count, read from the index alone.
+        CREATE INDEX experiment_install_by_variant ON experiment_install (experiment_id, crossed, variant, converted_at);
+        -- An install's first tap of each action, in each variant it tapped in (one, unless crossed).
+        CREATE TABLE experiment_install_tap (
+            experiment_id TEXT NOT NULL,
+            action_id TEXT NOT NULL,
+            variant TEXT NOT NULL,
+            install_id TEXT NOT NULL,
+            first_tapped_at INTEGER NOT NULL,
+            PRIMARY KEY (experiment_id, action_id, variant, install_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX experiment_install_tap_by_install ON experiment_install_tap (experiment_id, install_id);
+        """
+
+    /// First sight inserts; later, the row is written only when something changes (a crossing,
+    /// a first conversion, an earlier event), so repeated displays cost a lookup, not a write.
+    static let upsert = """
+        INSERT INTO experiment_install (experiment_id, install_id, variant, first_seen_at, converted_at, crossed)
+        VALUES (?, ?, ?, ?, ?, 0)
+        ON CONFLICT (experiment_id, install_id) DO UPDATE SET
+            crossed = crossed OR variant <> excluded.variant,
+            first_seen_at = MIN(first_seen_at, excluded.first_seen_at),
+            converted_at = COALESCE(converted_at, excluded.converted_at)
+        WHERE (NOT crossed AND variant <> excluded.variant)
+            OR (converted_at IS NULL AND excluded.converted_at IS NOT NULL)
+            OR excluded.first_seen_at < first_seen_at
+        """
+
+    static let tap = """
+        INSERT OR IGNORE INTO experiment_install_tap (experiment_id, action_id, variant, install_id, first_tapped_at)
+        VALUES (?, ?, ?, ?, ?)
+        """
+
+    static let installs = """
+        SELECT variant, COUNT(*), COUNT(converted_at) FROM experiment_install
+        WHERE experiment_id = ? AND crossed = 0 GROUP BY variant
+        """
+
+    /// First taps of an action per variant: a range of the primary key.
+    static let actionTaps = """
+        SELECT variant, COUNT(*) FROM experiment_install_tap
+        WHERE experiment_id = ? AND action_id = ? GROUP BY variant
+        """
+
+    /// The crossed installs' first taps of an action per variant, from the crossed installs
+    /// (`CROSS JOIN` keeps them the outer loop: SQLite would otherwise scan every tap of the
+    /// action and look each install up).
+    static let crossedActionTaps = """
+        SELECT t.variant, COUNT(*) FROM experiment_install AS i CROSS JOIN experiment_install_tap AS t
+        WHERE i.experiment_id = ?1 AND i.crossed = 1 AND t.experiment_id = i.experiment_id
+            AND t.install_id = i.install_id AND t.action_id = ?2
+        GROUP BY t.variant
+        """
+
+    static let crossed = "SELECT COUNT(*) FROM experiment_install WHERE experiment_id = ? AND crossed = 1"
+}

@@ -1,0 +1,120 @@
+import EmptyStateStore
+import GRDB
+
+/// The SQLite schema of `SQLiteTemplateStore`, versioned: each migration runs once, in order, when the
+/// store is opened (GRDB records which ran in `grdb_migrations`).
+extension SQLiteTemplateStore {
+    /// Every migration of the templates database, oldest first.
+    package static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: templates, strings, revisions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE template (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        revision INTEGER NOT NULL,
+                        deleted INTEGER NOT NULL DEFAULT 0,
+                        document TEXT NOT NULL,          -- the current document (JSON)
+                        edited INTEGER NOT NULL DEFAULT 0, -- 1 once ops changed it: releases no longer overwrite it
+                        updated_at TEXT NOT NULL,
+                        updated_by TEXT NOT NULL
+                    );
+                    CREATE TABLE template_string (
+                        template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE,
+                        locale TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        value TEXT NOT NULL,
+                        updated_at TEXT NOT NULL,
+                        updated_by TEXT NOT NULL,
+                        PRIMARY KEY (template_id, locale, key)
+                    );
+                    CREATE TABLE template_alias (
+                        alias TEXT PRIMARY KEY NOT NULL,
+                        template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE
+                    );
+                    CREATE TABLE revision (
+                        template_id TEXT NOT NULL REFERENCES template(id) ON DELETE CASCADE,
+                        revision INTEGER NOT NULL,
+                        action TEXT NOT NULL,
+                        document TEXT,                    -- NULL for a deletion
+                        changed_fields TEXT NOT NULL,     -- JSON array of JSON pointers
+                        created_at TEXT NOT NULL,
+                        created_by TEXT NOT NULL,
+                        PRIMARY KEY (template_id, revision)
+                    );
+                    CREATE INDEX revision_by_time ON revision(created_at);
+                    """
+            )
+        }
+        // Other kinds of versioned documents (app policies) share the current-state and revision
+        // tables, so they get revisions, rollback and the audit trail as templates do. Existing
+        // rows are templates; template queries filter on the kind.
+        migrator.registerMigration("v2: document kinds") { db in
+            try db.execute(sql: "ALTER TABLE template ADD COLUMN kind TEXT NOT NULL DEFAULT 'template'")
+        }
+        // Timestamps are whole seconds from this version on (Swift's ISO 8601 date decoding refuses
+        // fractions). Earlier releases wrote milliseconds: normalized once here, so every value has
+        // one form; each was `Timestamp.now()`'s `YYYY-MM-DDTHH:MM:SS.mmmZ`, and the fraction is
+        // dropped as `now()` drops it. Whole seconds tie often (an import and the edit after it),
+        // and text order would put "…:00.123Z" before "…:00Z" had both forms stayed, so the audit
+        // trail no longer orders by `created_at`: `seq` numbers revisions in the order they were
+        // committed (the rowid order of the rows already there), unique, and is what it sorts by.
+        migrator.registerMigration("v3: whole-second timestamps, revision sequence") { db in
+            for (table, column) in [
+                ("template", "updated_at"), ("template_string", "updated_at"), ("revision", "created_at"),
+            ] {
+                try db.execute(
+                    sql: """
+                        UPDATE \(table) SET \(column) = substr(\(column), 1, 19) || 'Z'
+                        WHERE length(\(column)) > 20 AND substr(\(column), 20, 1) = '.'
+                        """
+                )
+            }
+            try db.execute(
+                sql: """
+                    ALTER TABLE revision ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+                    UPDATE revision SET seq = rowid;
+                    CREATE UNIQUE INDEX revision_by_seq ON revision(seq);
+                    DROP INDEX revision_by_time;
+                    """
+            )
+        }
+        // Translation bookkeeping (one step, on its own): a revision may say why it was made
+        // (`imported from fr.xlf`), and each string records the template revision that last
+        // changed it, so "written before its source changed" (stale) is exact where whole-second
+        // times tie. Rows already there get the latest revision committed at their `updated_at`
+        // (every write stamps its strings and its revision with the same time): exact unless
+        // several revisions of the template share that second, 0 when none does.
+        migrator.registerMigration("v4: revision notes, string revisions") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE revision ADD COLUMN note TEXT;
+                    ALTER TABLE template_string ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+                    UPDATE template_string SET revision = COALESCE((
+                        SELECT MAX(r.revision) FROM revision r
+                        WHERE r.template_id = template_string.template_id AND r.created_at = template_string.updated_at
+                    ), 0);
+                    """
+            )
+        }
+        // The admin console's sessions (`SessionStoring`): only the SHA-256 of each session id is
+        // kept. A table of its own, touched by no template query: a step that can be renumbered
+        // beside other migrations without changing what it does.
+        migrator.registerMigration("v5: console sessions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE console_session (
+                        id_hash TEXT PRIMARY KEY NOT NULL,  -- hex SHA-256 of the cookie's session id
+                        token_name TEXT NOT NULL,
+                        role TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,        -- ms since the epoch
+                        last_seen_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX console_session_by_expiry ON console_session(expires_at);
+                    """
+            )
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,51 @@
+import EmptyStateCore
+
+/// The rows a catalogue transaction's edits leave, by table, in the order the edits were made:
+/// what `CatalogueTransaction.write(_:)` writes. A backend writes `documents`, then `deletions`,
+/// then `contents`, then `revisions` (the current row exists before the rows that refer to it).
+/// A document appears at most once in one batch: an edit reads its document's row first, and a
+/// read hands the pending rows over before it runs.
+package struct CatalogueRows: Sendable {
+    /// Current rows to write as live (created, or replaced), each with whether ops edited it: the
+    /// flag is sticky, so a document ops changed once is never overwritten by a later import.
+    package var documents: [(write: RevisionWrite, edited: Bool)] = []
+    /// Templates to mark deleted (at the deletion's revision, by its author): their strings and
+    /// aliases go, their history stays.
+    package var deletions: [RevisionWrite] = []
+    /// The strings and aliases of templates as they are once written.
+    package var contents: [TemplateContent] = []
+    /// Revisions to append, in the order they were made (the audit trail's order).
+    package var revisions: [RevisionWrite] = []
+
+    package init() {}
+
+    package var isEmpty: Bool { documents.isEmpty && deletions.isEmpty && contents.isEmpty && revisions.isEmpty }
+}
+
+/// A template's strings and aliases as a write leaves them: they replace what the template had.
+/// A string whose value is unchanged keeps who changed it, when and in which revision; a changed
+/// or new one is stamped with this write's.
+package struct TemplateContent: Sendable {
+    package var templateID: String
+    /// One row per locale and key (`RevisionWrite.strings(of:)`).
+    package var strings: [(locale: String, key: String, value: String)]
+    package var aliases: [String]
+    /// The revision that writes them, its time and author.
+    package var revision: Int
+    package var at: String
+    package var by: String
+    /// The template had no strings or aliases before: it is new, or re-created after a delete
+    /// (which removed them). A backend then inserts, with nothing to compare or remove.
+    package var replacesNothing: Bool
+
+    /// - Parameter replacing: the live template the write replaces, `nil` when there is none.
+    package init(_ template: Template, _ write: RevisionWrite, replacing: CurrentDocument?) {
+        templateID = template.id
+        strings = RevisionWrite.strings(of: template)
+        aliases = template.aliases
+        revision = write.revision
+        at = write.at
+        by = write.by
+        replacesNothing = replacing == nil
+    }
+}

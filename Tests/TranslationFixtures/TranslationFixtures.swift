@@ -1,0 +1,147 @@
+import EmptyStateCore
+import EmptyStateTranslation
+import Foundation
+import JSONCoding
+
+/// The translation documents the format tests and `make translation-check` share: the built-in
+/// catalogue's French export and the hard texts, and the files of every format made of them for
+/// the independent readers (`Tests/translation/check_interop.py`), with the model they must find.
+///
+/// A library of its own so that the fixture writer (`translation-fixtures`, run by the Makefile)
+/// is a program, not a test, and the test that reads the toolkit's files back compares them
+/// with exactly what was written.
+package enum TranslationFixtures {
+    /// The repository the fixtures are read from.
+    package static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The built-in catalogue: real copy in seven locales, Arabic and Japanese among them.
+    package static func builtinTemplates() throws -> [Template] {
+        try CatalogueLoader.load(directory: root.appendingPathComponent("config/templates").path).templates
+    }
+
+    /// Translations a file format must keep scalar for scalar, in every state (`nil`: none yet).
+    package static let hardTargets: [(text: String?, state: TranslationState)] = [
+        ("Caf\u{E9} cr\u{E8}me", .translated),  // NFC
+        ("Cafe\u{301} cre\u{300}me", .reviewed),  // the same words in NFD: must not become NFC
+        ("\u{202B}مرحبا {name}\u{202C} \u{200F}!", .final),  // bidi embedding and mark, Arabic
+        ("👩🏽‍💻 emoji 🇫🇷 and 𝒳 outside the BMP", .stale),
+        (nil, .missing),
+        ("<b>&amp;</b> \"quoted\" it's ]]> & < >", .translated),
+        ("  leading and trailing  ", .reviewed),
+        ("two  spaces, a\ttab and a\nnewline\r\nand CRLF", .final),
+        ("{a}{b} {a} repeated, {not a name} {_ok} {9no} {", .stale),
+        ("a draft nobody confirmed", .missing),
+        ("100% of {count} %1$s %% \\n literal backslash-n", .translated),
+        ("@start and ?question", .reviewed),
+        ("?start", .final),
+        ("\u{1}control\u{7F}del\u{85}c1\u{FFFE}", .stale),
+        ("日本語のタイトル、全角", .translated),
+        ("", .stale),
+    ]
+
+    /// A document with every state, notes, placeholders and the hard texts as targets.
+    package static func hardDocument(exportedAt: String? = "2026-11-23T10:00:00Z") -> TranslationDocument {
+        let units = hardTargets.enumerated().map { index, entry in
+            TranslationUnit(
+                id: UnitID(template: "hard\(index)", key: index % 2 == 0 ? "title" : "actions.retry"),
+                source: "Source \(index): {a} & {b}",
+                target: entry.text,
+                state: entry.state,
+                notes: ["Template hard\(index), category error", "title, at most 2 lines (60 columns)"]
+            )
+        }
+        return TranslationDocument(sourceLocale: "en", targetLocale: "pt-BR", exportedAt: exportedAt, units: units)
+    }
+
+    /// The built-in catalogue's French export, every string translated.
+    package static func builtinDocument(locale: String = "fr") throws -> TranslationDocument {
+        let snapshots = try builtinTemplates().map { TemplateSnapshot(template: $0, revision: 1) }
+        return TranslationExport.document(
+            snapshots,
+            sourceLocale: "en",
+            targetLocale: locale,
+            exportedAt: "2026-11-23T10:00:00Z"
+        )
+    }
+
+    /// The documents of the interop check: the built-in catalogue in French with every state,
+    /// and the hard texts.
+    package static func interopDocuments() throws -> [(name: String, document: TranslationDocument)] {
+        var catalogue = try builtinDocument()
+        let states: [TranslationState] = [.translated, .reviewed, .final, .stale, .missing]
+        for index in catalogue.units.indices {
+            let state = states[index % states.count]
+            catalogue.units[index].state = state
+            if state == .missing, index % 2 == 0 { catalogue.units[index].target = nil }
+        }
+        return [("catalogue-fr", catalogue), ("hard-pt-BR", hardDocument())]
+    }
+
+    /// Writes every format of the interop documents into `directory` (`xliff2/`, `xliff12/`,
+    /// `xcstrings/`, `android/<name>/`), and `expected.json`: the model each file stands for.
+    /// - Returns: the paths written, relative to `directory`.
+    @discardableResult
+    package static func writeInterop(to directory: URL) throws -> [String] {
+        var written: [String] = []
+        func write(_ bytes: [UInt8], _ path: String) throws {
+            let url = directory.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try Data(bytes).write(to: url)
+            written.append(path)
+        }
+        var expected = JSONWriter()
+        expected.beginObject()
+        for (name, document) in try interopDocuments() {
+            try write(XLIFF2Writer.write(document), "xliff2/\(name).xlf")
+            try write(XLIFF12Writer.write(document), "xliff12/\(name).xliff")
+            try write(StringCatalogWriter.write([document]), "xcstrings/\(name).xcstrings")
+            for file in TranslationFormat.android.write([document]) {
+                try write(file.bytes, "android/\(name)/\(file.path)")
+            }
+            expected.key(name)
+            describe(document, into: &expected)
+        }
+        expected.endObject()
+        try write(expected.bytes, "expected.json")
+        return written
+    }
+
+    /// The model the Python check compares with, ids in every spelling the formats use.
+    private static func describe(_ document: TranslationDocument, into json: inout JSONWriter) {
+        json.beginObject()
+        json.member("sourceLocale", document.sourceLocale)
+        json.member("targetLocale", document.targetLocale)
+        json.member("androidFolder", AndroidLocaleFolder.folder(for: document.targetLocale))
+        json.key("exportedAt")
+        if let exportedAt = document.exportedAt { json.string(exportedAt) } else { json.null() }
+        json.key("units")
+        json.beginArray()
+        for unit in document.units {
+            json.beginObject()
+            json.member("id", unit.id.description)
+            json.member("tokenId", unit.id.tokenForm)
+            json.member("resourceName", AndroidResourceName.name(for: unit.id))
+            json.member("source", unit.source ?? "")
+            json.key("target")
+            if let target = unit.target { json.string(target) } else { json.null() }
+            json.member("state", unit.state.rawValue)
+            json.key("notes")
+            json.beginArray()
+            for note in unit.notes { json.string(note) }
+            json.endArray()
+            json.key("placeholders")
+            json.beginArray()
+            for name in unit.placeholders { json.string(name) }
+            json.endArray()
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+    }
+}
