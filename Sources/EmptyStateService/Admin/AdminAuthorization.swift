@@ -120,7 +120,10 @@ package struct AdminToken: Sendable, Equatable {
 /// change needs an `Origin` equal to it, and no request may say (`Sec-Fetch-Site`) it was made by
 /// another origin or site.
 struct AdminAuthorization: Sendable {
-    let tokens: [AdminToken]
+    /// The configured tokens (flags, variable, tokens file), shared by every copy: the tokens
+    /// file replaces them when it is read again (`AdminTokensFile`).
+    let configured: ConfiguredAdminTokens
+    var tokens: [AdminToken] { configured.current }
     /// Tokens kept in the shared store, by the SHA-256 of their secret (valid on every replica).
     var hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] { sharedTokens.current }
     /// Where `hashed` is kept: read again once the first token is created (`FirstAdminToken`).
@@ -144,7 +147,7 @@ struct AdminAuthorization: Sendable {
         hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = [],
         hash: (@Sendable (String) -> String)? = nil
     ) {
-        self.tokens = tokens
+        configured = ConfiguredAdminTokens(tokens)
         sharedTokens.set(hashed)
         self.hash = hash
     }

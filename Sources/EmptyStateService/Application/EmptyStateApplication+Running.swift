@@ -88,6 +88,9 @@ extension EmptyStateApplication {
                 )
             )
         }
+        if let adminTokensFile {
+            services.append(AdminTokensFileWatch(file: adminTokensFile, step: next(), sequence: sequence))
+        }
         services.append(
             WorkerService(
                 name: "http",

@@ -38,6 +38,8 @@ package final class EmptyStateApplication: Sendable {
     let retention: RetentionPruner
     /// SQLite: publishes app policies other processes sharing the store file wrote.
     let policyWatcher: PolicyWatcher?
+    /// `--admin-tokens-file`, read again while the server runs; `nil` without one.
+    let adminTokensFile: AdminTokensFile?
     /// Counts the events an earlier release stored into the rollups.
     let backfill: RollupBackfillWorker
     let folder: RollupFolder
@@ -103,16 +105,11 @@ package final class EmptyStateApplication: Sendable {
         } else {
             openAPI = BuiltinFiles.openAPI
         }
+        // SQLite: SQLiteStores made it already; PostgreSQL: it receives a generated admin token.
         do {
-            try FileManager.default.createDirectory(
-                atPath: configuration.dataDirectory,
-                withIntermediateDirectories: true
-            )
+            try DataDirectory.prepare(configuration.dataDirectory)
         } catch {
-            throw StartupError(
-                description:
-                    "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)"
-            )
+            throw StartupError(description: error.description)
         }
         stores.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
         store = stores.templates
@@ -165,6 +162,15 @@ package final class EmptyStateApplication: Sendable {
         )
         self.firstAdminToken = firstAdminToken
         authorization.sessions = ConsoleSessions(store: stores.sessions, publicOrigin: configuration.publicOrigin)
+        adminTokensFile = configuration.adminTokensFile.map { file in
+            AdminTokensFile(
+                path: file.path,
+                fixed: Array(configuration.adminTokens.dropLast(file.tokensAtStart)),
+                tokens: authorization.configured,
+                metrics: metrics,
+                logger: logger
+            )
+        }
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
         var router = Router()
