@@ -53,6 +53,7 @@ OTHER_TOOLS = {
     "--database-url-env": "Tests/browser/console.py",
     "--base-url": "Tests/integration/openapi_check.py",
     "--check": "Tools/openapi-generator/generate.sh",
+    "--static-swift-stdlib": "Makefile",
 }
 
 FENCE = re.compile(r"^\s*(```|~~~)")
