@@ -219,9 +219,15 @@ if command -v taskset >/dev/null 2>&1; then
     expect_eq "pinned to one CPU: SIGTERM exits 0" 0 "$?"
 fi
 
-# --version: the version CHANGELOG.md's newest release names (ServiceVersion.current).
+# --version: the version CHANGELOG.md's newest release names while [Unreleased] is empty, else
+# a next version with -dev (ServiceVersion.current; make lint checks which, docs/releases.md).
 changelog_version=$(grep -oE '^## \[[0-9]+\.[0-9]+\.[0-9]+\]' "$ROOT/CHANGELOG.md" | head -n 1 | tr -d '#[] ')
-expect_eq "--version prints the version of CHANGELOG.md's newest release" "$changelog_version" "$("$BIN" --version 2>&1)"
+if awk '/^## \[Unreleased\]/{u=1; next} /^## \[/{exit} u && /^- /{found=1} END{exit !found}' "$ROOT/CHANGELOG.md"; then
+    expect_match "--version prints a -dev version while CHANGELOG.md lists unreleased changes" \
+        '^[0-9]+\.[0-9]+\.[0-9]+-dev$' "$("$BIN" --version 2>&1)"
+else
+    expect_eq "--version prints the version of CHANGELOG.md's newest release" "$changelog_version" "$("$BIN" --version 2>&1)"
+fi
 
 # Freshness is a setting: --cache-max-age and EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE reach the
 # Cache-Control of template answers, the memoized repeat included; out-of-range values are refused.

@@ -35,6 +35,12 @@ case "$VERSION" in
     EXPECT_OLD_EVENTS_AFTER_MIGRATION=503
     EXPECT_OLD_ON_MIGRATED_SQLITE=starts
     ;;
+0.2.0)
+    # 0.2.0's events fit the events table as it is; it refuses a SQLite store with migrations it
+    # does not know (exit 78), and a PostgreSQL schema newer than it knows.
+    EXPECT_OLD_EVENTS_AFTER_MIGRATION=202
+    EXPECT_OLD_ON_MIGRATED_SQLITE="exit 78"
+    ;;
 *)
     echo "Tests/upgrade/run.sh has no expectations for $VERSION: write what docs/upgrades.md says of it here"
     echo "0 passed, 1 failed"
