@@ -154,6 +154,10 @@ static const unsigned char console_edit_publish_js[] = {
 #embed "../EmptyStateWeb/Console/edit-publish.js"
 };
 
+static const unsigned char console_edit_locale_js[] = {
+#embed "../EmptyStateWeb/Console/edit-locale.js"
+};
+
 static const unsigned char console_experiments_list_js[] = {
 #embed "../EmptyStateWeb/Console/experiments-list.js"
 };
@@ -213,6 +217,7 @@ static const struct {
     {"edit-actions.js", console_edit_actions_js, sizeof(console_edit_actions_js)},
     {"edit-copy.js", console_edit_copy_js, sizeof(console_edit_copy_js)},
     {"edit-publish.js", console_edit_publish_js, sizeof(console_edit_publish_js)},
+    {"edit-locale.js", console_edit_locale_js, sizeof(console_edit_locale_js)},
     {"experiments-list.js", console_experiments_list_js, sizeof(console_experiments_list_js)},
     {"experiments-detail.js", console_experiments_detail_js, sizeof(console_experiments_detail_js)},
     {"experiments-variants.js", console_experiments_variants_js, sizeof(console_experiments_variants_js)},

@@ -8,7 +8,8 @@ Writes gallery-<locale>-<size>[-dark].png for a few combinations: English and Ar
 400x400, German at 200x150, and Arabic at 400x400 in the dark scheme; and console-<screen>.png
 for the console's main screens (catalogue, editor with its preview, the review before
 publishing, history, app policy, audit log, numbers, translations, an experiment with its
-results; the editor at 320 px and in the dark scheme).
+results; the editor at 320 px and in the dark scheme, its first screen at 1280×800 and on a
+phone while typing).
 """
 
 import os
@@ -60,6 +61,11 @@ def console_shots(server, browser, output):
     document = json.loads(server.admin("GET", "/templates/noDocuments")[2])["template"]
     document["strings"]["fr"]["title"] = "Rien pour le moment"
     server.admin("PUT", "/templates/noDocuments", document, {"If-Match": '"r1"'})
+    # An English change a second later: every translation of that title is stale.
+    time.sleep(1.1)
+    english = json.loads(server.admin("GET", "/templates/loading")[2])["template"]["strings"]["en"]
+    english["title"] = "Loading your things"
+    server.admin("PUT", "/templates/loading/strings/en", english, {"If-Match": '"r1"'})
     server.admin("PUT", "/app-policies/ios", {
         "minimumVersion": "5.0", "latestVersion": "5.3.0", "minimumOSVersion": "16.0", "blockedVersions": ["5.1.2"],
         "storeUrl": "https://apps.apple.com/app/id123456789", "rolloutPercentage": 25}, {"If-None-Match": "*"})
@@ -116,10 +122,27 @@ def console_shots(server, browser, output):
                                    ("policies", "#/policies/ios", ".decisions-table"),
                                    ("audit", "#/audit", ".results table"),
                                    ("numbers", "#/numbers?template=connectionRefused", ".chart"),
-                                   ("translations", "#/translations?locale=fr", ".translations section")):
+                                   ("translations", "#/translations", ".translations section")):
             page.goto(server.url + "/admin/" + route)
             page.wait_for_selector(ready)
             shoot(page, name)
+        context.close()
+    # The first screen as an editor whose browser speaks French sees it, at 1280×800 and on a
+    # phone while typing the message (the preview stays at the top).
+    for viewport, name in (({"width": 1280, "height": 800}, "edit-first-screen"), ({"width": 390, "height": 844}, "edit-phone")):
+        context = browser.new_context(viewport=viewport, locale="fr-FR")
+        page = context.new_page()
+        page.goto(server.url + "/admin/")
+        page.get_by_label("Admin token").fill(ADMIN_TOKEN)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector(".results[data-state=ready]")
+        page.goto(server.url + "/admin/#/templates/noSearchResults")
+        page.wait_for_selector(".preview-frame .es")
+        if name == "edit-phone":
+            page.get_by_label("Message (fr)").focus()
+            page.keyboard.press("End")
+            page.keyboard.type(" Essayez un autre mot.")
+        shoot(page, name, full=False)
         context.close()
 
 

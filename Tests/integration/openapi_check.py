@@ -1156,7 +1156,10 @@ def run_console(checker: Checker, token: str) -> None:
     run(Case("console session", "GET", session, 200, headers=with_cookie, extra=[body_field("the session", lambda b: b["authenticatedBy"] == "session" and b["expiresAt"] > b["createdAt"])]))
     run(Case("console session", "HEAD", session, 200, headers=with_cookie))
     run(Case("console session by token", "GET", session, 200, headers=auth, extra=[body_field("the token", lambda b: b["authenticatedBy"] == "token")]))
-    run(Case("console session without credentials", "GET", session, 401, extra=[problem_type("unauthorized")]))
+    run(Case("console session without credentials: nobody signed in", "GET", session, 204))
+    run(Case("console session without credentials: nobody signed in", "HEAD", session, 204))
+    run(Case("console session with an ended cookie", "GET", session, 401, headers={"Cookie": cookie.split("=")[0] + "=" + "A" * 43}, extra=[problem_type("unauthorized")]))
+    run(Case("console session with a wrong token", "GET", session, 401, headers={"Authorization": "Bearer " + "x" * 40}, extra=[problem_type("unauthorized")]))
     # The cookie from elsewhere: refused.
     run(Case("console cookie from another site", "GET", "/v1/admin/catalogue", 403, headers={**with_cookie, "Sec-Fetch-Site": "cross-site"}, extra=[problem_type("cross-origin-request")]))
     run(Case("console cookie from another site", "HEAD", "/v1/admin/catalogue", 403, headers={**with_cookie, "Sec-Fetch-Site": "same-site"}))

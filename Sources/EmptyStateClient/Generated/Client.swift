@@ -18905,7 +18905,11 @@ internal struct Client: APIProtocol {
     ///
     /// With the console's cookie: the session (`authenticatedBy: session`, when it ends). With a
     /// bearer token: the token's name and role (`authenticatedBy: token`). `eventRetentionDays`
-    /// says how far back the analytics go.
+    /// says how far back the analytics go. Without any credentials (no `Authorization`, no
+    /// console cookie): `204`, nobody is signed in — the console asks on every load, and an
+    /// error status would be logged in the browser on every visit to its sign-in page.
+    /// Credentials that are sent and refused (a token that is not one, a session that has ended)
+    /// answer `401`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/session`.
@@ -18974,6 +18978,20 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 204:
+                    let headers: Components.Responses.ConsoleNobodySignedIn.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
                 case 400:
                     let headers: Components.Responses.AdminBadRequest.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -20049,6 +20067,20 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .ok(.init(headers: headers))
+                case 204:
+                    let headers: Components.Responses.ConsoleNobodySignedIn.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
                 case 400:
                     let headers: Components.Responses.AdminProblemHead.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(

@@ -6282,6 +6282,44 @@ extension Components {
                 self.body = body
             }
         }
+        internal struct ConsoleNobodySignedIn: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ConsoleNobodySignedIn/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNobodySignedIn/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/ConsoleNobodySignedIn/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ConsoleNobodySignedIn.Headers
+            /// Creates a new `ConsoleNobodySignedIn`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.ConsoleNobodySignedIn.Headers) {
+                self.headers = headers
+            }
+        }
         internal struct ConsoleSignedOut: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/ConsoleSignedOut/headers`.
             internal struct Headers: Sendable, Hashable {

@@ -20281,7 +20281,11 @@ internal enum Operations {
     ///
     /// With the console's cookie: the session (`authenticatedBy: session`, when it ends). With a
     /// bearer token: the token's name and role (`authenticatedBy: token`). `eventRetentionDays`
-    /// says how far back the analytics go.
+    /// says how far back the analytics go. Without any credentials (no `Authorization`, no
+    /// console cookie): `204`, nobody is signed in — the console asks on every load, and an
+    /// error status would be logged in the browser on every visit to its sign-in page.
+    /// Credentials that are sent and refused (a token that is not one, a session that has ended)
+    /// answer `401`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/session`.
@@ -20339,6 +20343,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request carries no credentials at all (no `Authorization`, no console cookie) — nobody is signed in.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/get(getConsoleSession)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ConsoleNobodySignedIn)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ConsoleNobodySignedIn {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
                             response: self
                         )
                     }
@@ -21277,6 +21304,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request carries no credentials at all (no `Authorization`, no console cookie) — nobody is signed in.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/session/head(headConsoleSession)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.ConsoleNobodySignedIn)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.ConsoleNobodySignedIn {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
                             response: self
                         )
                     }

@@ -659,7 +659,11 @@ internal protocol APIProtocol: Sendable {
     ///
     /// With the console's cookie: the session (`authenticatedBy: session`, when it ends). With a
     /// bearer token: the token's name and role (`authenticatedBy: token`). `eventRetentionDays`
-    /// says how far back the analytics go.
+    /// says how far back the analytics go. Without any credentials (no `Authorization`, no
+    /// console cookie): `204`, nobody is signed in — the console asks on every load, and an
+    /// error status would be logged in the browser on every visit to its sign-in page.
+    /// Credentials that are sent and refused (a token that is not one, a session that has ended)
+    /// answer `401`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/session`.
@@ -2075,7 +2079,11 @@ extension APIProtocol {
     ///
     /// With the console's cookie: the session (`authenticatedBy: session`, when it ends). With a
     /// bearer token: the token's name and role (`authenticatedBy: token`). `eventRetentionDays`
-    /// says how far back the analytics go.
+    /// says how far back the analytics go. Without any credentials (no `Authorization`, no
+    /// console cookie): `204`, nobody is signed in — the console asks on every load, and an
+    /// error status would be logged in the browser on every visit to its sign-in page.
+    /// Credentials that are sent and refused (a token that is not one, a session that has ended)
+    /// answer `401`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/session`.

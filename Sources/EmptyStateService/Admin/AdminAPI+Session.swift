@@ -13,7 +13,17 @@ extension AdminAPI {
                 return AdminProblems.response(for: error, request: request, logger: logger)
             }
         }
-        router.get("/v1/admin/session", blocking: true, route(.viewer) { request, token in try whoAmI(request, token) })
+        let answer = AdminProblems.catching(logger: logger) { request, token in try whoAmI(request, token) }
+        router.get("/v1/admin/session", blocking: true) { request in
+            switch authorization.authenticate(request, needs: .viewer) {
+            case .success(let token):
+                return answer(request, token)
+            case .failure where Self.offersNoCredentials(request, sessions: authorization.sessions):
+                return Self.nobodySignedIn
+            case .failure(let refusal):
+                return refusal.response
+            }
+        }
         router.add(.delete, "/v1/admin/session", blocking: true) { request in
             do {
                 return try signOut(request)
@@ -80,6 +90,18 @@ extension AdminAPI {
         }
         return try .json(SessionInfo(token: token, eventRetentionDays: eventRetentionDays))
     }
+
+    /// Whether `request` offers no credentials at all: no `Authorization`, no console cookie.
+    /// The console asks who it is on every load; "nobody" is then an answer (`204`), not an error:
+    /// a `401` would be logged in the browser's console on every visit to the sign-in page.
+    /// Credentials that are offered and refused (a wrong token, a session that has ended) still
+    /// answer `401`, which says why.
+    static func offersNoCredentials(_ request: HTTPRequest, sessions: ConsoleSessions?) -> Bool {
+        request.headers["authorization"] == nil && sessions?.sessionID(in: request) == nil
+    }
+
+    /// `204`: nobody is signed in (`offersNoCredentials`).
+    static let nobodySignedIn = HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
 
     /// `DELETE`: ends the cookie's session on every replica and clears the cookie; with a bearer
     /// token and no cookie there is nothing to end (204 all the same).

@@ -105,7 +105,10 @@ function signIn(message) {
 
 async function start() {
   try {
+    // Nobody signed in answers 204 (no error in the browser's console); a session that has
+    // ended, 401.
     const { data } = await get("/v1/admin/session");
+    if (!data) return signIn();
     context.session = data;
     showShell(true);
     route();

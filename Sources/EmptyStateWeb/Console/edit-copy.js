@@ -1,6 +1,8 @@
-// The editor's Copy group: the locale being edited (and a new one to add), then each string of
-// that locale beside the source locale's, with its live limit in columns and its placeholders
-// checked against the source's, and who changed the locale last.
+// The editor's Copy group: the locale being edited (and why the editor opened on it, and a new
+// one to add), then each string of that locale beside the source locale's, with its live limit
+// in columns and its placeholders checked against the source's, and who changed the locale last.
+// The title and the message are edited in text areas as tall as their line limits (2 and 3
+// lines), growing with a longer text, so the whole text is always in view.
 
 import { check, limitOf, placeholders, runs } from "./copy-rules.js";
 import { direction, h, select, time } from "./dom.js";
@@ -15,6 +17,7 @@ export function copyGroup(draft, editor) {
   const localeSelect = select(locales.map((locale) => [locale, locale === source ? `${locale} (source)` : locale]), state.locale, { id: "edit-locale" });
   localeSelect.addEventListener("change", () => {
     state.locale = localeSelect.value;
+    state.localeReason = "";
     build();
     showErrors();
     editor.preview()?.setLocales(Object.keys(draft.strings), state.locale);
@@ -47,7 +50,13 @@ export function copyGroup(draft, editor) {
     h(
       "div",
       { class: "grid" },
-      h("div", { class: "field" }, h("label", { for: "edit-locale" }, "Edit locale"), localeSelect),
+      h(
+        "div",
+        { class: "field" },
+        h("label", { for: "edit-locale" }, "Edit locale"),
+        localeSelect,
+        h("p", { class: "hint", id: "edit-locale-reason" }, state.localeReason ? `Opened on ${state.locale}: ${state.localeReason}.` : ""),
+      ),
       h("div", { class: "field" }, h("label", { for: "new-locale" }, "New locale"), h("div", { class: "inline" }, newLocale, addLocale)),
     ),
   );
@@ -56,6 +65,7 @@ export function copyGroup(draft, editor) {
   }
   fields.set(`/strings/${state.locale}`, { control: localeSelect, setError: (text) => setGroupError(group, text) });
   fields.set("/strings", { control: localeSelect, setError: (text) => setGroupError(group, text) });
+  localeSelect.setAttribute("aria-describedby", "edit-locale-reason");
   const values = draft.strings[state.locale];
   const sourceValues = draft.strings[source];
   for (const key of keysOf(draft, labels.keyOf)) {
@@ -63,8 +73,9 @@ export function copyGroup(draft, editor) {
     const handle = textInput(`/strings/${state.locale}/${key}`, `${keyLabel(key)} (${state.locale})`, values[key], (value) => {
       values[key] = value;
       live(value);
+      editor.edited(state.locale);
       changed();
-    }, { multiline: key === "message", lang: state.locale });
+    }, { multiline: key === "title" || key === "message", lines: Number.parseInt(limitOf(key).lines, 10) || 1, lang: state.locale });
     const live = liveChecks(key, handle, { sourceText, isSource: state.locale === source });
     live(values[key] ?? "");
     const row = h(

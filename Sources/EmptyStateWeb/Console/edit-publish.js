@@ -1,6 +1,11 @@
 // Publishing from the editor: the review of the field-level diff against the live revision,
-// the PUT with If-Match, a 412 turned into the conflict view and a rebase of this editor's
+// the write with If-Match, a 412 turned into the conflict view and a rebase of this editor's
 // changes onto what the other person published, and discarding the draft.
+//
+// The write says what the editor changed: strings of one locale only go as `PUT
+// …/strings/{locale}` (audited as `strings`, the unit translators work in), anything else as the
+// whole document (`replace`). Every way of publishing goes through `write` below, so a change of
+// where publications go (change requests) is made here.
 
 import { ApiError, get, ifMatch, put, seg } from "./api.js";
 import { diff, merge, setAt } from "./diff.js";
@@ -35,21 +40,26 @@ export function publishing(editor) {
   }
 
   async function publish() {
+    const changes = diff(state.base, state.draft);
+    const locale = stringsLocaleOf(changes);
     try {
-      const { data } = await put(`/v1/admin/templates/${seg(templateID)}`, state.draft, { headers: ifMatch(state.live.revision) });
-      state.live = { ...data, stringUpdates: state.live.stringUpdates };
+      const { data } = await write(locale);
+      state.live = { ...data, stringUpdates: stringUpdatesAfter(state.live.stringUpdates, changes, data) };
       state.base = structuredClone(data.template);
       state.draft = structuredClone(data.template);
       state.serverErrors = [];
+      state.published = { revision: data.revision, what: locale ? `the ${locale} strings` : "the template" };
       editor.forgetDraft();
       build();
       changed({ validate: false });
       announce(`Published revision ${data.revision} of ${templateID}.`);
-      main.querySelector("#publish")?.focus();
+      // Focus goes to the result: the status line that says what is served now (the publish
+      // button is disabled once nothing is left to publish).
+      status.focus();
     } catch (error) {
       if (error instanceof ApiError && error.status === 412) return conflict();
       if (error instanceof ApiError && error.status === 422) {
-        state.serverErrors = error.errors.map((e) => ({ pointer: e.pointer ?? "", detail: e.detail }));
+        state.serverErrors = error.errors.map((e) => ({ pointer: documentPointer(e.pointer ?? "", locale), detail: e.detail }));
         showErrors();
         updateStatus();
         announce(`Not published: ${error.message}`);
@@ -90,6 +100,16 @@ export function publishing(editor) {
     main.querySelector("#publish")?.focus();
   }
 
+  /**
+   * Writes the draft against the live revision: the strings of `locale` alone when they are all
+   * that changed, else the whole document. Resolves to the API's answer (AdminTemplateWritten).
+   */
+  function write(locale) {
+    const options = { headers: ifMatch(state.live.revision) };
+    if (locale) return put(`/v1/admin/templates/${seg(templateID)}/strings/${seg(locale)}`, state.draft.strings[locale], options);
+    return put(`/v1/admin/templates/${seg(templateID)}`, state.draft, options);
+  }
+
   function discard() {
     state.draft = structuredClone(state.base);
     state.serverErrors = [];
@@ -101,4 +121,38 @@ export function publishing(editor) {
   }
 
   return { review, discard };
+}
+
+/** The locale whose strings are all that `changes` touch (a field diff), or null. */
+export function stringsLocaleOf(changes) {
+  const locales = new Set(changes.map((change) => /^\/strings\/([^/]+)(?:\/|$)/.exec(change.pointer)?.[1] ?? null));
+  return changes.length && locales.size === 1 && !locales.has(null) ? [...locales][0] : null;
+}
+
+/**
+ * A pointer of a strings write's 422 as a document pointer: pointers into the locale are relative
+ * to the body (`/title`, `/actions.retry`, `` for the body), others are the document's already.
+ */
+export function documentPointer(pointer, locale) {
+  if (!locale) return pointer;
+  const first = pointer.split("/")[1] ?? "";
+  const relative = pointer === "" || first === "title" || first === "message" || first.startsWith("actions.") || first.startsWith("visual.");
+  return relative ? `/strings/${locale}${pointer}` : pointer;
+}
+
+/**
+ * Who changed each string when, after a publication: the strings `changes` touched are now by
+ * the answer's author at its time (the write's answer carries no `stringUpdates`, and reading the
+ * template again for them would show another person's later change as this one).
+ */
+function stringUpdatesAfter(updates = [], changes, answer) {
+  const touched = new Map();
+  for (const change of changes) {
+    const match = /^\/strings\/([^/]+)\/(.+)$/.exec(change.pointer);
+    if (match) touched.set(`${match[1]}\u0000${match[2]}`, { locale: match[1], key: match[2], removed: change.kind === "removed" });
+  }
+  const kept = updates.filter((update) => !touched.has(`${update.locale}\u0000${update.key}`));
+  const made = [...touched.values()].filter((item) => !item.removed)
+    .map(({ locale, key }) => ({ locale, key, updatedAt: answer.updatedAt, updatedBy: answer.updatedBy }));
+  return [...kept, ...made];
 }

@@ -24,20 +24,38 @@ export function setGroupError(group, text) {
  * root, hint}); every control is read-only for a viewer.
  */
 export function formFields({ fields, readOnly }) {
-  function textInput(pointer, label, value, onInput, { hint, multiline = false, lang, readonlyAlways = false } = {}) {
+  /**
+   * A text field. `multiline`: a text area `lines` tall that grows with its text, for copy that
+   * wraps (a title, a message); copy holds no line break (config/templates/README.md), so Enter
+   * adds none and a pasted one becomes a space, as in a one-line input.
+   */
+  function textInput(pointer, label, value, onInput, { hint, multiline = false, lines = 3, lang, readonlyAlways = false } = {}) {
     const control = h(multiline ? "textarea" : "input", {
       type: multiline ? undefined : "text",
       id: fieldID(pointer),
       value: value ?? "",
-      rows: multiline ? "3" : undefined,
+      rows: multiline ? String(lines) : undefined,
+      class: multiline ? `copy-text lines-${lines}` : undefined,
       readOnly: readOnly || readonlyAlways,
       lang,
       dir: lang ? direction(lang) : "auto",
       spellcheck: lang ? "true" : "false",
     });
-    if (multiline) control.value = value ?? "";
+    if (multiline) {
+      control.value = value ?? "";
+      control.addEventListener("keydown", (event) => {
+        if (event.key === "Enter") event.preventDefault();
+      });
+    }
     const handle = field(label, control, { hint });
-    control.addEventListener("input", () => onInput(control.value, handle));
+    control.addEventListener("input", () => {
+      if (multiline && /[\r\n]/.test(control.value)) {
+        const at = control.selectionStart;
+        control.value = control.value.replace(/\r\n?|\n/g, " ");
+        control.setSelectionRange(at, at);
+      }
+      onInput(control.value, handle);
+    });
     fields.set(pointer, handle);
     return handle;
   }

@@ -2,6 +2,8 @@
 // markup of /v1/web/templates/{id} and <empty-state>, styled by empty-state.css), in a chosen
 // locale (pseudo-locales and right-to-left included), light or dark, in the spec's 400×400 and
 // 200×150 containers. Redrawn as the editor types, a quarter second after the last key.
+// `compact` (a narrow screen, where the preview stays at the top while the fields scroll under
+// it, drawn smaller by the stylesheet): a button hides the picture to make room.
 
 import { post } from "./api.js";
 import { debounce, h, select, uid } from "./dom.js";
@@ -21,12 +23,13 @@ function parseFragment(html) {
 }
 
 /** Returns {root, update(document), setLocales(locales)}. */
-export function preview({ initialLocale }) {
+export function preview({ initialLocale, compact = false }) {
   const localeID = uid("preview-locale");
+  const initialSize = "400x400";
   const locale = select([], initialLocale, { id: localeID });
   const scheme = select(SCHEMES, "light", { id: uid("preview-scheme") });
-  const size = select(SIZES, "400x400", { id: uid("preview-size") });
-  const frame = h("div", { class: "preview-frame es-frame", "data-size": "400x400", "data-es-scheme": "light" });
+  const size = select(SIZES, initialSize, { id: uid("preview-size") });
+  const frame = h("div", { class: "preview-frame es-frame", "data-size": initialSize, "data-es-scheme": "light" });
   const note = h("p", { class: "hint preview-note", "aria-live": "polite" });
   let draft = null;
   let generation = 0;
@@ -57,10 +60,12 @@ export function preview({ initialLocale }) {
     frame.dataset.size = size.value;
   });
 
+  const stageID = uid("preview-stage");
+  const toggle = h("button", { type: "button", class: "quiet preview-toggle", "aria-expanded": "true", "aria-controls": stageID }, "Hide preview");
   const root = h(
     "section",
-    { class: "preview", "aria-labelledby": "preview-heading" },
-    h("h2", { id: "preview-heading" }, "Preview"),
+    { class: "preview", "aria-labelledby": "preview-heading", "data-compact": compact ? "true" : undefined },
+    h("div", { class: "preview-head" }, h("h2", { id: "preview-heading" }, "Preview"), toggle),
     h(
       "div",
       { class: "preview-controls" },
@@ -68,9 +73,15 @@ export function preview({ initialLocale }) {
       h("div", { class: "field" }, h("label", { for: scheme.id }, "Scheme"), scheme),
       h("div", { class: "field" }, h("label", { for: size.id }, "Container"), size),
     ),
-    h("div", { class: "preview-stage", "data-es-scheme-stage": "" }, frame),
+    h("div", { class: "preview-stage", id: stageID, "data-es-scheme-stage": "" }, frame),
     note,
   );
+  toggle.addEventListener("click", () => {
+    const shown = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(shown));
+    toggle.textContent = shown ? "Hide preview" : "Show preview";
+    root.dataset.hidden = String(!shown);
+  });
 
   return {
     root,

@@ -13,12 +13,19 @@
 // edit-actions.js, edit-copy.js) and publishing (edit-publish.js) is a module of its own that
 // is handed the `editor` object below. A new group is a function (draft, editor) → element,
 // added to `build`.
+//
+// Copy is what editors change most, so it comes first: the edited locale's fields beside the
+// source, the preview beside them (on a phone, kept in view while typing), publishing in a bar
+// that stays in view; General, Visual and Actions are one click away (closed <details>, opened
+// by themselves when the server names one of their fields). The locale it opens on is chosen in
+// edit-locale.js, which says why.
 
 import { get, put, seg } from "./api.js";
 import { debounce, h, routeLink, time } from "./dom.js";
 import { actionLabels, actionsGroup } from "./edit-actions.js";
 import { copyGroup } from "./edit-copy.js";
 import { generalGroup } from "./edit-general.js";
+import { chooseLocale, rememberedLocale, rememberLocale } from "./edit-locale.js";
 import { publishing } from "./edit-publish.js";
 import { formFields, visualGroup } from "./part-edit-fields.js";
 import { preview } from "./part-preview.js";
@@ -35,7 +42,8 @@ export function mount(main, { id, query }, context) {
   const templateID = id;
   context.title(`Edit ${templateID}`);
   const heading = h("h1", { tabindex: "-1" }, "Edit ", h("code", {}, templateID));
-  const status = h("p", { class: "edit-status", "aria-live": "polite" });
+  // Focused after publishing (the result of the action), so it can take focus.
+  const status = h("p", { class: "edit-status", "aria-live": "polite", tabindex: "-1" });
   main.append(heading, h("p", {}, "Loading…"));
 
   const state = {
@@ -43,6 +51,9 @@ export function mount(main, { id, query }, context) {
     base: null, // the document the draft was made from
     draft: null,
     locale: query.locale || null,
+    localeReason: "", // why the editor opened on `locale` (edit-locale.js), until another is picked
+    published: null, // {revision, what} of this editor's last publication, shown until the next edit
+    open: new Set(), // the groups (general, visual, actions) opened: kept across rebuilds
     serverErrors: [], // [{pointer, detail}] from the last validation
     validated: "", // the JSON of the draft last validated
     checking: false,
@@ -81,6 +92,8 @@ export function mount(main, { id, query }, context) {
     focusField,
     build,
     forgetDraft: () => drafts.delete(templateID),
+    /** Called when a string of `locale` is edited: the editor opens on it next time. */
+    edited: (locale) => rememberLocale(context.session?.name ?? "", locale),
   };
   const { review, discard } = publishing(editor);
 
@@ -100,9 +113,14 @@ export function mount(main, { id, query }, context) {
       const locales = Object.keys(state.draft.strings);
       // A link from the translation status to a locale the template lacks: offer to add it.
       if (state.locale && !locales.includes(state.locale)) state.absentLocale = state.locale;
-      if (!state.locale || !locales.includes(state.locale)) {
-        state.locale = locales.find((locale) => locale !== state.draft.defaultLocale) || state.draft.defaultLocale;
-      }
+      const chosen = chooseLocale(state.draft, {
+        asked: state.locale,
+        remembered: rememberedLocale(context.session?.name ?? ""),
+        languages: navigator.languages || [navigator.language],
+        stringUpdates: data.stringUpdates,
+      });
+      state.locale = chosen.locale;
+      state.localeReason = chosen.reason;
       build();
       if (query.field) focusField(`/strings/${state.locale}/${query.field}`);
       changed({ validate: false });
@@ -122,6 +140,7 @@ export function mount(main, { id, query }, context) {
   /** After any edit: keep the draft, redraw the preview, and (debounced) validate. */
   function changed({ validate = true } = {}) {
     keep();
+    if (dirty()) state.published = null;
     previewPart?.update(state.draft);
     updateStatus();
     if (validate && context.canEdit) validateLater();
@@ -149,7 +168,10 @@ export function mount(main, { id, query }, context) {
 
   function updateStatus() {
     if (!state.live) return;
-    const parts = [`Live: revision ${state.live.revision}, `, time(state.live.updatedAt), ` by ${state.live.updatedBy}.`];
+    const parts = state.published
+      ? [`Published ${state.published.what}: revision ${state.live.revision}, served now, `]
+      : [`Live: revision ${state.live.revision}, `];
+    parts.push(time(state.live.updatedAt), ` by ${state.live.updatedBy}.`);
     if (dirty()) {
       parts.push(" Unpublished changes");
       if (state.checking) parts.push(", checking…");
@@ -166,7 +188,9 @@ export function mount(main, { id, query }, context) {
   function showErrors() {
     for (const handle of fields.values()) handle.setError("");
     for (const error of state.serverErrors) {
-      (fields.get(error.pointer) || nearestField(error.pointer))?.setError(error.detail);
+      const handle = fields.get(error.pointer) || nearestField(error.pointer);
+      handle?.setError(error.detail);
+      reveal(handle?.control);
     }
     const summary = main.querySelector("#form-problems");
     if (!summary) return;
@@ -212,7 +236,24 @@ export function mount(main, { id, query }, context) {
       showErrors();
     }
     const handle = fields.get(pointer) || nearestField(pointer);
+    reveal(handle?.control);
     handle?.control.focus();
+  }
+
+  /** Opens the closed group (General, Visual, Actions) that holds `control`, if any. */
+  function reveal(control) {
+    const details = control?.closest("details.more");
+    if (details && !details.open) {
+      details.open = true;
+      state.open.add(details.dataset.group);
+    }
+  }
+
+  /** A group one click away: a <details> whose open state survives the form's rebuilds. */
+  function more(name, summary, group) {
+    const details = h("details", { class: "more", "data-group": name, open: state.open.has(name) }, h("summary", {}, summary), group);
+    details.addEventListener("toggle", () => (details.open ? state.open.add(name) : state.open.delete(name)));
+    return details;
   }
 
   /** Makes the form again (after a structural change): focus stays on the control it was on. */
@@ -221,11 +262,12 @@ export function mount(main, { id, query }, context) {
     fields.clear();
     const draft = state.draft;
     const form = h("form", { class: "editor", novalidate: true, onsubmit: (event) => event.preventDefault() });
+    const actionCount = (draft.actions || []).length;
     form.append(
-      generalGroup(draft, editor),
-      visualGroup(draft, { fields, readOnly, textInput: editor.textInput, changed, build }),
-      actionsGroup(draft, editor),
       copyGroup(draft, editor),
+      more("general", "General: category, style, aliases, source locale", generalGroup(draft, editor)),
+      more("visual", `Visual: ${draft.visual?.illustration ? "illustration" : "icon"}`, visualGroup(draft, { fields, readOnly, textInput: editor.textInput, changed, build })),
+      more("actions", `Actions (${actionCount})`, actionsGroup(draft, editor)),
     );
     const publishBar = h(
       "div",
@@ -234,7 +276,7 @@ export function mount(main, { id, query }, context) {
       h("button", { type: "button", id: "discard", ...writeProps(), onclick: discard }, "Discard changes"),
     );
     if (!previewPart) {
-      previewPart = preview({ initialLocale: state.locale });
+      previewPart = preview({ initialLocale: state.locale, compact: matchMedia("(max-width: 69.99rem)").matches });
     }
     previewPart.setLocales(Object.keys(draft.strings), state.locale);
     const problems = h("div", { id: "form-problems", class: "problems", role: "region", "aria-label": "Problems", hidden: true });
@@ -250,7 +292,9 @@ export function mount(main, { id, query }, context) {
         h("a", { href: routeLink("/") }, "Back to the catalogue"),
       ),
       status,
-      h("div", { class: "edit-layout" }, h("div", { class: "edit-form" }, form, problems, publishBar), previewPart.root),
+      // The preview comes first: on a phone it stays at the top while the fields scroll under it;
+      // from 70rem it is the second column.
+      h("div", { class: "edit-layout" }, previewPart.root, h("div", { class: "edit-form" }, form, problems, publishBar)),
     );
     updateStatus();
     showErrors();

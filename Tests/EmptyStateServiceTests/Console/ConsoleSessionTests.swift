@@ -44,9 +44,10 @@ struct ConsoleSessionTests {
         #expect(cookie.hasPrefix("__Host-es_console=") && cookie.hasSuffix("; SameSite=Strict; Secure"))
         let session = (name: "Cookie", value: String(cookie.split(separator: ";")[0]))
         #expect(fixture.send(.get, "/v1/admin/session", headers: [session]).status == 200)
-        // The plain name is not read when the service is behind TLS.
+        // The plain name is not read when the service is behind TLS: no credentials at all.
         let plain = ("Cookie", "es_console=" + cookie.split(separator: "=")[1].split(separator: ";")[0])
-        #expect(fixture.send(.get, "/v1/admin/session", headers: [plain]).status == 401)
+        #expect(fixture.send(.get, "/v1/admin/templates/loading", headers: [plain]).status == 401)
+        #expect(fixture.send(.get, "/v1/admin/session", headers: [plain]).status == 204)
     }
 
     @Test("a token that is not one: 401 without a bearer challenge; no token: 422; another origin: 403")
@@ -63,6 +64,29 @@ struct ConsoleSessionTests {
             json: .object([("token", .string(ConsoleFixture.editorSecret))])
         )
         #expect(elsewhere.status == 403 && elsewhere.problemSlug == "cross-origin-request")
+    }
+
+    @Test("who am I without credentials: 204, nobody signed in; credentials refused: 401; other routes: 401")
+    func nobodySignedIn() throws {
+        let fixture = try ConsoleFixture()
+        let nobody = fixture.send(.get, "/v1/admin/session")
+        #expect(
+            nobody.status == 204 && nobody.header("Cache-Control") == "no-store" && nobody.header("Set-Cookie") == nil
+        )
+        #expect(fixture.send(.head, "/v1/admin/session").status == 204)
+        // Offered and refused: a wrong token, a session id that names no session.
+        #expect(
+            fixture.send(.get, "/v1/admin/session", headers: [("Authorization", "Bearer not-a-token-0123456789")])
+                .status == 401
+        )
+        let ended = fixture.send(
+            .get,
+            "/v1/admin/session",
+            headers: [("Cookie", "es_console=" + String(repeating: "A", count: 43))]
+        )
+        #expect(ended.status == 401 && ended.header("Set-Cookie")?.contains("Max-Age=0") == true)
+        // Only who-am-I answers nobody: every other admin route still needs credentials.
+        #expect(fixture.send(.get, "/v1/admin/templates/loading").status == 401)
     }
 
     @Test("the cookie authenticates every admin route; a bearer token is judged alone")
