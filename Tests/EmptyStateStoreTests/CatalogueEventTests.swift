@@ -12,6 +12,9 @@ private final class RecordingTransaction: CatalogueTransaction {
     func recorded(documentID: String, revision: Int) throws(StoreError) -> CatalogueRules.Target { .missing }
     func aliasOwners(of names: [String], except templateID: String) throws(StoreError) -> [String: String] { [:] }
     func liveTemplateIDs(among ids: [String], except templateID: String) throws(StoreError) -> Set<String> { [] }
+    func reviews(of changeRequestID: Int) throws(StoreError) -> [ReviewRecord] { [] }
+    func previewTokens(of changeRequestIDs: [Int]) throws(StoreError) -> [PreviewTokenRecord] { [] }
+    func nextNumber(_ sequence: CatalogueSequence) throws(StoreError) -> Int { 1 }
     func write(_ rows: CatalogueRows) throws(StoreError) { calls.append("write") }
     func announce(_ revisions: [RevisionWrite]) throws(StoreError) { calls.append("announce") }
     func record(_ events: [CatalogueEvent]) throws(StoreError) {

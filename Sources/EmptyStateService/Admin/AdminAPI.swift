@@ -49,6 +49,8 @@ struct AdminAPI: Sendable {
         registerCatalogue(on: &router)
         registerPreview(on: &router)
         registerDecisions(on: &router)
+        registerChangeRequests(on: &router)
+        registerReviewRules(on: &router)
     }
 
     /// A route handler for `handler`: the caller's token must allow `role` (401/403 otherwise),

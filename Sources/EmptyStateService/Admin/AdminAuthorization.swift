@@ -5,11 +5,31 @@ import Logging
 
 /// A bearer token of the admin API and what it may do.
 package struct AdminToken: Sendable, Equatable {
-    package enum Role: String, Sendable, CaseIterable {
+    /// What a token may do. Each role may do everything the roles before it may.
+    package enum Role: String, Sendable, CaseIterable, Comparable {
         /// Reads only.
         case viewer
-        /// Reads and writes.
+        /// Reads and writes: templates, policies, experiments, change requests.
         case editor
+        /// An editor who also approves and rejects change requests (never their own).
+        case reviewer
+        /// A reviewer who also sets the review rules (the token a first start generates).
+        case admin
+
+        /// The role's rank: a token may do what any role of a lower rank may.
+        private var rank: Int { Self.allCases.firstIndex(of: self)! }
+
+        package static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
+
+        /// What the role is for, in an error that says it is too weak.
+        var purpose: String {
+            switch self {
+            case .viewer: "reading"
+            case .editor: "changes"
+            case .reviewer: "approving and rejecting change requests"
+            case .admin: "setting the review rules"
+            }
+        }
     }
 
     /// Who the token belongs to: recorded as the author of every change made with it.
@@ -97,7 +117,7 @@ package struct AdminToken: Sendable, Equatable {
             guard let token = AdminToken(specification: line) else {
                 throw FileError(
                     description:
-                        "the admin tokens file \(path), line \(index + 1): not a token (name:role:secret, role editor or viewer, a secret of at least 16 characters, no control characters)"
+                        "the admin tokens file \(path), line \(index + 1): not a token (name:role:secret, role viewer, editor, reviewer or admin, a secret of at least 16 characters, no control characters)"
                 )
             }
             tokens.append(token)
@@ -199,14 +219,16 @@ struct AdminAuthorization: Sendable {
         } else {
             return .failure(Refusal(Self.challenge(request)))
         }
-        if needed == .editor, caller.role != .editor {
+        if caller.role < needed {
+            let article = needed == .admin ? "an" : "a"
             return .failure(
                 Refusal(
                     ProblemDetails(
                         status: 403,
                         slug: "forbidden",
                         title: "Forbidden",
-                        detail: "This token has the \(caller.role.rawValue) role; changes need an editor token."
+                        detail:
+                            "This token has the \(caller.role.rawValue) role; \(needed.purpose) needs \(article) \(needed.rawValue) token (or a stronger one)."
                     ).response(requestID: request.id)
                 )
             )
@@ -297,8 +319,9 @@ struct AdminAuthorization: Sendable {
         return difference == 0
     }
 
-    /// The configured tokens or, when there are none, the editor token kept in `admin-token` in
-    /// the data directory (generated on first start, readable by the owner only). The token
+    /// The configured tokens or, when there are none, the admin token kept in `admin-token` in
+    /// the data directory (generated on first start, readable by the owner only: the operator's,
+    /// so it has every role). The token
     /// itself is never logged: only where to find it.
     ///
     /// With a shared store (PostgreSQL) and no configured token, the tokens are the store's (see
@@ -330,20 +353,20 @@ struct AdminAuthorization: Sendable {
                     metadata: ["admin.token_file": "\(path)"]
                 )
             }
-            logger.notice("admin editor token read from file", metadata: ["admin.token_file": "\(path)"])
-            return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)])
+            logger.notice("admin token read from file", metadata: ["admin.token_file": "\(path)"])
+            return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .admin, secret: secret)])
         }
         let secret = Self.generateSecret()
         try Self.writeSecretFile(path, secret)
         logger.notice(
-            "generated an admin editor token (no --admin-token configured)",
+            "generated an admin token (no --admin-token configured)",
             metadata: ["admin.token_file": "\(path)"]
         )
-        return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)])
+        return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .admin, secret: secret)])
     }
 
     /// The tokens kept in PostgreSQL. When it holds none, this replica tries to create the
-    /// first, an editor token named `admin`: exactly one of several replicas starting together
+    /// first, an admin token named `admin`: exactly one of several replicas starting together
     /// succeeds, and it alone writes the secret to `admin-token` in its data directory (mode
     /// 0600). The database keeps only the secret's SHA-256.
     private static func loadShared(
@@ -358,7 +381,7 @@ struct AdminAuthorization: Sendable {
                 unlink(path)  // a token of an earlier database in this directory is not valid here
                 try writeSecretFile(path, secret)
                 logger.notice(
-                    "generated the first admin editor token, valid on every replica (no --admin-token configured)",
+                    "generated the first admin token, valid on every replica (no --admin-token configured)",
                     metadata: ["admin.token_file": "\(path)"]
                 )
             }

@@ -83,6 +83,8 @@ enum AdminResponses {
                 case .template: "template"
                 case .appPolicy: "policy"
                 case .experiment: "experiment"
+                case .changeRequest: "changeRequest"
+                case .reviewRules: "reviewRules"
                 }
             try container.encode(document, forKey: AnyKey(key))
         }

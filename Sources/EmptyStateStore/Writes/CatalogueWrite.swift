@@ -22,8 +22,16 @@ import JSONCoding
 ///
 /// Not `Sendable`: it lives on the thread that runs its transaction, for the length of it.
 package final class CatalogueWrite {
-    private let transaction: any CatalogueTransaction
-    private var pending = CatalogueRows()
+    let transaction: any CatalogueTransaction
+    var pending = CatalogueRows()
+    /// The review rules, once read in this transaction.
+    var rulesRead: StoredReviewRules?
+    /// Set while a reviewed change request is published: its writes are not held back by the
+    /// review rules, which only hold back direct writes (`checkDirectWrite`).
+    var reviewed = false
+    /// The note of the revisions written while it is set (a publication's `change request #4`),
+    /// for those that have none of their own.
+    var revisionNote: String?
     /// Every revision written so far, in order: what `run` announces once the edits are done.
     package private(set) var written: [RevisionWrite] = []
     /// Every event emitted so far, in order: what `run` records once the edits are done.
@@ -122,6 +130,8 @@ package final class CatalogueWrite {
 
     /// Queues a document's current row and its revision.
     func queue(_ write: RevisionWrite, edited: Bool) {
+        var write = write
+        if write.note == nil { write.note = revisionNote }
         pending.documents.append((write, edited))
         pending.revisions.append(write)
         written.append(write)
@@ -142,7 +152,7 @@ package final class CatalogueWrite {
     }
 
     /// Hands the queued rows to the transaction.
-    private func flush() throws(StoreError) {
+    func flush() throws(StoreError) {
         guard !pending.isEmpty else { return }
         let rows = pending
         pending = CatalogueRows()
@@ -161,6 +171,7 @@ package final class CatalogueWrite {
         actor: String
     ) throws(StoreError) -> (stored: StoredTemplate, created: Bool) {
         let plan = try planPut(template.id, kind: .template, name: template.id, precondition: precondition)
+        try checkDirectWrite(template.id) { [template.category, plan.replaced.flatMap(Self.category)] }
         try checkConflicts(template)
         let write = try RevisionWrite.template(template, plan: plan, actor: actor)
         return (queue(template, write, replacing: plan.replaced, edited: true), plan.created)
@@ -186,6 +197,7 @@ package final class CatalogueWrite {
             expectedRevision: expectedRevision
         )
         let current = try StoredDocuments.template(fromText: live.document)
+        try checkDirectWrite(id) { [current.category] }
         let template = try build(current)
         let write = RevisionWrite.template(
             template,
@@ -206,6 +218,7 @@ package final class CatalogueWrite {
             current: try current(id, kind: .template),
             expectedRevision: expectedRevision
         )
+        try checkDirectWrite(id) { [Self.category(live)] }
         let deletion = RevisionWrite.deletion(id: id, revision: live.revision + 1, actor: actor)
         pending.deletions.append(deletion)
         pending.revisions.append(deletion)
@@ -230,6 +243,7 @@ package final class CatalogueWrite {
             expectedRevision: expectedRevision
         )
         let template = try StoredDocuments.template(fromText: text)
+        try checkDirectWrite(id) { [template.category, plan.replaced.flatMap(Self.category)] }
         try checkConflicts(template)
         let write = try RevisionWrite.template(template, plan: plan, actor: actor)
         return queue(template, write, replacing: plan.replaced, edited: true)
@@ -245,6 +259,7 @@ package final class CatalogueWrite {
     ) throws(StoreError) -> (stored: StoredAppPolicy, created: Bool) {
         let id = StoredDocuments.appPolicyID(policy.platform)
         let plan = try planPut(id, kind: .appPolicy, name: policy.platform.rawValue, precondition: precondition)
+        try checkDirectWrite(policy.platform.rawValue) { [nil] }
         return (queue(policy, try RevisionWrite.policy(policy, plan: plan, actor: actor)), plan.created)
     }
 
@@ -281,6 +296,7 @@ package final class CatalogueWrite {
             expectedRevision: expectedRevision
         )
         let policy = try StoredDocuments.appPolicy(fromText: text)
+        try checkDirectWrite(platform.rawValue) { [nil] }
         return queue(policy, try RevisionWrite.policy(policy, plan: plan, actor: actor))
     }
 
@@ -307,6 +323,10 @@ package final class CatalogueWrite {
         let id = StoredDocuments.experimentID(experiment.id)
         let plan = try planPut(id, kind: .experiment, name: experiment.id, precondition: precondition)
         let before = plan.replaced.flatMap { try? StoredDocuments.experiment(fromText: $0.document).status }
+        // Stopping returns every install to the live copy, which was reviewed: never held back.
+        if !(before == .running && experiment.status == .stopped) {
+            try checkDirectWrite(experiment.id) { [nil] }
+        }
         let write = RevisionWrite.experiment(experiment, plan: plan, actor: actor)
         queue(write, edited: true)
         if let kind = Self.eventKind(from: before, to: experiment.status) {
