@@ -25,7 +25,7 @@ package struct AdminToken: Sendable, Equatable {
         var purpose: String {
             switch self {
             case .viewer: "reading"
-            case .editor: "changes"
+            case .editor: "making changes"
             case .reviewer: "approving and rejecting change requests"
             case .admin: "setting the review rules"
             }

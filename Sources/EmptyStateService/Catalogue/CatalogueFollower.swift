@@ -52,7 +52,7 @@ final class CatalogueFollower: Sendable {
         for change in changes {
             do {
                 try load(documentID: change.documentID, into: &batch)
-                loaded = change.seq
+                loaded = max(loaded ?? change.seq, change.seq)
             } catch {
                 logger.warning(
                     "publishing a change from another replica failed; will retry",
