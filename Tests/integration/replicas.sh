@@ -1,6 +1,7 @@
 # Three replicas on one throwaway PostgreSQL (scripts/postgres.sh): they start together against an
 # empty database; the first admin token is valid on all; a publish on one is served by the others;
-# concurrent If-Match writes to different replicas let exactly one win; an event id sent to two
+# a change request of three templates published on one is never served half by any; concurrent
+# If-Match writes to different replicas let exactly one win; an event id sent to two
 # replicas is stored once; PostgreSQL stopped and started again mid-run (reads never fail, /readyz
 # stays 200 and says the store is unavailable, writes get 503 with Retry-After and then succeed,
 # the listener catches up, no replica restarted);
@@ -179,6 +180,16 @@ if [ "${rep_up:-0}" = 3 ]; then
         echo "      acknowledged → served by both: p50 $(rep_json "$WORK/rep-publish.json" .p50) ms, max $(rep_json "$WORK/rep-publish.json" .max) ms"
     else
         fail "publish: 20 publications on replica 2, each served by replicas 1 and 3" "$(tail -n 3 "$WORK/rep-publish.err")"
+    fi
+
+    # --- A change request of three templates: served whole on every replica, never half ------------
+    if "${REP_PY[@]}" atomic --writer "$R3" --readers "$R1,$R2,$R3" --token "$REP_TOKEN" --rounds 5 \
+        >"$WORK/rep-atomic.json" 2>"$WORK/rep-atomic.err"; then
+        expect_eq "change request: 5 publications of 3 templates on replica 3, no bundle read on any replica holds part of one" \
+            "0 0" "$(rep_json "$WORK/rep-atomic.json" '"\(.torn | length) \(.missed)"')"
+        echo "      $(rep_json "$WORK/rep-atomic.json" .reads) bundle reads; served whole by all: p50 $(rep_json "$WORK/rep-atomic.json" .p50) ms"
+    else
+        fail "change request: publications served whole on every replica" "$(tail -n 3 "$WORK/rep-atomic.err")"
     fi
 
     # --- A copy experiment started on one replica is served by the others; stopped, it is not ---------
