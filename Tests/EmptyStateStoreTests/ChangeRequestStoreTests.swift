@@ -299,6 +299,68 @@ struct ChangeRequestStoreTests {
         }
     }
 
+    @Test(
+        "a request's life emits opened, approved, published and rolled back, each in its own transaction",
+        arguments: StoreBackend.all
+    )
+    func events(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let store = try reviewStore(backend)
+            try setRules(store, ReviewRules(requiredApprovals: 1, allowEmergencyRollback: true))
+            let (request, opened) = try store.write { edits in
+                let stored = try edits.openChangeRequest(
+                    title: "Titles",
+                    description: "",
+                    changes: [try titleChange(store, "loading", "nouveau")],
+                    actor: "ed"
+                )
+                return (stored, edits.events)
+            }
+            #expect(opened.map(\.kind) == [.changeRequestOpened])
+            #expect(opened.first?.subjectID == String(request.request.id))
+            #expect(opened.first?.actor == "ed")
+            let approved = try store.write { edits in
+                _ = try edits.review(request.request.id, approve: true, version: 1, text: "", actor: "rv")
+                return edits.events
+            }
+            #expect(approved.map(\.kind) == [.changeRequestApproved])
+            #expect(approved.first?.payload["approved"] == .bool(true))
+            let current = try #require(try store.readCatalogue { try $0.changeRequest(request.request.id) })
+            let published = try store.write { edits in
+                _ = try edits.publishChangeRequest(
+                    request.request.id,
+                    claim: .now(expectedRevision: current.revision, emergency: false),
+                    actor: "ed"
+                )
+                return edits.events
+            }
+            #expect(published.map(\.kind) == [.changeRequestPublished])
+            let rollback = try store.write { try $0.openRollback(of: request.request.id, actor: "ed2") }
+            // Unapproved, but an emergency rollback the rules allow.
+            let undone = try store.write { edits in
+                _ = try edits.publishChangeRequest(
+                    rollback.request.id,
+                    claim: .now(expectedRevision: rollback.revision, emergency: true),
+                    actor: "ed2"
+                )
+                return edits.events
+            }
+            #expect(undone.map(\.kind) == [.changeRequestPublished, .changeRequestRolledBack])
+            #expect(undone.last?.subjectID == String(request.request.id))
+            #expect(undone.last?.payload["emergency"] == .bool(true))
+            // A published request is closed: publishing it again is refused.
+            #expect(throws: ChangeRequestError.self) {
+                try store.write { edits in
+                    _ = try edits.publishChangeRequest(
+                        request.request.id,
+                        claim: .now(expectedRevision: current.revision, emergency: false),
+                        actor: "ed"
+                    )
+                }
+            }
+        }
+    }
+
     @Test("the list filters by state, author and target", arguments: StoreBackend.all)
     func listing(_ backend: StoreBackend) async throws {
         try await offPool {
