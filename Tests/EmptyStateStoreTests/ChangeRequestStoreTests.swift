@@ -361,6 +361,88 @@ struct ChangeRequestStoreTests {
         }
     }
 
+    @Test(
+        "a scheduled request is published once, by the first claim at or after its time; late is recorded",
+        arguments: StoreBackend.all
+    )
+    func scheduledOnce(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let store = try reviewStore(backend)
+            let request = try open(store, [try titleChange(store, "loading", "à l’heure")])
+            let at: Int64 = 4_102_444_800_000  // 2100-01-01T00:00:00Z
+            let scheduled = try store.write { edits in
+                try edits.schedule(request.request.id, at: at, expectedRevision: request.revision, actor: "ed")
+            }
+            #expect(scheduled.request.schedule?.at == at)
+            let listed = try store.changeRequests(ChangeRequestFilter(scheduled: true), page: 1, pageSize: 10)
+            #expect(listed.items.map(\.scheduledAt) == [at])
+
+            // Before its time nothing happens.
+            let early = try store.write { try $0.publishScheduled(request.request.id, now: at - 1, actor: "scheduler") }
+            if case .notDue = early {} else { Issue.record("published before its time: \(early)") }
+
+            // Claims racing at its time (every replica's timer fires): exactly one publishes.
+            let outcomes = Mutex<[String]>([])
+            let threads = (0..<4).map { n in
+                Thread {
+                    let outcome = try? store.write { edits in
+                        try edits.publishScheduled(request.request.id, now: at + 250 + Int64(n), actor: "scheduler")
+                    }
+                    let name =
+                        switch outcome {
+                        case .published?: "published"
+                        case .notDue?: "notDue"
+                        case .dropped?: "dropped"
+                        case nil: "failed"
+                        }
+                    outcomes.withLock { $0.append(name) }
+                }
+            }
+            threads.forEach { $0.start() }
+            while outcomes.withLock({ $0.count }) < 4 { usleep(1000) }
+            #expect(outcomes.withLock { $0.sorted() } == ["notDue", "notDue", "notDue", "published"])
+            let published = try #require(try store.readCatalogue { try $0.changeRequest(request.request.id) })
+            #expect(published.request.state == .published)
+            #expect(published.request.publication?.by == "scheduler")
+            #expect(published.request.publication?.scheduledAt == at)
+            #expect((250...253).contains(published.request.publication?.lateMilliseconds ?? -1))
+            #expect(try store.template(id: "loading").revision == 2)
+            #expect(try store.changeRequests(ChangeRequestFilter(scheduled: true), page: 1, pageSize: 10).total == 0)
+        }
+    }
+
+    @Test(
+        "a due request that lost its approvals is not published: its schedule is dropped with the reason",
+        arguments: StoreBackend.all
+    )
+    func scheduledButNoLongerApproved(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let store = try reviewStore(backend)
+            let request = try open(store, [try titleChange(store, "loading", "trop tard")])
+            let at: Int64 = 4_102_444_800_000
+            _ = try store.write { edits in
+                try edits.schedule(request.request.id, at: at, expectedRevision: request.revision, actor: "ed")
+            }
+            // The admin asks for a review after it was scheduled.
+            try setRules(store, ReviewRules(requiredApprovals: 1))
+            let outcome = try store.write { try $0.publishScheduled(request.request.id, now: at, actor: "scheduler") }
+            guard case .dropped(let dropped, let reason) = outcome else {
+                Issue.record("expected the schedule to be dropped, got \(outcome)")
+                return
+            }
+            #expect(dropped.request.schedule == nil)
+            #expect(dropped.request.state == .open)
+            #expect(reason.contains("0 of the 1 approvals"))
+            #expect(try store.template(id: "loading").revision == 1)
+            // Scheduling needs the approvals too.
+            #expect(throws: ChangeRequestError.self) {
+                try store.write { edits in
+                    try edits.schedule(request.request.id, at: at, expectedRevision: dropped.revision, actor: "ed")
+                }
+            }
+        }
+    }
+
     @Test("the list filters by state, author and target", arguments: StoreBackend.all)
     func listing(_ backend: StoreBackend) async throws {
         try await offPool {

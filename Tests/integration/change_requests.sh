@@ -3,7 +3,8 @@
 # the author cannot approve their own request, an edit resets approvals, a viewer cannot act, a
 # reviewer approves, a request whose base moved answers 409 naming the targets and fields,
 # publication serves both templates at once, the audit names every action, and a rollback request
-# undoes the publication. Sourced by run.sh: starts its own server (start_server from run.sh) with
+# undoes the publication; scheduled publishes (on time, due while the server was down, cancelled).
+# Sourced by run.sh: starts its own server (start_server from run.sh) with
 # one token per role on its own data directory, and stops it at the end.
 echo "== change requests and review rules"
 
@@ -211,6 +212,77 @@ expect_eq "withdraw: a withdrawn request is closed" 409 "$STATUS"
 cr_send GET /change-requests/999999 "$CR_VW"
 expect_eq "unknown request 404" 404 "$STATUS"
 expect_eq "unknown request names id" id "$(json '.errors[0].parameter')"
+
+# --- Scheduled publishes: on time; due while the server was down; cancelled ----------------------
+
+# cr_at SECONDS: the RFC 3339 instant SECONDS from now (whole seconds, UTC).
+cr_at() { date -u -d "@$(($(date +%s) + $1))" +%Y-%m-%dT%H:%M:%SZ; }
+# cr_approved TITLE TEMPLATE TITLE-TEXT: opens (editor) and approves (reviewer) a request
+# retitling TEMPLATE in French; sets cr_sid and cr_stag.
+cr_approved() {
+    fetch -H "$CR_ED" "$CR_API/templates/$2"
+    cr_send POST /change-requests "$CR_ED" "$(jq -c --arg t "$1" --arg x "$3" \
+        '{title: $t, changes: [{kind: "templateStrings", id: .id, locale: "fr", strings: (.template.strings.fr | .title = $x)}]}' "$BODY")"
+    cr_sid=$(json .id)
+    cr_send POST "/change-requests/$cr_sid/approve" "$CR_RV" '{"version":1}'
+    cr_stag=$(header ETag)
+}
+# cr_wait_published ID SECONDS: until request ID is published; returns 1 if not in time.
+cr_wait_published() {
+    local deadline=$((SECONDS + $2))
+    while [ "$SECONDS" -le "$deadline" ]; do
+        cr_send GET "/change-requests/$1" "$CR_VW"
+        [ "$(json .state)" = published ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+cr_approved "Scheduled" noTransactions "Programmé à l’heure"
+expect_eq "schedule: the request is approved" approved "$(json .state)"
+cr_send PUT "/change-requests/$cr_sid/schedule" "$CR_ED" "{\"at\":\"$(cr_at -60)\"}" -H "If-Match: $cr_stag"
+expect_eq "schedule: a time in the past is 422" 422 "$STATUS"
+expect_eq "schedule: the 422 names /at" /at "$(json '.errors[0].pointer')"
+cr_send PUT "/change-requests/$cr_sid/schedule" "$CR_ED" '{"at":"tomorrow at nine"}' -H "If-Match: $cr_stag"
+expect_eq "schedule: not a date-time is 422 naming /at" "422 /at" "$STATUS $(json '.errors[0].pointer')"
+cr_send PUT "/change-requests/$cr_sid/schedule" "$CR_ED" "{\"at\":\"$(cr_at 3)\"}"
+expect_eq "schedule: without If-Match 428" 428 "$STATUS"
+cr_send PUT "/change-requests/$cr_sid/schedule" "$CR_VW" "{\"at\":\"$(cr_at 3)\"}" -H "If-Match: $cr_stag"
+expect_eq "schedule: a viewer may not" 403 "$STATUS"
+cr_when=$(cr_at 3)
+cr_send PUT "/change-requests/$cr_sid/schedule" "$CR_ED" "{\"at\":\"$cr_when\"}" -H "If-Match: $cr_stag"
+expect_eq "schedule: set" 200 "$STATUS"
+expect_eq "schedule: shown in UTC" "$cr_when" "$(json .schedule.at | sed 's/\.000Z$/Z/')"
+cr_send GET "/change-requests?scheduled=true" "$CR_VW"
+expect_eq "schedule: listed as scheduled" "$cr_sid" "$(json '.items[0].id')"
+if cr_wait_published "$cr_sid" 8; then pass "schedule: published by the scheduler"; else fail "schedule: published by the scheduler" "not within 8 s"; fi
+expect_eq "schedule: published by the scheduler, on time (under a second late)" "scheduler true" \
+    "$(json '"\(.publication.by) \(.publication.lateMilliseconds < 1000)"')"
+fetch "$BASE_URL/v1/templates/noTransactions?locale=fr"
+expect_eq "schedule: the copy is served" "Programmé à l’heure" "$(json .title)"
+
+# Due while the server is down: published at the next start, and said to be late.
+cr_approved "Scheduled, server down" noTransactions "Programmé en retard"
+cr_send PUT "/change-requests/$cr_sid/schedule" "$CR_ED" "{\"at\":\"$(cr_at 2)\"}" -H "If-Match: $cr_stag"
+expect_eq "schedule while up: set" 200 "$STATUS"
+stop_server
+sleep 3
+DATA_DIR="$CR_DATA" start_server "$CR_LOG.2" "${CR_FLAGS[@]}"
+CR_API="$BASE_URL/v1/admin"
+if cr_wait_published "$cr_sid" 8; then pass "schedule: due while down, published at the next start"; else
+    fail "schedule: due while down, published at the next start" "not within 8 s"; fi
+expect_eq "schedule: recorded as late" true "$(json '.publication.lateMilliseconds >= 1000')"
+if wait_for_log "$CR_LOG.2" 'scheduled change request published late' >/dev/null; then pass "schedule: the log says it was late"; else
+    fail "schedule: the log says it was late"; fi
+
+# Cancelled until then.
+cr_approved "Scheduled, cancelled" noTransactions "Jamais"
+cr_send PUT "/change-requests/$cr_sid/schedule" "$CR_ED" "{\"at\":\"$(cr_at 3600)\"}" -H "If-Match: $cr_stag"
+cr_send DELETE "/change-requests/$cr_sid/schedule" "$CR_ED" '' -H "If-Match: $(header ETag)"
+expect_eq "unschedule: 200" 200 "$STATUS"
+expect_eq "unschedule: no schedule left" null "$(json .schedule)"
+cr_send DELETE "/change-requests/$cr_sid/schedule" "$CR_ED" '' -H "If-Match: $(header ETag)"
+expect_eq "unschedule: twice is 409 not-scheduled" "409 urn:empty-state:problem:not-scheduled" "$STATUS $(json .type)"
 
 stop_server
 expect_eq "change-requests server: SIGTERM exits 0" "0" "${STOP_STATUS:-still running after 15 s}"

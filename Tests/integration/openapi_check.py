@@ -39,7 +39,7 @@ With an admin token it also writes the web platform's app policy (creating or re
 asks GET /v1/app-status in each state (304s, HEAD, 400s, 405), reads the policy's revisions, rolls
 it back, filters the audit by it, and reads the summary with include=updateStates. And it reads and
 rewrites the review rules, and takes a change request through its life (open, comment, a refused
-own approval, edit, rebase, publish, roll back).
+own approval, edit, rebase, schedule and cancel, publish, roll back).
 
 It also validates every example in the document against its schema. One line per check; the last
 line is `N passed, M failed`; the exit status is 1 when anything failed.
@@ -1621,7 +1621,14 @@ def run_change_requests(checker: Checker, token: str) -> None:
     rebased, _ = run(Case("change request rebase", "POST", one + "/rebase", 200, headers={**auth, "If-Match": edited.header("ETag") or ""}))
     if current.get("requiredApprovals", 0) != 0 or current.get("categories"):
         return  # this server's rules ask for approvals: one token cannot publish
-    published, _ = run(Case("change request publish", "POST", one + "/publish", 200, headers={**auth, "If-Match": rebased.header("ETag") or ""}, extra=[body_field("published", lambda b: b["state"] == "published")]))
+    later = datetime.fromtimestamp(datetime.now(timezone.utc).timestamp() + 3600, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    earlier = datetime.fromtimestamp(datetime.now(timezone.utc).timestamp() - 3600, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    schedule = one + "/schedule"
+    run(Case("change request schedule in the past", "PUT", schedule, 422, headers={**as_json, "If-Match": rebased.header("ETag") or ""}, body=body({"at": earlier}), extra=[problem_pointers("/at")]))
+    scheduled, _ = run(Case("change request schedule", "PUT", schedule, 200, headers={**as_json, "If-Match": rebased.header("ETag") or ""}, body=body({"at": later}), extra=[body_field("scheduled", lambda b: b["schedule"]["at"].startswith(later[:19]))]))
+    unscheduled, _ = run(Case("change request unschedule", "DELETE", schedule, 200, headers={**auth, "If-Match": scheduled.header("ETag") or ""}, extra=[body_field("no schedule", lambda b: "schedule" not in b)]))
+    run(Case("change request unschedule twice", "DELETE", schedule, 409, headers={**auth, "If-Match": unscheduled.header("ETag") or ""}, extra=[problem_type("not-scheduled")]))
+    published, _ = run(Case("change request publish", "POST", one + "/publish", 200, headers={**auth, "If-Match": unscheduled.header("ETag") or ""}, extra=[body_field("published", lambda b: b["state"] == "published")]))
     run(Case("change request closed", "POST", one + "/withdraw", 409, headers={**auth, "If-Match": published.header("ETag") or ""}, extra=[problem_type("change-request-closed")]))
     run(Case("published template served", "GET", f"/v1/templates/{tid}?locale=en", 200))
     _, undo = run(Case("change request rollback", "POST", one + "/rollback", 201, headers=auth, extra=[body_field("rolls it back", lambda b: b["rollbackOf"] == opened["id"])]))

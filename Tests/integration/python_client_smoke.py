@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 passed = failed = 0
@@ -61,7 +61,8 @@ def main() -> int:
         edit_admin_change_request, get_admin_change_request, get_admin_review_rules, head_admin_change_request,
         head_admin_change_requests, head_admin_review_rules, list_admin_change_requests,
         publish_admin_change_request, put_admin_review_rules, rebase_admin_change_request,
-        reject_admin_change_request, rollback_admin_change_request, withdraw_admin_change_request)
+        reject_admin_change_request, rollback_admin_change_request, schedule_admin_change_request,
+        unschedule_admin_change_request, withdraw_admin_change_request)
     from empty_state_client.api.analytics import post_events
     from empty_state_client.api.console import (
         create_console_session, decide_app_policy, delete_console_session, get_console, get_console_file,
@@ -456,7 +457,12 @@ def main() -> int:
         expect("editAdminChangeRequest", edited, 200, m.AdminChangeRequest)
         rebased = rebase_admin_change_request.sync_detailed(rid, client=editor, if_match=edited.headers["ETag"])
         expect("rebaseAdminChangeRequest", rebased, 200, m.AdminChangeRequest)
-        published = publish_admin_change_request.sync_detailed(rid, client=editor, if_match=rebased.headers["ETag"])
+        scheduled = schedule_admin_change_request.sync_detailed(rid, client=editor, body=m.ChangeRequestSchedule(
+            at=datetime.now(timezone.utc) + timedelta(hours=1)), if_match=rebased.headers["ETag"])
+        expect("scheduleAdminChangeRequest", scheduled, 200, m.AdminChangeRequest)
+        unscheduled = unschedule_admin_change_request.sync_detailed(rid, client=editor, if_match=scheduled.headers["ETag"])
+        expect("unscheduleAdminChangeRequest", unscheduled, 200, m.AdminChangeRequest)
+        published = publish_admin_change_request.sync_detailed(rid, client=editor, if_match=unscheduled.headers["ETag"])
         expect("publishAdminChangeRequest", published, 200, m.AdminChangeRequest)
         problem("withdrawAdminChangeRequest published", withdraw_admin_change_request.sync_detailed(
             rid, client=editor, if_match=published.headers["ETag"]), 409, "change-request-closed")

@@ -7824,5 +7824,32 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestSchedule`.
+        internal struct ChangeRequestSchedule: Codable, Hashable, Sendable {
+            /// When to publish, RFC 3339 (after now, at most a year ahead).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSchedule/at`.
+            internal var at: Foundation.Date
+            /// Creates a new `ChangeRequestSchedule`.
+            ///
+            /// - Parameters:
+            ///   - at: When to publish, RFC 3339 (after now, at most a year ahead).
+            internal init(at: Foundation.Date) {
+                self.at = at
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case at
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.at = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .at
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "at"
+                ])
+            }
+        }
     }
 }

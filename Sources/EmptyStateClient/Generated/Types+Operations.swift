@@ -27841,6 +27841,7 @@ internal enum Operations {
             /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
             /// and those the change changes too); look, then rebase or edit.
             /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
             ///
             ///
@@ -28378,6 +28379,1011 @@ internal enum Operations {
             ///
             /// A response with a code that is not documented in the OpenAPI document.
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Set an approved change request to publish at an instant (If-Match).
+    ///
+    /// `at` is an RFC 3339 date-time after now and at most a year ahead (`422` naming `/at`
+    /// otherwise); it is shown back in UTC. The request must have the approvals the rules ask
+    /// for (`409 approvals-missing`) and not be rejected. Every replica's scheduler publishes it
+    /// at that instant, exactly once across replicas; one due while no process ran is published
+    /// at the next start and records how late it was (`publication.lateMilliseconds`). A due
+    /// request that can no longer be published (approvals, conflicts) loses its schedule, with
+    /// the reason in its audit trail. An edit drops the schedule; so does `DELETE`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)`.
+    internal enum ScheduleAdminChangeRequest {
+        internal static let id: Swift.String = "scheduleAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.ScheduleAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ScheduleAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ScheduleAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ScheduleAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestSchedule)
+            }
+            internal var body: Operations.ScheduleAdminChangeRequest.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.ScheduleAdminChangeRequest.Input.Path,
+                headers: Operations.ScheduleAdminChangeRequest.Input.Headers,
+                body: Operations.ScheduleAdminChangeRequest.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Cancel a change request's schedule (If-Match).
+    ///
+    /// `409 not-scheduled` when it has none; `409 change-request-closed` once it was published
+    /// or withdrawn.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)`.
+    internal enum UnscheduleAdminChangeRequest {
+        internal static let id: Swift.String = "unscheduleAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.UnscheduleAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnscheduleAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnscheduleAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.UnscheduleAdminChangeRequest.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.UnscheduleAdminChangeRequest.Input.Path,
+                headers: Operations.UnscheduleAdminChangeRequest.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
         }
     }
     /// Comment on a change request (an editor token).
@@ -29117,6 +30123,7 @@ internal enum Operations {
             /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
             /// and those the change changes too); look, then rebase or edit.
             /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
             ///
             ///
@@ -29598,6 +30605,7 @@ internal enum Operations {
             /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
             /// and those the change changes too); look, then rebase or edit.
             /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
             ///
             ///
@@ -30083,6 +31091,7 @@ internal enum Operations {
             /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
             /// and those the change changes too); look, then rebase or edit.
             /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
             ///
             ///
@@ -30536,6 +31545,7 @@ internal enum Operations {
             /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
             /// and those the change changes too); look, then rebase or edit.
             /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
             ///
             ///
@@ -31003,6 +32013,7 @@ internal enum Operations {
             /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
             /// and those the change changes too); look, then rebase or edit.
             /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
             ///
             ///
@@ -31542,6 +32553,7 @@ internal enum Operations {
             /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
             /// and those the change changes too); look, then rebase or edit.
             /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
             ///
             ///

@@ -982,6 +982,29 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/change-requests/{id}`.
     /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)`.
     func headAdminChangeRequest(_ input: Operations.HeadAdminChangeRequest.Input) async throws -> Operations.HeadAdminChangeRequest.Output
+    /// Set an approved change request to publish at an instant (If-Match).
+    ///
+    /// `at` is an RFC 3339 date-time after now and at most a year ahead (`422` naming `/at`
+    /// otherwise); it is shown back in UTC. The request must have the approvals the rules ask
+    /// for (`409 approvals-missing`) and not be rejected. Every replica's scheduler publishes it
+    /// at that instant, exactly once across replicas; one due while no process ran is published
+    /// at the next start and records how late it was (`publication.lateMilliseconds`). A due
+    /// request that can no longer be published (approvals, conflicts) loses its schedule, with
+    /// the reason in its audit trail. An edit drops the schedule; so does `DELETE`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)`.
+    func scheduleAdminChangeRequest(_ input: Operations.ScheduleAdminChangeRequest.Input) async throws -> Operations.ScheduleAdminChangeRequest.Output
+    /// Cancel a change request's schedule (If-Match).
+    ///
+    /// `409 not-scheduled` when it has none; `409 change-request-closed` once it was published
+    /// or withdrawn.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)`.
+    func unscheduleAdminChangeRequest(_ input: Operations.UnscheduleAdminChangeRequest.Input) async throws -> Operations.UnscheduleAdminChangeRequest.Output
     /// Comment on a change request (an editor token).
     ///
     /// Adds a comment at the request's current version, in any state (notes after a publication are
@@ -2726,6 +2749,47 @@ extension APIProtocol {
         headers: Operations.HeadAdminChangeRequest.Input.Headers = .init()
     ) async throws -> Operations.HeadAdminChangeRequest.Output {
         try await headAdminChangeRequest(Operations.HeadAdminChangeRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Set an approved change request to publish at an instant (If-Match).
+    ///
+    /// `at` is an RFC 3339 date-time after now and at most a year ahead (`422` naming `/at`
+    /// otherwise); it is shown back in UTC. The request must have the approvals the rules ask
+    /// for (`409 approvals-missing`) and not be rejected. Every replica's scheduler publishes it
+    /// at that instant, exactly once across replicas; one due while no process ran is published
+    /// at the next start and records how late it was (`publication.lateMilliseconds`). A due
+    /// request that can no longer be published (approvals, conflicts) loses its schedule, with
+    /// the reason in its audit trail. An edit drops the schedule; so does `DELETE`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)`.
+    internal func scheduleAdminChangeRequest(
+        path: Operations.ScheduleAdminChangeRequest.Input.Path,
+        headers: Operations.ScheduleAdminChangeRequest.Input.Headers,
+        body: Operations.ScheduleAdminChangeRequest.Input.Body
+    ) async throws -> Operations.ScheduleAdminChangeRequest.Output {
+        try await scheduleAdminChangeRequest(Operations.ScheduleAdminChangeRequest.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Cancel a change request's schedule (If-Match).
+    ///
+    /// `409 not-scheduled` when it has none; `409 change-request-closed` once it was published
+    /// or withdrawn.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)`.
+    internal func unscheduleAdminChangeRequest(
+        path: Operations.UnscheduleAdminChangeRequest.Input.Path,
+        headers: Operations.UnscheduleAdminChangeRequest.Input.Headers
+    ) async throws -> Operations.UnscheduleAdminChangeRequest.Output {
+        try await unscheduleAdminChangeRequest(Operations.UnscheduleAdminChangeRequest.Input(
             path: path,
             headers: headers
         ))

@@ -302,11 +302,11 @@ extension AdminAPI {
 
     // MARK: - Pieces
 
-    private func respond(_ view: AdminResponses.ChangeRequestView, status: Int) throws -> HTTPResponse {
+    func respond(_ view: AdminResponses.ChangeRequestView, status: Int) throws -> HTTPResponse {
         try .json(view.json, status: status, headers: [("ETag", Self.etag(view.stored.revision))])
     }
 
-    private func log(
+    func log(
         _ message: Logger.Message,
         _ stored: StoredChangeRequest,
         actor: AdminToken,

@@ -32,6 +32,9 @@ struct AdminAPI: Sendable {
     /// What experiment results count (exposures and rollups); `nil` where the service runs
     /// without analytics (some tests): results then answer 503.
     var events: (any EventStoring)? = nil
+    /// Told when a change request is scheduled, so that it is armed before its next look; `nil`
+    /// in tests that run without one.
+    var scheduler: ChangeRequestScheduler? = nil
 
     func register(on router: inout Router) {
         registerTemplates(on: &router)
@@ -50,6 +53,7 @@ struct AdminAPI: Sendable {
         registerPreview(on: &router)
         registerDecisions(on: &router)
         registerChangeRequests(on: &router)
+        registerChangeRequestSchedule(on: &router)
         registerReviewRules(on: &router)
     }
 

@@ -32,6 +32,8 @@ package final class EmptyStateApplication: Sendable {
     let retention: RetentionPruner
     /// SQLite: publishes app policies other processes sharing the store file wrote.
     let policyWatcher: PolicyWatcher?
+    /// Publishes scheduled change requests (every process runs one; the store's claim makes it once).
+    let scheduler: ChangeRequestScheduler
     /// Counts the events an earlier release stored into the rollups.
     let backfill: RollupBackfillWorker
     let folder: RollupFolder
@@ -168,6 +170,8 @@ package final class EmptyStateApplication: Sendable {
             openAPI: openAPI
         ).register(on: &router)
         let translations = TranslationCatalogue(state: state, store: store)
+        let scheduler = ChangeRequestScheduler(state: state, store: store, logger: logger)
+        self.scheduler = scheduler
         AdminAPI(
             store: store,
             state: state,
@@ -177,7 +181,8 @@ package final class EmptyStateApplication: Sendable {
             eventRetentionDays: configuration.eventRetentionDays,
             translations: translations,
             importLimits: TranslationImportLimits(maximumBytes: configuration.maxImportSize),
-            events: events
+            events: events,
+            scheduler: scheduler
         ).register(on: &router)
         ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         let staleCounts = StaleStringCounts(catalogue: translations)
