@@ -264,7 +264,7 @@ format:
 ## bench: release build against plain C libmicrohttpd baselines (the single template also on Debian
 ## 13's libmicrohttpd 1.0, and its instructions per request beside the baseline's on both, counted
 ## with callgrind: Benchmarks/instructions.sh), then reads while publishing, event
-## ingestion, nginx, scale, translation files, app status, three replicas on a throwaway PostgreSQL,
+## ingestion, nginx, scale, translation files, app status, change requests, three replicas on a throwaway PostgreSQL,
 ## and the admin console's catalogue search at 10,000 templates in headless Chromium
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
@@ -277,6 +277,7 @@ bench: deps
 	python3 Benchmarks/translations.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/analytics.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/experiments.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/change_requests.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	BENCH_SERVER_BIN="$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" bash Benchmarks/app_status.sh
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/console.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"

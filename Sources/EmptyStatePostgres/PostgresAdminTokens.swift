@@ -36,7 +36,8 @@ package enum PostgresAdminTokens {
         }
     }
 
-    /// Stores `secret` as the editor token `name` when the database has no token yet.
+    /// Stores `secret` as the admin token `name` when the database has no token yet (the
+    /// operator's: every role).
     /// - Returns: whether this call created it (exactly one of several racing replicas does).
     package static func createFirstToken(
         _ database: PostgresBackend,
@@ -54,7 +55,7 @@ package enum PostgresAdminTokens {
             let created = try await connection.all(
                 """
                 INSERT INTO admin_token (name, role, secret_sha256)
-                SELECT \(name), 'editor', \(hash) WHERE NOT EXISTS (SELECT 1 FROM admin_token)
+                SELECT \(name), 'admin', \(hash) WHERE NOT EXISTS (SELECT 1 FROM admin_token)
                 RETURNING name
                 """,
                 logger: logger

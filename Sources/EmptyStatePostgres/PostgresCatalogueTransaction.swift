@@ -73,6 +73,7 @@ struct PostgresCatalogueTransaction: CatalogueTransaction {
             if !rows.deletions.isEmpty { try await Self.markDeleted(rows.deletions, connection, logger) }
             if !rows.contents.isEmpty { try await Self.replaceContents(rows.contents, connection, logger) }
             if !rows.revisions.isEmpty { try await Self.append(rows.revisions, connection, logger) }
+            try await Self.writeChangeRequestRows(rows, connection, logger)
         }
     }
 

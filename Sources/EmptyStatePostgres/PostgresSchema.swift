@@ -168,6 +168,7 @@ package enum PostgresSchema {
         facetCubes,
         experiments,
         eventIDsByPartition,
+        changeRequests,
     ]
 
     /// Why the schema cannot be used.

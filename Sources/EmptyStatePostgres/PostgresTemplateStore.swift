@@ -79,7 +79,8 @@ package final class PostgresTemplateStore: TemplateStoring {
             logger.error(message, metadata: ["error": "\(text)", "store.url": "\(location)"])
         case .outcomeUnknown(let text):
             logger.error(message, metadata: ["error": "\(text)", "store.url": "\(location)"])
-        case .unavailable, .busy, .notFound, .deleted, .alreadyExists, .stale, .noSuchRevision, .conflicts:
+        case .unavailable, .busy, .notFound, .deleted, .alreadyExists, .stale, .noSuchRevision, .conflicts,
+            .reviewRequired:
             break
         }
         return error

@@ -10,7 +10,7 @@ struct SQLiteCatalogueTransaction: CatalogueTransaction {
     let db: Database
 
     /// Runs GRDB work, its failure as the store's (`StoreError.from(_:)`).
-    private func sql<T>(_ body: () throws -> T) throws(StoreError) -> T {
+    func sql<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do {
             return try body()
         } catch let error as StoreError {
@@ -65,6 +65,7 @@ struct SQLiteCatalogueTransaction: CatalogueTransaction {
             for deletion in rows.deletions { try markDeleted(deletion) }
             try replaceContents(rows.contents)
             try append(rows.revisions)
+            try writeChangeRequestRows(rows)
         }
     }
 

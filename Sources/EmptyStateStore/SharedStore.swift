@@ -17,7 +17,7 @@ package protocol SharedStore: Stores {
 
     /// The lowercase hex SHA-256 of an admin token's secret, as `adminTokens()` keeps it.
     func hash(secret: String) -> String
-    /// Stores the editor token `name` when there is no token yet.
+    /// Stores the admin token `name` when there is no token yet.
     /// - Returns: whether this call created it (exactly one of several racing replicas does).
     func createFirstToken(name: String, secret: String) throws(StoreError) -> Bool
     /// Every admin token kept in the store: name, role and the hash of the secret.

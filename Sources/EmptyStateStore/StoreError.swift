@@ -25,6 +25,10 @@ package enum StoreError: Error, Sendable, Equatable {
     case outcomeUnknown(String)
     /// The database failed; the message is for the log, never for clients.
     case database(String)
+    /// A direct write of a document whose review rule asks for approvals (`ReviewRules`): it
+    /// must go through a change request. `rule` is the rule's pointer in the rules
+    /// (`/categories/update`), `approvals` what it asks for.
+    case reviewRequired(document: String, rule: String, approvals: Int)
 
     package static func == (lhs: StoreError, rhs: StoreError) -> Bool {
         switch (lhs, rhs) {
@@ -39,6 +43,8 @@ package enum StoreError: Error, Sendable, Equatable {
         case (.busy, .busy): return true
         case (.unavailable(let a), .unavailable(let b)): return a == b
         case (.outcomeUnknown(let a), .outcomeUnknown(let b)): return a == b
+        case (.reviewRequired(let a, let r, let n), .reviewRequired(let b, let s, let m)):
+            return a == b && r == s && n == m
         default: return false
         }
     }

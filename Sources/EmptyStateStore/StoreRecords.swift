@@ -54,10 +54,14 @@ package struct StoredExperiment: Sendable, Equatable {
 /// One immutable revision of a template: what changed, who, when, and (when asked for) the
 /// whole document as it was.
 package struct RevisionRecord: Sendable, Equatable {
-    package enum Action: String, Sendable {
+    package enum Action: String, Sendable, CaseIterable {
         /// Seeded or updated from `config/templates/`.
         case `import`
         case create, replace, strings, delete, rollback
+        // What happens to a change request (`rollback` too: it was rolled back).
+        case propose, edit, rebase, comment, approve, reject, withdraw, schedule, unschedule, publish
+        /// A preview token of a change request was created or revoked (the note says which).
+        case previewToken
     }
 
     package var templateID: String

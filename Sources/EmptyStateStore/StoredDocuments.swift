@@ -36,6 +36,21 @@ package enum StoredDocuments {
         documentID.hasPrefix(experimentPrefix) ? String(documentID.dropFirst(experimentPrefix.count)) : nil
     }
 
+    /// The prefix of change requests' store ids (`ChangeRequest.documentID(_:)`).
+    package static let changeRequestPrefix = "change-request:"
+    /// The store id of the review rules: one document.
+    package static let reviewRulesID = "settings:review-rules"
+
+    /// Parses the stored review rules.
+    /// - Throws: `StoreError.database` when the text no longer holds valid rules.
+    package static func reviewRules(fromText text: String) throws(StoreError) -> ReviewRules {
+        switch ReviewRules.parse(try json(text)) {
+        case .success(let rules): return rules
+        case .failure(let failure):
+            throw .database("the stored review rules no longer validate: \(failure.issues.map(\.description))")
+        }
+    }
+
     /// Parses a stored experiment; it was valid when written, so a failure means the store was
     /// damaged.
     /// - Throws: `StoreError.database` when the text is not JSON or no longer a valid experiment.
@@ -98,6 +113,26 @@ package enum DocumentKind: String, Sendable, CaseIterable {
     case template
     case appPolicy = "app-policy"
     case experiment
+    /// A change request (`ChangeRequest`), id `change-request:<n>`.
+    case changeRequest = "change-request"
+    /// The review rules (`ReviewRules`), the one row `settings:review-rules`.
+    case reviewRules = "review-rules"
+
+    /// The kind of the store id `documentID`: templates have no colon in their ids, every other
+    /// kind a prefix of its own.
+    package init(documentID: String) {
+        if documentID.hasPrefix(StoredDocuments.appPolicyPrefix) {
+            self = .appPolicy
+        } else if documentID.hasPrefix(StoredDocuments.experimentPrefix) {
+            self = .experiment
+        } else if documentID.hasPrefix(StoredDocuments.changeRequestPrefix) {
+            self = .changeRequest
+        } else if documentID == StoredDocuments.reviewRulesID {
+            self = .reviewRules
+        } else {
+            self = .template
+        }
+    }
 }
 
 extension RevisionRecord {

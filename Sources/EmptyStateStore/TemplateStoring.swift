@@ -29,6 +29,20 @@ package protocol TemplateStoring: Sendable {
     ///   `.outcomeUnknown`, `.busy`, `.database`).
     func write<T>(_ edits: (CatalogueWrite) throws -> T) throws -> T
 
+    /// Runs `reads` in one read-only transaction: every read they make through `CatalogueWrite`
+    /// (its reads are the writes' own, written once) sees one consistent state of the catalogue,
+    /// and waits for no writer. `reads` must not write.
+    /// - Throws: what `reads` throws, as it is; a `StoreError` for the store's failures.
+    func readCatalogue<T>(_ reads: (CatalogueWrite) throws -> T) throws -> T
+
+    /// Change requests `filter` selects, newest first (their lines; `read` has the rest).
+    func changeRequests(
+        _ filter: ChangeRequestFilter,
+        page: Int,
+        pageSize: Int
+    ) throws(StoreError)
+        -> Page<ChangeRequestSummary>
+
     /// Every live template, in id order: what clients are served.
     func liveTemplates() throws(StoreError) -> [StoredTemplate]
 

@@ -234,7 +234,7 @@ struct EmptyStateServer: ParsableCommand {
     @Option(
         name: .customLong("admin-token"),
         help: ArgumentHelp(
-            "An admin API token as name:role:secret (role editor or viewer, secret ≥ 16 characters); repeatable. Without any, an editor token is generated into <data-dir>/admin-token. [EMPTY_STATE_ADMIN_TOKENS, comma-separated]",
+            "An admin API token as name:role:secret (role viewer, editor, reviewer or admin, secret ≥ 16 characters); repeatable. Without any, an admin token is generated into <data-dir>/admin-token. [EMPTY_STATE_ADMIN_TOKENS, comma-separated]",
             valueName: "name:role:secret"
         )
     )
@@ -502,7 +502,7 @@ struct EmptyStateServer: ParsableCommand {
         configuration.adminTokens = try tokenSpecifications.map { specification in
             guard let token = AdminToken(specification: specification.trimmingCharacters(in: .whitespaces)) else {
                 throw ValidationError(
-                    "an admin token must be name:role:secret with role editor or viewer and a secret of at least 16 characters"
+                    "an admin token must be name:role:secret with role viewer, editor, reviewer or admin and a secret of at least 16 characters"
                 )
             }
             return token

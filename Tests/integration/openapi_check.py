@@ -37,7 +37,9 @@ until this run's events are found; every NDJSON line is validated against the me
 
 With an admin token it also writes the web platform's app policy (creating or replacing it),
 asks GET /v1/app-status in each state (304s, HEAD, 400s, 405), reads the policy's revisions, rolls
-it back, filters the audit by it, and reads the summary with include=updateStates.
+it back, filters the audit by it, and reads the summary with include=updateStates. And it reads and
+rewrites the review rules, and takes a change request through its life (open, comment, a refused
+own approval, edit, rebase, schedule and cancel, publish, roll back).
 
 It also validates every example in the document against its schema. One line per check; the last
 line is `N passed, M failed`; the exit status is 1 when anything failed.
@@ -1205,7 +1207,7 @@ def run_console(checker: Checker, token: str) -> None:
     # The audit's filters and export.
     run(Case("console audit filters", "GET", "/v1/admin/audit?kind=template&action=import&actor=built-in&field=/strings/fr&from=2000-01-01T00:00:00Z&to=2999-01-01T00:00:00Z", 200,
              headers=auth, extra=[body_field("imports by built-in", lambda b: all(i["action"] == "import" and i["createdBy"] == "built-in" for i in b["items"]))]))
-    run(Case("console audit bad action", "GET", "/v1/admin/audit?action=edit", 400, headers=auth, extra=[first_error_parameter("action")]))
+    run(Case("console audit bad action", "GET", "/v1/admin/audit?action=frobnicate", 400, headers=auth, extra=[first_error_parameter("action")]))
     run(Case("console audit from after to", "GET", "/v1/admin/audit?from=2030-01-01T00:00:00Z&to=2020-01-01T00:00:00Z", 400, headers=auth, extra=[first_error_parameter("from")]))
     run(Case("console audit export", "GET", "/v1/admin/audit/export?action=import", 200, headers=with_cookie, extra=[header_is("Content-Type", "application/x-ndjson")]))
     run(Case("console audit export CSV", "GET", "/v1/admin/audit/export?format=csv&kind=template", 200, headers=auth,
@@ -1566,6 +1568,81 @@ def run_app_status(checker: Checker, token: str) -> None:
     run(Case("update states summary", "GET", "/v1/admin/analytics/summary?include=everything", 400, headers=auth, extra=[first_error_parameter("include")]))
 
 
+def run_change_requests(checker: Checker, token: str) -> None:
+    """The review rules (read, refused writes, rewritten as they were) and a change request's
+    life with one (admin) token: it creates a scratch template, is read, commented on, refused
+    its author's approval, edited, published, rolled back by a second request (which deletes the
+    template again); every answer judged against the document."""
+    run = checker.run
+    auth = {"Authorization": f"Bearer {token}"}
+    as_json = {**auth, "Content-Type": "application/json"}
+
+    def body(value: Any) -> bytes:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+    rules_path = "/v1/admin/review-rules"
+    rules, parsed = run(Case("review rules", "GET", rules_path, 200, headers=auth))
+    tag = rules.header("ETag") or '"r0"'
+    run(Case("review rules", "HEAD", rules_path, 200, headers=auth, extra=[header_is("ETag", tag)]))
+    run(Case("review rules revalidated", "GET", rules_path, 304, headers={**auth, "If-None-Match": tag}))
+    current = {key: parsed[key] for key in ("requiredApprovals", "categories", "allowEmergencyRollback")} if parsed else {"requiredApprovals": 0}
+    run(Case("review rules no precondition", "PUT", rules_path, 428, headers=as_json, body=body(current), extra=[problem_type("precondition-required")]))
+    run(Case("review rules stale", "PUT", rules_path, 412, headers={**as_json, "If-Match": '"r999999"'}, body=body(current)))
+    run(Case("review rules invalid", "PUT", rules_path, 422, headers={**as_json, "If-Match": tag}, body=body({"requiredApprovals": 11, "categories": {"nope": 1}}), extra=[problem_pointers("/requiredApprovals", "/categories/nope")]))
+    run(Case("review rules rewritten", "PUT", rules_path, 200, headers={**as_json, "If-Match": tag}, body=body(current)))
+
+    base = "/v1/admin/change-requests"
+    tid = f"crCheck{secrets.token_hex(4)}"
+    template = {
+        "id": tid,
+        "category": "error",
+        "style": "default",
+        "defaultLocale": "en",
+        "visual": {"icon": {"ios": "exclamationmark.triangle", "android": "error", "web": "triangle-alert"}},
+        "actions": [{"id": "retry", "role": "primary", "type": "retry"}, {"id": "back", "role": "secondary", "type": "navigateBack"}],
+        "strings": {"en": {"title": "Not yet", "message": "Try again soon.", "actions.retry": "Try again", "actions.back": "Go back"}},
+    }
+    draft = {"title": f"Add {tid}", "description": "openapi_check", "changes": [{"kind": "template", "id": tid, "document": template}]}
+    run(Case("change request invalid", "POST", base, 422, headers=as_json, body=body({"title": "x", "changes": [{"kind": "template", "id": tid, "document": {"id": tid}}]}), extra=[problem_type("validation-failed")]))
+    run(Case("change request no token", "GET", base, 401))
+    created, opened = run(Case("change request open", "POST", base, 201, headers=as_json, body=body(draft)))
+    if not opened:
+        return
+    one = f"{base}/{opened['id']}"
+    run(Case("change request", "GET", one, 200, headers=auth, extra=[body_field("open, one change", lambda b: b["state"] in ("open", "approved") and len(b["changes"]) == 1)]))
+    run(Case("change request", "HEAD", one, 200, headers=auth))
+    run(Case("change request revalidated", "GET", one, 304, headers={**auth, "If-None-Match": created.header("ETag") or ""}))
+    run(Case("change request list", "GET", f"{base}?state=open&target=template:{tid}", 200, headers=auth, extra=[body_field("lists it", lambda b: [i["id"] for i in b["items"]] == [opened["id"]])]))
+    run(Case("change request list", "HEAD", base, 200, headers=auth))
+    run(Case("change request list bad state", "GET", f"{base}?state=approved", 400, headers=auth, extra=[first_error_parameter("state")]))
+    run(Case("change request unknown", "GET", f"{base}/999999999", 404, headers=auth, extra=[problem_type("unknown-change-request")]))
+    commented, _ = run(Case("change request comment", "POST", one + "/comments", 201, headers=as_json, body=body({"text": "openapi_check was here"})))
+    run(Case("change request own approval", "POST", one + "/approve", 403, headers=as_json, body=body({"version": 1}), extra=[problem_type("own-change")]))
+    run(Case("change request stale version", "POST", one + "/reject", 409, headers=as_json, body=body({"version": 99}), extra=[problem_type("stale-version")]))
+    run(Case("change request edit no precondition", "PATCH", one, 428, headers=as_json, body=body({"title": "y"})))
+    edited, _ = run(Case("change request edit", "PATCH", one, 200, headers={**as_json, "If-Match": commented.header("ETag") or ""}, body=body({"description": "openapi_check, edited"}), extra=[body_field("version 2", lambda b: b["version"] == 2)]))
+    rebased, _ = run(Case("change request rebase", "POST", one + "/rebase", 200, headers={**auth, "If-Match": edited.header("ETag") or ""}))
+    if current.get("requiredApprovals", 0) != 0 or current.get("categories"):
+        return  # this server's rules ask for approvals: one token cannot publish
+    later = datetime.fromtimestamp(datetime.now(timezone.utc).timestamp() + 3600, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    earlier = datetime.fromtimestamp(datetime.now(timezone.utc).timestamp() - 3600, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    schedule = one + "/schedule"
+    run(Case("change request schedule in the past", "PUT", schedule, 422, headers={**as_json, "If-Match": rebased.header("ETag") or ""}, body=body({"at": earlier}), extra=[problem_pointers("/at")]))
+    scheduled, _ = run(Case("change request schedule", "PUT", schedule, 200, headers={**as_json, "If-Match": rebased.header("ETag") or ""}, body=body({"at": later}), extra=[body_field("scheduled", lambda b: b["schedule"]["at"].startswith(later[:19]))]))
+    unscheduled, _ = run(Case("change request unschedule", "DELETE", schedule, 200, headers={**auth, "If-Match": scheduled.header("ETag") or ""}, extra=[body_field("no schedule", lambda b: "schedule" not in b)]))
+    run(Case("change request unschedule twice", "DELETE", schedule, 409, headers={**auth, "If-Match": unscheduled.header("ETag") or ""}, extra=[problem_type("not-scheduled")]))
+    published, _ = run(Case("change request publish", "POST", one + "/publish", 200, headers={**auth, "If-Match": unscheduled.header("ETag") or ""}, extra=[body_field("published", lambda b: b["state"] == "published")]))
+    run(Case("change request closed", "POST", one + "/withdraw", 409, headers={**auth, "If-Match": published.header("ETag") or ""}, extra=[problem_type("change-request-closed")]))
+    run(Case("published template served", "GET", f"/v1/templates/{tid}?locale=en", 200))
+    _, undo = run(Case("change request rollback", "POST", one + "/rollback", 201, headers=auth, extra=[body_field("rolls it back", lambda b: b["rollbackOf"] == opened["id"])]))
+    if undo:
+        undo_one = f"{base}/{undo['id']}"
+        read, _ = run(Case("rollback request", "GET", undo_one, 200, headers=auth))
+        run(Case("rollback publish", "POST", undo_one + "/publish", 200, headers={**as_json, "If-Match": read.header("ETag") or ""}, body=b"{}"))
+        run(Case("rolled back template gone", "GET", f"/v1/templates/{tid}", 404))
+    run(Case("change request rollback twice", "POST", one + "/rollback", 409, headers=auth, extra=[problem_type("nothing-to-roll-back")]))
+    run(Case("audit of a change request", "GET", f"/v1/admin/audit?templateId=change-request:{opened['id']}", 200, headers=auth, extra=[body_field("its actions", lambda b: all(i["changeRequest"] == opened["id"] for i in b["items"]) and b["total"] >= 5)]))
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True, help="the running server, e.g. http://127.0.0.1:8080")
@@ -1597,6 +1674,7 @@ def main(argv: list[str] | None = None) -> int:
         run_translations(checker, token)
         run_analytics(checker, token, events)
         run_app_status(checker, token)
+        run_change_requests(checker, token)
     print(f"{report.passed} passed, {report.failed} failed")
     return 1 if report.failed else 0
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 passed = failed = 0
@@ -56,6 +56,13 @@ def main() -> int:
         list_admin_locales, list_admin_template_revisions, list_admin_templates, put_admin_app_policy,
         put_admin_template, put_admin_template_strings, rollback_admin_app_policy, rollback_admin_template)
     from empty_state_client.api.admin import export_admin_audit, head_admin_audit_export
+    from empty_state_client.api.admin import (
+        approve_admin_change_request, comment_admin_change_request, create_admin_change_request,
+        edit_admin_change_request, get_admin_change_request, get_admin_review_rules, head_admin_change_request,
+        head_admin_change_requests, head_admin_review_rules, list_admin_change_requests,
+        publish_admin_change_request, put_admin_review_rules, rebase_admin_change_request,
+        reject_admin_change_request, rollback_admin_change_request, schedule_admin_change_request,
+        unschedule_admin_change_request, withdraw_admin_change_request)
     from empty_state_client.api.analytics import post_events
     from empty_state_client.api.console import (
         create_console_session, decide_app_policy, delete_console_session, get_console, get_console_file,
@@ -413,6 +420,58 @@ def main() -> int:
     expect("deleteConsoleSession", delete_console_session.sync_detailed(client=Client(
         base_url=args.base_url, timeout=httpx.Timeout(15.0), headers={"Cookie": cookie, "Origin": args.base_url})), 204, None)
     problem("getConsoleSession after sign-out", get_console_session.sync_detailed(client=browser), 401, "unauthorized")
+
+    # -- change requests and review rules ------------------------------------------------------
+    rules = get_admin_review_rules.sync_detailed(client=viewer)
+    expect("getAdminReviewRules", rules, 200, m.AdminReviewRules)
+    expect("headAdminReviewRules", head_admin_review_rules.sync_detailed(client=viewer), 200, None)
+    problem("putAdminReviewRules by an editor", put_admin_review_rules.sync_detailed(
+        client=editor, body=m.ReviewRules.from_dict({"requiredApprovals": 1}), if_match=rules.headers["ETag"]),
+        403, "forbidden")
+    strings = {"title": "Un instant", "message": "Nous préparons la page."}
+    opened = create_admin_change_request.sync_detailed(client=editor, body=m.ChangeRequestDraft.from_dict(
+        {"title": "Python client", "changes": [{"kind": "templateStrings", "id": "loading", "locale": "fr", "strings": strings}]}))
+    request = expect("createAdminChangeRequest", opened, 201, m.AdminChangeRequest)
+    problem("createAdminChangeRequest by a viewer", create_admin_change_request.sync_detailed(
+        client=viewer, body=m.ChangeRequestDraft.from_dict({"title": "x", "changes": [{"kind": "templateDeletion", "id": "loading"}]})),
+        403, "forbidden")
+    if isinstance(request, m.AdminChangeRequest):
+        rid = request.id
+        check("createAdminChangeRequest: typed changes", all(isinstance(c, m.ChangeRequestChange) for c in request.changes))
+        expect("listAdminChangeRequests", list_admin_change_requests.sync_detailed(client=viewer, state="open"), 200,
+               m.ChangeRequestSummaryPage)
+        expect("headAdminChangeRequests", head_admin_change_requests.sync_detailed(client=viewer), 200, None)
+        read = get_admin_change_request.sync_detailed(rid, client=viewer)
+        expect("getAdminChangeRequest", read, 200, m.AdminChangeRequest)
+        expect("headAdminChangeRequest", head_admin_change_request.sync_detailed(rid, client=viewer), 200, None)
+        commented = comment_admin_change_request.sync_detailed(rid, client=viewer, body=m.ChangeRequestComment.from_dict({"text": "?"}))
+        problem("commentAdminChangeRequest by a viewer", commented, 403, "forbidden")
+        commented = comment_admin_change_request.sync_detailed(rid, client=editor, body=m.ChangeRequestComment.from_dict({"text": "ok?"}))
+        expect("commentAdminChangeRequest", commented, 201, m.AdminChangeRequest)
+        problem("approveAdminChangeRequest by an editor", approve_admin_change_request.sync_detailed(
+            rid, client=editor, body=m.ChangeRequestReviewAction.from_dict({"version": 1})), 403, "forbidden")
+        problem("rejectAdminChangeRequest by an editor", reject_admin_change_request.sync_detailed(
+            rid, client=editor, body=m.ChangeRequestReviewAction.from_dict({"version": 1})), 403, "forbidden")
+        edited = edit_admin_change_request.sync_detailed(rid, client=editor, body=m.ChangeRequestEdit.from_dict(
+            {"description": "edited"}), if_match=commented.headers["ETag"])
+        expect("editAdminChangeRequest", edited, 200, m.AdminChangeRequest)
+        rebased = rebase_admin_change_request.sync_detailed(rid, client=editor, if_match=edited.headers["ETag"])
+        expect("rebaseAdminChangeRequest", rebased, 200, m.AdminChangeRequest)
+        scheduled = schedule_admin_change_request.sync_detailed(rid, client=editor, body=m.ChangeRequestSchedule(
+            at=datetime.now(timezone.utc) + timedelta(hours=1)), if_match=rebased.headers["ETag"])
+        expect("scheduleAdminChangeRequest", scheduled, 200, m.AdminChangeRequest)
+        unscheduled = unschedule_admin_change_request.sync_detailed(rid, client=editor, if_match=scheduled.headers["ETag"])
+        expect("unscheduleAdminChangeRequest", unscheduled, 200, m.AdminChangeRequest)
+        published = publish_admin_change_request.sync_detailed(rid, client=editor, if_match=unscheduled.headers["ETag"])
+        expect("publishAdminChangeRequest", published, 200, m.AdminChangeRequest)
+        problem("withdrawAdminChangeRequest published", withdraw_admin_change_request.sync_detailed(
+            rid, client=editor, if_match=published.headers["ETag"]), 409, "change-request-closed")
+        undo = expect("rollbackAdminChangeRequest", rollback_admin_change_request.sync_detailed(rid, client=editor), 201,
+                      m.AdminChangeRequest)
+        if isinstance(undo, m.AdminChangeRequest):
+            undo_read = get_admin_change_request.sync_detailed(undo.id, client=viewer)
+            expect("withdrawAdminChangeRequest", withdraw_admin_change_request.sync_detailed(
+                undo.id, client=editor, if_match=undo_read.headers["ETag"]), 200, m.AdminChangeRequest)
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

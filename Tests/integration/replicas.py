@@ -307,6 +307,71 @@ def verify(args):
                       "events": len(acked_events), "events_missing": len(missing), "events_sample": missing[:3]}))
 
 
+def atomic(args):
+    """Change requests changing the French titles of several templates, each published on the
+    writer while threads read the whole French bundle from every reader replica without pause:
+    a bundle holding some of a request's titles and not all is a torn publication. Prints the
+    reads, the torn ones and the publications some reader never served within the deadline."""
+    writer = Client(args.writer, args.token)
+    templates = args.templates.split(",")
+    torn, reads, missed, waits = [], [0], 0, []
+    for n in range(args.rounds):
+        marker = f"Atomique {uuid.uuid4().hex[:8]} #{n}"
+        changes = []
+        for template in templates:
+            document = writer.json(f"/v1/admin/templates/{template}")
+            strings = dict(document["template"]["strings"]["fr"], title=f"{marker} {template}")
+            changes.append({"kind": "templateStrings", "id": template, "locale": "fr", "strings": strings,
+                            "baseRevision": document["revision"]})
+        status, headers, payload = writer.request("POST", "/v1/admin/change-requests",
+                                                  body={"title": marker, "changes": changes})
+        if status != 201:
+            raise RuntimeError(f"opening a change request answered {status}: {payload[:200]!r}")
+        request = json.loads(payload)
+        done = threading.Event()
+        served = {url: None for url in args.readers.split(",")}
+        lock = threading.Lock()
+
+        def read(url):
+            client = Client(url)
+            while not done.is_set():
+                status, _, body = client.request("GET", "/v1/templates?locale=fr&platform=ios")
+                if status != 200:
+                    continue
+                titles = {t["id"]: t["title"] for t in json.loads(body)["templates"] if t["id"] in templates}
+                new = sum(1 for title in titles.values() if title.startswith(marker))
+                with lock:
+                    reads[0] += 1
+                    if 0 < new < len(templates):
+                        torn.append({"replica": url, "round": n, "new": new})
+                    if new == len(templates) and served[url] is None:
+                        served[url] = time.perf_counter()
+            client.close()
+
+        threads = [threading.Thread(target=read, args=(url,)) for url in served]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.05)
+        status, _, payload = writer.request("POST", f"/v1/admin/change-requests/{request['id']}/publish",
+                                            headers={"If-Match": headers["etag"]})
+        acknowledged = time.perf_counter()
+        if status != 200:
+            done.set()
+            raise RuntimeError(f"publishing answered {status}: {payload[:200]!r}")
+        while time.perf_counter() - acknowledged < args.deadline:
+            with lock:
+                if all(served.values()):
+                    break
+            time.sleep(0.01)
+        time.sleep(0.05)  # a few more reads after every replica served it
+        done.set()
+        for thread in threads:
+            thread.join()
+        missed += sum(1 for at in served.values() if at is None)
+        waits += [round(max(0.0, at - acknowledged) * 1000, 3) for at in served.values() if at is not None]
+    print(json.dumps({"rounds": args.rounds, "reads": reads[0], "torn": torn, "missed": missed,
+                      "p50": round(statistics.median(waits), 3) if waits else None}))
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -330,6 +395,12 @@ def main():
     p.add_argument("--acked-writes", required=True)
     p.add_argument("--acked-events", required=True)
     p.add_argument("--seconds", type=float, default=30)
+    p = commands.add_parser("atomic")
+    p.add_argument("--writer", required=True)
+    p.add_argument("--readers", required=True)
+    p.add_argument("--templates", default="noDocuments,noFavorites,noSearchResults")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--deadline", type=float, default=5.0)
     p = commands.add_parser("verify")
     p.add_argument("--url", required=True)
     p.add_argument("--acked-writes", required=True)
@@ -339,7 +410,7 @@ def main():
         sub.add_argument("--template", default="noDocuments")
     args = parser.parse_args()
     {"publish": publish, "race": race, "dedupe": dedupe, "readers": readers, "stream": stream,
-     "verify": verify}[args.command](args)
+     "verify": verify, "atomic": atomic}[args.command](args)
 
 
 if __name__ == "__main__":

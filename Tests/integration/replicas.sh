@@ -1,6 +1,8 @@
 # Three replicas on one throwaway PostgreSQL (scripts/postgres.sh): they start together against an
 # empty database; the first admin token is valid on all; a publish on one is served by the others;
-# concurrent If-Match writes to different replicas let exactly one win; an event id sent to two
+# a change request of three templates published on one is never served half by any; a scheduled
+# one publishes exactly once, within a second, with a replica killed at its time; concurrent
+# If-Match writes to different replicas let exactly one win; an event id sent to two
 # replicas is stored once; PostgreSQL stopped and started again mid-run (reads never fail, /readyz
 # stays 200 and says the store is unavailable, writes get 503 with Retry-After and then succeed,
 # the listener catches up, no replica restarted);
@@ -180,6 +182,52 @@ if [ "${rep_up:-0}" = 3 ]; then
     else
         fail "publish: 20 publications on replica 2, each served by replicas 1 and 3" "$(tail -n 3 "$WORK/rep-publish.err")"
     fi
+
+    # --- A change request of three templates: served whole on every replica, never half ------------
+    if "${REP_PY[@]}" atomic --writer "$R3" --readers "$R1,$R2,$R3" --token "$REP_TOKEN" --rounds 5 \
+        >"$WORK/rep-atomic.json" 2>"$WORK/rep-atomic.err"; then
+        expect_eq "change request: 5 publications of 3 templates on replica 3, no bundle read on any replica holds part of one" \
+            "0 0" "$(rep_json "$WORK/rep-atomic.json" '"\(.torn | length) \(.missed)"')"
+        echo "      $(rep_json "$WORK/rep-atomic.json" .reads) bundle reads; served whole by all: p50 $(rep_json "$WORK/rep-atomic.json" .p50) ms"
+    else
+        fail "change request: publications served whole on every replica" "$(tail -n 3 "$WORK/rep-atomic.err")"
+    fi
+
+    # --- A scheduled change request: published once, though a replica is killed at its time -------
+    fetch -H "$REP_AUTH" "$R1/v1/admin/templates/noTransactions"
+    rep_before=$(json .revision)
+    fetch -X POST -H "$REP_AUTH" -H 'Content-Type: application/json' "$R1/v1/admin/change-requests" \
+        --data-binary "$(jq -c '{title: "scheduled on replicas", changes: [{kind: "templateStrings", id: "noTransactions",
+            locale: "fr", strings: (.template.strings.fr | .title = "Programmé sur les répliques")}]}' "$BODY")"
+    rep_sid=$(json .id)
+    rep_due=$(($(date +%s) + 3))
+    fetch -X PUT -H "$REP_AUTH" -H 'Content-Type: application/json' -H "If-Match: $(header ETag)" \
+        --data-binary "{\"at\":\"$(date -u -d "@$rep_due" +%Y-%m-%dT%H:%M:%SZ)\"}" "$R1/v1/admin/change-requests/$rep_sid/schedule"
+    expect_eq "schedule: set on replica 1 for 3 s ahead" 200 "$STATUS"
+    while [ "$(date +%s%N)" -lt "$((rep_due * 1000000000 - 20000000))" ]; do sleep 0.01; done
+    kill -9 "${REP_PIDS[2]}" 2>/dev/null
+    wait "${REP_PIDS[2]}" 2>/dev/null
+    REP_PIDS[2]=""
+    rep_deadline=$((SECONDS + 8))
+    while [ "$SECONDS" -le "$rep_deadline" ]; do
+        fetch -H "$REP_AUTH" "$R3/v1/admin/change-requests/$rep_sid"
+        [ "$(json .state)" = published ] && break
+        sleep 0.1
+    done
+    expect_eq "schedule: published with replica 2 killed at its time, within a second" "published true" \
+        "$(json '"\(.state) \(.publication.lateMilliseconds < 1000)"')"
+    fetch -H "$REP_AUTH" "$R3/v1/admin/audit?templateId=change-request:$rep_sid&action=publish"
+    expect_eq "schedule: published exactly once (one publish action)" 1 "$(json .total)"
+    fetch -H "$REP_AUTH" "$R3/v1/admin/templates/noTransactions"
+    expect_eq "schedule: the template written once" "$((rep_before + 1))" "$(json .revision)"
+    if rep_ms=$(REP_TPL=noTransactions rep_poll_title "$R1" "Programmé sur les répliques" 5); then
+        pass "schedule: replica 1 serves it (${rep_ms} ms)"
+    else
+        fail "schedule: replica 1 serves it" "not within 5 s"
+    fi
+    rep_start 2
+    if rep_wait 2; then pass "schedule: replica 2 restarts"; else fail "schedule: replica 2 restarts"; fi
+    R2=${REP_URLS[2]}
 
     # --- A copy experiment started on one replica is served by the others; stopped, it is not ---------
     # rep_experiment URL STATUS PRECONDITION: PUT the experiment repl-copy (on loginRequired).

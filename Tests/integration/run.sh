@@ -5,7 +5,8 @@
 # LD_LIBRARY_PATH, with EMPTY_STATE_EXPECT_LIBMICROHTTPD naming the version the server must report.)
 # Starts the server on a free port with a scratch data directory, runs every test_*.sh in this
 # folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
-# behaviour, then admin roles and durability on a second server (admin_roles.sh), three replicas
+# behaviour, then admin roles and durability on a second server (admin_roles.sh), change requests
+# and review rules with a token per role (change_requests.sh), three replicas
 # on a throwaway PostgreSQL (replicas.sh), the hostile clients, schemathesis's generated requests
 # on a server of their own (schemathesis.sh), and the client openapi-python-client generates,
 # driven through every operation (python_client.sh). Prints "N passed, M failed" and exits 1 on
@@ -110,6 +111,8 @@ source "$HERE/startup.sh"
 source "$HERE/makefile_targets.sh"
 # shellcheck source=Tests/integration/admin_roles.sh
 source "$HERE/admin_roles.sh"
+# shellcheck source=Tests/integration/change_requests.sh
+source "$HERE/change_requests.sh"
 source "$HERE/events_durability.sh"
 # shellcheck source=Tests/integration/replicas.sh
 source "$HERE/replicas.sh"

@@ -1,5 +1,5 @@
 # The admin API, played as an ops workflow against the suite's server (started without
-# --admin-token, so it generated an editor token into the data directory): authentication, create,
+# --admin-token, so it generated an admin token into the data directory): authentication, create,
 # preconditions, validation, translation, client cache invalidation, rollback, history, delete and
 # restore, audit, locales, paging. Roles (viewer 403) and durability are in admin_roles.sh.
 

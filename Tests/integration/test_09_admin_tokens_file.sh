@@ -19,7 +19,7 @@ EMPTY_STATE_ADMIN_TOKENS_FILE="$TOK_FILE" "$BIN" --port 0 --config-dir "$ROOT/co
 expect_eq "tokens file 0640 from the environment: refused (exit 78)" 78 "$?"
 
 TOK_BAD="$WORK/admin-tokens-bad"
-printf 'ok:editor:%s\n# comment\nbroken:admin:%s\n' "$TOK_SECRET" "$TOK_VIEWER" >"$TOK_BAD"
+printf 'ok:editor:%s\n# comment\nbroken:owner:%s\n' "$TOK_SECRET" "$TOK_VIEWER" >"$TOK_BAD"
 chmod 0600 "$TOK_BAD"
 "$BIN" --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" --data-dir "$WORK/tok-data" \
     --admin-tokens-file "$TOK_BAD" >"$WORK/tok.log" 2>&1

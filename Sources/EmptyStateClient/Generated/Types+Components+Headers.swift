@@ -200,5 +200,13 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/headers/Retry-After`.
         internal typealias RetryAfter = Swift.String
+        /// The review rules' revision as an entity tag, `"r<revision>"` (`"r0"` while never set).
+        ///
+        /// - Remark: Generated from `#/components/headers/ReviewRulesETag`.
+        internal typealias ReviewRulesETag = Swift.String
+        /// The created change request's admin URL.
+        ///
+        /// - Remark: Generated from `#/components/headers/ChangeRequestLocation`.
+        internal typealias ChangeRequestLocation = Swift.String
     }
 }

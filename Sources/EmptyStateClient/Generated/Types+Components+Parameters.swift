@@ -234,6 +234,17 @@ extension Components {
             case strings = "strings"
             case delete = "delete"
             case rollback = "rollback"
+            case propose = "propose"
+            case edit = "edit"
+            case rebase = "rebase"
+            case comment = "comment"
+            case approve = "approve"
+            case reject = "reject"
+            case withdraw = "withdraw"
+            case schedule = "schedule"
+            case unschedule = "unschedule"
+            case publish = "publish"
+            case previewToken = "previewToken"
         }
         /// Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
         ///
@@ -332,8 +343,8 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/ValidateOnly`.
         internal typealias ValidateOnly = Swift.Bool
-        /// Only the changes of this template (its canonical id). An id without changes gives an empty
-        /// page. Like every query value, it may not hold a control character (U+0000–U+001F or
+        /// Only the changes of this template (its canonical id), or of one change request
+        /// (`change-request:<n>`: its actions). An id without changes gives an empty page. Like every query value, it may not hold a control character (U+0000–U+001F or
         /// U+007F) once percent-decoded: `400 invalid-parameter` whose `errors[0].parameter` is
         /// `templateId` (`contains a control character once percent-decoded`).
         ///
@@ -396,5 +407,15 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/ExportLimit`.
         internal typealias ExportLimit = Swift.Int
+        /// A change request's number.
+        ///
+        /// - Remark: Generated from `#/components/parameters/ChangeRequestId`.
+        internal typealias ChangeRequestId = Swift.Int
+        /// The `ETag` of the review rules as you read them (`"r0"` while they were never set).
+        /// Without it the server answers `428`; when it is not the current revision, `412`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/ReviewRulesIfMatch`.
+        internal typealias ReviewRulesIfMatch = Swift.String
     }
 }

@@ -7363,5 +7363,633 @@ extension Components {
                 self.body = body
             }
         }
+        internal struct AdminReviewRules: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminReviewRules/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRules/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The review rules' revision as an entity tag, `"r<revision>"` (`"r0"` while never set).
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRules/headers/ETag`.
+                internal var eTag: Components.Headers.ReviewRulesETag
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRules/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The review rules' revision as an entity tag, `"r<revision>"` (`"r0"` while never set).
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.ReviewRulesETag,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminReviewRules.Headers
+            /// - Remark: Generated from `#/components/responses/AdminReviewRules/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminReviewRules/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminReviewRules)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminReviewRules {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminReviewRules.Body
+            /// Creates a new `AdminReviewRules`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminReviewRules.Headers,
+                body: Components.Responses.AdminReviewRules.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminReviewRulesHead: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminReviewRulesHead/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesHead/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The review rules' revision as an entity tag, `"r<revision>"` (`"r0"` while never set).
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesHead/headers/ETag`.
+                internal var eTag: Components.Headers.ReviewRulesETag
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesHead/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The review rules' revision as an entity tag, `"r<revision>"` (`"r0"` while never set).
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.ReviewRulesETag,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminReviewRulesHead.Headers
+            /// Creates a new `AdminReviewRulesHead`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.AdminReviewRulesHead.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct AdminReviewRulesNotModified: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminReviewRulesNotModified/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesNotModified/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The review rules' revision as an entity tag, `"r<revision>"` (`"r0"` while never set).
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesNotModified/headers/ETag`.
+                internal var eTag: Components.Headers.ReviewRulesETag
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesNotModified/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The review rules' revision as an entity tag, `"r<revision>"` (`"r0"` while never set).
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.ReviewRulesETag,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminReviewRulesNotModified.Headers
+            /// Creates a new `AdminReviewRulesNotModified`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.AdminReviewRulesNotModified.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct AdminReviewRulesPreconditionFailed: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminReviewRulesPreconditionFailed/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesPreconditionFailed/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The review rules' current revision, on a stale `If-Match`.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesPreconditionFailed/headers/ETag`.
+                internal var eTag: Swift.String?
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesPreconditionFailed/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The review rules' current revision, on a stale `If-Match`.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Swift.String? = nil,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminReviewRulesPreconditionFailed.Headers
+            /// - Remark: Generated from `#/components/responses/AdminReviewRulesPreconditionFailed/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminReviewRulesPreconditionFailed/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminReviewRulesPreconditionFailed.Body
+            /// Creates a new `AdminReviewRulesPreconditionFailed`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminReviewRulesPreconditionFailed.Headers,
+                body: Components.Responses.AdminReviewRulesPreconditionFailed.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminChangeRequest: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequest/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequest/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequest/headers/ETag`.
+                internal var eTag: Components.Headers.RevisionETag
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequest/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.RevisionETag,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminChangeRequest.Headers
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequest/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequest/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminChangeRequest)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminChangeRequest {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminChangeRequest.Body
+            /// Creates a new `AdminChangeRequest`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminChangeRequest.Headers,
+                body: Components.Responses.AdminChangeRequest.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminChangeRequestCreated: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequestCreated/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCreated/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCreated/headers/ETag`.
+                internal var eTag: Components.Headers.RevisionETag
+                /// The created change request's admin URL.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCreated/headers/Location`.
+                internal var location: Components.Headers.ChangeRequestLocation
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCreated/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///   - location: The created change request's admin URL.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.RevisionETag,
+                    location: Components.Headers.ChangeRequestLocation,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.location = location
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminChangeRequestCreated.Headers
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequestCreated/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCreated/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminChangeRequest)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminChangeRequest {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminChangeRequestCreated.Body
+            /// Creates a new `AdminChangeRequestCreated`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminChangeRequestCreated.Headers,
+                body: Components.Responses.AdminChangeRequestCreated.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminChangeRequestCommented: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequestCommented/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCommented/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCommented/headers/ETag`.
+                internal var eTag: Components.Headers.RevisionETag
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCommented/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.RevisionETag,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminChangeRequestCommented.Headers
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequestCommented/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestCommented/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminChangeRequest)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminChangeRequest {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminChangeRequestCommented.Body
+            /// Creates a new `AdminChangeRequestCommented`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminChangeRequestCommented.Headers,
+                body: Components.Responses.AdminChangeRequestCommented.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminChangeRequestNotFound: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequestNotFound/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestNotFound/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestNotFound/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminChangeRequestNotFound.Headers
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequestNotFound/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestNotFound/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminChangeRequestNotFound.Body
+            /// Creates a new `AdminChangeRequestNotFound`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminChangeRequestNotFound.Headers,
+                body: Components.Responses.AdminChangeRequestNotFound.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminChangeRequestConflict: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequestConflict/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestConflict/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestConflict/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminChangeRequestConflict.Headers
+            /// - Remark: Generated from `#/components/responses/AdminChangeRequestConflict/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminChangeRequestConflict/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminChangeRequestConflict.Body
+            /// Creates a new `AdminChangeRequestConflict`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminChangeRequestConflict.Headers,
+                body: Components.Responses.AdminChangeRequestConflict.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminReviewRequired: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminReviewRequired/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRequired/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminReviewRequired/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminReviewRequired.Headers
+            /// - Remark: Generated from `#/components/responses/AdminReviewRequired/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminReviewRequired/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminReviewRequired.Body
+            /// Creates a new `AdminReviewRequired`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminReviewRequired.Headers,
+                body: Components.Responses.AdminReviewRequired.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
     }
 }

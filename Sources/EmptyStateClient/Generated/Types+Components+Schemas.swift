@@ -1272,6 +1272,18 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_splitFrozen = "urn:empty-state:problem:split-frozen"
                 case urn_colon_emptyState_colon_problem_colon_templateInExperiment = "urn:empty-state:problem:template-in-experiment"
                 case urn_colon_emptyState_colon_problem_colon_invalidInstallId = "urn:empty-state:problem:invalid-install-id"
+                case urn_colon_emptyState_colon_problem_colon_reviewRequired = "urn:empty-state:problem:review-required"
+                case urn_colon_emptyState_colon_problem_colon_unknownChangeRequest = "urn:empty-state:problem:unknown-change-request"
+                case urn_colon_emptyState_colon_problem_colon_changeRequestClosed = "urn:empty-state:problem:change-request-closed"
+                case urn_colon_emptyState_colon_problem_colon_changeRequestRejected = "urn:empty-state:problem:change-request-rejected"
+                case urn_colon_emptyState_colon_problem_colon_staleVersion = "urn:empty-state:problem:stale-version"
+                case urn_colon_emptyState_colon_problem_colon_ownChange = "urn:empty-state:problem:own-change"
+                case urn_colon_emptyState_colon_problem_colon_approvalsMissing = "urn:empty-state:problem:approvals-missing"
+                case urn_colon_emptyState_colon_problem_colon_changeRequestConflict = "urn:empty-state:problem:change-request-conflict"
+                case urn_colon_emptyState_colon_problem_colon_notScheduled = "urn:empty-state:problem:not-scheduled"
+                case urn_colon_emptyState_colon_problem_colon_notAuthor = "urn:empty-state:problem:not-author"
+                case urn_colon_emptyState_colon_problem_colon_nothingToRollBack = "urn:empty-state:problem:nothing-to-roll-back"
+                case urn_colon_emptyState_colon_problem_colon_unknownPreviewToken = "urn:empty-state:problem:unknown-preview-token"
             }
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             internal var _type: Components.Schemas.Problem._TypePayload
@@ -1291,6 +1303,38 @@ extension Components {
             internal var requestId: Components.Schemas.RequestId
             /// - Remark: Generated from `#/components/schemas/Problem/errors`.
             internal var errors: [Components.Schemas.ProblemError]?
+            /// `review-required`, `approvals-missing`: the review rule that asks for approvals, as a pointer into the rules.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/rule`.
+            internal var rule: Swift.String?
+            /// `review-required`, `approvals-missing`: the approvals it asks for.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/requiredApprovals`.
+            internal var requiredApprovals: Swift.Int?
+            /// `review-required`: where to propose the change instead.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/changeRequests`.
+            internal var changeRequests: Swift.String?
+            /// `approvals-missing`: the approvals the request has.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/approvals`.
+            internal var approvals: Swift.Int?
+            /// `approvals-missing`: whether this request (a rollback) may be published with `{"emergency": true}`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/emergencyAllowed`.
+            internal var emergencyAllowed: Swift.Bool?
+            /// `change-request-closed`, `change-request-rejected`: the request's state.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/state`.
+            internal var state: Swift.String?
+            /// `stale-version`: the request's version now.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/currentVersion`.
+            internal var currentVersion: Swift.Int?
+            /// `change-request-conflict`: each change whose document moved on live.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/conflicts`.
+            internal var conflicts: [Components.Schemas.ChangeConflict]?
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
@@ -1300,13 +1344,29 @@ extension Components {
             ///   - detail: A human-readable explanation of this occurrence.
             ///   - requestId:
             ///   - errors:
+            ///   - rule: `review-required`, `approvals-missing`: the review rule that asks for approvals, as a pointer into the rules.
+            ///   - requiredApprovals: `review-required`, `approvals-missing`: the approvals it asks for.
+            ///   - changeRequests: `review-required`: where to propose the change instead.
+            ///   - approvals: `approvals-missing`: the approvals the request has.
+            ///   - emergencyAllowed: `approvals-missing`: whether this request (a rollback) may be published with `{"emergency": true}`.
+            ///   - state: `change-request-closed`, `change-request-rejected`: the request's state.
+            ///   - currentVersion: `stale-version`: the request's version now.
+            ///   - conflicts: `change-request-conflict`: each change whose document moved on live.
             internal init(
                 _type: Components.Schemas.Problem._TypePayload,
                 title: Swift.String,
                 status: Swift.Int,
                 detail: Swift.String,
                 requestId: Components.Schemas.RequestId,
-                errors: [Components.Schemas.ProblemError]? = nil
+                errors: [Components.Schemas.ProblemError]? = nil,
+                rule: Swift.String? = nil,
+                requiredApprovals: Swift.Int? = nil,
+                changeRequests: Swift.String? = nil,
+                approvals: Swift.Int? = nil,
+                emergencyAllowed: Swift.Bool? = nil,
+                state: Swift.String? = nil,
+                currentVersion: Swift.Int? = nil,
+                conflicts: [Components.Schemas.ChangeConflict]? = nil
             ) {
                 self._type = _type
                 self.title = title
@@ -1314,6 +1374,14 @@ extension Components {
                 self.detail = detail
                 self.requestId = requestId
                 self.errors = errors
+                self.rule = rule
+                self.requiredApprovals = requiredApprovals
+                self.changeRequests = changeRequests
+                self.approvals = approvals
+                self.emergencyAllowed = emergencyAllowed
+                self.state = state
+                self.currentVersion = currentVersion
+                self.conflicts = conflicts
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
@@ -1322,6 +1390,14 @@ extension Components {
                 case detail
                 case requestId
                 case errors
+                case rule
+                case requiredApprovals
+                case changeRequests
+                case approvals
+                case emergencyAllowed
+                case state
+                case currentVersion
+                case conflicts
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1349,13 +1425,53 @@ extension Components {
                     [Components.Schemas.ProblemError].self,
                     forKey: .errors
                 )
+                self.rule = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .rule
+                )
+                self.requiredApprovals = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .requiredApprovals
+                )
+                self.changeRequests = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .changeRequests
+                )
+                self.approvals = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .approvals
+                )
+                self.emergencyAllowed = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .emergencyAllowed
+                )
+                self.state = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .state
+                )
+                self.currentVersion = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .currentVersion
+                )
+                self.conflicts = try container.decodeIfPresent(
+                    [Components.Schemas.ChangeConflict].self,
+                    forKey: .conflicts
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "type",
                     "title",
                     "status",
                     "detail",
                     "requestId",
-                    "errors"
+                    "errors",
+                    "rule",
+                    "requiredApprovals",
+                    "changeRequests",
+                    "approvals",
+                    "emergencyAllowed",
+                    "state",
+                    "currentVersion",
+                    "conflicts"
                 ])
             }
         }
@@ -2450,6 +2566,14 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/appPolicy`.
             internal var appPolicy: Components.Schemas.Platform?
+            /// The change request, for an action on one (instead of `templateId`; `propose`, `edit`, `approve`, `publish` …, the note says more).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/changeRequest`.
+            internal var changeRequest: Swift.Int?
+            /// Present on a change of the review rules (instead of `templateId`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/reviewRules`.
+            internal var reviewRules: Swift.Bool?
             /// - Remark: Generated from `#/components/schemas/Revision/revision`.
             internal var revision: Components.Schemas.RevisionNumber
             /// - Remark: Generated from `#/components/schemas/Revision/action`.
@@ -2460,6 +2584,17 @@ extension Components {
                 case strings = "strings"
                 case delete = "delete"
                 case rollback = "rollback"
+                case propose = "propose"
+                case edit = "edit"
+                case rebase = "rebase"
+                case comment = "comment"
+                case approve = "approve"
+                case reject = "reject"
+                case withdraw = "withdraw"
+                case schedule = "schedule"
+                case unschedule = "unschedule"
+                case publish = "publish"
+                case previewToken = "previewToken"
             }
             /// - Remark: Generated from `#/components/schemas/Revision/action`.
             internal var action: Components.Schemas.Revision.ActionPayload
@@ -2484,6 +2619,8 @@ extension Components {
             /// - Parameters:
             ///   - templateId:
             ///   - appPolicy: The platform, for a revision of an app policy (instead of `templateId`).
+            ///   - changeRequest: The change request, for an action on one (instead of `templateId`; `propose`, `edit`, `approve`, `publish` …, the note says more).
+            ///   - reviewRules: Present on a change of the review rules (instead of `templateId`).
             ///   - revision:
             ///   - action:
             ///   - createdAt:
@@ -2495,6 +2632,8 @@ extension Components {
             internal init(
                 templateId: Components.Schemas.TemplateId? = nil,
                 appPolicy: Components.Schemas.Platform? = nil,
+                changeRequest: Swift.Int? = nil,
+                reviewRules: Swift.Bool? = nil,
                 revision: Components.Schemas.RevisionNumber,
                 action: Components.Schemas.Revision.ActionPayload,
                 createdAt: Components.Schemas.Timestamp,
@@ -2506,6 +2645,8 @@ extension Components {
             ) {
                 self.templateId = templateId
                 self.appPolicy = appPolicy
+                self.changeRequest = changeRequest
+                self.reviewRules = reviewRules
                 self.revision = revision
                 self.action = action
                 self.createdAt = createdAt
@@ -2518,6 +2659,8 @@ extension Components {
             internal enum CodingKeys: String, CodingKey {
                 case templateId
                 case appPolicy
+                case changeRequest
+                case reviewRules
                 case revision
                 case action
                 case createdAt
@@ -2536,6 +2679,14 @@ extension Components {
                 self.appPolicy = try container.decodeIfPresent(
                     Components.Schemas.Platform.self,
                     forKey: .appPolicy
+                )
+                self.changeRequest = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .changeRequest
+                )
+                self.reviewRules = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .reviewRules
                 )
                 self.revision = try container.decode(
                     Components.Schemas.RevisionNumber.self,
@@ -2572,6 +2723,8 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "templateId",
                     "appPolicy",
+                    "changeRequest",
+                    "reviewRules",
                     "revision",
                     "action",
                     "createdAt",
@@ -5434,8 +5587,10 @@ extension Components {
             internal var name: Components.Schemas.Actor
             /// - Remark: Generated from `#/components/schemas/ConsoleSession/role`.
             internal enum RolePayload: String, Codable, Hashable, Sendable, CaseIterable {
-                case editor = "editor"
                 case viewer = "viewer"
+                case editor = "editor"
+                case reviewer = "reviewer"
+                case admin = "admin"
             }
             /// - Remark: Generated from `#/components/schemas/ConsoleSession/role`.
             internal var role: Components.Schemas.ConsoleSession.RolePayload
@@ -6136,6 +6291,1565 @@ extension Components {
             }
             internal enum CodingKeys: String, CodingKey {
                 case revision
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ApprovalCount`.
+        internal typealias ApprovalCount = Swift.Int
+        /// How many approvals a change request needs. A template change needs its category's count
+        /// when `categories` has one, else `requiredApprovals`; app policies and experiments
+        /// `requiredApprovals`. 0 everywhere (the default) keeps direct writes working.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ReviewRules`.
+        internal struct ReviewRules: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReviewRules/requiredApprovals`.
+            internal var requiredApprovals: Components.Schemas.ApprovalCount
+            /// - Remark: Generated from `#/components/schemas/ReviewRules/categories`.
+            internal struct CategoriesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.ApprovalCount]
+                /// Creates a new `CategoriesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.ApprovalCount] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ReviewRules/categories`.
+            internal var categories: Components.Schemas.ReviewRules.CategoriesPayload?
+            /// Whether an editor may publish a rollback request without its approvals (`{"emergency": true}`), audited as such.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReviewRules/allowEmergencyRollback`.
+            internal var allowEmergencyRollback: Swift.Bool?
+            /// Creates a new `ReviewRules`.
+            ///
+            /// - Parameters:
+            ///   - requiredApprovals:
+            ///   - categories:
+            ///   - allowEmergencyRollback: Whether an editor may publish a rollback request without its approvals (`{"emergency": true}`), audited as such.
+            internal init(
+                requiredApprovals: Components.Schemas.ApprovalCount,
+                categories: Components.Schemas.ReviewRules.CategoriesPayload? = nil,
+                allowEmergencyRollback: Swift.Bool? = nil
+            ) {
+                self.requiredApprovals = requiredApprovals
+                self.categories = categories
+                self.allowEmergencyRollback = allowEmergencyRollback
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case requiredApprovals
+                case categories
+                case allowEmergencyRollback
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.requiredApprovals = try container.decode(
+                    Components.Schemas.ApprovalCount.self,
+                    forKey: .requiredApprovals
+                )
+                self.categories = try container.decodeIfPresent(
+                    Components.Schemas.ReviewRules.CategoriesPayload.self,
+                    forKey: .categories
+                )
+                self.allowEmergencyRollback = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .allowEmergencyRollback
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "requiredApprovals",
+                    "categories",
+                    "allowEmergencyRollback"
+                ])
+            }
+        }
+        /// The review rules, with their revision (0 while never set) and who set them last.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminReviewRules`.
+        internal struct AdminReviewRules: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminReviewRules/requiredApprovals`.
+            internal var requiredApprovals: Components.Schemas.ApprovalCount
+            /// - Remark: Generated from `#/components/schemas/AdminReviewRules/categories`.
+            internal struct CategoriesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.ApprovalCount]
+                /// Creates a new `CategoriesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.ApprovalCount] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminReviewRules/categories`.
+            internal var categories: Components.Schemas.AdminReviewRules.CategoriesPayload
+            /// - Remark: Generated from `#/components/schemas/AdminReviewRules/allowEmergencyRollback`.
+            internal var allowEmergencyRollback: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/AdminReviewRules/revision`.
+            internal var revision: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminReviewRules/updatedAt`.
+            internal var updatedAt: Components.Schemas.Timestamp?
+            /// - Remark: Generated from `#/components/schemas/AdminReviewRules/updatedBy`.
+            internal var updatedBy: Components.Schemas.Actor?
+            /// Creates a new `AdminReviewRules`.
+            ///
+            /// - Parameters:
+            ///   - requiredApprovals:
+            ///   - categories:
+            ///   - allowEmergencyRollback:
+            ///   - revision:
+            ///   - updatedAt:
+            ///   - updatedBy:
+            internal init(
+                requiredApprovals: Components.Schemas.ApprovalCount,
+                categories: Components.Schemas.AdminReviewRules.CategoriesPayload,
+                allowEmergencyRollback: Swift.Bool,
+                revision: Swift.Int,
+                updatedAt: Components.Schemas.Timestamp? = nil,
+                updatedBy: Components.Schemas.Actor? = nil
+            ) {
+                self.requiredApprovals = requiredApprovals
+                self.categories = categories
+                self.allowEmergencyRollback = allowEmergencyRollback
+                self.revision = revision
+                self.updatedAt = updatedAt
+                self.updatedBy = updatedBy
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case requiredApprovals
+                case categories
+                case allowEmergencyRollback
+                case revision
+                case updatedAt
+                case updatedBy
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.requiredApprovals = try container.decode(
+                    Components.Schemas.ApprovalCount.self,
+                    forKey: .requiredApprovals
+                )
+                self.categories = try container.decode(
+                    Components.Schemas.AdminReviewRules.CategoriesPayload.self,
+                    forKey: .categories
+                )
+                self.allowEmergencyRollback = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .allowEmergencyRollback
+                )
+                self.revision = try container.decode(
+                    Swift.Int.self,
+                    forKey: .revision
+                )
+                self.updatedAt = try container.decodeIfPresent(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .updatedAt
+                )
+                self.updatedBy = try container.decodeIfPresent(
+                    Components.Schemas.Actor.self,
+                    forKey: .updatedBy
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "requiredApprovals",
+                    "categories",
+                    "allowEmergencyRollback",
+                    "revision",
+                    "updatedAt",
+                    "updatedBy"
+                ])
+            }
+        }
+        /// What a change targets: a whole `template` (`id`, `document`), one locale's strings of a
+        /// live template (`templateStrings`: `id`, `locale`, `strings`), a template's deletion
+        /// (`templateDeletion`: `id`), an `appPolicy` (`platform`, `document`) or an `experiment`
+        /// (`id`, `document`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ChangeKind`.
+        internal enum ChangeKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case template = "template"
+            case templateStrings = "templateStrings"
+            case templateDeletion = "templateDeletion"
+            case appPolicy = "appPolicy"
+            case experiment = "experiment"
+        }
+        /// - Remark: Generated from `#/components/schemas/ProposedChangeInput`.
+        internal struct ProposedChangeInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProposedChangeInput/kind`.
+            internal var kind: Components.Schemas.ChangeKind
+            /// - Remark: Generated from `#/components/schemas/ProposedChangeInput/id`.
+            internal var id: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ProposedChangeInput/platform`.
+            internal var platform: Components.Schemas.Platform?
+            /// - Remark: Generated from `#/components/schemas/ProposedChangeInput/locale`.
+            internal var locale: Swift.String?
+            /// The live revision the change was made from (0 when nothing was live); by default the live revision when the request is written.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProposedChangeInput/baseRevision`.
+            internal var baseRevision: Swift.Int?
+            /// The whole proposed template, app policy or experiment.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProposedChangeInput/document`.
+            internal var document: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// A locale's strings, string key → text (for `templateStrings`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProposedChangeInput/strings`.
+            internal struct StringsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Swift.String]
+                /// Creates a new `StringsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// A locale's strings, string key → text (for `templateStrings`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ProposedChangeInput/strings`.
+            internal var strings: Components.Schemas.ProposedChangeInput.StringsPayload?
+            /// Creates a new `ProposedChangeInput`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - id:
+            ///   - platform:
+            ///   - locale:
+            ///   - baseRevision: The live revision the change was made from (0 when nothing was live); by default the live revision when the request is written.
+            ///   - document: The whole proposed template, app policy or experiment.
+            ///   - strings: A locale's strings, string key → text (for `templateStrings`).
+            internal init(
+                kind: Components.Schemas.ChangeKind,
+                id: Swift.String? = nil,
+                platform: Components.Schemas.Platform? = nil,
+                locale: Swift.String? = nil,
+                baseRevision: Swift.Int? = nil,
+                document: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
+                strings: Components.Schemas.ProposedChangeInput.StringsPayload? = nil
+            ) {
+                self.kind = kind
+                self.id = id
+                self.platform = platform
+                self.locale = locale
+                self.baseRevision = baseRevision
+                self.document = document
+                self.strings = strings
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case kind
+                case id
+                case platform
+                case locale
+                case baseRevision
+                case document
+                case strings
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kind = try container.decode(
+                    Components.Schemas.ChangeKind.self,
+                    forKey: .kind
+                )
+                self.id = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.platform = try container.decodeIfPresent(
+                    Components.Schemas.Platform.self,
+                    forKey: .platform
+                )
+                self.locale = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .locale
+                )
+                self.baseRevision = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .baseRevision
+                )
+                self.document = try container.decodeIfPresent(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .document
+                )
+                self.strings = try container.decodeIfPresent(
+                    Components.Schemas.ProposedChangeInput.StringsPayload.self,
+                    forKey: .strings
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "kind",
+                    "id",
+                    "platform",
+                    "locale",
+                    "baseRevision",
+                    "document",
+                    "strings"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestDraft`.
+        internal struct ChangeRequestDraft: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestDraft/title`.
+            internal var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestDraft/description`.
+            internal var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestDraft/changes`.
+            internal var changes: [Components.Schemas.ProposedChangeInput]
+            /// Creates a new `ChangeRequestDraft`.
+            ///
+            /// - Parameters:
+            ///   - title:
+            ///   - description:
+            ///   - changes:
+            internal init(
+                title: Swift.String,
+                description: Swift.String? = nil,
+                changes: [Components.Schemas.ProposedChangeInput]
+            ) {
+                self.title = title
+                self.description = description
+                self.changes = changes
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case title
+                case description
+                case changes
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.changes = try container.decode(
+                    [Components.Schemas.ProposedChangeInput].self,
+                    forKey: .changes
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "title",
+                    "description",
+                    "changes"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestEdit`.
+        internal struct ChangeRequestEdit: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestEdit/title`.
+            internal var title: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestEdit/description`.
+            internal var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestEdit/changes`.
+            internal var changes: [Components.Schemas.ProposedChangeInput]?
+            /// Creates a new `ChangeRequestEdit`.
+            ///
+            /// - Parameters:
+            ///   - title:
+            ///   - description:
+            ///   - changes:
+            internal init(
+                title: Swift.String? = nil,
+                description: Swift.String? = nil,
+                changes: [Components.Schemas.ProposedChangeInput]? = nil
+            ) {
+                self.title = title
+                self.description = description
+                self.changes = changes
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case title
+                case description
+                case changes
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.title = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.changes = try container.decodeIfPresent(
+                    [Components.Schemas.ProposedChangeInput].self,
+                    forKey: .changes
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "title",
+                    "description",
+                    "changes"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestComment`.
+        internal struct ChangeRequestComment: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestComment/text`.
+            internal var text: Swift.String
+            /// Creates a new `ChangeRequestComment`.
+            ///
+            /// - Parameters:
+            ///   - text:
+            internal init(text: Swift.String) {
+                self.text = text
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case text
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.text = try container.decode(
+                    Swift.String.self,
+                    forKey: .text
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "text"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewAction`.
+        internal struct ChangeRequestReviewAction: Codable, Hashable, Sendable {
+            /// The version of the request the reviewer read.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewAction/version`.
+            internal var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewAction/comment`.
+            internal var comment: Swift.String?
+            /// Creates a new `ChangeRequestReviewAction`.
+            ///
+            /// - Parameters:
+            ///   - version: The version of the request the reviewer read.
+            ///   - comment:
+            internal init(
+                version: Swift.Int,
+                comment: Swift.String? = nil
+            ) {
+                self.version = version
+                self.comment = comment
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case version
+                case comment
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.version = try container.decode(
+                    Swift.Int.self,
+                    forKey: .version
+                )
+                self.comment = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .comment
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "version",
+                    "comment"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestPublish`.
+        internal struct ChangeRequestPublish: Codable, Hashable, Sendable {
+            /// Publish a rollback request without its approvals, when the review rules allow emergency rollbacks.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestPublish/emergency`.
+            internal var emergency: Swift.Bool?
+            /// Creates a new `ChangeRequestPublish`.
+            ///
+            /// - Parameters:
+            ///   - emergency: Publish a rollback request without its approvals, when the review rules allow emergency rollbacks.
+            internal init(emergency: Swift.Bool? = nil) {
+                self.emergency = emergency
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case emergency
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.emergency = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .emergency
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "emergency"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestRollback`.
+        internal struct ChangeRequestRollback: Codable, Hashable, Sendable {
+            /// Creates a new `ChangeRequestRollback`.
+            internal init() {}
+            internal init(from decoder: any Swift.Decoder) throws {
+                try decoder.ensureNoAdditionalProperties(knownKeys: [])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestState`.
+        internal enum ChangeRequestState: String, Codable, Hashable, Sendable, CaseIterable {
+            case open = "open"
+            case approved = "approved"
+            case rejected = "rejected"
+            case withdrawn = "withdrawn"
+            case published = "published"
+        }
+        /// One field a change changes against live (a JSON pointer; `/` for a whole document), with its value live (`before`) and proposed (`after`); a side without the field has no member.
+        ///
+        /// - Remark: Generated from `#/components/schemas/FieldChange`.
+        internal struct FieldChange: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FieldChange/pointer`.
+            internal var pointer: Swift.String
+            /// - Remark: Generated from `#/components/schemas/FieldChange/before`.
+            internal var before: OpenAPIRuntime.OpenAPIValueContainer?
+            /// - Remark: Generated from `#/components/schemas/FieldChange/after`.
+            internal var after: OpenAPIRuntime.OpenAPIValueContainer?
+            /// Creates a new `FieldChange`.
+            ///
+            /// - Parameters:
+            ///   - pointer:
+            ///   - before:
+            ///   - after:
+            internal init(
+                pointer: Swift.String,
+                before: OpenAPIRuntime.OpenAPIValueContainer? = nil,
+                after: OpenAPIRuntime.OpenAPIValueContainer? = nil
+            ) {
+                self.pointer = pointer
+                self.before = before
+                self.after = after
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case pointer
+                case before
+                case after
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.pointer = try container.decode(
+                    Swift.String.self,
+                    forKey: .pointer
+                )
+                self.before = try container.decodeIfPresent(
+                    OpenAPIRuntime.OpenAPIValueContainer.self,
+                    forKey: .before
+                )
+                self.after = try container.decodeIfPresent(
+                    OpenAPIRuntime.OpenAPIValueContainer.self,
+                    forKey: .after
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "pointer",
+                    "before",
+                    "after"
+                ])
+            }
+        }
+        /// A change as proposed, with the live revision of its document now and what it changes against it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestChange`.
+        internal struct ChangeRequestChange: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/kind`.
+            internal var kind: Components.Schemas.ChangeKind
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/id`.
+            internal var id: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/platform`.
+            internal var platform: Components.Schemas.Platform?
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/locale`.
+            internal var locale: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/baseRevision`.
+            internal var baseRevision: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/liveRevision`.
+            internal var liveRevision: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/document`.
+            internal var document: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/strings`.
+            internal struct StringsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Swift.String]
+                /// Creates a new `StringsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/strings`.
+            internal var strings: Components.Schemas.ChangeRequestChange.StringsPayload?
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestChange/fields`.
+            internal var fields: [Components.Schemas.FieldChange]
+            /// Creates a new `ChangeRequestChange`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - id:
+            ///   - platform:
+            ///   - locale:
+            ///   - baseRevision:
+            ///   - liveRevision:
+            ///   - document:
+            ///   - strings:
+            ///   - fields:
+            internal init(
+                kind: Components.Schemas.ChangeKind,
+                id: Swift.String? = nil,
+                platform: Components.Schemas.Platform? = nil,
+                locale: Swift.String? = nil,
+                baseRevision: Swift.Int,
+                liveRevision: Swift.Int,
+                document: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
+                strings: Components.Schemas.ChangeRequestChange.StringsPayload? = nil,
+                fields: [Components.Schemas.FieldChange]
+            ) {
+                self.kind = kind
+                self.id = id
+                self.platform = platform
+                self.locale = locale
+                self.baseRevision = baseRevision
+                self.liveRevision = liveRevision
+                self.document = document
+                self.strings = strings
+                self.fields = fields
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case kind
+                case id
+                case platform
+                case locale
+                case baseRevision
+                case liveRevision
+                case document
+                case strings
+                case fields
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kind = try container.decode(
+                    Components.Schemas.ChangeKind.self,
+                    forKey: .kind
+                )
+                self.id = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.platform = try container.decodeIfPresent(
+                    Components.Schemas.Platform.self,
+                    forKey: .platform
+                )
+                self.locale = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .locale
+                )
+                self.baseRevision = try container.decode(
+                    Swift.Int.self,
+                    forKey: .baseRevision
+                )
+                self.liveRevision = try container.decode(
+                    Swift.Int.self,
+                    forKey: .liveRevision
+                )
+                self.document = try container.decodeIfPresent(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .document
+                )
+                self.strings = try container.decodeIfPresent(
+                    Components.Schemas.ChangeRequestChange.StringsPayload.self,
+                    forKey: .strings
+                )
+                self.fields = try container.decode(
+                    [Components.Schemas.FieldChange].self,
+                    forKey: .fields
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "kind",
+                    "id",
+                    "platform",
+                    "locale",
+                    "baseRevision",
+                    "liveRevision",
+                    "document",
+                    "strings",
+                    "fields"
+                ])
+            }
+        }
+        /// A change whose document moved on live since the change was made from it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ChangeConflict`.
+        internal struct ChangeConflict: Codable, Hashable, Sendable {
+            /// The change's position in `changes`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeConflict/index`.
+            internal var index: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeConflict/kind`.
+            internal var kind: Components.Schemas.ChangeKind
+            /// The document, as `template:<id>`, `appPolicy:<platform>` or `experiment:<id>`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeConflict/target`.
+            internal var target: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChangeConflict/baseRevision`.
+            internal var baseRevision: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeConflict/liveRevision`.
+            internal var liveRevision: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeConflict/liveDeleted`.
+            internal var liveDeleted: Swift.Bool
+            /// The fields that changed on live since the base revision (`/` when the document was created or deleted meanwhile).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeConflict/fields`.
+            internal var fields: [Swift.String]
+            /// Those of `fields` the change changes too.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeConflict/overlapping`.
+            internal var overlapping: [Swift.String]
+            /// Creates a new `ChangeConflict`.
+            ///
+            /// - Parameters:
+            ///   - index: The change's position in `changes`.
+            ///   - kind:
+            ///   - target: The document, as `template:<id>`, `appPolicy:<platform>` or `experiment:<id>`.
+            ///   - baseRevision:
+            ///   - liveRevision:
+            ///   - liveDeleted:
+            ///   - fields: The fields that changed on live since the base revision (`/` when the document was created or deleted meanwhile).
+            ///   - overlapping: Those of `fields` the change changes too.
+            internal init(
+                index: Swift.Int,
+                kind: Components.Schemas.ChangeKind,
+                target: Swift.String,
+                baseRevision: Swift.Int,
+                liveRevision: Swift.Int,
+                liveDeleted: Swift.Bool,
+                fields: [Swift.String],
+                overlapping: [Swift.String]
+            ) {
+                self.index = index
+                self.kind = kind
+                self.target = target
+                self.baseRevision = baseRevision
+                self.liveRevision = liveRevision
+                self.liveDeleted = liveDeleted
+                self.fields = fields
+                self.overlapping = overlapping
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case index
+                case kind
+                case target
+                case baseRevision
+                case liveRevision
+                case liveDeleted
+                case fields
+                case overlapping
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.index = try container.decode(
+                    Swift.Int.self,
+                    forKey: .index
+                )
+                self.kind = try container.decode(
+                    Components.Schemas.ChangeKind.self,
+                    forKey: .kind
+                )
+                self.target = try container.decode(
+                    Swift.String.self,
+                    forKey: .target
+                )
+                self.baseRevision = try container.decode(
+                    Swift.Int.self,
+                    forKey: .baseRevision
+                )
+                self.liveRevision = try container.decode(
+                    Swift.Int.self,
+                    forKey: .liveRevision
+                )
+                self.liveDeleted = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .liveDeleted
+                )
+                self.fields = try container.decode(
+                    [Swift.String].self,
+                    forKey: .fields
+                )
+                self.overlapping = try container.decode(
+                    [Swift.String].self,
+                    forKey: .overlapping
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "index",
+                    "kind",
+                    "target",
+                    "baseRevision",
+                    "liveRevision",
+                    "liveDeleted",
+                    "fields",
+                    "overlapping"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewRecord`.
+        internal struct ChangeRequestReviewRecord: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewRecord/kind`.
+            internal enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case comment = "comment"
+                case approval = "approval"
+                case rejection = "rejection"
+            }
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewRecord/kind`.
+            internal var kind: Components.Schemas.ChangeRequestReviewRecord.KindPayload
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewRecord/author`.
+            internal var author: Components.Schemas.Actor
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewRecord/at`.
+            internal var at: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewRecord/version`.
+            internal var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestReviewRecord/text`.
+            internal var text: Swift.String
+            /// Creates a new `ChangeRequestReviewRecord`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - author:
+            ///   - at:
+            ///   - version:
+            ///   - text:
+            internal init(
+                kind: Components.Schemas.ChangeRequestReviewRecord.KindPayload,
+                author: Components.Schemas.Actor,
+                at: Components.Schemas.Timestamp,
+                version: Swift.Int,
+                text: Swift.String
+            ) {
+                self.kind = kind
+                self.author = author
+                self.at = at
+                self.version = version
+                self.text = text
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case kind
+                case author
+                case at
+                case version
+                case text
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kind = try container.decode(
+                    Components.Schemas.ChangeRequestReviewRecord.KindPayload.self,
+                    forKey: .kind
+                )
+                self.author = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .author
+                )
+                self.at = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .at
+                )
+                self.version = try container.decode(
+                    Swift.Int.self,
+                    forKey: .version
+                )
+                self.text = try container.decode(
+                    Swift.String.self,
+                    forKey: .text
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "kind",
+                    "author",
+                    "at",
+                    "version",
+                    "text"
+                ])
+            }
+        }
+        /// A change request, where it stands with its reviewers, its diff against live and its conflicts.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminChangeRequest`.
+        internal struct AdminChangeRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/id`.
+            internal var id: Swift.Int
+            /// The number of actions recorded on the request; its `ETag`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/revision`.
+            internal var revision: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/title`.
+            internal var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/description`.
+            internal var description: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/author`.
+            internal var author: Components.Schemas.Actor
+            /// Everyone who opened, edited or rebased it; none of them may approve it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/contributors`.
+            internal var contributors: [Components.Schemas.Actor]
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/state`.
+            internal var state: Components.Schemas.ChangeRequestState
+            /// 1 when opened; every edit adds one, and approvals count only for the version they were given at.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/version`.
+            internal var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/approvals`.
+            internal struct ApprovalsPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/approvals/required`.
+                internal var required: Components.Schemas.ApprovalCount
+                /// The review rule that asks for them, as a pointer into the rules (`/categories/update`, `/requiredApprovals`).
+                ///
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/approvals/rule`.
+                internal var rule: Swift.String
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/approvals/approvedBy`.
+                internal var approvedBy: [Components.Schemas.Actor]
+                /// Creates a new `ApprovalsPayload`.
+                ///
+                /// - Parameters:
+                ///   - required:
+                ///   - rule: The review rule that asks for them, as a pointer into the rules (`/categories/update`, `/requiredApprovals`).
+                ///   - approvedBy:
+                internal init(
+                    required: Components.Schemas.ApprovalCount,
+                    rule: Swift.String,
+                    approvedBy: [Components.Schemas.Actor]
+                ) {
+                    self.required = required
+                    self.rule = rule
+                    self.approvedBy = approvedBy
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case required
+                    case rule
+                    case approvedBy
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.required = try container.decode(
+                        Components.Schemas.ApprovalCount.self,
+                        forKey: .required
+                    )
+                    self.rule = try container.decode(
+                        Swift.String.self,
+                        forKey: .rule
+                    )
+                    self.approvedBy = try container.decode(
+                        [Components.Schemas.Actor].self,
+                        forKey: .approvedBy
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "required",
+                        "rule",
+                        "approvedBy"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/approvals`.
+            internal var approvals: Components.Schemas.AdminChangeRequest.ApprovalsPayload
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/changes`.
+            internal var changes: [Components.Schemas.ChangeRequestChange]
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/conflicts`.
+            internal var conflicts: [Components.Schemas.ChangeConflict]
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/reviews`.
+            internal var reviews: [Components.Schemas.ChangeRequestReviewRecord]
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/schedule`.
+            internal struct SchedulePayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/schedule/at`.
+                internal var at: Foundation.Date
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/schedule/by`.
+                internal var by: Components.Schemas.Actor
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/schedule/setAt`.
+                internal var setAt: Components.Schemas.Timestamp
+                /// Creates a new `SchedulePayload`.
+                ///
+                /// - Parameters:
+                ///   - at:
+                ///   - by:
+                ///   - setAt:
+                internal init(
+                    at: Foundation.Date,
+                    by: Components.Schemas.Actor,
+                    setAt: Components.Schemas.Timestamp
+                ) {
+                    self.at = at
+                    self.by = by
+                    self.setAt = setAt
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case at
+                    case by
+                    case setAt
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.at = try container.decode(
+                        Foundation.Date.self,
+                        forKey: .at
+                    )
+                    self.by = try container.decode(
+                        Components.Schemas.Actor.self,
+                        forKey: .by
+                    )
+                    self.setAt = try container.decode(
+                        Components.Schemas.Timestamp.self,
+                        forKey: .setAt
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "at",
+                        "by",
+                        "setAt"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/schedule`.
+            internal var schedule: Components.Schemas.AdminChangeRequest.SchedulePayload?
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication`.
+            internal struct PublicationPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/at`.
+                internal var at: Components.Schemas.Timestamp
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/by`.
+                internal var by: Components.Schemas.Actor
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/emergency`.
+                internal var emergency: Swift.Bool
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/lateMilliseconds`.
+                internal var lateMilliseconds: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/scheduledAt`.
+                internal var scheduledAt: Foundation.Date?
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/RevisionsPayload`.
+                internal struct RevisionsPayloadPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/RevisionsPayload/before`.
+                    internal var before: Swift.Int
+                    /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/RevisionsPayload/after`.
+                    internal var after: Swift.Int
+                    /// Creates a new `RevisionsPayloadPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - before:
+                    ///   - after:
+                    internal init(
+                        before: Swift.Int,
+                        after: Swift.Int
+                    ) {
+                        self.before = before
+                        self.after = after
+                    }
+                    internal enum CodingKeys: String, CodingKey {
+                        case before
+                        case after
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.before = try container.decode(
+                            Swift.Int.self,
+                            forKey: .before
+                        )
+                        self.after = try container.decode(
+                            Swift.Int.self,
+                            forKey: .after
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "before",
+                            "after"
+                        ])
+                    }
+                }
+                /// Per change, its document's revision before and after the publication.
+                ///
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/revisions`.
+                internal typealias RevisionsPayload = [Components.Schemas.AdminChangeRequest.PublicationPayload.RevisionsPayloadPayload]
+                /// Per change, its document's revision before and after the publication.
+                ///
+                /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication/revisions`.
+                internal var revisions: Components.Schemas.AdminChangeRequest.PublicationPayload.RevisionsPayload
+                /// Creates a new `PublicationPayload`.
+                ///
+                /// - Parameters:
+                ///   - at:
+                ///   - by:
+                ///   - emergency:
+                ///   - lateMilliseconds:
+                ///   - scheduledAt:
+                ///   - revisions: Per change, its document's revision before and after the publication.
+                internal init(
+                    at: Components.Schemas.Timestamp,
+                    by: Components.Schemas.Actor,
+                    emergency: Swift.Bool,
+                    lateMilliseconds: Swift.Int,
+                    scheduledAt: Foundation.Date? = nil,
+                    revisions: Components.Schemas.AdminChangeRequest.PublicationPayload.RevisionsPayload
+                ) {
+                    self.at = at
+                    self.by = by
+                    self.emergency = emergency
+                    self.lateMilliseconds = lateMilliseconds
+                    self.scheduledAt = scheduledAt
+                    self.revisions = revisions
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case at
+                    case by
+                    case emergency
+                    case lateMilliseconds
+                    case scheduledAt
+                    case revisions
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.at = try container.decode(
+                        Components.Schemas.Timestamp.self,
+                        forKey: .at
+                    )
+                    self.by = try container.decode(
+                        Components.Schemas.Actor.self,
+                        forKey: .by
+                    )
+                    self.emergency = try container.decode(
+                        Swift.Bool.self,
+                        forKey: .emergency
+                    )
+                    self.lateMilliseconds = try container.decode(
+                        Swift.Int.self,
+                        forKey: .lateMilliseconds
+                    )
+                    self.scheduledAt = try container.decodeIfPresent(
+                        Foundation.Date.self,
+                        forKey: .scheduledAt
+                    )
+                    self.revisions = try container.decode(
+                        Components.Schemas.AdminChangeRequest.PublicationPayload.RevisionsPayload.self,
+                        forKey: .revisions
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "at",
+                        "by",
+                        "emergency",
+                        "lateMilliseconds",
+                        "scheduledAt",
+                        "revisions"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/publication`.
+            internal var publication: Components.Schemas.AdminChangeRequest.PublicationPayload?
+            /// The published request this one rolls back.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/rollbackOf`.
+            internal var rollbackOf: Swift.Int?
+            /// The rollback request that undid this one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/rolledBackBy`.
+            internal var rolledBackBy: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/createdAt`.
+            internal var createdAt: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/AdminChangeRequest/updatedAt`.
+            internal var updatedAt: Components.Schemas.Timestamp
+            /// Creates a new `AdminChangeRequest`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - revision: The number of actions recorded on the request; its `ETag`.
+            ///   - title:
+            ///   - description:
+            ///   - author:
+            ///   - contributors: Everyone who opened, edited or rebased it; none of them may approve it.
+            ///   - state:
+            ///   - version: 1 when opened; every edit adds one, and approvals count only for the version they were given at.
+            ///   - approvals:
+            ///   - changes:
+            ///   - conflicts:
+            ///   - reviews:
+            ///   - schedule:
+            ///   - publication:
+            ///   - rollbackOf: The published request this one rolls back.
+            ///   - rolledBackBy: The rollback request that undid this one.
+            ///   - createdAt:
+            ///   - updatedAt:
+            internal init(
+                id: Swift.Int,
+                revision: Swift.Int,
+                title: Swift.String,
+                description: Swift.String,
+                author: Components.Schemas.Actor,
+                contributors: [Components.Schemas.Actor],
+                state: Components.Schemas.ChangeRequestState,
+                version: Swift.Int,
+                approvals: Components.Schemas.AdminChangeRequest.ApprovalsPayload,
+                changes: [Components.Schemas.ChangeRequestChange],
+                conflicts: [Components.Schemas.ChangeConflict],
+                reviews: [Components.Schemas.ChangeRequestReviewRecord],
+                schedule: Components.Schemas.AdminChangeRequest.SchedulePayload? = nil,
+                publication: Components.Schemas.AdminChangeRequest.PublicationPayload? = nil,
+                rollbackOf: Swift.Int? = nil,
+                rolledBackBy: Swift.Int? = nil,
+                createdAt: Components.Schemas.Timestamp,
+                updatedAt: Components.Schemas.Timestamp
+            ) {
+                self.id = id
+                self.revision = revision
+                self.title = title
+                self.description = description
+                self.author = author
+                self.contributors = contributors
+                self.state = state
+                self.version = version
+                self.approvals = approvals
+                self.changes = changes
+                self.conflicts = conflicts
+                self.reviews = reviews
+                self.schedule = schedule
+                self.publication = publication
+                self.rollbackOf = rollbackOf
+                self.rolledBackBy = rolledBackBy
+                self.createdAt = createdAt
+                self.updatedAt = updatedAt
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case revision
+                case title
+                case description
+                case author
+                case contributors
+                case state
+                case version
+                case approvals
+                case changes
+                case conflicts
+                case reviews
+                case schedule
+                case publication
+                case rollbackOf
+                case rolledBackBy
+                case createdAt
+                case updatedAt
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.Int.self,
+                    forKey: .id
+                )
+                self.revision = try container.decode(
+                    Swift.Int.self,
+                    forKey: .revision
+                )
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.description = try container.decode(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.author = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .author
+                )
+                self.contributors = try container.decode(
+                    [Components.Schemas.Actor].self,
+                    forKey: .contributors
+                )
+                self.state = try container.decode(
+                    Components.Schemas.ChangeRequestState.self,
+                    forKey: .state
+                )
+                self.version = try container.decode(
+                    Swift.Int.self,
+                    forKey: .version
+                )
+                self.approvals = try container.decode(
+                    Components.Schemas.AdminChangeRequest.ApprovalsPayload.self,
+                    forKey: .approvals
+                )
+                self.changes = try container.decode(
+                    [Components.Schemas.ChangeRequestChange].self,
+                    forKey: .changes
+                )
+                self.conflicts = try container.decode(
+                    [Components.Schemas.ChangeConflict].self,
+                    forKey: .conflicts
+                )
+                self.reviews = try container.decode(
+                    [Components.Schemas.ChangeRequestReviewRecord].self,
+                    forKey: .reviews
+                )
+                self.schedule = try container.decodeIfPresent(
+                    Components.Schemas.AdminChangeRequest.SchedulePayload.self,
+                    forKey: .schedule
+                )
+                self.publication = try container.decodeIfPresent(
+                    Components.Schemas.AdminChangeRequest.PublicationPayload.self,
+                    forKey: .publication
+                )
+                self.rollbackOf = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .rollbackOf
+                )
+                self.rolledBackBy = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .rolledBackBy
+                )
+                self.createdAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .createdAt
+                )
+                self.updatedAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .updatedAt
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "revision",
+                    "title",
+                    "description",
+                    "author",
+                    "contributors",
+                    "state",
+                    "version",
+                    "approvals",
+                    "changes",
+                    "conflicts",
+                    "reviews",
+                    "schedule",
+                    "publication",
+                    "rollbackOf",
+                    "rolledBackBy",
+                    "createdAt",
+                    "updatedAt"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary`.
+        internal struct ChangeRequestSummary: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/id`.
+            internal var id: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/revision`.
+            internal var revision: Swift.Int
+            /// As stored (an approved request is `open` here).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/state`.
+            internal enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case open = "open"
+                case rejected = "rejected"
+                case withdrawn = "withdrawn"
+                case published = "published"
+            }
+            /// As stored (an approved request is `open` here).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/state`.
+            internal var state: Components.Schemas.ChangeRequestSummary.StatePayload
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/title`.
+            internal var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/author`.
+            internal var author: Components.Schemas.Actor
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/targets`.
+            internal var targets: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/createdAt`.
+            internal var createdAt: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/updatedAt`.
+            internal var updatedAt: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummary/scheduledAt`.
+            internal var scheduledAt: Foundation.Date?
+            /// Creates a new `ChangeRequestSummary`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - revision:
+            ///   - state: As stored (an approved request is `open` here).
+            ///   - title:
+            ///   - author:
+            ///   - targets:
+            ///   - createdAt:
+            ///   - updatedAt:
+            ///   - scheduledAt:
+            internal init(
+                id: Swift.Int,
+                revision: Swift.Int,
+                state: Components.Schemas.ChangeRequestSummary.StatePayload,
+                title: Swift.String,
+                author: Components.Schemas.Actor,
+                targets: [Swift.String],
+                createdAt: Components.Schemas.Timestamp,
+                updatedAt: Components.Schemas.Timestamp,
+                scheduledAt: Foundation.Date? = nil
+            ) {
+                self.id = id
+                self.revision = revision
+                self.state = state
+                self.title = title
+                self.author = author
+                self.targets = targets
+                self.createdAt = createdAt
+                self.updatedAt = updatedAt
+                self.scheduledAt = scheduledAt
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case revision
+                case state
+                case title
+                case author
+                case targets
+                case createdAt
+                case updatedAt
+                case scheduledAt
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.Int.self,
+                    forKey: .id
+                )
+                self.revision = try container.decode(
+                    Swift.Int.self,
+                    forKey: .revision
+                )
+                self.state = try container.decode(
+                    Components.Schemas.ChangeRequestSummary.StatePayload.self,
+                    forKey: .state
+                )
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.author = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .author
+                )
+                self.targets = try container.decode(
+                    [Swift.String].self,
+                    forKey: .targets
+                )
+                self.createdAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .createdAt
+                )
+                self.updatedAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .updatedAt
+                )
+                self.scheduledAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .scheduledAt
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "revision",
+                    "state",
+                    "title",
+                    "author",
+                    "targets",
+                    "createdAt",
+                    "updatedAt",
+                    "scheduledAt"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestSummaryPage`.
+        internal struct ChangeRequestSummaryPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummaryPage/items`.
+            internal var items: [Components.Schemas.ChangeRequestSummary]
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummaryPage/page`.
+            internal var page: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummaryPage/pageSize`.
+            internal var pageSize: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSummaryPage/total`.
+            internal var total: Swift.Int
+            /// Creates a new `ChangeRequestSummaryPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - page:
+            ///   - pageSize:
+            ///   - total:
+            internal init(
+                items: [Components.Schemas.ChangeRequestSummary],
+                page: Swift.Int,
+                pageSize: Swift.Int,
+                total: Swift.Int
+            ) {
+                self.items = items
+                self.page = page
+                self.pageSize = pageSize
+                self.total = total
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case items
+                case page
+                case pageSize
+                case total
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.ChangeRequestSummary].self,
+                    forKey: .items
+                )
+                self.page = try container.decode(
+                    Swift.Int.self,
+                    forKey: .page
+                )
+                self.pageSize = try container.decode(
+                    Swift.Int.self,
+                    forKey: .pageSize
+                )
+                self.total = try container.decode(
+                    Swift.Int.self,
+                    forKey: .total
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items",
+                    "page",
+                    "pageSize",
+                    "total"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangeRequestSchedule`.
+        internal struct ChangeRequestSchedule: Codable, Hashable, Sendable {
+            /// When to publish, RFC 3339 (after now, at most a year ahead).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangeRequestSchedule/at`.
+            internal var at: Foundation.Date
+            /// Creates a new `ChangeRequestSchedule`.
+            ///
+            /// - Parameters:
+            ///   - at: When to publish, RFC 3339 (after now, at most a year ahead).
+            internal init(at: Foundation.Date) {
+                self.at = at
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case at
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.at = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .at
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "at"
+                ])
             }
         }
     }

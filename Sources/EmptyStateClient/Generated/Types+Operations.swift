@@ -8777,10 +8777,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/put(putAdminTemplate)/responses/403`.
@@ -8858,6 +8861,34 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The review rules ask for approvals of changes to this document (`rule`,
+            /// `requiredApprovals`): it is not written directly; propose the change in a change
+            /// request (`changeRequests`). Not `403`: no token may write it directly while the rule
+            /// stands, whatever its role.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `review-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/put(putAdminTemplate)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminReviewRequired)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminReviewRequired {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -9284,10 +9315,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/delete(deleteAdminTemplate)/responses/403`.
@@ -9365,6 +9399,34 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The review rules ask for approvals of changes to this document (`rule`,
+            /// `requiredApprovals`): it is not written directly; propose the change in a change
+            /// request (`changeRequests`). Not `403`: no token may write it directly while the rule
+            /// stands, whatever its role.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `review-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/delete(deleteAdminTemplate)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminReviewRequired)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminReviewRequired {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -9983,10 +10045,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/strings/{locale}/put(putAdminTemplateStrings)/responses/403`.
@@ -10064,6 +10129,34 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The review rules ask for approvals of changes to this document (`rule`,
+            /// `requiredApprovals`): it is not written directly; propose the change in a change
+            /// request (`changeRequests`). Not `403`: no token may write it directly while the rule
+            /// stands, whatever its role.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `review-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/strings/{locale}/put(putAdminTemplateStrings)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminReviewRequired)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminReviewRequired {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -11662,10 +11755,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/rollback/post(rollbackAdminTemplate)/responses/403`.
@@ -11740,6 +11836,34 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The review rules ask for approvals of changes to this document (`rule`,
+            /// `requiredApprovals`): it is not written directly; propose the change in a change
+            /// request (`changeRequests`). Not `403`: no token may write it directly while the rule
+            /// stands, whatever its role.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `review-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/templates/{id}/rollback/post(rollbackAdminTemplate)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminReviewRequired)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminReviewRequired {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -12560,10 +12684,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/put(putAdminAppPolicy)/responses/403`.
@@ -12638,6 +12765,34 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The review rules ask for approvals of changes to this document (`rule`,
+            /// `requiredApprovals`): it is not written directly; propose the change in a change
+            /// request (`changeRequests`). Not `403`: no token may write it directly while the rule
+            /// stands, whatever its role.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `review-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/put(putAdminAppPolicy)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminReviewRequired)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminReviewRequired {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -14465,10 +14620,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/rollback/post(rollbackAdminAppPolicy)/responses/403`.
@@ -14543,6 +14701,34 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The review rules ask for approvals of changes to this document (`rule`,
+            /// `requiredApprovals`): it is not written directly; propose the change in a change
+            /// request (`changeRequests`). Not `403`: no token may write it directly while the rule
+            /// stands, whatever its role.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `review-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/app-policies/{platform}/rollback/post(rollbackAdminAppPolicy)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminReviewRequired)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminReviewRequired {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -16670,10 +16856,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/put(putAdminExperiment)/responses/403`.
@@ -16754,7 +16943,10 @@ internal enum Operations {
             }
             /// The write conflicts with the experiment's state; `errors` point at the fields and say
             /// why. The problem `type` is `urn:empty-state:problem:<slug>` with slug
-            /// `invalid-transition`, `split-frozen` or `template-in-experiment`.
+            /// `invalid-transition`, `split-frozen` or `template-in-experiment`; or `review-required`
+            /// when the review rules ask for approvals of experiments (`rule`, `requiredApprovals`:
+            /// propose the change in a change request; stopping a running experiment is never held
+            /// back).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/put(putAdminExperiment)/responses/409`.
@@ -18573,10 +18765,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/403`.
@@ -18657,7 +18852,10 @@ internal enum Operations {
             }
             /// The write conflicts with the experiment's state; `errors` point at the fields and say
             /// why. The problem `type` is `urn:empty-state:problem:<slug>` with slug
-            /// `invalid-transition`, `split-frozen` or `template-in-experiment`.
+            /// `invalid-transition`, `split-frozen` or `template-in-experiment`; or `review-required`
+            /// when the review rules ask for approvals of experiments (`rule`, `requiredApprovals`:
+            /// propose the change in a change request; stopping a running experiment is never held
+            /// back).
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/ship/post(shipAdminExperiment)/responses/409`.
@@ -18949,7 +19147,9 @@ internal enum Operations {
     /// The revisions of every template and app policy, newest first, without their documents;
     /// each filter given narrows them (what: `templateId`, `appPolicy`, `kind`, `field`; who:
     /// `actor`; when: `from`, `to`; `action`). An unknown `templateId` gives an empty page, not
-    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
+    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`, a
+    /// change request's actions `changeRequest` (its number), a change of the review rules
+    /// `reviewRules`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/audit`.
@@ -18967,8 +19167,8 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/pageSize`.
                 internal var pageSize: Components.Parameters.PageSize?
-                /// Only the changes of this template (its canonical id). An id without changes gives an empty
-                /// page. Like every query value, it may not hold a control character (U+0000–U+001F or
+                /// Only the changes of this template (its canonical id), or of one change request
+                /// (`change-request:<n>`: its actions). An id without changes gives an empty page. Like every query value, it may not hold a control character (U+0000–U+001F or
                 /// U+007F) once percent-decoded: `400 invalid-parameter` whose `errors[0].parameter` is
                 /// `templateId` (`contains a control character once percent-decoded`).
                 ///
@@ -19000,6 +19200,17 @@ internal enum Operations {
                     case strings = "strings"
                     case delete = "delete"
                     case rollback = "rollback"
+                    case propose = "propose"
+                    case edit = "edit"
+                    case rebase = "rebase"
+                    case comment = "comment"
+                    case approve = "approve"
+                    case reject = "reject"
+                    case withdraw = "withdraw"
+                    case schedule = "schedule"
+                    case unschedule = "unschedule"
+                    case publish = "publish"
+                    case previewToken = "previewToken"
                 }
                 /// Only changes of this kind. Another value → `400`.
                 ///
@@ -19025,7 +19236,7 @@ internal enum Operations {
                 /// - Parameters:
                 ///   - page: The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
                 ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
-                ///   - templateId: Only the changes of this template (its canonical id). An id without changes gives an empty
+                ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
                 ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
@@ -19342,8 +19553,8 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/pageSize`.
                 internal var pageSize: Components.Parameters.PageSize?
-                /// Only the changes of this template (its canonical id). An id without changes gives an empty
-                /// page. Like every query value, it may not hold a control character (U+0000–U+001F or
+                /// Only the changes of this template (its canonical id), or of one change request
+                /// (`change-request:<n>`: its actions). An id without changes gives an empty page. Like every query value, it may not hold a control character (U+0000–U+001F or
                 /// U+007F) once percent-decoded: `400 invalid-parameter` whose `errors[0].parameter` is
                 /// `templateId` (`contains a control character once percent-decoded`).
                 ///
@@ -19375,6 +19586,17 @@ internal enum Operations {
                     case strings = "strings"
                     case delete = "delete"
                     case rollback = "rollback"
+                    case propose = "propose"
+                    case edit = "edit"
+                    case rebase = "rebase"
+                    case comment = "comment"
+                    case approve = "approve"
+                    case reject = "reject"
+                    case withdraw = "withdraw"
+                    case schedule = "schedule"
+                    case unschedule = "unschedule"
+                    case publish = "publish"
+                    case previewToken = "previewToken"
                 }
                 /// Only changes of this kind. Another value → `400`.
                 ///
@@ -19400,7 +19622,7 @@ internal enum Operations {
                 /// - Parameters:
                 ///   - page: The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
                 ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
-                ///   - templateId: Only the changes of this template (its canonical id). An id without changes gives an empty
+                ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
                 ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
@@ -19635,8 +19857,8 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/format`.
                 internal var format: Components.Parameters.AuditFormat?
-                /// Only the changes of this template (its canonical id). An id without changes gives an empty
-                /// page. Like every query value, it may not hold a control character (U+0000–U+001F or
+                /// Only the changes of this template (its canonical id), or of one change request
+                /// (`change-request:<n>`: its actions). An id without changes gives an empty page. Like every query value, it may not hold a control character (U+0000–U+001F or
                 /// U+007F) once percent-decoded: `400 invalid-parameter` whose `errors[0].parameter` is
                 /// `templateId` (`contains a control character once percent-decoded`).
                 ///
@@ -19668,6 +19890,17 @@ internal enum Operations {
                     case strings = "strings"
                     case delete = "delete"
                     case rollback = "rollback"
+                    case propose = "propose"
+                    case edit = "edit"
+                    case rebase = "rebase"
+                    case comment = "comment"
+                    case approve = "approve"
+                    case reject = "reject"
+                    case withdraw = "withdraw"
+                    case schedule = "schedule"
+                    case unschedule = "unschedule"
+                    case publish = "publish"
+                    case previewToken = "previewToken"
                 }
                 /// Only changes of this kind. Another value → `400`.
                 ///
@@ -19692,7 +19925,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - format: `ndjson` (the default) or `csv`. Another value → `400`.
-                ///   - templateId: Only the changes of this template (its canonical id). An id without changes gives an empty
+                ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
                 ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
@@ -20014,8 +20247,8 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/format`.
                 internal var format: Components.Parameters.AuditFormat?
-                /// Only the changes of this template (its canonical id). An id without changes gives an empty
-                /// page. Like every query value, it may not hold a control character (U+0000–U+001F or
+                /// Only the changes of this template (its canonical id), or of one change request
+                /// (`change-request:<n>`: its actions). An id without changes gives an empty page. Like every query value, it may not hold a control character (U+0000–U+001F or
                 /// U+007F) once percent-decoded: `400 invalid-parameter` whose `errors[0].parameter` is
                 /// `templateId` (`contains a control character once percent-decoded`).
                 ///
@@ -20047,6 +20280,17 @@ internal enum Operations {
                     case strings = "strings"
                     case delete = "delete"
                     case rollback = "rollback"
+                    case propose = "propose"
+                    case edit = "edit"
+                    case rebase = "rebase"
+                    case comment = "comment"
+                    case approve = "approve"
+                    case reject = "reject"
+                    case withdraw = "withdraw"
+                    case schedule = "schedule"
+                    case unschedule = "unschedule"
+                    case publish = "publish"
+                    case previewToken = "previewToken"
                 }
                 /// Only changes of this kind. Another value → `400`.
                 ///
@@ -20071,7 +20315,7 @@ internal enum Operations {
                 ///
                 /// - Parameters:
                 ///   - format: `ndjson` (the default) or `csv`. Another value → `400`.
-                ///   - templateId: Only the changes of this template (its canonical id). An id without changes gives an empty
+                ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
                 ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
@@ -23290,10 +23534,13 @@ internal enum Operations {
                     }
                 }
             }
-            /// The token (or the console session's) has the `viewer` role; changes need an `editor`
-            /// token (`forbidden`). Or the request was authenticated by the console's session cookie and
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden` or `cross-origin-request`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/403`.
@@ -25043,6 +25290,7554 @@ internal enum Operations {
             ///
             /// A response with a code that is not documented in the OpenAPI document.
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// The review rules, their revision and who set them.
+    ///
+    /// How many approvals a change request needs: `requiredApprovals` for app policies,
+    /// experiments and templates whose category has no rule, `categories` per template
+    /// category, and whether an editor may publish a rollback request without its approvals
+    /// (`allowEmergencyRollback`). Never set, they ask for nothing (revision 0, `ETag: "r0"`):
+    /// direct writes work as before. Every token reads them; `If-None-Match` listing the
+    /// current ETag answers `304`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)`.
+    internal enum GetAdminReviewRules {
+        internal static let id: Swift.String = "getAdminReviewRules"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/review-rules/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/review-rules/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/review-rules/GET/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.AdminIfNoneMatch?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminReviewRules.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.AdminIfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminReviewRules.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetAdminReviewRules.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.GetAdminReviewRules.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The review rules with their revision; `ETag` is the revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminReviewRules)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminReviewRules {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-None-Match` names the current revision (or is `*`). No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.AdminReviewRulesNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.AdminReviewRulesNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Set the review rules (an admin token, If-Match).
+    ///
+    /// Replaces the rules (`If-Match` with the `ETag` read, `"r0"` while they were never set;
+    /// `428` without it, `412` when stale). Every broken rule is a `422` entry with its pointer
+    /// (a count outside 0–10, an unknown category or member). The change is a revision in the
+    /// audit trail. While the rule of a document asks for approvals, a direct write of it
+    /// answers `409 review-required`: it goes through a change request.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)`.
+    internal enum PutAdminReviewRules {
+        internal static let id: Swift.String = "putAdminReviewRules"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/review-rules/PUT/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/review-rules/PUT/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the review rules as you read them (`"r0"` while they were never set).
+                /// Without it the server answers `428`; when it is not the current revision, `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/review-rules/PUT/header/If-Match`.
+                internal var ifMatch: Components.Parameters.ReviewRulesIfMatch
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutAdminReviewRules.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the review rules as you read them (`"r0"` while they were never set).
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.ReviewRulesIfMatch,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutAdminReviewRules.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.PutAdminReviewRules.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/review-rules/PUT/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/review-rules/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.ReviewRules)
+            }
+            internal var body: Operations.PutAdminReviewRules.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.PutAdminReviewRules.Input.Headers,
+                body: Operations.PutAdminReviewRules.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The review rules with their revision; `ETag` is the revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminReviewRules)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminReviewRules {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the review rules' current revision (`ETag` is the current one, `"r0"`
+            /// while they were never set), or is not an ETag of this API.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminReviewRulesPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminReviewRulesPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)`.
+    internal enum HeadAdminReviewRules {
+        internal static let id: Swift.String = "headAdminReviewRules"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/review-rules/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/review-rules/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/review-rules/HEAD/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.AdminIfNoneMatch?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.AdminIfNoneMatch? = nil
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                }
+            }
+            internal var headers: Operations.HeadAdminReviewRules.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.HeadAdminReviewRules.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminReviewRulesHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminReviewRulesHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-None-Match` names the current revision (or is `*`). No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.AdminReviewRulesNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.AdminReviewRulesNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Change requests, newest first, filtered by state, author, target, schedule.
+    ///
+    /// One line per request (its stored `state`: an approved request is `open` here; `GET` of
+    /// the request says `approved`). `state` takes a comma-separated list of `open`,
+    /// `rejected`, `withdrawn`, `published`; `target` a document as `template:<id>`,
+    /// `appPolicy:<platform>` or `experiment:<id>`; `author` a token's name, exactly.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)`.
+    internal enum ListAdminChangeRequests {
+        internal static let id: Swift.String = "listAdminChangeRequests"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/query/page`.
+                internal var page: Components.Parameters.Page?
+                /// Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/query/pageSize`.
+                internal var pageSize: Components.Parameters.PageSize?
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/query/state`.
+                internal var state: Swift.String?
+                /// Exactly (no control character once percent-decoded, `400` otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/query/author`.
+                internal var author: Swift.String?
+                /// Exactly (no control character once percent-decoded, `400` otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/query/target`.
+                internal var target: Swift.String?
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/query/scheduled`.
+                internal var scheduled: Swift.Bool?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - page: The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///   - state:
+                ///   - author: Exactly (no control character once percent-decoded, `400` otherwise).
+                ///   - target: Exactly (no control character once percent-decoded, `400` otherwise).
+                ///   - scheduled:
+                internal init(
+                    page: Components.Parameters.Page? = nil,
+                    pageSize: Components.Parameters.PageSize? = nil,
+                    state: Swift.String? = nil,
+                    author: Swift.String? = nil,
+                    target: Swift.String? = nil,
+                    scheduled: Swift.Bool? = nil
+                ) {
+                    self.page = page
+                    self.pageSize = pageSize
+                    self.state = state
+                    self.author = author
+                    self.target = target
+                    self.scheduled = scheduled
+                }
+            }
+            internal var query: Operations.ListAdminChangeRequests.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminChangeRequests.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminChangeRequests.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListAdminChangeRequests.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.ListAdminChangeRequests.Input.Query = .init(),
+                headers: Operations.ListAdminChangeRequests.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/responses/200/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/responses/200/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                    internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                        case noStore = "no-store"
+                    }
+                    /// Admin responses and problem documents are never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/responses/200/headers/Cache-Control`.
+                    internal var cacheControl: Components.Headers.CacheControlNoStore
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - cacheControl: Admin responses and problem documents are never cached.
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        cacheControl: Components.Headers.CacheControlNoStore
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.ListAdminChangeRequests.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/admin/change-requests/GET/responses/200/content/application\/json; charset=utf-8`.
+                    case applicationJsonCharsetUtf8(Components.Schemas.ChangeRequestSummaryPage)
+                    /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                    /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                    internal var applicationJsonCharsetUtf8: Components.Schemas.ChangeRequestSummaryPage {
+                        get throws {
+                            switch self {
+                            case let .applicationJsonCharsetUtf8(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListAdminChangeRequests.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.ListAdminChangeRequests.Output.Ok.Headers,
+                    body: Operations.ListAdminChangeRequests.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// One page of change requests.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListAdminChangeRequests.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ListAdminChangeRequests.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Propose edits of templates, their strings, app policies and experiments (an editor token).
+    ///
+    /// Opens a request (version 1) of one to 200 changes, each validated as a direct write of
+    /// its document would be (`422` with pointers into this body: `/changes/1/document/strings/fr/title`).
+    /// A change without `baseRevision` is based on its document's live revision now; a strings
+    /// change or a deletion needs a live template. Nothing of it is served to apps until it is
+    /// published.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)`.
+    internal enum CreateAdminChangeRequest {
+        internal static let id: Swift.String = "createAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.CreateAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestDraft)
+            }
+            internal var body: Operations.CreateAdminChangeRequest.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.CreateAdminChangeRequest.Input.Headers = .init(),
+                body: Operations.CreateAdminChangeRequest.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request was opened (nothing of it is served yet).
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Components.Responses.AdminChangeRequestCreated)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Components.Responses.AdminChangeRequestCreated {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)`.
+    internal enum HeadAdminChangeRequests {
+        internal static let id: Swift.String = "headAdminChangeRequests"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/HEAD/query/page`.
+                internal var page: Components.Parameters.Page?
+                /// Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/HEAD/query/pageSize`.
+                internal var pageSize: Components.Parameters.PageSize?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - page: The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                internal init(
+                    page: Components.Parameters.Page? = nil,
+                    pageSize: Components.Parameters.PageSize? = nil
+                ) {
+                    self.page = page
+                    self.pageSize = pageSize
+                }
+            }
+            internal var query: Operations.HeadAdminChangeRequests.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadAdminChangeRequests.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                query: Operations.HeadAdminChangeRequests.Input.Query = .init(),
+                headers: Operations.HeadAdminChangeRequests.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// One change request with its diff against live, reviews, approvals and conflicts.
+    ///
+    /// Each change with the fields it changes against what is live now (`fields`, with both
+    /// values), where the request stands (`state`: `approved` once an open request has the
+    /// approvals its current version needs; `approvals`), its comments, approvals and
+    /// rejections (`reviews`), and the changes whose document moved on live since they were
+    /// made (`conflicts`: publishing would answer `409`). `ETag` is the request's revision.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)`.
+    internal enum GetAdminChangeRequest {
+        internal static let id: Swift.String = "getAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/GET/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.GetAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/GET/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.AdminIfNoneMatch?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.AdminIfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetAdminChangeRequest.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.GetAdminChangeRequest.Input.Path,
+                headers: Operations.GetAdminChangeRequest.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-None-Match` names the current revision (or is `*`). No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.AdminNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.AdminNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Edit a request's title, description or changes (If-Match); approvals reset.
+    ///
+    /// Members given replace the request's (`changes` replaces the whole list, validated as on
+    /// creation). An edit that changes something makes a new version: approvals of earlier
+    /// versions no longer count, a rejected request is open again, a schedule is dropped, and
+    /// the editor may not approve it. A published or withdrawn request no longer changes
+    /// (`409 change-request-closed`).
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)`.
+    internal enum EditAdminChangeRequest {
+        internal static let id: Swift.String = "editAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/PATCH/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/PATCH/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.EditAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/PATCH/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/PATCH/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/PATCH/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EditAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EditAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.EditAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/PATCH/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/PATCH/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestEdit)
+            }
+            internal var body: Operations.EditAdminChangeRequest.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.EditAdminChangeRequest.Input.Path,
+                headers: Operations.EditAdminChangeRequest.Input.Headers,
+                body: Operations.EditAdminChangeRequest.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)`.
+    internal enum HeadAdminChangeRequest {
+        internal static let id: Swift.String = "headAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/HEAD/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.HeadAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/HEAD/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.AdminIfNoneMatch?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.AdminIfNoneMatch? = nil
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                }
+            }
+            internal var headers: Operations.HeadAdminChangeRequest.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadAdminChangeRequest.Input.Path,
+                headers: Operations.HeadAdminChangeRequest.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminTemplateHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminTemplateHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-None-Match` names the current revision (or is `*`). No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.AdminNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.AdminNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Set an approved change request to publish at an instant (If-Match).
+    ///
+    /// `at` is an RFC 3339 date-time after now and at most a year ahead (`422` naming `/at`
+    /// otherwise); it is shown back in UTC. The request must have the approvals the rules ask
+    /// for (`409 approvals-missing`) and not be rejected. Every replica's scheduler publishes it
+    /// at that instant, exactly once across replicas; one due while no process ran is published
+    /// at the next start and records how late it was (`publication.lateMilliseconds`). A due
+    /// request that can no longer be published (approvals, conflicts) loses its schedule, with
+    /// the reason in its audit trail. An edit drops the schedule; so does `DELETE`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)`.
+    internal enum ScheduleAdminChangeRequest {
+        internal static let id: Swift.String = "scheduleAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.ScheduleAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ScheduleAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ScheduleAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ScheduleAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestSchedule)
+            }
+            internal var body: Operations.ScheduleAdminChangeRequest.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.ScheduleAdminChangeRequest.Input.Path,
+                headers: Operations.ScheduleAdminChangeRequest.Input.Headers,
+                body: Operations.ScheduleAdminChangeRequest.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Cancel a change request's schedule (If-Match).
+    ///
+    /// `409 not-scheduled` when it has none; `409 change-request-closed` once it was published
+    /// or withdrawn.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)`.
+    internal enum UnscheduleAdminChangeRequest {
+        internal static let id: Swift.String = "unscheduleAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.UnscheduleAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/schedule/DELETE/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnscheduleAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UnscheduleAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.UnscheduleAdminChangeRequest.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.UnscheduleAdminChangeRequest.Input.Path,
+                headers: Operations.UnscheduleAdminChangeRequest.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Comment on a change request (an editor token).
+    ///
+    /// Adds a comment at the request's current version, in any state (notes after a publication are
+    /// welcome). `If-Match` is optional: given, it must be the current revision.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/comments`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)`.
+    internal enum CommentAdminChangeRequest {
+        internal static let id: Swift.String = "commentAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/comments/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/comments/POST/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.CommentAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/comments/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/comments/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). When it is not the current
+                /// revision the server answers `412` with the current `ETag`; a value that is not an ETag of
+                /// this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/comments/POST/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatch?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CommentAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). When it is not the current
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CommentAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.CommentAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/comments/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/comments/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestComment)
+            }
+            internal var body: Operations.CommentAdminChangeRequest.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.CommentAdminChangeRequest.Input.Path,
+                headers: Operations.CommentAdminChangeRequest.Input.Headers = .init(),
+                body: Operations.CommentAdminChangeRequest.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The comment was added; the request as it is now.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Components.Responses.AdminChangeRequestCommented)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Components.Responses.AdminChangeRequestCommented {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Approve a version of a change request (a reviewer token, never the author's).
+    ///
+    /// `version` is the version the reviewer read: an edit since answers `409 stale-version` naming
+    /// `/version`. A token that opened, edited or rebased the request is refused (`403 own-
+    /// change`); an editor or viewer token `403 forbidden`. Approvals count only for the version
+    /// they were given at.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/approve`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)`.
+    internal enum ApproveAdminChangeRequest {
+        internal static let id: Swift.String = "approveAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/approve/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/approve/POST/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.ApproveAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/approve/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/approve/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApproveAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ApproveAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ApproveAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/approve/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/approve/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestReviewAction)
+            }
+            internal var body: Operations.ApproveAdminChangeRequest.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.ApproveAdminChangeRequest.Input.Path,
+                headers: Operations.ApproveAdminChangeRequest.Input.Headers = .init(),
+                body: Operations.ApproveAdminChangeRequest.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Reject a version of a change request (a reviewer token, never the author's).
+    ///
+    /// As `…/approve`; the request is `rejected` (and loses its schedule) until an edit reopens it.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/reject`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)`.
+    internal enum RejectAdminChangeRequest {
+        internal static let id: Swift.String = "rejectAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/reject/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/reject/POST/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.RejectAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/reject/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/reject/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RejectAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RejectAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RejectAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/reject/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/reject/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestReviewAction)
+            }
+            internal var body: Operations.RejectAdminChangeRequest.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.RejectAdminChangeRequest.Input.Path,
+                headers: Operations.RejectAdminChangeRequest.Input.Headers = .init(),
+                body: Operations.RejectAdminChangeRequest.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Base every change on what is live now, after looking at the conflicts (If-Match).
+    ///
+    /// Sets each change's `baseRevision` to its document's live revision: the editor read the
+    /// conflicts and keeps the request's documents as they are. It is an edit: a new version,
+    /// approvals reset, and the editor becomes a contributor (who may not approve it). No body is
+    /// read.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/rebase`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)`.
+    internal enum RebaseAdminChangeRequest {
+        internal static let id: Swift.String = "rebaseAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rebase/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rebase/POST/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.RebaseAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rebase/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rebase/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rebase/POST/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RebaseAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RebaseAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RebaseAdminChangeRequest.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.RebaseAdminChangeRequest.Input.Path,
+                headers: Operations.RebaseAdminChangeRequest.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Withdraw a change request (its author, or an admin; If-Match).
+    ///
+    /// Closes the request for good: it no longer changes, and nothing of it is published. Another
+    /// editor's token answers `403 not-author`. No body is read.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/withdraw`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)`.
+    internal enum WithdrawAdminChangeRequest {
+        internal static let id: Swift.String = "withdrawAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/withdraw/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/withdraw/POST/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.WithdrawAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/withdraw/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/withdraw/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/withdraw/POST/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WithdrawAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.WithdrawAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.WithdrawAdminChangeRequest.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.WithdrawAdminChangeRequest.Input.Path,
+                headers: Operations.WithdrawAdminChangeRequest.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Publish an approved change request: every change at once, or none (If-Match).
+    ///
+    /// One transaction: the request's approvals are checked against the rules in force (`409
+    /// approvals-missing`), each change's base revision against live (`409 change-request-conflict`
+    /// with `conflicts`: the targets and fields that moved; nothing is written), then every change
+    /// is written through the rules of a direct write and the request marked published; this server
+    /// serves all of its documents from one swap, other replicas from one catch-up. `{"emergency":
+    /// true}` publishes a rollback request without its approvals when the rules allow emergency
+    /// rollbacks (audited as such). The body is optional.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/publish`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)`.
+    internal enum PublishAdminChangeRequest {
+        internal static let id: Swift.String = "publishAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/publish/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/publish/POST/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PublishAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/publish/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/publish/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/publish/POST/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PublishAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PublishAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.PublishAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/publish/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/publish/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestPublish)
+            }
+            internal var body: Operations.PublishAdminChangeRequest.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.PublishAdminChangeRequest.Input.Path,
+                headers: Operations.PublishAdminChangeRequest.Input.Headers,
+                body: Operations.PublishAdminChangeRequest.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request as it is now; `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminChangeRequest)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminChangeRequest {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Open the request that undoes a published change request.
+    ///
+    /// A new change request (`rollbackOf`) whose changes put back each document the publication
+    /// changed as it was before (a template it created is deleted), based on the revisions it
+    /// wrote: a change published since shows as a conflict. It is reviewed like any other, unless
+    /// the rules allow emergency rollbacks. `409 nothing-to-roll-back` when the request was not
+    /// published or was rolled back already. The body is optional and must be empty or `{}`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/rollback`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)`.
+    internal enum RollbackAdminChangeRequest {
+        internal static let id: Swift.String = "rollbackAdminChangeRequest"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rollback/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rollback/POST/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.RollbackAdminChangeRequest.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rollback/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rollback/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RollbackAdminChangeRequest.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RollbackAdminChangeRequest.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RollbackAdminChangeRequest.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rollback/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/rollback/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ChangeRequestRollback)
+            }
+            internal var body: Operations.RollbackAdminChangeRequest.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.RollbackAdminChangeRequest.Input.Path,
+                headers: Operations.RollbackAdminChangeRequest.Input.Headers = .init(),
+                body: Operations.RollbackAdminChangeRequest.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request was opened (nothing of it is served yet).
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Components.Responses.AdminChangeRequestCreated)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Components.Responses.AdminChangeRequestCreated {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
         }
     }
 }

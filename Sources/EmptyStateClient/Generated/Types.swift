@@ -625,7 +625,9 @@ internal protocol APIProtocol: Sendable {
     /// The revisions of every template and app policy, newest first, without their documents;
     /// each filter given narrows them (what: `templateId`, `appPolicy`, `kind`, `field`; who:
     /// `actor`; when: `from`, `to`; `action`). An unknown `templateId` gives an empty page, not
-    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
+    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`, a
+    /// change request's actions `changeRequest` (its number), a change of the review rules
+    /// `reviewRules`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/audit`.
@@ -898,6 +900,190 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/analytics/events`.
     /// - Remark: Generated from `#/paths//v1/admin/analytics/events/head(headAnalyticsEvents)`.
     func headAnalyticsEvents(_ input: Operations.HeadAnalyticsEvents.Input) async throws -> Operations.HeadAnalyticsEvents.Output
+    /// The review rules, their revision and who set them.
+    ///
+    /// How many approvals a change request needs: `requiredApprovals` for app policies,
+    /// experiments and templates whose category has no rule, `categories` per template
+    /// category, and whether an editor may publish a rollback request without its approvals
+    /// (`allowEmergencyRollback`). Never set, they ask for nothing (revision 0, `ETag: "r0"`):
+    /// direct writes work as before. Every token reads them; `If-None-Match` listing the
+    /// current ETag answers `304`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)`.
+    func getAdminReviewRules(_ input: Operations.GetAdminReviewRules.Input) async throws -> Operations.GetAdminReviewRules.Output
+    /// Set the review rules (an admin token, If-Match).
+    ///
+    /// Replaces the rules (`If-Match` with the `ETag` read, `"r0"` while they were never set;
+    /// `428` without it, `412` when stale). Every broken rule is a `422` entry with its pointer
+    /// (a count outside 0–10, an unknown category or member). The change is a revision in the
+    /// audit trail. While the rule of a document asks for approvals, a direct write of it
+    /// answers `409 review-required`: it goes through a change request.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)`.
+    func putAdminReviewRules(_ input: Operations.PutAdminReviewRules.Input) async throws -> Operations.PutAdminReviewRules.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)`.
+    func headAdminReviewRules(_ input: Operations.HeadAdminReviewRules.Input) async throws -> Operations.HeadAdminReviewRules.Output
+    /// Change requests, newest first, filtered by state, author, target, schedule.
+    ///
+    /// One line per request (its stored `state`: an approved request is `open` here; `GET` of
+    /// the request says `approved`). `state` takes a comma-separated list of `open`,
+    /// `rejected`, `withdrawn`, `published`; `target` a document as `template:<id>`,
+    /// `appPolicy:<platform>` or `experiment:<id>`; `author` a token's name, exactly.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)`.
+    func listAdminChangeRequests(_ input: Operations.ListAdminChangeRequests.Input) async throws -> Operations.ListAdminChangeRequests.Output
+    /// Propose edits of templates, their strings, app policies and experiments (an editor token).
+    ///
+    /// Opens a request (version 1) of one to 200 changes, each validated as a direct write of
+    /// its document would be (`422` with pointers into this body: `/changes/1/document/strings/fr/title`).
+    /// A change without `baseRevision` is based on its document's live revision now; a strings
+    /// change or a deletion needs a live template. Nothing of it is served to apps until it is
+    /// published.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)`.
+    func createAdminChangeRequest(_ input: Operations.CreateAdminChangeRequest.Input) async throws -> Operations.CreateAdminChangeRequest.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)`.
+    func headAdminChangeRequests(_ input: Operations.HeadAdminChangeRequests.Input) async throws -> Operations.HeadAdminChangeRequests.Output
+    /// One change request with its diff against live, reviews, approvals and conflicts.
+    ///
+    /// Each change with the fields it changes against what is live now (`fields`, with both
+    /// values), where the request stands (`state`: `approved` once an open request has the
+    /// approvals its current version needs; `approvals`), its comments, approvals and
+    /// rejections (`reviews`), and the changes whose document moved on live since they were
+    /// made (`conflicts`: publishing would answer `409`). `ETag` is the request's revision.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)`.
+    func getAdminChangeRequest(_ input: Operations.GetAdminChangeRequest.Input) async throws -> Operations.GetAdminChangeRequest.Output
+    /// Edit a request's title, description or changes (If-Match); approvals reset.
+    ///
+    /// Members given replace the request's (`changes` replaces the whole list, validated as on
+    /// creation). An edit that changes something makes a new version: approvals of earlier
+    /// versions no longer count, a rejected request is open again, a schedule is dropped, and
+    /// the editor may not approve it. A published or withdrawn request no longer changes
+    /// (`409 change-request-closed`).
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)`.
+    func editAdminChangeRequest(_ input: Operations.EditAdminChangeRequest.Input) async throws -> Operations.EditAdminChangeRequest.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)`.
+    func headAdminChangeRequest(_ input: Operations.HeadAdminChangeRequest.Input) async throws -> Operations.HeadAdminChangeRequest.Output
+    /// Set an approved change request to publish at an instant (If-Match).
+    ///
+    /// `at` is an RFC 3339 date-time after now and at most a year ahead (`422` naming `/at`
+    /// otherwise); it is shown back in UTC. The request must have the approvals the rules ask
+    /// for (`409 approvals-missing`) and not be rejected. Every replica's scheduler publishes it
+    /// at that instant, exactly once across replicas; one due while no process ran is published
+    /// at the next start and records how late it was (`publication.lateMilliseconds`). A due
+    /// request that can no longer be published (approvals, conflicts) loses its schedule, with
+    /// the reason in its audit trail. An edit drops the schedule; so does `DELETE`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)`.
+    func scheduleAdminChangeRequest(_ input: Operations.ScheduleAdminChangeRequest.Input) async throws -> Operations.ScheduleAdminChangeRequest.Output
+    /// Cancel a change request's schedule (If-Match).
+    ///
+    /// `409 not-scheduled` when it has none; `409 change-request-closed` once it was published
+    /// or withdrawn.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)`.
+    func unscheduleAdminChangeRequest(_ input: Operations.UnscheduleAdminChangeRequest.Input) async throws -> Operations.UnscheduleAdminChangeRequest.Output
+    /// Comment on a change request (an editor token).
+    ///
+    /// Adds a comment at the request's current version, in any state (notes after a publication are
+    /// welcome). `If-Match` is optional: given, it must be the current revision.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/comments`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)`.
+    func commentAdminChangeRequest(_ input: Operations.CommentAdminChangeRequest.Input) async throws -> Operations.CommentAdminChangeRequest.Output
+    /// Approve a version of a change request (a reviewer token, never the author's).
+    ///
+    /// `version` is the version the reviewer read: an edit since answers `409 stale-version` naming
+    /// `/version`. A token that opened, edited or rebased the request is refused (`403 own-
+    /// change`); an editor or viewer token `403 forbidden`. Approvals count only for the version
+    /// they were given at.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/approve`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)`.
+    func approveAdminChangeRequest(_ input: Operations.ApproveAdminChangeRequest.Input) async throws -> Operations.ApproveAdminChangeRequest.Output
+    /// Reject a version of a change request (a reviewer token, never the author's).
+    ///
+    /// As `…/approve`; the request is `rejected` (and loses its schedule) until an edit reopens it.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/reject`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)`.
+    func rejectAdminChangeRequest(_ input: Operations.RejectAdminChangeRequest.Input) async throws -> Operations.RejectAdminChangeRequest.Output
+    /// Base every change on what is live now, after looking at the conflicts (If-Match).
+    ///
+    /// Sets each change's `baseRevision` to its document's live revision: the editor read the
+    /// conflicts and keeps the request's documents as they are. It is an edit: a new version,
+    /// approvals reset, and the editor becomes a contributor (who may not approve it). No body is
+    /// read.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/rebase`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)`.
+    func rebaseAdminChangeRequest(_ input: Operations.RebaseAdminChangeRequest.Input) async throws -> Operations.RebaseAdminChangeRequest.Output
+    /// Withdraw a change request (its author, or an admin; If-Match).
+    ///
+    /// Closes the request for good: it no longer changes, and nothing of it is published. Another
+    /// editor's token answers `403 not-author`. No body is read.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/withdraw`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)`.
+    func withdrawAdminChangeRequest(_ input: Operations.WithdrawAdminChangeRequest.Input) async throws -> Operations.WithdrawAdminChangeRequest.Output
+    /// Publish an approved change request: every change at once, or none (If-Match).
+    ///
+    /// One transaction: the request's approvals are checked against the rules in force (`409
+    /// approvals-missing`), each change's base revision against live (`409 change-request-conflict`
+    /// with `conflicts`: the targets and fields that moved; nothing is written), then every change
+    /// is written through the rules of a direct write and the request marked published; this server
+    /// serves all of its documents from one swap, other replicas from one catch-up. `{"emergency":
+    /// true}` publishes a rollback request without its approvals when the rules allow emergency
+    /// rollbacks (audited as such). The body is optional.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/publish`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)`.
+    func publishAdminChangeRequest(_ input: Operations.PublishAdminChangeRequest.Input) async throws -> Operations.PublishAdminChangeRequest.Output
+    /// Open the request that undoes a published change request.
+    ///
+    /// A new change request (`rollbackOf`) whose changes put back each document the publication
+    /// changed as it was before (a template it created is deleted), based on the revisions it
+    /// wrote: a change published since shows as a conflict. It is reviewed like any other, unless
+    /// the rules allow emergency rollbacks. `409 nothing-to-roll-back` when the request was not
+    /// published or was rolled back already. The body is optional and must be empty or `{}`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/rollback`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)`.
+    func rollbackAdminChangeRequest(_ input: Operations.RollbackAdminChangeRequest.Input) async throws -> Operations.RollbackAdminChangeRequest.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -2013,7 +2199,9 @@ extension APIProtocol {
     /// The revisions of every template and app policy, newest first, without their documents;
     /// each filter given narrows them (what: `templateId`, `appPolicy`, `kind`, `field`; who:
     /// `actor`; when: `from`, `to`; `action`). An unknown `templateId` gives an empty page, not
-    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`.
+    /// `404`. A policy's revisions carry `appPolicy` (its platform) instead of `templateId`, a
+    /// change request's actions `changeRequest` (its number), a change of the review rules
+    /// `reviewRules`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/audit`.
@@ -2424,6 +2612,336 @@ extension APIProtocol {
         try await headAnalyticsEvents(Operations.HeadAnalyticsEvents.Input(
             query: query,
             headers: headers
+        ))
+    }
+    /// The review rules, their revision and who set them.
+    ///
+    /// How many approvals a change request needs: `requiredApprovals` for app policies,
+    /// experiments and templates whose category has no rule, `categories` per template
+    /// category, and whether an editor may publish a rollback request without its approvals
+    /// (`allowEmergencyRollback`). Never set, they ask for nothing (revision 0, `ETag: "r0"`):
+    /// direct writes work as before. Every token reads them; `If-None-Match` listing the
+    /// current ETag answers `304`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/get(getAdminReviewRules)`.
+    internal func getAdminReviewRules(headers: Operations.GetAdminReviewRules.Input.Headers = .init()) async throws -> Operations.GetAdminReviewRules.Output {
+        try await getAdminReviewRules(Operations.GetAdminReviewRules.Input(headers: headers))
+    }
+    /// Set the review rules (an admin token, If-Match).
+    ///
+    /// Replaces the rules (`If-Match` with the `ETag` read, `"r0"` while they were never set;
+    /// `428` without it, `412` when stale). Every broken rule is a `422` entry with its pointer
+    /// (a count outside 0–10, an unknown category or member). The change is a revision in the
+    /// audit trail. While the rule of a document asks for approvals, a direct write of it
+    /// answers `409 review-required`: it goes through a change request.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/put(putAdminReviewRules)`.
+    internal func putAdminReviewRules(
+        headers: Operations.PutAdminReviewRules.Input.Headers,
+        body: Operations.PutAdminReviewRules.Input.Body
+    ) async throws -> Operations.PutAdminReviewRules.Output {
+        try await putAdminReviewRules(Operations.PutAdminReviewRules.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/review-rules`.
+    /// - Remark: Generated from `#/paths//v1/admin/review-rules/head(headAdminReviewRules)`.
+    internal func headAdminReviewRules(headers: Operations.HeadAdminReviewRules.Input.Headers = .init()) async throws -> Operations.HeadAdminReviewRules.Output {
+        try await headAdminReviewRules(Operations.HeadAdminReviewRules.Input(headers: headers))
+    }
+    /// Change requests, newest first, filtered by state, author, target, schedule.
+    ///
+    /// One line per request (its stored `state`: an approved request is `open` here; `GET` of
+    /// the request says `approved`). `state` takes a comma-separated list of `open`,
+    /// `rejected`, `withdrawn`, `published`; `target` a document as `template:<id>`,
+    /// `appPolicy:<platform>` or `experiment:<id>`; `author` a token's name, exactly.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/get(listAdminChangeRequests)`.
+    internal func listAdminChangeRequests(
+        query: Operations.ListAdminChangeRequests.Input.Query = .init(),
+        headers: Operations.ListAdminChangeRequests.Input.Headers = .init()
+    ) async throws -> Operations.ListAdminChangeRequests.Output {
+        try await listAdminChangeRequests(Operations.ListAdminChangeRequests.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Propose edits of templates, their strings, app policies and experiments (an editor token).
+    ///
+    /// Opens a request (version 1) of one to 200 changes, each validated as a direct write of
+    /// its document would be (`422` with pointers into this body: `/changes/1/document/strings/fr/title`).
+    /// A change without `baseRevision` is based on its document's live revision now; a strings
+    /// change or a deletion needs a live template. Nothing of it is served to apps until it is
+    /// published.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/post(createAdminChangeRequest)`.
+    internal func createAdminChangeRequest(
+        headers: Operations.CreateAdminChangeRequest.Input.Headers = .init(),
+        body: Operations.CreateAdminChangeRequest.Input.Body
+    ) async throws -> Operations.CreateAdminChangeRequest.Output {
+        try await createAdminChangeRequest(Operations.CreateAdminChangeRequest.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/change-requests`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/head(headAdminChangeRequests)`.
+    internal func headAdminChangeRequests(
+        query: Operations.HeadAdminChangeRequests.Input.Query = .init(),
+        headers: Operations.HeadAdminChangeRequests.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminChangeRequests.Output {
+        try await headAdminChangeRequests(Operations.HeadAdminChangeRequests.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// One change request with its diff against live, reviews, approvals and conflicts.
+    ///
+    /// Each change with the fields it changes against what is live now (`fields`, with both
+    /// values), where the request stands (`state`: `approved` once an open request has the
+    /// approvals its current version needs; `approvals`), its comments, approvals and
+    /// rejections (`reviews`), and the changes whose document moved on live since they were
+    /// made (`conflicts`: publishing would answer `409`). `ETag` is the request's revision.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/get(getAdminChangeRequest)`.
+    internal func getAdminChangeRequest(
+        path: Operations.GetAdminChangeRequest.Input.Path,
+        headers: Operations.GetAdminChangeRequest.Input.Headers = .init()
+    ) async throws -> Operations.GetAdminChangeRequest.Output {
+        try await getAdminChangeRequest(Operations.GetAdminChangeRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Edit a request's title, description or changes (If-Match); approvals reset.
+    ///
+    /// Members given replace the request's (`changes` replaces the whole list, validated as on
+    /// creation). An edit that changes something makes a new version: approvals of earlier
+    /// versions no longer count, a rejected request is open again, a schedule is dropped, and
+    /// the editor may not approve it. A published or withdrawn request no longer changes
+    /// (`409 change-request-closed`).
+    ///
+    ///
+    /// - Remark: HTTP `PATCH /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/patch(editAdminChangeRequest)`.
+    internal func editAdminChangeRequest(
+        path: Operations.EditAdminChangeRequest.Input.Path,
+        headers: Operations.EditAdminChangeRequest.Input.Headers,
+        body: Operations.EditAdminChangeRequest.Input.Body
+    ) async throws -> Operations.EditAdminChangeRequest.Output {
+        try await editAdminChangeRequest(Operations.EditAdminChangeRequest.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/change-requests/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/head(headAdminChangeRequest)`.
+    internal func headAdminChangeRequest(
+        path: Operations.HeadAdminChangeRequest.Input.Path,
+        headers: Operations.HeadAdminChangeRequest.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminChangeRequest.Output {
+        try await headAdminChangeRequest(Operations.HeadAdminChangeRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Set an approved change request to publish at an instant (If-Match).
+    ///
+    /// `at` is an RFC 3339 date-time after now and at most a year ahead (`422` naming `/at`
+    /// otherwise); it is shown back in UTC. The request must have the approvals the rules ask
+    /// for (`409 approvals-missing`) and not be rejected. Every replica's scheduler publishes it
+    /// at that instant, exactly once across replicas; one due while no process ran is published
+    /// at the next start and records how late it was (`publication.lateMilliseconds`). A due
+    /// request that can no longer be published (approvals, conflicts) loses its schedule, with
+    /// the reason in its audit trail. An edit drops the schedule; so does `DELETE`.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/put(scheduleAdminChangeRequest)`.
+    internal func scheduleAdminChangeRequest(
+        path: Operations.ScheduleAdminChangeRequest.Input.Path,
+        headers: Operations.ScheduleAdminChangeRequest.Input.Headers,
+        body: Operations.ScheduleAdminChangeRequest.Input.Body
+    ) async throws -> Operations.ScheduleAdminChangeRequest.Output {
+        try await scheduleAdminChangeRequest(Operations.ScheduleAdminChangeRequest.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Cancel a change request's schedule (If-Match).
+    ///
+    /// `409 not-scheduled` when it has none; `409 change-request-closed` once it was published
+    /// or withdrawn.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/schedule`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/schedule/delete(unscheduleAdminChangeRequest)`.
+    internal func unscheduleAdminChangeRequest(
+        path: Operations.UnscheduleAdminChangeRequest.Input.Path,
+        headers: Operations.UnscheduleAdminChangeRequest.Input.Headers
+    ) async throws -> Operations.UnscheduleAdminChangeRequest.Output {
+        try await unscheduleAdminChangeRequest(Operations.UnscheduleAdminChangeRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Comment on a change request (an editor token).
+    ///
+    /// Adds a comment at the request's current version, in any state (notes after a publication are
+    /// welcome). `If-Match` is optional: given, it must be the current revision.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/comments`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/comments/post(commentAdminChangeRequest)`.
+    internal func commentAdminChangeRequest(
+        path: Operations.CommentAdminChangeRequest.Input.Path,
+        headers: Operations.CommentAdminChangeRequest.Input.Headers = .init(),
+        body: Operations.CommentAdminChangeRequest.Input.Body
+    ) async throws -> Operations.CommentAdminChangeRequest.Output {
+        try await commentAdminChangeRequest(Operations.CommentAdminChangeRequest.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Approve a version of a change request (a reviewer token, never the author's).
+    ///
+    /// `version` is the version the reviewer read: an edit since answers `409 stale-version` naming
+    /// `/version`. A token that opened, edited or rebased the request is refused (`403 own-
+    /// change`); an editor or viewer token `403 forbidden`. Approvals count only for the version
+    /// they were given at.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/approve`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/approve/post(approveAdminChangeRequest)`.
+    internal func approveAdminChangeRequest(
+        path: Operations.ApproveAdminChangeRequest.Input.Path,
+        headers: Operations.ApproveAdminChangeRequest.Input.Headers = .init(),
+        body: Operations.ApproveAdminChangeRequest.Input.Body
+    ) async throws -> Operations.ApproveAdminChangeRequest.Output {
+        try await approveAdminChangeRequest(Operations.ApproveAdminChangeRequest.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Reject a version of a change request (a reviewer token, never the author's).
+    ///
+    /// As `…/approve`; the request is `rejected` (and loses its schedule) until an edit reopens it.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/reject`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/reject/post(rejectAdminChangeRequest)`.
+    internal func rejectAdminChangeRequest(
+        path: Operations.RejectAdminChangeRequest.Input.Path,
+        headers: Operations.RejectAdminChangeRequest.Input.Headers = .init(),
+        body: Operations.RejectAdminChangeRequest.Input.Body
+    ) async throws -> Operations.RejectAdminChangeRequest.Output {
+        try await rejectAdminChangeRequest(Operations.RejectAdminChangeRequest.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Base every change on what is live now, after looking at the conflicts (If-Match).
+    ///
+    /// Sets each change's `baseRevision` to its document's live revision: the editor read the
+    /// conflicts and keeps the request's documents as they are. It is an edit: a new version,
+    /// approvals reset, and the editor becomes a contributor (who may not approve it). No body is
+    /// read.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/rebase`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rebase/post(rebaseAdminChangeRequest)`.
+    internal func rebaseAdminChangeRequest(
+        path: Operations.RebaseAdminChangeRequest.Input.Path,
+        headers: Operations.RebaseAdminChangeRequest.Input.Headers
+    ) async throws -> Operations.RebaseAdminChangeRequest.Output {
+        try await rebaseAdminChangeRequest(Operations.RebaseAdminChangeRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Withdraw a change request (its author, or an admin; If-Match).
+    ///
+    /// Closes the request for good: it no longer changes, and nothing of it is published. Another
+    /// editor's token answers `403 not-author`. No body is read.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/withdraw`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)`.
+    internal func withdrawAdminChangeRequest(
+        path: Operations.WithdrawAdminChangeRequest.Input.Path,
+        headers: Operations.WithdrawAdminChangeRequest.Input.Headers
+    ) async throws -> Operations.WithdrawAdminChangeRequest.Output {
+        try await withdrawAdminChangeRequest(Operations.WithdrawAdminChangeRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Publish an approved change request: every change at once, or none (If-Match).
+    ///
+    /// One transaction: the request's approvals are checked against the rules in force (`409
+    /// approvals-missing`), each change's base revision against live (`409 change-request-conflict`
+    /// with `conflicts`: the targets and fields that moved; nothing is written), then every change
+    /// is written through the rules of a direct write and the request marked published; this server
+    /// serves all of its documents from one swap, other replicas from one catch-up. `{"emergency":
+    /// true}` publishes a rollback request without its approvals when the rules allow emergency
+    /// rollbacks (audited as such). The body is optional.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/publish`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/publish/post(publishAdminChangeRequest)`.
+    internal func publishAdminChangeRequest(
+        path: Operations.PublishAdminChangeRequest.Input.Path,
+        headers: Operations.PublishAdminChangeRequest.Input.Headers,
+        body: Operations.PublishAdminChangeRequest.Input.Body? = nil
+    ) async throws -> Operations.PublishAdminChangeRequest.Output {
+        try await publishAdminChangeRequest(Operations.PublishAdminChangeRequest.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Open the request that undoes a published change request.
+    ///
+    /// A new change request (`rollbackOf`) whose changes put back each document the publication
+    /// changed as it was before (a template it created is deleted), based on the revisions it
+    /// wrote: a change published since shows as a conflict. It is reviewed like any other, unless
+    /// the rules allow emergency rollbacks. `409 nothing-to-roll-back` when the request was not
+    /// published or was rolled back already. The body is optional and must be empty or `{}`.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/rollback`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/rollback/post(rollbackAdminChangeRequest)`.
+    internal func rollbackAdminChangeRequest(
+        path: Operations.RollbackAdminChangeRequest.Input.Path,
+        headers: Operations.RollbackAdminChangeRequest.Input.Headers = .init(),
+        body: Operations.RollbackAdminChangeRequest.Input.Body? = nil
+    ) async throws -> Operations.RollbackAdminChangeRequest.Output {
+        try await rollbackAdminChangeRequest(Operations.RollbackAdminChangeRequest.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
 }

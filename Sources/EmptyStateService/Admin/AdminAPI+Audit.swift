@@ -93,7 +93,12 @@ extension AdminAPI {
             if let action = RevisionRecord.Action(rawValue: text) {
                 filter.action = action
             } else {
-                errors.append(.init(.parameter("action"), "one of import, create, replace, strings, delete, rollback"))
+                errors.append(
+                    .init(
+                        .parameter("action"),
+                        "one of " + RevisionRecord.Action.allCases.map(\.rawValue).joined(separator: ", ")
+                    )
+                )
             }
         }
         var bounds: [String: Int64] = [:]
@@ -128,9 +133,18 @@ extension AdminAPI {
     /// `-`, `@`, tab, CR) starts with `'`: an actor's name is whatever a token was called.
     static func csvLine(_ record: RevisionRecord) -> String {
         let platform = StoredDocuments.appPolicyPlatform(documentID: record.templateID)
+        let request = ChangeRequest.id(documentID: record.templateID)
+        let kind =
+            switch DocumentKind(documentID: record.templateID) {
+            case .appPolicy: "appPolicy"
+            case .changeRequest: "changeRequest"
+            case .reviewRules: "reviewRules"
+            case .experiment, .template: "template"
+            }
         let cells = [
-            record.createdAt, record.createdBy, platform == nil ? "template" : "appPolicy",
-            platform?.rawValue ?? record.templateID, String(record.revision), record.action.rawValue,
+            record.createdAt, record.createdBy, kind,
+            platform?.rawValue ?? request.map(String.init) ?? record.templateID, String(record.revision),
+            record.action.rawValue,
             record.changedFields.joined(separator: " "),
         ]
         return cells.map(csvCell).joined(separator: ",") + "\r\n"

@@ -32,6 +32,9 @@ struct AdminAPI: Sendable {
     /// What experiment results count (exposures and rollups); `nil` where the service runs
     /// without analytics (some tests): results then answer 503.
     var events: (any EventStoring)? = nil
+    /// Told when a change request is scheduled, so that it is armed before its next look; `nil`
+    /// in tests that run without one.
+    var scheduler: ChangeRequestScheduler? = nil
 
     func register(on router: inout Router) {
         registerTemplates(on: &router)
@@ -49,6 +52,9 @@ struct AdminAPI: Sendable {
         registerCatalogue(on: &router)
         registerPreview(on: &router)
         registerDecisions(on: &router)
+        registerChangeRequests(on: &router)
+        registerChangeRequestSchedule(on: &router)
+        registerReviewRules(on: &router)
     }
 
     /// A route handler for `handler`: the caller's token must allow `role` (401/403 otherwise),

@@ -6,11 +6,31 @@ import Synchronization
 
 /// A bearer token of the admin API and what it may do.
 package struct AdminToken: Sendable, Equatable {
-    package enum Role: String, Sendable, CaseIterable {
+    /// What a token may do. Each role may do everything the roles before it may.
+    package enum Role: String, Sendable, CaseIterable, Comparable {
         /// Reads only.
         case viewer
-        /// Reads and writes.
+        /// Reads and writes: templates, policies, experiments, change requests.
         case editor
+        /// An editor who also approves and rejects change requests (never their own).
+        case reviewer
+        /// A reviewer who also sets the review rules (the token a first start generates).
+        case admin
+
+        /// The role's rank: a token may do what any role of a lower rank may.
+        private var rank: Int { Self.allCases.firstIndex(of: self)! }
+
+        package static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
+
+        /// What the role is for, in an error that says it is too weak.
+        var purpose: String {
+            switch self {
+            case .viewer: "reading"
+            case .editor: "making changes"
+            case .reviewer: "approving and rejecting change requests"
+            case .admin: "setting the review rules"
+            }
+        }
     }
 
     /// Who the token belongs to: recorded as the author of every change made with it.
@@ -98,7 +118,7 @@ package struct AdminToken: Sendable, Equatable {
             guard let token = AdminToken(specification: line) else {
                 throw FileError(
                     description:
-                        "the admin tokens file \(path), line \(index + 1): not a token (name:role:secret, role editor or viewer, a secret of at least 16 characters, no control characters)"
+                        "the admin tokens file \(path), line \(index + 1): not a token (name:role:secret, role viewer, editor, reviewer or admin, a secret of at least 16 characters, no control characters)"
                 )
             }
             tokens.append(token)
@@ -205,14 +225,16 @@ struct AdminAuthorization: Sendable {
         } else {
             return .failure(Refusal(Self.challenge(request)))
         }
-        if needed == .editor, caller.role != .editor {
+        if caller.role < needed {
+            let article = needed == .admin ? "an" : "a"
             return .failure(
                 Refusal(
                     ProblemDetails(
                         status: 403,
                         slug: "forbidden",
                         title: "Forbidden",
-                        detail: "This token has the \(caller.role.rawValue) role; changes need an editor token."
+                        detail:
+                            "This token has the \(caller.role.rawValue) role; \(needed.purpose) needs \(article) \(needed.rawValue) token (or a stronger one)."
                     ).response(requestID: request.id)
                 )
             )
@@ -303,8 +325,9 @@ struct AdminAuthorization: Sendable {
         return difference == 0
     }
 
-    /// The configured tokens or, when there are none, the editor token kept in `admin-token` in
-    /// the data directory (generated on first start, readable by the owner only). The token
+    /// The configured tokens or, when there are none, the admin token kept in `admin-token` in
+    /// the data directory (generated on first start, readable by the owner only: the operator's,
+    /// so it has every role). The token
     /// itself is never logged: only where to find it.
     ///
     /// With a shared store (PostgreSQL) and no configured token, the tokens are the store's (see
@@ -341,18 +364,18 @@ struct AdminAuthorization: Sendable {
                     metadata: ["admin.token_file": "\(path)"]
                 )
             }
-            logger.notice("admin editor token read from file", metadata: ["admin.token_file": "\(path)"])
-            return (AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)]), nil)
+            logger.notice("admin token read from file", metadata: ["admin.token_file": "\(path)"])
+            return (AdminAuthorization(tokens: [AdminToken(name: "admin", role: .admin, secret: secret)]), nil)
         }
         // Valid from the first request on; written to `path` once the server listens.
         let secret = Self.generateSecret()
         return (
-            AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)]),
+            AdminAuthorization(tokens: [AdminToken(name: "admin", role: .admin, secret: secret)]),
             FirstAdminToken(secret: secret, path: path, shared: nil, tokens: nil)
         )
     }
 
-    /// The tokens kept in PostgreSQL. When it holds none, the first (an editor token named
+    /// The tokens kept in PostgreSQL. When it holds none, the first (an admin token named
     /// `admin`) is to be created once the server listens (`FirstAdminToken`): exactly one of
     /// several replicas starting together succeeds, and it alone writes the secret to
     /// `admin-token` in its data directory (mode 0600). The database keeps only the secret's
@@ -434,7 +457,7 @@ struct FirstAdminToken: Sendable {
         guard let shared, let tokens else {
             try AdminAuthorization.writeSecretFile(path, secret)
             logger.notice(
-                "generated an admin editor token (no --admin-token configured)",
+                "generated an admin token (no --admin-token configured)",
                 metadata: ["admin.token_file": "\(path)"]
             )
             return
@@ -444,7 +467,7 @@ struct FirstAdminToken: Sendable {
                 unlink(path)  // a token of an earlier database in this directory is not valid here
                 try AdminAuthorization.writeSecretFile(path, secret)
                 logger.notice(
-                    "generated the first admin editor token, valid on every replica (no --admin-token configured)",
+                    "generated the first admin token, valid on every replica (no --admin-token configured)",
                     metadata: ["admin.token_file": "\(path)"]
                 )
             }

@@ -1,5 +1,6 @@
 import EmptyStateStore
 import HTTPServer
+import JSONCoding
 import Logging
 
 /// Every error of the admin and analytics APIs as its `application/problem+json` response, in
@@ -8,13 +9,15 @@ import Logging
 enum AdminProblems {
     /// What a request's document is: store errors name it.
     enum Subject: Sendable {
-        case template, appPolicy, experiment
+        case template, appPolicy, experiment, changeRequest, reviewRules
 
         var noun: String {
             switch self {
             case .template: "template"
             case .appPolicy: "app policy"
             case .experiment: "experiment"
+            case .changeRequest: "change request"
+            case .reviewRules: "review rules"
             }
         }
     }
@@ -46,6 +49,8 @@ enum AdminProblems {
             return problem.response(requestID: request.id)
         case let error as StoreError:
             return response(for: error, request: request, subject: subject, logger: logger)
+        case let error as ChangeRequestError:
+            return problem(for: error).response(requestID: request.id)
         default:
             logger.error("admin request failed", metadata: ["request.id": "\(request.id)", "error": "\(error)"])
             return ProblemDetails(
@@ -75,6 +80,8 @@ enum AdminProblems {
                 detail: "There is no app policy for \"\(platform)\"; PUT one with If-None-Match: * to create it.",
                 errors: [.init(.parameter("platform"), "no policy yet")]
             ).response(requestID: request.id)
+        case .notFound(let id) where subject == .changeRequest:
+            return unknownChangeRequest(id).response(requestID: request.id)
         case .notFound(let id) where subject == .experiment:
             return ProblemDetails(
                 status: 404,
@@ -174,6 +181,9 @@ enum AdminProblems {
                 detail:
                     "The database did not confirm the change in time: it may or may not have been made. Read the \(subject.noun) again (GET, and compare its ETag, the revision) before sending the change again."
             ).response(requestID: request.id)
+        case .reviewRequired(let document, let rule, let approvals):
+            return reviewRequired(document: document, rule: rule, approvals: approvals)
+                .response(requestID: request.id)
         case .database(let message):
             logger.error("store failure", metadata: ["request.id": "\(request.id)", "error": "\(message)"])
             return ProblemDetails(
@@ -186,6 +196,23 @@ enum AdminProblems {
     }
 
     // MARK: - Problems the handlers throw
+
+    /// 409 `review-required`: the review rules hold back direct writes of this document. Not
+    /// 403: the caller's role is not the reason, no token may write it directly; the rules in
+    /// force are (and an admin may change them), and a change request is the way through.
+    static func reviewRequired(document: String, rule: String, approvals: Int) -> ProblemDetails {
+        ProblemDetails(
+            status: 409,
+            slug: "review-required",
+            title: "Review Required",
+            detail:
+                "Changes to \"\(document)\" need \(approvals) approval\(approvals == 1 ? "" : "s") (review rules, \(rule)): propose the change in a change request (POST /v1/admin/change-requests) instead of writing it directly.",
+            extensions: [
+                ("rule", .string(rule)), ("requiredApprovals", .number(Double(approvals))),
+                ("changeRequests", .string("/v1/admin/change-requests")),
+            ]
+        )
+    }
 
     /// 400: the body is JSON but not an object.
     static let notAnObject = ProblemDetails(

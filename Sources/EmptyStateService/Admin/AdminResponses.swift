@@ -83,6 +83,8 @@ enum AdminResponses {
                 case .template: "template"
                 case .appPolicy: "policy"
                 case .experiment: "experiment"
+                case .changeRequest: "changeRequest"
+                case .reviewRules: "reviewRules"
                 }
             try container.encode(document, forKey: AnyKey(key))
         }
@@ -130,6 +132,11 @@ enum AdminResponses {
             let platform = StoredDocuments.appPolicyPlatform(documentID: record.templateID)
             if let platform {
                 try container.encode(platform.rawValue, forKey: AnyKey("appPolicy"))
+            } else if let request = ChangeRequest.id(documentID: record.templateID) {
+                // A change request's trail: no document (GET …/change-requests/{id} has it).
+                try container.encode(request, forKey: AnyKey("changeRequest"))
+            } else if record.templateID == StoredDocuments.reviewRulesID {
+                try container.encode(true, forKey: AnyKey("reviewRules"))
             } else {
                 try container.encode(record.templateID, forKey: AnyKey("templateId"))
             }
@@ -139,7 +146,10 @@ enum AdminResponses {
             try container.encode(record.createdBy, forKey: AnyKey("createdBy"))
             try container.encode(record.changedFields, forKey: AnyKey("changedFields"))
             if let note = record.note { try container.encode(note, forKey: AnyKey("note")) }
-            if let document = record.document {
+            if let document = record.document,
+                DocumentKind(documentID: record.templateID) == .template
+                    || platform != nil
+            {
                 try container.encode(document, forKey: AnyKey(platform == nil ? "template" : "policy"))
             }
         }

@@ -75,6 +75,17 @@ extension EmptyStateApplication {
                 work: folder.fold
             )
         )
+        services.append(
+            PeriodicWork(
+                name: "change-request-scheduler",
+                step: next(),
+                sequence: sequence,
+                firstAfter: .milliseconds(100),
+                every: ChangeRequestScheduler.interval,
+                leeway: .milliseconds(50),
+                work: scheduler.look
+            )
+        )
         if let policyWatcher {
             services.append(
                 PeriodicWork(

@@ -38,6 +38,8 @@ package final class EmptyStateApplication: Sendable {
     let retention: RetentionPruner
     /// SQLite: publishes app policies other processes sharing the store file wrote.
     let policyWatcher: PolicyWatcher?
+    /// Publishes scheduled change requests (every process runs one; the store's claim makes it once).
+    let scheduler: ChangeRequestScheduler
     /// `--admin-tokens-file`, read again while the server runs; `nil` without one.
     let adminTokensFile: AdminTokensFile?
     /// Counts the events an earlier release stored into the rollups.
@@ -184,6 +186,8 @@ package final class EmptyStateApplication: Sendable {
             openAPI: openAPI
         ).register(on: &router)
         let translations = TranslationCatalogue(state: state, store: store)
+        let scheduler = ChangeRequestScheduler(state: state, store: store, logger: logger)
+        self.scheduler = scheduler
         AdminAPI(
             store: store,
             state: state,
@@ -193,7 +197,8 @@ package final class EmptyStateApplication: Sendable {
             eventRetentionDays: configuration.eventRetentionDays,
             translations: translations,
             importLimits: TranslationImportLimits(maximumBytes: configuration.maxImportSize),
-            events: events
+            events: events,
+            scheduler: scheduler
         ).register(on: &router)
         ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         let staleCounts = StaleStringCounts(catalogue: translations)

@@ -31,7 +31,7 @@ package struct ServiceConfiguration: Sendable {
     /// from this origin, and its session cookie is `Secure` when it is `https://`. `nil`: plain
     /// HTTP, and the request's own `Host`.
     package var publicOrigin: PublicOrigin?
-    /// Bearer tokens of the admin API. Empty: an editor token is generated into the data directory.
+    /// Bearer tokens of the admin API. Empty: an admin token is generated into the data directory.
     package var adminTokens: [AdminToken] = []
     /// `--admin-tokens-file`, read again while the server runs (`AdminTokensFile`): its path, and
     /// how many of `adminTokens` (the last ones) it held at start.

@@ -29,8 +29,15 @@ final class CatalogueFollower: Sendable {
     /// The feed number of the last change applied (for `/readyz` and tests).
     var lastApplied: Int64 { applied.withLock { $0 } }
 
-    /// Applies every change after the last one applied, in feed order; stops at the first that
-    /// cannot be loaded (the next call starts from there).
+    /// Applies every change after the last one applied, in feed order, in **one** snapshot swap:
+    /// the feed rows of a committed transaction are visible together, so every document of a
+    /// transaction (a change request's publication) is served from the same swap, never half of
+    /// it. Stops loading at the first document that cannot be loaded: what was loaded before it
+    /// is published, and the next call starts from there.
+    ///
+    /// The documents are loaded after the feed is read, each as it is now: a transaction that
+    /// commits in between may show some of its documents one catch-up early; its own
+    /// notification brings the rest at once.
     func catchUp() {
         let after = lastApplied
         let changes: [(seq: Int64, documentID: String)]
@@ -40,65 +47,72 @@ final class CatalogueFollower: Sendable {
             logger.warning("reading the catalogue change feed failed", metadata: ["error": "\(error)"])
             return
         }
+        var batch = CatalogueState.Batch()
+        var loaded: Int64?
         for change in changes {
             do {
-                try apply(documentID: change.documentID)
-                applied.withLock { $0 = max($0, change.seq) }
+                try load(documentID: change.documentID, into: &batch)
+                loaded = max(loaded ?? change.seq, change.seq)
             } catch {
                 logger.warning(
                     "publishing a change from another replica failed; will retry",
                     metadata: ["document.id": "\(change.documentID)", "error": "\(error)"]
                 )
-                return
+                break
             }
+        }
+        guard let loaded else { return }
+        do {
+            let published = try state.publish(batch, store: store)
+            applied.withLock { $0 = max($0, loaded) }
+            if published > 0 {
+                logger.info(
+                    "catalogue changes published from another replica",
+                    metadata: [
+                        "catalogue.documents": "\(published)",
+                        "template.ids": "\(batch.changes.map(\.id).joined(separator: ","))",
+                        "app_policy.platforms":
+                            "\(batch.policies.map(\.policy.platform.rawValue).joined(separator: ","))",
+                        "experiment.ids": "\(batch.experiments.map(\.experiment.id).joined(separator: ","))",
+                    ]
+                )
+            }
+        } catch {
+            logger.warning(
+                "publishing changes from another replica failed; will retry",
+                metadata: ["error": "\(error)"]
+            )
         }
     }
 
-    private func apply(documentID id: String) throws {
-        if let name = StoredDocuments.experimentName(documentID: id) {
-            let stored: StoredExperiment
+    /// Adds document `id` as it is now to `batch`; change requests and the review rules are not
+    /// served to clients and are skipped.
+    private func load(documentID id: String, into batch: inout CatalogueState.Batch) throws {
+        switch DocumentKind(documentID: id) {
+        case .changeRequest, .reviewRules:
+            return
+        case .experiment:
+            guard let name = StoredDocuments.experimentName(documentID: id) else { return }
             do {
-                stored = try store.experiment(id: name)
+                batch.experiments.append(try store.experiment(id: name))
             } catch .notFound {
                 return
             }
-            guard state.publish(experiment: stored) else { return }
-            logger.info(
-                "experiment published from another replica",
-                metadata: [
-                    "experiment.id": "\(name)", "experiment.revision": "\(stored.revision)",
-                    "experiment.status": "\(stored.experiment.status.rawValue)",
-                ]
-            )
-            return
-        }
-        if let platform = StoredDocuments.appPolicyPlatform(documentID: id) {
+        case .appPolicy:
+            guard let platform = StoredDocuments.appPolicyPlatform(documentID: id) else { return }
             do {
-                let stored = try store.policy(platform: platform)
-                guard state.publish(policy: stored) else { return }
-                logger.info(
-                    "app policy published from another replica",
-                    metadata: [
-                        "app_policy.platform": "\(platform.rawValue)", "app_policy.revision": "\(stored.revision)",
-                    ]
-                )
+                batch.policies.append(try store.policy(platform: platform))
             } catch .notFound {
                 return
             }
-            return
+        case .template:
+            do {
+                batch.changes.append(.upsert(try store.template(id: id)))
+            } catch .deleted(_, let revision) {
+                batch.changes.append(.remove(id: id, revision: revision))
+            } catch .notFound {
+                return
+            }
         }
-        let change: CatalogueState.Change
-        do {
-            change = .upsert(try store.template(id: id))
-        } catch .deleted(_, let revision) {
-            change = .remove(id: id, revision: revision)
-        } catch .notFound {
-            return
-        }
-        guard try state.publish(change, store: store) else { return }
-        logger.info(
-            "catalogue change published from another replica",
-            metadata: ["template.id": "\(id)", "template.revision": "\(change.revision)"]
-        )
     }
 }

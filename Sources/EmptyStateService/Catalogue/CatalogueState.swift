@@ -72,6 +72,73 @@ package final class CatalogueState: Sendable {
         }
     }
 
+    /// The documents one committed transaction changed, to be served together.
+    package struct Batch: Sendable {
+        package var changes: [Change] = []
+        package var policies: [StoredAppPolicy] = []
+        package var experiments: [StoredExperiment] = []
+
+        package init(changes: [Change] = [], policies: [StoredAppPolicy] = [], experiments: [StoredExperiment] = []) {
+            self.changes = changes
+            self.policies = policies
+            self.experiments = experiments
+        }
+
+        package var isEmpty: Bool { changes.isEmpty && policies.isEmpty && experiments.isEmpty }
+    }
+
+    /// Applies every document of `batch` (a change request's publication, or what a follower
+    /// read of other replicas' transactions) and swaps the result in **once**: a reader sees all
+    /// of it or none of it. Each document older than what is served is skipped, as by the
+    /// single-document `publish`s; when a template change does not fit the catalogue in memory,
+    /// the catalogue is rebuilt from the store (which holds the whole committed transaction).
+    /// - Returns: the number of documents published (0: what is served is as new).
+    @discardableResult
+    package func publish(_ batch: Batch, store: any TemplateStoring) throws -> Int {
+        try publishing.withLock { _ in
+            var next = snapshot
+            var tags: Set<CatalogueMemoTag> = []
+            var published = 0
+            var rebuild = false
+            for change in batch.changes {
+                if let served = next.revision(of: change.id), served >= change.revision { continue }
+                guard let (applied, changed) = next.applying(change) else {
+                    rebuild = true
+                    break
+                }
+                next = applied
+                tags.formUnion(changed)
+                published += 1
+            }
+            if rebuild {
+                next = try self.rebuild(from: store, reusing: snapshot)
+                published = batch.changes.count + batch.policies.count + batch.experiments.count
+                current.withLock { $0 = next }
+                onSwap(.everything)
+                return published
+            }
+            for policy in batch.policies {
+                if let served = next.appStatus.policy(for: policy.policy.platform), served.revision >= policy.revision {
+                    continue
+                }
+                let (applied, changed) = next.applying(policy: policy)
+                next = applied
+                tags.formUnion(changed)
+                published += 1
+            }
+            for experiment in batch.experiments {
+                guard let (applied, changed) = next.applying(experiment: experiment) else { continue }
+                next = applied
+                tags.formUnion(changed)
+                published += 1
+            }
+            guard published > 0 else { return 0 }
+            current.withLock { $0 = next }
+            onSwap(.tags(tags))
+            return published
+        }
+    }
+
     /// Rebuilds the snapshot from the store's live templates (reusing what did not change) and
     /// swaps it in: at start, and when an in-memory change cannot apply. On failure the served
     /// catalogue stays as it was.

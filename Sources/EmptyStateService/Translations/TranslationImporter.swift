@@ -78,6 +78,10 @@ struct TranslationImporter {
                 conflicts[id] = "\(id) was deleted at revision \(revision) while the file was imported."
             } catch StoreError.notFound {
                 conflicts[id] = "\(id) no longer exists."
+            } catch StoreError.reviewRequired(_, let rule, let approvals) {
+                // The review rules hold back direct writes of it; the other templates go on.
+                conflicts[id] =
+                    "\(id) needs \(approvals) approval\(approvals == 1 ? "" : "s") before it changes (review rules, \(rule)): propose its strings in a change request."
             }
         }
     }

@@ -2,7 +2,8 @@ import EmptyStateCore
 
 /// The rows a catalogue transaction's edits leave, by table, in the order the edits were made:
 /// what `CatalogueTransaction.write(_:)` writes. A backend writes `documents`, then `deletions`,
-/// then `contents`, then `revisions` (the current row exists before the rows that refer to it).
+/// then `contents`, then `revisions` (the current row exists before the rows that refer to it),
+/// then the change requests' lines, their review records and preview tokens.
 /// A document appears at most once in one batch: an edit reads its document's row first, and a
 /// read hands the pending rows over before it runs.
 package struct CatalogueRows: Sendable {
@@ -16,10 +17,19 @@ package struct CatalogueRows: Sendable {
     package var contents: [TemplateContent] = []
     /// Revisions to append, in the order they were made (the audit trail's order).
     package var revisions: [RevisionWrite] = []
+    /// Change requests' lines in `change_request`, inserted or replaced (one per request).
+    package var changeRequests: [ChangeRequestSummary] = []
+    /// Comments, approvals and rejections to append.
+    package var reviews: [ReviewRecord] = []
+    /// Preview tokens inserted, or replaced once revoked (only `revokedAt`/`revokedBy` change).
+    package var previewTokens: [PreviewTokenRecord] = []
 
     package init() {}
 
-    package var isEmpty: Bool { documents.isEmpty && deletions.isEmpty && contents.isEmpty && revisions.isEmpty }
+    package var isEmpty: Bool {
+        documents.isEmpty && deletions.isEmpty && contents.isEmpty && revisions.isEmpty && changeRequests.isEmpty
+            && reviews.isEmpty && previewTokens.isEmpty
+    }
 }
 
 /// A template's strings and aliases as a write leaves them: they replace what the template had.

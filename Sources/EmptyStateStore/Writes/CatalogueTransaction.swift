@@ -30,6 +30,16 @@ package protocol CatalogueTransaction {
     /// Which of `ids` are ids of live templates other than `templateID`.
     func liveTemplateIDs(among ids: [String], except templateID: String) throws(StoreError) -> Set<String>
 
+    /// The review records of change request `id`, in the order they were made.
+    func reviews(of changeRequestID: Int) throws(StoreError) -> [ReviewRecord]
+
+    /// The preview tokens of these change requests, revoked ones included, by id.
+    func previewTokens(of changeRequestIDs: [Int]) throws(StoreError) -> [PreviewTokenRecord]
+
+    /// The next number of `sequence`: one more than the largest in its table (writes are
+    /// serialized, so no other transaction takes it).
+    func nextNumber(_ sequence: CatalogueSequence) throws(StoreError) -> Int
+
     /// Writes `rows`, table by table (see `CatalogueRows` for the order), in as few statements as
     /// the backend's SQL allows.
     func write(_ rows: CatalogueRows) throws(StoreError)
@@ -38,4 +48,20 @@ package protocol CatalogueTransaction {
     /// change feed and one NOTIFY, both taking effect at COMMIT). Called once, last, with every
     /// revision the transaction wrote; a backend without followers does nothing.
     func announce(_ revisions: [RevisionWrite]) throws(StoreError)
+
+    /// Records the events the edits emitted (`CatalogueWrite.emit(_:)`) so that they commit with
+    /// this transaction, or not at all: the webhooks' outbox. Called once, after `announce`,
+    /// with every event in the order emitted, and only when there is one. A backend that keeps
+    /// no outbox does nothing.
+    func record(_ events: [CatalogueEvent]) throws(StoreError)
+}
+
+/// The numbered rows a catalogue transaction allocates (`CatalogueTransaction.nextNumber`).
+package enum CatalogueSequence: Sendable {
+    /// `change_request.id`.
+    case changeRequest
+    /// `change_request_review.seq`.
+    case review
+    /// `preview_token.id`.
+    case previewToken
 }

@@ -38,7 +38,8 @@ const context = {
   session: null,
   /** Whether the session may change anything (an editor). */
   get canEdit() {
-    return this.session?.role === "editor";
+    // Roles are ordered: reviewers and admins may do everything an editor may.
+    return ["editor", "reviewer", "admin"].includes(this.session?.role);
   },
   /** The id of the text that says why a write control is disabled (for aria-describedby). */
   viewerReasonID: "viewer-note",

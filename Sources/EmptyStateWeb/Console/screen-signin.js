@@ -15,7 +15,7 @@ export function mount(main, { message, onSignedIn }, context) {
     required: true,
   });
   const token = field("Admin token", input, {
-    hint: "An editor or viewer token. It is sent once to start a session of at most 12 hours (30 minutes without activity); the console then holds only a cookie that its scripts cannot read.",
+    hint: "An admin API token (viewer, editor, reviewer or admin). It is sent once to start a session of at most 12 hours (30 minutes without activity); the console then holds only a cookie that its scripts cannot read.",
   });
   const button = h("button", { type: "submit", class: "primary" }, "Sign in");
   const form = h(

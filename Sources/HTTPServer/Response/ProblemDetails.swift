@@ -61,13 +61,24 @@ package struct ProblemDetails: Error, Sendable {
     package var title: String
     package var detail: String
     package var errors: [FieldError]
+    /// Members of this problem type beside the standard ones (RFC 9457 §3.2), written after them
+    /// in this order (a conflict's `conflicts`).
+    package var extensions: [(key: String, value: JSONValue)]
 
-    package init(status: Int, slug: String, title: String, detail: String, errors: [FieldError] = []) {
+    package init(
+        status: Int,
+        slug: String,
+        title: String,
+        detail: String,
+        errors: [FieldError] = [],
+        extensions: [(key: String, value: JSONValue)] = []
+    ) {
         self.status = status
         self.slug = slug
         self.title = title
         self.detail = detail
         self.errors = errors
+        self.extensions = extensions
     }
 
     /// 400 `invalid-parameter`: one or more query or path parameters are wrong, each with its reason.
@@ -124,6 +135,10 @@ package struct ProblemDetails: Error, Sendable {
                 writer.endObject()
             }
             writer.endArray()
+        }
+        for (key, value) in extensions {
+            writer.key(key)
+            writer.value(value)
         }
         writer.endObject()
         return HTTPResponse(

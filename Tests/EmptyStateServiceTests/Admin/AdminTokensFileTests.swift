@@ -44,7 +44,7 @@ struct AdminTokensFileTests {
     @Test func aBadLineIsNamedByNumberWithoutItsSecret() throws {
         let secret = "0123456789abcdef-very-secret"
         for line in [
-            "alice:admin:\(secret)", "alice:editor:short", ":editor:\(secret)", "no colons \(secret)",
+            "alice:owner:\(secret)", "alice:editor:short", ":editor:\(secret)", "no colons \(secret)",
             "al\u{1B}ice:editor:\(secret)",
         ] {
             let path = try file("# ops\nbob:viewer:fedcba9876543210\n\n\(line)\n")

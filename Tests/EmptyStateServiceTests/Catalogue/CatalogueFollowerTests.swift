@@ -107,6 +107,16 @@ private final class FlakyTemplates: TemplateStoring {
 
     func write<T>(_ edits: (CatalogueWrite) throws -> T) throws -> T { try base.write(edits) }
 
+    func readCatalogue<T>(_ reads: (CatalogueWrite) throws -> T) throws -> T { try base.readCatalogue(reads) }
+
+    func changeRequests(
+        _ filter: ChangeRequestFilter,
+        page: Int,
+        pageSize: Int
+    ) throws(StoreError)
+        -> Page<ChangeRequestSummary>
+    { try base.changeRequests(filter, page: page, pageSize: pageSize) }
+
     func liveTemplates() throws(StoreError) -> [StoredTemplate] { try base.liveTemplates() }
 
     func template(id: String) throws(StoreError) -> StoredTemplate {
