@@ -68,8 +68,12 @@ extension AdminAPI {
         }
         experiment.status = .shipped
         experiment.stoppedAt = experiment.stoppedAt ?? Timestamp.now()
-        let stored = try store.putExperiment(experiment, precondition: .revision(current.revision), actor: actor.name)
-            .stored
+        let stored = try store.putExperiment(
+            experiment,
+            precondition: .revision(current.revision),
+            actor: actor.name,
+            shippedVariant: key
+        ).stored
         // No longer served as an experiment from the next request on: everyone gets the copy.
         state.publish(experiment: stored)
         logger.notice(

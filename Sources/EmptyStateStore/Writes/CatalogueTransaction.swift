@@ -38,4 +38,10 @@ package protocol CatalogueTransaction {
     /// change feed and one NOTIFY, both taking effect at COMMIT). Called once, last, with every
     /// revision the transaction wrote; a backend without followers does nothing.
     func announce(_ revisions: [RevisionWrite]) throws(StoreError)
+
+    /// Records the events the edits emitted (`CatalogueWrite.emit(_:)`) so that they commit with
+    /// this transaction, or not at all: the webhooks' outbox. Called once, after `announce`,
+    /// with every event in the order emitted, and only when there is one. A backend that keeps
+    /// no outbox does nothing.
+    func record(_ events: [CatalogueEvent]) throws(StoreError)
 }

@@ -1,4 +1,5 @@
 import EmptyStateCore
+import JSONCoding
 
 /// The catalogue's writes, each written once over any backend's `CatalogueTransaction`: one
 /// value is one transaction, and every edit made through it commits together with the others,
@@ -14,9 +15,10 @@ import EmptyStateCore
 ///
 /// Making several edits atomic is calling several of these methods in one `write { … }`; a
 /// precondition that fails in any of them throws out of the closure and rolls all of them back.
-/// New kinds of rows that must commit with the edits (an outbox of notifications, the state of a
-/// change request) are new requirements of `CatalogueTransaction` and new queued rows here, not
-/// new transactions.
+/// New kinds of rows that must commit with the edits (the state of a change request) are new
+/// requirements of `CatalogueTransaction` and new queued rows here, not new transactions. What
+/// the edits did that other systems may want to hear of is emitted as `CatalogueEvent`s
+/// (`emit(_:)`), which the transaction records before it commits (`CatalogueTransaction.record`).
 ///
 /// Not `Sendable`: it lives on the thread that runs its transaction, for the length of it.
 package final class CatalogueWrite {
@@ -24,6 +26,8 @@ package final class CatalogueWrite {
     private var pending = CatalogueRows()
     /// Every revision written so far, in order: what `run` announces once the edits are done.
     package private(set) var written: [RevisionWrite] = []
+    /// Every event emitted so far, in order: what `run` records once the edits are done.
+    package private(set) var events: [CatalogueEvent] = []
 
     private init(_ transaction: any CatalogueTransaction) {
         self.transaction = transaction
@@ -40,7 +44,13 @@ package final class CatalogueWrite {
         let value = try edits(write)
         try write.flush()
         if !write.written.isEmpty { try transaction.announce(write.written) }
+        if !write.events.isEmpty { try transaction.record(write.events) }
         return value
+    }
+
+    /// Emits `event`: recorded with this transaction when it commits (and never if it does not).
+    package func emit(_ event: CatalogueEvent) {
+        events.append(event)
     }
 
     // MARK: - Reads (each sees the rows queued before it)
@@ -238,6 +248,23 @@ package final class CatalogueWrite {
         return (queue(policy, try RevisionWrite.policy(policy, plan: plan, actor: actor)), plan.created)
     }
 
+    /// Emits `appPolicy.published` for a policy just written. Payload: `platform`, `revision`,
+    /// `action` (`create`, `replace` or `rollback`).
+    private func emitPolicyPublished(_ write: RevisionWrite, platform: Platform) {
+        emit(
+            CatalogueEvent(
+                kind: .appPolicyPublished,
+                subjectID: platform.rawValue,
+                actor: write.by,
+                occurredAt: write.at,
+                payload: .object([
+                    ("platform", .string(platform.rawValue)), ("revision", .number(Double(write.revision))),
+                    ("action", .string(write.action.rawValue)),
+                ])
+            )
+        )
+    }
+
     /// Makes the content of revision `target` of a platform's policy its newest revision.
     /// - Parameter expectedRevision: when given, the current revision must equal it.
     package func rollbackPolicy(
@@ -259,22 +286,57 @@ package final class CatalogueWrite {
 
     private func queue(_ policy: AppPolicy, _ write: RevisionWrite) -> StoredAppPolicy {
         queue(write, edited: true)
+        emitPolicyPublished(write, platform: policy.platform)
         return StoredAppPolicy(policy: policy, revision: write.revision, updatedAt: write.at, updatedBy: write.by)
     }
 
     // MARK: - Experiments (errors name the experiment's id, not the row id)
 
-    /// Creates (`.absent`) or replaces (`.revision(n)`) an experiment.
+    /// Creates (`.absent`) or replaces (`.revision(n)`) an experiment. A change of status emits
+    /// `experiment.started` (to `running`), `experiment.stopped` (`running` to `stopped`) or
+    /// `experiment.shipped`; payload: `experimentId`, `templateId`, `revision`, `status`, and
+    /// `variant` when shipped and the caller names it.
+    /// - Parameter shippedVariant: the key of the variant shipped, for the event.
     /// - Returns: the stored experiment and whether it was created.
     package func putExperiment(
         _ experiment: Experiment,
         precondition: WritePrecondition,
-        actor: String
+        actor: String,
+        shippedVariant: String? = nil
     ) throws(StoreError) -> (stored: StoredExperiment, created: Bool) {
         let id = StoredDocuments.experimentID(experiment.id)
         let plan = try planPut(id, kind: .experiment, name: experiment.id, precondition: precondition)
+        let before = plan.replaced.flatMap { try? StoredDocuments.experiment(fromText: $0.document).status }
         let write = RevisionWrite.experiment(experiment, plan: plan, actor: actor)
         queue(write, edited: true)
+        if let kind = Self.eventKind(from: before, to: experiment.status) {
+            var payload: [(key: String, value: JSONValue)] = [
+                ("experimentId", .string(experiment.id)), ("templateId", .string(experiment.templateID)),
+                ("revision", .number(Double(write.revision))), ("status", .string(experiment.status.rawValue)),
+            ]
+            if kind == .experimentShipped, let shippedVariant { payload.append(("variant", .string(shippedVariant))) }
+            emit(
+                CatalogueEvent(
+                    kind: kind,
+                    subjectID: experiment.id,
+                    actor: actor,
+                    occurredAt: write.at,
+                    payload: .object(payload)
+                )
+            )
+        }
         return (StoredExperiment(experiment, written: write), plan.created)
+    }
+
+    /// The event of an experiment's move from status `before` (`nil`: new) to `after`, if any.
+    private static func eventKind(from before: Experiment.Status?, to after: Experiment.Status) -> CatalogueEvent.Kind?
+    {
+        guard before != after else { return nil }
+        switch after {
+        case .running: return .experimentStarted
+        case .stopped: return before == .running ? .experimentStopped : nil
+        case .shipped: return .experimentShipped
+        case .draft: return nil
+        }
     }
 }

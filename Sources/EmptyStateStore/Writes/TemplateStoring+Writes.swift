@@ -79,14 +79,21 @@ extension TemplateStoring {
 
     /// Creates (`.absent`) or replaces (`.revision(n)`) an experiment: a revision like a
     /// template's (and, on PostgreSQL, announced on the change feed).
+    /// - Parameter shippedVariant: the key of the variant shipped, for `experiment.shipped`.
     /// - Returns: the stored experiment and whether it was created.
     package func putExperiment(
         _ experiment: Experiment,
         precondition: WritePrecondition,
-        actor: String
+        actor: String,
+        shippedVariant: String? = nil
     ) throws(StoreError) -> (stored: StoredExperiment, created: Bool) {
         try edit { (edits) throws(StoreError) in
-            try edits.putExperiment(experiment, precondition: precondition, actor: actor)
+            try edits.putExperiment(
+                experiment,
+                precondition: precondition,
+                actor: actor,
+                shippedVariant: shippedVariant
+            )
         }
     }
 
