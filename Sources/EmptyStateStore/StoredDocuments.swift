@@ -98,6 +98,8 @@ package enum DocumentKind: String, Sendable, CaseIterable {
     case template
     case appPolicy = "app-policy"
     case experiment
+    /// A webhook subscription (`WebhookSubscription`), `webhook:<id>`.
+    case webhook
 }
 
 extension RevisionRecord {

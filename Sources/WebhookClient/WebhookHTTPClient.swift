@@ -71,6 +71,26 @@ package final class WebhookHTTPClient: Sendable {
         package var retryAfter: Int?
         /// `Location`, for a redirect (which is not followed).
         package var location: String?
+
+        package init(
+            status: Int?,
+            failure: Failure?,
+            error: String?,
+            latency: Duration,
+            address: String? = nil,
+            excerpt: String? = nil,
+            retryAfter: Int? = nil,
+            location: String? = nil
+        ) {
+            self.status = status
+            self.failure = failure
+            self.error = error
+            self.latency = latency
+            self.address = address
+            self.excerpt = excerpt
+            self.retryAfter = retryAfter
+            self.location = location
+        }
     }
 
     private let configuration: Configuration

@@ -8,13 +8,14 @@ import Logging
 enum AdminProblems {
     /// What a request's document is: store errors name it.
     enum Subject: Sendable {
-        case template, appPolicy, experiment
+        case template, appPolicy, experiment, webhook
 
         var noun: String {
             switch self {
             case .template: "template"
             case .appPolicy: "app policy"
             case .experiment: "experiment"
+            case .webhook: "webhook"
             }
         }
     }
@@ -83,6 +84,20 @@ enum AdminProblems {
                 detail: "There is no experiment \"\(id)\"; PUT one with If-None-Match: * to create it.",
                 errors: [.init(.parameter("id"), "no such experiment")]
             ).response(requestID: request.id)
+        case .notFound(let id) where subject == .webhook:
+            // The store names the webhook, or the delivery of a webhook that exists.
+            let delivery = id.hasPrefix("dlv_")
+            return ProblemDetails(
+                status: 404,
+                slug: delivery ? "unknown-delivery" : "unknown-webhook",
+                title: delivery ? "Unknown Delivery" : "Unknown Webhook",
+                detail: delivery
+                    ? "The webhook has no delivery \"\(id)\" (finished deliveries leave the log after 30 days)."
+                    : "There is no webhook \"\(id)\".",
+                errors: [
+                    .init(.parameter(delivery ? "deliveryId" : "id"), delivery ? "no such delivery" : "no such webhook")
+                ]
+            ).response(requestID: request.id)
         case .notFound(let id):
             return ProblemDetails(
                 status: 404,
@@ -90,6 +105,15 @@ enum AdminProblems {
                 title: "Unknown Template",
                 detail: "There is no template \"\(id)\".",
                 errors: [.init(.parameter("id"), "no such template")]
+            ).response(requestID: request.id)
+        case .deleted(let id, _) where subject == .webhook:
+            // A deleted webhook is gone (its secret and deliveries with it): nothing restores it.
+            return ProblemDetails(
+                status: 404,
+                slug: "unknown-webhook",
+                title: "Unknown Webhook",
+                detail: "There is no webhook \"\(id)\".",
+                errors: [.init(.parameter("id"), "no such webhook")]
             ).response(requestID: request.id)
         case .deleted(let id, let revision):
             return ProblemDetails(

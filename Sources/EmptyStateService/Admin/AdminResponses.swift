@@ -83,6 +83,7 @@ enum AdminResponses {
                 case .template: "template"
                 case .appPolicy: "policy"
                 case .experiment: "experiment"
+                case .webhook: "webhook"
                 }
             try container.encode(document, forKey: AnyKey(key))
         }

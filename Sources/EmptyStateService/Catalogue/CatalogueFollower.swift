@@ -55,6 +55,8 @@ final class CatalogueFollower: Sendable {
     }
 
     private func apply(documentID id: String) throws {
+        // Webhook subscriptions are documents too, but nothing served: the dispatcher reads them.
+        if StoredDocuments.webhookName(documentID: id) != nil { return }
         if let name = StoredDocuments.experimentName(documentID: id) {
             let stored: StoredExperiment
             do {

@@ -22,7 +22,9 @@ import JSONCoding
 ///
 /// Not `Sendable`: it lives on the thread that runs its transaction, for the length of it.
 package final class CatalogueWrite {
-    private let transaction: any CatalogueTransaction
+    /// Internal, not private: the edits of other files (`CatalogueWrite+Webhooks`) write their
+    /// own rows through it.
+    let transaction: any CatalogueTransaction
     private var pending = CatalogueRows()
     /// Every revision written so far, in order: what `run` announces once the edits are done.
     package private(set) var written: [RevisionWrite] = []
@@ -125,6 +127,13 @@ package final class CatalogueWrite {
         pending.documents.append((write, edited))
         pending.revisions.append(write)
         written.append(write)
+    }
+
+    /// Queues the deletion of a document (its row marked deleted) and the revision recording it.
+    func queueDeletion(_ deletion: RevisionWrite) {
+        pending.deletions.append(deletion)
+        pending.revisions.append(deletion)
+        written.append(deletion)
     }
 
     /// Queues a template's current row, strings, aliases and revision.
