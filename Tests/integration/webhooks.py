@@ -424,6 +424,9 @@ def scenarios(server, receivers):
     check("metrics: succeeded attempts counted", succeeded and int(succeeded.group(1)) >= 5, succeeded and succeeded.group(0))
     check("metrics: the outbox backlog is exported", "webhook_outbox_pending" in metrics and "webhook_outbox_oldest_age_seconds" in metrics)
 
+    # The documented snippets, on the newest message (two signatures: a rotation).
+    documented_snippets(server.root, good.messages()[-1], good.secrets[0])
+
     # Delete: nothing more is sent.
     status, headers, _ = server.request("GET", f"/v1/admin/webhooks/{others['redirecting']}")
     status, _, _ = server.request("DELETE", f"/v1/admin/webhooks/{others['redirecting']}", headers={"If-Match": headers["etag"]})
@@ -434,6 +437,49 @@ def scenarios(server, receivers):
         status, headers, _ = server.request("GET", f"/v1/admin/webhooks/{webhook_id}")
         server.request("DELETE", f"/v1/admin/webhooks/{webhook_id}", headers={"If-Match": headers["etag"]})
     return good_id
+
+
+def documented_snippets(root, message, secret):
+    """The verification snippets of docs/webhooks.md, run on a message the service sent: the
+    Python one as it is, the shell one with bash, curl's openssl and a body file; the Swift one
+    must be in DocumentedVerificationTests.swift verbatim (swift test runs it there)."""
+    doc = open(os.path.join(root, "docs/webhooks.md")).read()
+
+    def snippet(name, language):
+        match = re.search(r"<!-- snippet: " + name + r" -->\n```" + language + r"\n(.*?)```", doc, re.S)
+        return match.group(1) if match else ""
+
+    headers = {"webhook-id": message["id"], "webhook-timestamp": message["timestamp"], "webhook-signature": message["signature"]}
+    namespace = {}
+    exec(snippet("python", "python"), namespace)
+    try:
+        payload = namespace["verify"](secret, headers, message["body"])
+        python_ok = payload["type"] == message["payload"]["type"]
+    except Exception as error:  # the snippet's failure is the check's
+        python_ok = error
+    check("docs: the Python snippet verifies a real message", python_ok is True, python_ok)
+    try:
+        namespace["verify"](secret, headers, message["body"] + b" ")
+        tampered = False
+    except Exception:
+        tampered = True
+    check("docs: … and refuses it changed", tampered)
+
+    shell = snippet("shell", "sh")
+    with tempfile.TemporaryDirectory() as directory:
+        body = os.path.join(directory, "body.json")
+        for label, content, want in [("verifies a real message", message["body"], 0), ("refuses it changed", message["body"] + b" ", 1)]:
+            with open(body, "wb") as f:
+                f.write(content)
+            environment = dict(os.environ, SECRET=secret, WEBHOOK_ID=message["id"], WEBHOOK_TIMESTAMP=message["timestamp"],
+                               WEBHOOK_SIGNATURE=message["signature"], BODY_FILE=body)
+            result = subprocess.run(["bash", "-c", shell], env=environment, capture_output=True, text=True)
+            check(f"docs: the curl/openssl snippet {label}", result.returncode == want, (result.returncode, result.stdout, result.stderr))
+
+    swift = snippet("swift", "swift")
+    test = open(os.path.join(root, "Tests/WebhookClientTests/DocumentedVerificationTests.swift")).read()
+    region = test.split("// BEGIN docs/webhooks.md\n")[1].split("// END docs/webhooks.md")[0] if "// BEGIN docs/webhooks.md" in test else None
+    check("docs: the Swift snippet is the one DocumentedVerificationTests runs", region is not None and swift.endswith(region), "differs")
 
 
 def kill_nine(server, receiver):
