@@ -31,6 +31,8 @@ extension PostgresSchema {
                 body TEXT NOT NULL,                     -- the JSON sent, signed as it is
                 status TEXT NOT NULL DEFAULT 'pending', -- pending, succeeded, failed
                 attempts INTEGER NOT NULL DEFAULT 0,
+                expedite INTEGER NOT NULL DEFAULT 0,    -- 1: an operator asked for an attempt now
+                manual_attempts INTEGER NOT NULL DEFAULT 0, -- attempts asked for: outside the retry schedule
                 created_at BIGINT NOT NULL,
                 next_attempt_at BIGINT,                 -- NULL once finished
                 lease_until BIGINT,                     -- a dispatcher's claim, until then

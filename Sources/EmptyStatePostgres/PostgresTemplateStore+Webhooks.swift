@@ -104,7 +104,7 @@ extension PostgresTemplateStore: WebhookStoring {
             let original = try await Self.delivery(connection, id: id, webhookID: webhookID, logger: logger)
             if original.status == .pending {
                 try await connection.all(
-                    "UPDATE webhook_delivery SET next_attempt_at = LEAST(next_attempt_at, \(now)) WHERE id = \(id)",
+                    "UPDATE webhook_delivery SET next_attempt_at = LEAST(next_attempt_at, \(now)), expedite = 1 WHERE id = \(id)",
                     logger: logger
                 )
                 return try await Self.delivery(connection, id: id, webhookID: webhookID, logger: logger)
@@ -161,20 +161,22 @@ extension PostgresTemplateStore: WebhookStoring {
             let chosen = WebhookOutbox.select(due, limit: limit, perWebhook: perWebhook, inFlight: inFlight)
             guard !chosen.isEmpty else { return [] }
             var claimed: [ClaimedDelivery] = []
-            for try await (id, webhookID, messageID, eventType, body, attempts, url, secret, previous)
+            for try await (id, webhookID, messageID, eventType, body, attempts, scheduled, url, secret, previous)
                 in try await connection
                 .query(
                     """
                     WITH taken AS (
-                        UPDATE webhook_delivery SET attempts = attempts + 1, lease_until = \(now + lease), claim = \(claim)
+                        UPDATE webhook_delivery SET attempts = attempts + 1, manual_attempts = manual_attempts + expedite,
+                            expedite = 0, lease_until = \(now + lease), claim = \(claim)
                         WHERE id = ANY(\(chosen)) RETURNING *)
-                    SELECT t.id, t.webhook_id, t.message_id, t.event_type, t.body, t.attempts, e.url, e.secret,
+                    SELECT t.id, t.webhook_id, t.message_id, t.event_type, t.body, t.attempts,
+                        t.attempts - t.manual_attempts, e.url, e.secret,
                         CASE WHEN e.previous_expires_at > \(now) THEN e.previous_secret END
                     FROM taken t JOIN webhook_endpoint e ON e.webhook_id = t.webhook_id
                     ORDER BY t.next_attempt_at, t.created_at
                     """,
                     logger: logger
-                ).decode((String, String, String, String, String, Int, String, String, String?).self)
+                ).decode((String, String, String, String, String, Int, Int, String, String, String?).self)
             {
                 claimed.append(
                     ClaimedDelivery(
@@ -184,6 +186,7 @@ extension PostgresTemplateStore: WebhookStoring {
                         eventType: eventType,
                         body: body,
                         attempt: attempts,
+                        scheduled: scheduled,
                         url: url,
                         secrets: [secret] + (previous.map { [$0] } ?? []),
                         claim: claim

@@ -141,6 +141,8 @@ extension SQLiteTemplateStore {
                         body TEXT NOT NULL,                     -- the JSON sent, signed as it is
                         status TEXT NOT NULL DEFAULT 'pending', -- pending, succeeded, failed
                         attempts INTEGER NOT NULL DEFAULT 0,
+                        expedite INTEGER NOT NULL DEFAULT 0,    -- 1: an operator asked for an attempt now
+                        manual_attempts INTEGER NOT NULL DEFAULT 0, -- attempts asked for: outside the retry schedule
                         created_at INTEGER NOT NULL,
                         next_attempt_at INTEGER,                -- NULL once finished
                         lease_until INTEGER,                    -- a dispatcher's claim, until then

@@ -120,7 +120,8 @@ extension SQLiteTemplateStore: WebhookStoring {
             let original = Self.delivery(row, body: true)
             if original.status == .pending {
                 try db.execute(
-                    sql: "UPDATE webhook_delivery SET next_attempt_at = MIN(next_attempt_at, ?) WHERE id = ?",
+                    sql:
+                        "UPDATE webhook_delivery SET next_attempt_at = MIN(next_attempt_at, ?), expedite = 1 WHERE id = ?",
                     arguments: [now, id]
                 )
                 return try Self.delivery(db, id: id)
@@ -171,13 +172,18 @@ extension SQLiteTemplateStore: WebhookStoring {
             let chosen = WebhookOutbox.select(due, limit: limit, perWebhook: perWebhook, inFlight: inFlight)
             guard !chosen.isEmpty else { return [] }
             let update = try db.cachedStatement(
-                sql: "UPDATE webhook_delivery SET attempts = attempts + 1, lease_until = ?, claim = ? WHERE id = ?"
+                sql: """
+                    UPDATE webhook_delivery SET attempts = attempts + 1, manual_attempts = manual_attempts + expedite,
+                        expedite = 0, lease_until = ?, claim = ?
+                    WHERE id = ?
+                    """
             )
             for id in chosen { try update.execute(arguments: [now + lease, claim, id]) }
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.id, d.webhook_id, d.message_id, d.event_type, d.body, d.attempts, e.url, e.secret,
+                    SELECT d.id, d.webhook_id, d.message_id, d.event_type, d.body, d.attempts,
+                        d.attempts - d.manual_attempts AS scheduled, e.url, e.secret,
                         CASE WHEN e.previous_expires_at > ? THEN e.previous_secret END AS previous_secret
                     FROM webhook_delivery d JOIN webhook_endpoint e ON e.webhook_id = d.webhook_id
                     WHERE d.claim = ? ORDER BY d.next_attempt_at, d.created_at
@@ -191,6 +197,7 @@ extension SQLiteTemplateStore: WebhookStoring {
                     eventType: row["event_type"],
                     body: row["body"],
                     attempt: row["attempts"],
+                    scheduled: row["scheduled"],
                     url: row["url"],
                     secrets: [row["secret"] as String] + ((row["previous_secret"] as String?).map { [$0] } ?? []),
                     claim: claim

@@ -289,4 +289,44 @@ struct WebhookStoreTests {
             #expect(try webhooks.webhooks().isEmpty)
         }
     }
+
+    @Test("an attempt an operator asks for does not use up the retry schedule", arguments: StoreBackend.all)
+    func expeditedAttempt(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, webhooks, _) = try makeWebhookStore(backend)
+            let hook = try subscribe(store)
+            try publish(store, "1.0")
+            let now = Timestamp.nowMilliseconds()
+            func claim(_ at: Int64) throws -> ClaimedDelivery? {
+                try webhooks.claimDeliveries(now: at, limit: 10, perWebhook: 4, inFlight: [:], lease: 60_000).first
+            }
+            func fail(_ claimed: ClaimedDelivery, retryAt: Int64) throws {
+                try webhooks.recordAttempt(
+                    AttemptOutcome(
+                        deliveryID: claimed.id,
+                        claim: claimed.claim,
+                        attempt: WebhookAttempt(
+                            number: claimed.attempt,
+                            startedAt: now,
+                            latencyMilliseconds: 1,
+                            statusCode: 500
+                        ),
+                        next: .retry(at: retryAt)
+                    )
+                )
+            }
+            let first = try #require(try claim(now))
+            #expect(first.attempt == 1 && first.scheduled == 1)
+            try fail(first, retryAt: now + 300_000)
+            // Asked for now, twice: attempts 2 and 3, the schedule still at its first step.
+            for number in 2...3 {
+                _ = try webhooks.redeliver(webhookID: hook.id, id: first.id, actor: "ops", now: now + 1000)
+                let asked = try #require(try claim(now + 1000))
+                #expect(asked.attempt == number && asked.scheduled == 1)
+                try fail(asked, retryAt: now + 300_000)
+            }
+            let scheduled = try #require(try claim(now + 300_000))
+            #expect(scheduled.attempt == 4 && scheduled.scheduled == 2)
+        }
+    }
 }

@@ -15376,6 +15376,36 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.MalformedPath.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MalformedPath.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.AdminUnauthorized.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -16287,6 +16317,36 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .noContent(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.MalformedPath.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MalformedPath.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.AdminUnauthorized.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -16724,6 +16784,20 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .notModified(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .badRequest(.init(headers: headers))
                 case 401:
                     let headers: Components.Responses.AdminUnauthorizedHead.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -17494,6 +17568,36 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .accepted(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.MalformedPath.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MalformedPath.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -18409,6 +18513,36 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.MalformedPath.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MalformedPath.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.AdminUnauthorized.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -18702,6 +18836,20 @@ internal struct Client: APIProtocol {
                         )
                     )
                     return .ok(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.AdminProblemHead.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .badRequest(.init(headers: headers))
                 case 401:
                     let headers: Components.Responses.AdminUnauthorizedHead.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -18795,7 +18943,8 @@ internal struct Client: APIProtocol {
     /// once with a fresh retry schedule: the same `messageId` (`webhook-id`: receivers that
     /// already processed it may drop it) and payload, `redeliveryOf` naming the original and
     /// `requestedBy` who asked. A pending one is attempted now instead of at its scheduled
-    /// time (the same delivery is answered). A body, if any, is ignored. Needs an `editor`
+    /// time (the same delivery is answered); an attempt asked for does not use up the retry
+    /// schedule. A body, if any, is ignored. Needs an `editor`
     /// token.
     ///
     ///
@@ -18865,6 +19014,36 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .accepted(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.MalformedPath.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MalformedPath.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))

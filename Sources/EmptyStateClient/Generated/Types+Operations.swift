@@ -16647,6 +16647,32 @@ internal enum Operations {
                     }
                 }
             }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
             /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
@@ -17495,6 +17521,32 @@ internal enum Operations {
                     }
                 }
             }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
             /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
@@ -17881,6 +17933,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
                             response: self
                         )
                     }
@@ -18673,6 +18748,32 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
                             response: self
                         )
                     }
@@ -19689,6 +19790,32 @@ internal enum Operations {
                     }
                 }
             }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
             /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
@@ -19976,6 +20103,29 @@ internal enum Operations {
                     }
                 }
             }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The status and headers of the `401` a `GET` would answer, without a body.
             ///
             /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/401`.
@@ -20103,7 +20253,8 @@ internal enum Operations {
     /// once with a fresh retry schedule: the same `messageId` (`webhook-id`: receivers that
     /// already processed it may drop it) and payload, `redeliveryOf` naming the original and
     /// `requestedBy` who asked. A pending one is attempted now instead of at its scheduled
-    /// time (the same delivery is answered). A body, if any, is ignored. Needs an `editor`
+    /// time (the same delivery is answered); an attempt asked for does not use up the retry
+    /// schedule. A body, if any, is ignored. Needs an `editor`
     /// token.
     ///
     ///
@@ -20191,6 +20342,32 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
                             response: self
                         )
                     }

@@ -642,7 +642,8 @@ internal protocol APIProtocol: Sendable {
     /// once with a fresh retry schedule: the same `messageId` (`webhook-id`: receivers that
     /// already processed it may drop it) and payload, `redeliveryOf` naming the original and
     /// `requestedBy` who asked. A pending one is attempted now instead of at its scheduled
-    /// time (the same delivery is answered). A body, if any, is ignored. Needs an `editor`
+    /// time (the same delivery is answered); an attempt asked for does not use up the retry
+    /// schedule. A body, if any, is ignored. Needs an `editor`
     /// token.
     ///
     ///
@@ -2182,7 +2183,8 @@ extension APIProtocol {
     /// once with a fresh retry schedule: the same `messageId` (`webhook-id`: receivers that
     /// already processed it may drop it) and payload, `redeliveryOf` naming the original and
     /// `requestedBy` who asked. A pending one is attempted now instead of at its scheduled
-    /// time (the same delivery is answered). A body, if any, is ignored. Needs an `editor`
+    /// time (the same delivery is answered); an attempt asked for does not use up the retry
+    /// schedule. A body, if any, is ignored. Needs an `editor`
     /// token.
     ///
     ///

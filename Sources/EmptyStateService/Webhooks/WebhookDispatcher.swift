@@ -171,7 +171,7 @@ package final class WebhookDispatcher: Sendable {
         let latency = outcome.latency.milliseconds
         let now = Timestamp.nowMilliseconds()
         let next = WebhookRetrySchedule.next(
-            afterAttempt: delivery.attempt,
+            afterAttempt: delivery.scheduled,
             status: outcome.status,
             retryAfter: outcome.retryAfter,
             now: now

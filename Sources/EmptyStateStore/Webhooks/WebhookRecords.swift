@@ -169,6 +169,10 @@ package struct ClaimedDelivery: Sendable, Equatable {
     package var body: String
     /// This attempt's number (1 for the first).
     package var attempt: Int
+    /// Where the retry schedule stands: the automatic attempts made so far, this one included
+    /// unless an operator asked for it (`redeliver` of a pending delivery), which does not use
+    /// up the schedule (`WebhookRetrySchedule.next(afterAttempt:)` takes this, not `attempt`).
+    package var scheduled: Int
     package var url: String
     /// The secrets that sign it, the current one first (`whsec_…`).
     package var secrets: [String]
@@ -183,10 +187,12 @@ package struct ClaimedDelivery: Sendable, Equatable {
         eventType: String,
         body: String,
         attempt: Int,
+        scheduled: Int? = nil,
         url: String,
         secrets: [String],
         claim: String
     ) {
+        self.scheduled = scheduled ?? attempt
         self.id = id
         self.webhookID = webhookID
         self.messageID = messageID

@@ -39,7 +39,8 @@ package protocol WebhookStoring: Sendable {
 
     /// Sends delivery `id` again: a finished one as a new delivery (the same `webhook-id` and
     /// body, attempted at once, noting `redeliveryOf` and who asked); a pending one is attempted
-    /// now instead of at its scheduled time.
+    /// now instead of at its scheduled time, an attempt that does not use up its retry schedule
+    /// (`ClaimedDelivery.scheduled`).
     /// - Returns: the delivery that will be attempted.
     /// - Throws: `.notFound(id:)` naming the webhook or the delivery.
     func redeliver(webhookID: String, id: String, actor: String, now: Int64) throws(StoreError) -> WebhookDelivery
