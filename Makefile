@@ -195,7 +195,8 @@ format:
 
 ## bench: release build against plain C libmicrohttpd baselines, then reads while publishing, event
 ## ingestion, nginx, scale, translation files, app status, three replicas on a throwaway PostgreSQL,
-## and the admin console's catalogue search at 10,000 templates in headless Chromium
+## the admin console's catalogue search at 10,000 templates in headless Chromium, and webhook delivery
+## latency from a publish to a local receiver
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
@@ -209,6 +210,7 @@ bench: deps
 	BENCH_SERVER_BIN="$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" bash Benchmarks/app_status.sh
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/console.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 
 clean:
 	rm -rf .build
