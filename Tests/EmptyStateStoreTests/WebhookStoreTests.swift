@@ -56,6 +56,23 @@ private func publish(_ store: any TemplateStoring, _ minimum: String) throws {
     )
 }
 
+/// The first delivery a dispatcher claims at `now`, if any.
+private func claimOne(_ webhooks: any WebhookStoring, _ now: Int64) throws -> ClaimedDelivery? {
+    try webhooks.claimDeliveries(now: now, limit: 10, perWebhook: 4, inFlight: [:], lease: 60_000).first
+}
+
+/// Records that `claimed` was answered 500 at `at`, to be retried at `retryAt`.
+private func fail(_ webhooks: any WebhookStoring, _ claimed: ClaimedDelivery, at: Int64, retryAt: Int64) throws {
+    try webhooks.recordAttempt(
+        AttemptOutcome(
+            deliveryID: claimed.id,
+            claim: claimed.claim,
+            attempt: WebhookAttempt(number: claimed.attempt, startedAt: at, latencyMilliseconds: 1, statusCode: 500),
+            next: .retry(at: retryAt)
+        )
+    )
+}
+
 /// The webhooks' outbox on both backends: rows written in the change's transaction (and rolled
 /// back with it), one claim per delivery across concurrent dispatchers, the lease, the log.
 @Suite("Webhook store: the outbox and the delivery log")
@@ -297,35 +314,17 @@ struct WebhookStoreTests {
             let hook = try subscribe(store)
             try publish(store, "1.0")
             let now = Timestamp.nowMilliseconds()
-            func claim(_ at: Int64) throws -> ClaimedDelivery? {
-                try webhooks.claimDeliveries(now: at, limit: 10, perWebhook: 4, inFlight: [:], lease: 60_000).first
-            }
-            func fail(_ claimed: ClaimedDelivery, retryAt: Int64) throws {
-                try webhooks.recordAttempt(
-                    AttemptOutcome(
-                        deliveryID: claimed.id,
-                        claim: claimed.claim,
-                        attempt: WebhookAttempt(
-                            number: claimed.attempt,
-                            startedAt: now,
-                            latencyMilliseconds: 1,
-                            statusCode: 500
-                        ),
-                        next: .retry(at: retryAt)
-                    )
-                )
-            }
-            let first = try #require(try claim(now))
+            let first = try #require(try claimOne(webhooks, now))
             #expect(first.attempt == 1 && first.scheduled == 1)
-            try fail(first, retryAt: now + 300_000)
+            try fail(webhooks, first, at: now, retryAt: now + 300_000)
             // Asked for now, twice: attempts 2 and 3, the schedule still at its first step.
             for number in 2...3 {
                 _ = try webhooks.redeliver(webhookID: hook.id, id: first.id, actor: "ops", now: now + 1000)
-                let asked = try #require(try claim(now + 1000))
+                let asked = try #require(try claimOne(webhooks, now + 1000))
                 #expect(asked.attempt == number && asked.scheduled == 1)
-                try fail(asked, retryAt: now + 300_000)
+                try fail(webhooks, asked, at: now, retryAt: now + 300_000)
             }
-            let scheduled = try #require(try claim(now + 300_000))
+            let scheduled = try #require(try claimOne(webhooks, now + 300_000))
             #expect(scheduled.attempt == 4 && scheduled.scheduled == 2)
         }
     }

@@ -59,7 +59,7 @@ final class TestReceiver: Sendable {
             )
         }
         let recorder: @Sendable (Received) -> Void = { received in box.requests.withLock { $0.append(received) } }
-        channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        channel = try ServerBootstrap(group: TestEventLoops.group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -140,4 +140,11 @@ final class TestReceiver: Sendable {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }
+}
+
+/// The event loops of these tests, client and receivers alike: their own, so that another suite of
+/// the same process that holds a thread of the shared singleton group (PostgreSQL's stall tests)
+/// cannot starve a receiver past a test's timeout.
+enum TestEventLoops {
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 }

@@ -1595,6 +1595,9 @@ def run_webhooks(checker: Checker, token: str) -> None:
     run(Case("webhook rotate invalid", "POST", f"{one}/rotate-secret", 422, {**as_json, "If-Match": '"r2"'}, json.dumps({"previousSecretValidForSeconds": -1}).encode()))
     run(Case("webhook rotate without If-Match", "POST", f"{one}/rotate-secret", 428, auth))
     run(Case("webhook rotate", "POST", f"{one}/rotate-secret", 200, {**auth, "If-Match": '"r2"'}))
+    run(Case("audit with webhook revisions", "GET", "/v1/admin/audit?pageSize=5", 200, auth,
+             extra=[body_field("the newest is the webhook's rotation", lambda b: b["items"][0].get("webhook") == created["id"] and b["items"][0]["changedFields"] == ["/secret"])]))
+    run(Case("audit export with webhook revisions", "GET", "/v1/admin/audit/export?format=csv", 200, auth))
     _, ping = run(Case("webhook ping", "POST", f"{one}/ping", 202, auth))
     run(Case("webhook deliveries", "GET", f"{one}/deliveries", 200, auth))
     run(Case("webhook deliveries", "HEAD", f"{one}/deliveries", 200, auth))

@@ -2453,6 +2453,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/appPolicy`.
             internal var appPolicy: Components.Schemas.Platform?
+            /// The webhook's id (`wh_…`), for a revision of a webhook subscription (instead of `templateId`); a secret rotation is a revision whose `changedFields` is `["/secret"]`, the secret itself never recorded.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/webhook`.
+            internal var webhook: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Revision/revision`.
             internal var revision: Components.Schemas.RevisionNumber
             /// - Remark: Generated from `#/components/schemas/Revision/action`.
@@ -2482,11 +2486,16 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/policy`.
             internal var policy: Components.Schemas.AppPolicy?
+            /// The subscription at this revision (for a webhook's revision), never its secret.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/subscription`.
+            internal var subscription: Components.Schemas.WebhookSubscription?
             /// Creates a new `Revision`.
             ///
             /// - Parameters:
             ///   - templateId:
             ///   - appPolicy: The platform, for a revision of an app policy (instead of `templateId`).
+            ///   - webhook: The webhook's id (`wh_…`), for a revision of a webhook subscription (instead of `templateId`); a secret rotation is a revision whose `changedFields` is `["/secret"]`, the secret itself never recorded.
             ///   - revision:
             ///   - action:
             ///   - createdAt:
@@ -2495,9 +2504,11 @@ extension Components {
             ///   - template:
             ///   - note: Why the change was made, when its writer said; a translation import's revisions say `imported from <fileName>`.
             ///   - policy: The policy document at this revision (for an app policy's revision).
+            ///   - subscription: The subscription at this revision (for a webhook's revision), never its secret.
             internal init(
                 templateId: Components.Schemas.TemplateId? = nil,
                 appPolicy: Components.Schemas.Platform? = nil,
+                webhook: Swift.String? = nil,
                 revision: Components.Schemas.RevisionNumber,
                 action: Components.Schemas.Revision.ActionPayload,
                 createdAt: Components.Schemas.Timestamp,
@@ -2505,10 +2516,12 @@ extension Components {
                 changedFields: [Swift.String],
                 template: Components.Schemas.TemplateDocument? = nil,
                 note: Swift.String? = nil,
-                policy: Components.Schemas.AppPolicy? = nil
+                policy: Components.Schemas.AppPolicy? = nil,
+                subscription: Components.Schemas.WebhookSubscription? = nil
             ) {
                 self.templateId = templateId
                 self.appPolicy = appPolicy
+                self.webhook = webhook
                 self.revision = revision
                 self.action = action
                 self.createdAt = createdAt
@@ -2517,10 +2530,12 @@ extension Components {
                 self.template = template
                 self.note = note
                 self.policy = policy
+                self.subscription = subscription
             }
             internal enum CodingKeys: String, CodingKey {
                 case templateId
                 case appPolicy
+                case webhook
                 case revision
                 case action
                 case createdAt
@@ -2529,6 +2544,7 @@ extension Components {
                 case template
                 case note
                 case policy
+                case subscription
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -2539,6 +2555,10 @@ extension Components {
                 self.appPolicy = try container.decodeIfPresent(
                     Components.Schemas.Platform.self,
                     forKey: .appPolicy
+                )
+                self.webhook = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .webhook
                 )
                 self.revision = try container.decode(
                     Components.Schemas.RevisionNumber.self,
@@ -2572,9 +2592,14 @@ extension Components {
                     Components.Schemas.AppPolicy.self,
                     forKey: .policy
                 )
+                self.subscription = try container.decodeIfPresent(
+                    Components.Schemas.WebhookSubscription.self,
+                    forKey: .subscription
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "templateId",
                     "appPolicy",
+                    "webhook",
                     "revision",
                     "action",
                     "createdAt",
@@ -2582,7 +2607,8 @@ extension Components {
                     "changedFields",
                     "template",
                     "note",
-                    "policy"
+                    "policy",
+                    "subscription"
                 ])
             }
         }

@@ -128,9 +128,11 @@ extension AdminAPI {
     /// `-`, `@`, tab, CR) starts with `'`: an actor's name is whatever a token was called.
     static func csvLine(_ record: RevisionRecord) -> String {
         let platform = StoredDocuments.appPolicyPlatform(documentID: record.templateID)
+        let webhook = StoredDocuments.webhookName(documentID: record.templateID)
+        let kind = platform != nil ? "appPolicy" : webhook != nil ? "webhook" : "template"
         let cells = [
-            record.createdAt, record.createdBy, platform == nil ? "template" : "appPolicy",
-            platform?.rawValue ?? record.templateID, String(record.revision), record.action.rawValue,
+            record.createdAt, record.createdBy, kind,
+            platform?.rawValue ?? webhook ?? record.templateID, String(record.revision), record.action.rawValue,
             record.changedFields.joined(separator: " "),
         ]
         return cells.map(csvCell).joined(separator: ",") + "\r\n"

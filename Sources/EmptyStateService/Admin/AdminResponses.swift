@@ -119,8 +119,9 @@ enum AdminResponses {
         }
     }
 
-    /// One revision of a template, or of an app policy (`appPolicy` and `policy` instead of
-    /// `templateId` and `template`); the document only when the record has it.
+    /// One revision of a template, of an app policy (`appPolicy` and `policy` instead of
+    /// `templateId` and `template`) or of a webhook subscription (`webhook` and `subscription`);
+    /// the document only when the record has it.
     struct Revision: Encodable {
         var record: RevisionRecord
 
@@ -129,8 +130,11 @@ enum AdminResponses {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)
             let platform = StoredDocuments.appPolicyPlatform(documentID: record.templateID)
+            let webhook = StoredDocuments.webhookName(documentID: record.templateID)
             if let platform {
                 try container.encode(platform.rawValue, forKey: AnyKey("appPolicy"))
+            } else if let webhook {
+                try container.encode(webhook, forKey: AnyKey("webhook"))
             } else {
                 try container.encode(record.templateID, forKey: AnyKey("templateId"))
             }
@@ -141,7 +145,8 @@ enum AdminResponses {
             try container.encode(record.changedFields, forKey: AnyKey("changedFields"))
             if let note = record.note { try container.encode(note, forKey: AnyKey("note")) }
             if let document = record.document {
-                try container.encode(document, forKey: AnyKey(platform == nil ? "template" : "policy"))
+                let key = platform != nil ? "policy" : webhook != nil ? "subscription" : "template"
+                try container.encode(document, forKey: AnyKey(key))
             }
         }
     }

@@ -24,6 +24,8 @@ package final class WebhookDispatcher: Sendable {
     /// How long a claim holds a delivery: longer than an attempt can take (its total timeout),
     /// so a live dispatcher never loses one; a dead one's deliveries are claimed again after it.
     static let lease: Int64 = 60_000
+    /// How long stopping waits for the attempts in flight.
+    static let shutdownGrace = DispatchTimeInterval.seconds(2)
     /// Finished deliveries stay in the log this long.
     static let logRetention: Int64 = 30 * 86_400_000
 
@@ -79,13 +81,16 @@ package final class WebhookDispatcher: Sendable {
         thread.start()
     }
 
-    /// Stops claiming, and waits (at most an attempt's length) for the attempts in flight to be
-    /// recorded; one still going after that keeps its lease and is attempted again later.
+    /// Stops claiming, and waits a little (`shutdownGrace`) for the attempts in flight to be
+    /// recorded: a receiver that hangs must not hold the shutdown (the HTTP server drains after
+    /// this). One still going after that keeps its lease and is attempted again once the lease
+    /// runs out, by this process after a restart or by another replica (the receiver may get it
+    /// twice: it deduplicates by `webhook-id`).
     package func stop() {
         state.withLock { $0.stopping = true }
         wake.signal()
         finished.wait()
-        let deadline = DispatchTime.now() + .seconds(16)
+        let deadline = DispatchTime.now() + Self.shutdownGrace
         while state.withLock({ !$0.claims.isEmpty }) {
             if idle.wait(timeout: deadline) == .timedOut { break }
         }
