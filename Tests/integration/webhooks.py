@@ -20,6 +20,7 @@ scratch data directory (or the PostgreSQL at --database-url), and checks:
     during the overlap);
   - kill -9 between commit and delivery: a delivery queued and not yet attempted when the process
     is killed is delivered after the restart;
+  - with --database-url: three replicas on it, each with its dispatcher, deliver every event once;
   - /metrics counts the attempts.
 Prints "ok …" / "FAIL …" per check and "N passed, M failed"; exits 1 on any failure.
 """
@@ -507,6 +508,42 @@ def kill_nine(server, receiver):
     check("kill -9: the delivery is made after the restart", ok, [(m["payload"] or {}).get("data", {}).get("revision") for m in receiver.received])
 
 
+def replicas(binary, root, work, database_url):
+    """Three replicas on one PostgreSQL, each with its dispatcher: every event is delivered once,
+    whichever replica published it and whichever claimed it."""
+    receiver = Receiver("replicas")
+    servers = [
+        Server(binary, root, os.path.join(work, f"replica-{n}"), ["--webhook-allow-loopback"], database_url)
+        for n in range(3)
+    ]
+    try:
+        for server in servers:
+            server.start()
+        status, _, made = servers[0].create_webhook(receiver.url(), ["appPolicy.published"], "replicas")
+        receiver.secrets.append(made["secret"])
+        for n in range(30):
+            (status, _, _), _ = servers[n % 3].put_policy("web", f"3.{n}")
+            if status not in (200, 201):
+                check("replicas: a publish through each replica", False, status)
+                return
+        complete = receiver.wait_for(lambda r: len({m["id"] for m in r}) >= 30, 20)
+        time.sleep(2)  # any second delivery of a message would come within a poll or two
+        ids = [m["id"] for m in receiver.messages()]
+        check("replicas: 30 publishes through three replicas, 30 messages", complete and len(set(ids)) == 30, len(set(ids)))
+        check("replicas: each delivered once", len(ids) == len(set(ids)), len(ids))
+        check("replicas: each verifies", all(m["verified_by"] == 0 for m in receiver.messages()))
+        claimed_by = set()
+        for index, server in enumerate(servers):
+            with open(server.log_path) as f:
+                if "webhook delivered" in f.read():
+                    claimed_by.add(index)
+        print(f"      (delivered by replicas {sorted(claimed_by)})")
+    finally:
+        for server in servers:
+            server.stop()
+        receiver.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
@@ -544,6 +581,10 @@ def main():
         receivers.append(stuck)
         kill_nine(server, stuck)
         server.stop()
+
+        if arguments.database_url:
+            print("== webhooks: three replicas on one PostgreSQL")
+            replicas(arguments.binary, arguments.root, work, arguments.database_url)
     finally:
         for server in servers:
             server.stop()

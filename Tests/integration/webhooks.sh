@@ -1,8 +1,9 @@
 # Signed webhooks against real receivers (webhooks.py: Python servers verifying every delivery with
 # the `standardwebhooks` package), on SQLite and again on a throwaway PostgreSQL: the SSRF guard
 # without the operator's permission, every event type, retries after a 500, a hanging receiver,
-# a redirect not followed, the delivery log, redelivery, rotation, and kill -9 between commit and
-# delivery. Sourced by run.sh; webhooks.py starts servers of its own.
+# a redirect not followed, the delivery log, redelivery, rotation, kill -9 between commit and
+# delivery, and (PostgreSQL) three replicas delivering each event once. Sourced by run.sh;
+# webhooks.py starts servers of its own.
 for wh_store in sqlite postgres; do
     echo "== webhooks ($wh_store)"
     wh_log="$WORK/webhooks-$wh_store.log"
