@@ -42,6 +42,10 @@ package final class WebhookDispatcher: Sendable {
         var claims: [String: String] = [:]
         var lastBacklog: ContinuousClock.Instant?
         var lastPrune: ContinuousClock.Instant?
+        /// The claims failing since (a database outage): logged when it starts, then once a
+        /// minute, not every poll.
+        var claimsFailingSince: ContinuousClock.Instant?
+        var claimFailureLogged: ContinuousClock.Instant?
     }
 
     private let state = Mutex(State())
@@ -122,15 +126,35 @@ package final class WebhookDispatcher: Sendable {
                 inFlight: inFlight,
                 lease: Self.lease
             )
-            state.withLock { state in
+            let recovered = state.withLock { state -> ContinuousClock.Instant? in
                 for delivery in claimed {
                     state.inFlight[delivery.webhookID, default: 0] += 1
                     state.claims[delivery.id] = delivery.claim
                 }
+                defer { (state.claimsFailingSince, state.claimFailureLogged) = (nil, nil) }
+                return state.claimsFailingSince
+            }
+            if let recovered {
+                logger.notice(
+                    "claiming webhook deliveries works again",
+                    metadata: ["webhook.claims_failed_s": "\((ContinuousClock.now - recovered).milliseconds / 1000)"]
+                )
             }
             return claimed
         } catch {
-            logger.warning("claiming webhook deliveries failed; will retry", metadata: ["error": "\(error)"])
+            let now = ContinuousClock.now
+            let log = state.withLock { state -> Bool in
+                if state.claimsFailingSince == nil { state.claimsFailingSince = now }
+                guard state.claimFailureLogged.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
+                state.claimFailureLogged = now
+                return true
+            }
+            if log {
+                logger.warning(
+                    "claiming webhook deliveries failed; retrying every poll (logged once a minute)",
+                    metadata: ["error": "\(error)"]
+                )
+            }
             return []
         }
     }
