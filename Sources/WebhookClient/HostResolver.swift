@@ -22,6 +22,33 @@ package enum HostResolver {
         }
     }
 
+    /// `resolve(_:)` waited for at most `limit`: `nil` when the resolver did not answer in time
+    /// (its thread finishes on its own). A resolver that hangs must not stretch an attempt past
+    /// its total timeout.
+    package static func resolve(_ host: String, limit: Duration) async -> Result<[IPAddress], WebhookURL.Refusal>? {
+        let once = Once()
+        return await withCheckedContinuation { continuation in
+            let finish: @Sendable (Result<[IPAddress], WebhookURL.Refusal>?) -> Void = { result in
+                if once.first() { continuation.resume(returning: result) }
+            }
+            queue.async { finish(resolveBlocking(host)) }
+            let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { finish(nil) }
+        }
+    }
+
+    /// True for the first caller only: the answer and the time limit race to resume once.
+    private final class Once: Sendable {
+        private let done = Mutex(false)
+
+        func first() -> Bool {
+            done.withLock { done in
+                defer { done = true }
+                return !done
+            }
+        }
+    }
+
     /// `resolve(_:)` waited for at most `limit`, from a thread that may block (an admin handler's
     /// worker); `nil` when the resolver did not answer in time (its thread finishes on its own).
     package static func resolve(_ host: String, within limit: Duration) -> Result<[IPAddress], WebhookURL.Refusal>? {

@@ -130,9 +130,16 @@ package final class WebhookHTTPClient: Sendable {
         if let literal = url.literalAddress {
             addresses = [literal]
         } else {
-            switch await HostResolver.resolve(url.host) {
-            case .success(let resolved): addresses = resolved
-            case .failure(let refusal): return .failure(Unusable(failure: .dns, description: refusal.description))
+            switch await HostResolver.resolve(url.host, limit: configuration.totalTimeout) {
+            case .success(let resolved)?: addresses = resolved
+            case .failure(let refusal)?: return .failure(Unusable(failure: .dns, description: refusal.description))
+            case nil:
+                return .failure(
+                    Unusable(
+                        failure: .timeout,
+                        description: "\(url.host): no DNS answer within \(configuration.totalTimeout)"
+                    )
+                )
             }
         }
         for address in addresses {
@@ -169,7 +176,8 @@ package final class WebhookHTTPClient: Sendable {
         case .success(let checked): addresses = checked
         case .failure(let unusable): return ended(unusable.failure, unusable.description)
         }
-        let deadline = NIODeadline.now() + TimeAmount(configuration.totalTimeout)
+        // The total timeout counts from the start: the name's resolution took part of it.
+        let deadline = NIODeadline.now() + TimeAmount(configuration.totalTimeout - (ContinuousClock.now - started))
         var channel: (any Channel)?
         var connected: IPAddress?
         var answer: EventLoopPromise<Collected>?
