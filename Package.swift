@@ -24,6 +24,10 @@ let package = Package(
         // SHA-256 of console session ids and of admin tokens kept in PostgreSQL (postgres-nio
         // depends on it already).
         .package(url: "https://github.com/apple/swift-crypto.git", "3.9.0"..<"6.0.0"),
+        // The webhooks' HTTP client (postgres-nio depends on both already): NIO connects to the
+        // address the SSRF guard checked, NIOSSL speaks TLS with SNI and verifies the host name.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // C libraries, each wrapped once.
@@ -107,6 +111,21 @@ let package = Package(
             dependencies: ["EmptyStateStore"],
             swiftSettings: swiftSettings
         ),
+        // Webhook delivery over HTTP: the receiver URL's rules, the guard against request forgery
+        // (every resolved address checked, the checked address connected to), the Standard
+        // Webhooks signature, and one bounded HTTP/1.1 exchange over SwiftNIO and NIOSSL. No
+        // store, no empty states.
+        .target(
+            name: "WebhookClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The embedded backend: SQLite through GRDB (templates, revisions, audit; events).
         .target(
             name: "EmptyStateSQLite",
@@ -150,6 +169,7 @@ let package = Package(
                 "EmptyStateStore",
                 "EmptyStateTranslation",
                 "ZlibCompression",
+                "WebhookClient",
                 // The built-in catalogue and openapi.yaml, compiled in.
                 "CAssets",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -179,6 +199,20 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WebhookClientTests",
+            dependencies: [
+                "WebhookClient",
+                // A receiver in the tests: a NIO HTTP server with a certificate of its own.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The verification snippet of docs/webhooks.md, as integrators run it.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -169,6 +169,7 @@ package enum PostgresSchema {
         experiments,
         eventIDsByPartition,
         changeRequests,
+        webhooks,
     ]
 
     /// Why the schema cannot be used.

@@ -24,6 +24,9 @@ package final class PostgresTemplateStore: TemplateStoring {
     let logger: Logger
     /// Called with the duration of each write transaction in seconds, whatever its outcome.
     let onCommit: (@Sendable (Double) -> Void)?
+    /// Rung after each catalogue write that committed, and when a redelivery or ping was queued
+    /// (`ringOnQueued`): this replica's dispatcher looks for due deliveries at once.
+    let outboxBell = OutboxBell()
 
     package init(database: PostgresBackend, logger: Logger, onCommit: (@Sendable (Double) -> Void)? = nil) {
         self.database = database
@@ -44,6 +47,10 @@ package final class PostgresTemplateStore: TemplateStoring {
     func catalogueWrite<T>(timeout: Duration? = nil, _ edits: (CatalogueWrite) throws -> T) throws -> T {
         let logger = logger
         do {
+            // Any catalogue write may have queued webhook deliveries (`record`): the dispatcher
+            // looks once the write has ended (committed or not: a claim that finds nothing costs
+            // one indexed query).
+            defer { outboxBell.ring() }
             return try CommitTimer.timed(onCommit) {
                 try database.session(timeout: timeout) { session in
                     try session.run { connection in

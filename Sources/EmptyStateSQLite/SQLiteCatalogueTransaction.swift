@@ -8,6 +8,8 @@ import GRDB
 /// so a batch of thousands of rows (the import of built-ins) costs a step per row, not a parse.
 struct SQLiteCatalogueTransaction: CatalogueTransaction {
     let db: Database
+    /// Rung once the transaction commits, when it queued webhook deliveries (`record`).
+    var bell: OutboxBell? = nil
 
     /// Runs GRDB work, its failure as the store's (`StoreError.from(_:)`).
     func sql<T>(_ body: () throws -> T) throws(StoreError) -> T {

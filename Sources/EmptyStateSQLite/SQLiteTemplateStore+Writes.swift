@@ -33,7 +33,7 @@ extension SQLiteTemplateStore {
                     }
                     var value: T?
                     try db.inTransaction {
-                        value = try CatalogueWrite.run(on: SQLiteCatalogueTransaction(db: db), edits)
+                        value = try CatalogueWrite.run(on: SQLiteCatalogueTransaction(db: db, bell: outboxBell), edits)
                         return .commit
                     }
                     guard let value else { throw StoreError.database("the transaction ended without a value") }

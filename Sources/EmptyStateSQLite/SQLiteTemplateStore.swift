@@ -13,13 +13,16 @@ import Synchronization
 /// `SQLiteTemplateStore+Migrations.swift`, writes and the import of built-ins in `+Writes` (what a
 /// write does is `CatalogueWrite`'s, shared with the other backend; this backend's SQL for it is
 /// `SQLiteCatalogueTransaction`), reads, paging and the audit trail in `+Reads`, app policies and
-/// experiments in `+AppPolicies` and `+Experiments`, console sessions in `+Sessions`.
+/// experiments in `+AppPolicies` and `+Experiments`, console sessions in `+Sessions`, webhooks and
+/// their outbox in `+Webhooks`.
 package final class SQLiteTemplateStore: Sendable {
     let pool: DatabasePool
     let logger: Logger
     package let path: String
     /// Called with the duration of each write transaction in seconds, whatever its outcome (for metrics).
     let onCommit: (@Sendable (Double) -> Void)?
+    /// Rung when a commit queued webhook deliveries (`ringOnQueued`).
+    let outboxBell = OutboxBell()
     /// The built-ins `importBuiltins` just serialized, by id, for the next `liveTemplates()`.
     let justImported = Mutex<[String: (document: String, template: Template)]>([:])
 

@@ -117,6 +117,8 @@ package enum DocumentKind: String, Sendable, CaseIterable {
     case changeRequest = "change-request"
     /// The review rules (`ReviewRules`), the one row `settings:review-rules`.
     case reviewRules = "review-rules"
+    /// A webhook subscription (`WebhookSubscription`), `webhook:<id>`.
+    case webhook
 
     /// The kind of the store id `documentID`: templates have no colon in their ids, every other
     /// kind a prefix of its own.
@@ -127,6 +129,8 @@ package enum DocumentKind: String, Sendable, CaseIterable {
             self = .experiment
         } else if documentID.hasPrefix(StoredDocuments.changeRequestPrefix) {
             self = .changeRequest
+        } else if documentID.hasPrefix(StoredDocuments.webhookPrefix) {
+            self = .webhook
         } else if documentID == StoredDocuments.reviewRulesID {
             self = .reviewRules
         } else {

@@ -8,6 +8,9 @@ package protocol Stores: Sendable {
     var events: any EventStoring { get }
     /// The admin console's sessions.
     var sessions: any SessionStoring { get }
+    /// Webhook subscriptions as read, and their outbox (in the templates database: deliveries are
+    /// written in the transactions of the changes they tell of).
+    var webhooks: any WebhookStoring { get }
     /// Where they are, for logs (a path, or a URL without its password).
     var location: String { get }
 

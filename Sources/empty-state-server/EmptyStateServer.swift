@@ -249,6 +249,29 @@ struct EmptyStateServer: ParsableCommand {
     )
     var adminTokensFile: String?
 
+    @Flag(
+        name: .customLong("webhook-allow-loopback"),
+        help:
+            "Let webhooks reach receivers on loopback addresses (127.0.0.0/8, ::1), and plain http:// to them: for tests and a receiver on this host. Off, such a URL is refused when saved and every delivery to a name that resolves there is refused (DNS rebinding). [EMPTY_STATE_WEBHOOK_ALLOW_LOOPBACK=1]"
+    )
+    var webhookAllowLoopback = false
+
+    @Flag(
+        name: .customLong("webhook-allow-private-networks"),
+        help:
+            "Let webhooks reach receivers on private networks (10/8, 172.16/12, 192.168/16, 100.64/10 CGNAT, fc00::/7 ULA): for a receiver inside your own network. Link-local (169.254.169.254, the cloud metadata service), multicast and unspecified addresses are never allowed. [EMPTY_STATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS=1]"
+    )
+    var webhookAllowPrivateNetworks = false
+
+    @Option(
+        name: .customLong("webhook-ca-file"),
+        help: ArgumentHelp(
+            "A PEM file of CA certificates webhook deliveries trust besides the system's (a receiver behind a private CA). [EMPTY_STATE_WEBHOOK_CA_FILE]",
+            valueName: "path"
+        )
+    )
+    var webhookCaFile: String?
+
     @Option(
         name: .customLong("database-url"),
         help: ArgumentHelp(
@@ -511,6 +534,13 @@ struct EmptyStateServer: ParsableCommand {
             let fromFile = try AdminToken.load(file: path)
             configuration.adminTokens += fromFile
             configuration.adminTokensFile = (path, fromFile.count)
+        }
+        configuration.webhooks.allowsLoopback =
+            webhookAllowLoopback || environment("EMPTY_STATE_WEBHOOK_ALLOW_LOOPBACK") == "1"
+        configuration.webhooks.allowsPrivateNetworks =
+            webhookAllowPrivateNetworks || environment("EMPTY_STATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS") == "1"
+        if let path = webhookCaFile ?? environment("EMPTY_STATE_WEBHOOK_CA_FILE"), !path.isEmpty {
+            configuration.webhooks.caFile = path
         }
         _ = try resolvedDatabaseURL()
         let drainRange = Double(Self.Ranges.drainTimeout.lowerBound)...Double(Self.Ranges.drainTimeout.upperBound)

@@ -79,6 +79,7 @@ final class PostgresSharedStore: SharedStore {
     var templates: any TemplateStoring { templateStore }
 
     var sessions: any SessionStoring { templateStore }
+    var webhooks: any WebhookStoring { templateStore }
 
     var location: String { database.location }
 

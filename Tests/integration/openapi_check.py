@@ -1643,6 +1643,57 @@ def run_change_requests(checker: Checker, token: str) -> None:
     run(Case("change request rollback twice", "POST", one + "/rollback", 409, headers=auth, extra=[problem_type("nothing-to-roll-back")]))
     run(Case("audit of a change request", "GET", f"/v1/admin/audit?templateId=change-request:{opened['id']}", 200, headers=auth, extra=[body_field("its actions", lambda b: all(i["changeRequest"] == opened["id"] for i in b["items"]) and b["total"] >= 5)]))
 
+def run_webhooks(checker: Checker, token: str) -> None:
+    """Exercises every webhook operation on a scratch subscription (to a public name under
+    .invalid, which never resolves: its deliveries fail at DNS, off the request path), then
+    deletes it."""
+    run = checker.run
+    auth = {"Authorization": f"Bearer {token}"}
+    as_json = {**auth, "Content-Type": "application/json"}
+    base = "/v1/admin/webhooks"
+    subscription = {"url": "https://hooks.openapi-check.invalid/x", "events": ["appPolicy.published"], "description": "openapi check"}
+    run(Case("webhooks", "GET", base, 200, auth))
+    run(Case("webhooks", "HEAD", base, 200, auth))
+    run(Case("webhooks unauthenticated", "GET", base, 401))
+    run(Case("webhook bad url", "POST", base, 422, as_json, json.dumps({**subscription, "url": "http://hooks.example.com/x"}).encode(), extra=[problem_pointers("/url")]))
+    run(Case("webhook unknown event", "POST", base, 422, as_json, json.dumps({**subscription, "events": ["nope"]}).encode(), extra=[problem_pointers("/events/0")]))
+    run(Case("webhook not json", "POST", base, 400, as_json, b"{"))
+    run(Case("webhook not an object", "POST", base, 400, as_json, b"[]"))
+    run(Case("webhook wrong media type", "POST", base, 415, {**auth, "Content-Type": "text/plain"}, b"x"))
+    response, created = run(Case("webhook create", "POST", base, 201, as_json, json.dumps(subscription).encode()))
+    if not isinstance(created, dict) or "id" not in created:
+        return
+    one = f"{base}/{created['id']}"
+    run(Case("webhook", "GET", one, 200, auth, extra=[header_is("ETag", '"r1"')]))
+    run(Case("webhook", "HEAD", one, 200, auth))
+    run(Case("webhook revalidated", "GET", one, 304, {**auth, "If-None-Match": '"r1"'}))
+    run(Case("webhook unknown", "GET", f"{base}/wh_00000000000000000000", 404, auth, extra=[problem_type("unknown-webhook")]))
+    run(Case("webhook change without If-Match", "PUT", one, 428, as_json, json.dumps(subscription).encode()))
+    run(Case("webhook change stale", "PUT", one, 412, {**as_json, "If-Match": '"r9"'}, json.dumps(subscription).encode()))
+    run(Case("webhook change invalid", "PUT", one, 422, {**as_json, "If-Match": '"r1"'}, json.dumps({**subscription, "enabled": "yes"}).encode()))
+    run(Case("webhook change", "PUT", one, 200, {**as_json, "If-Match": '"r1"'}, json.dumps({**subscription, "enabled": False}).encode()))
+    run(Case("webhook rotate invalid", "POST", f"{one}/rotate-secret", 422, {**as_json, "If-Match": '"r2"'}, json.dumps({"previousSecretValidForSeconds": -1}).encode()))
+    run(Case("webhook rotate without If-Match", "POST", f"{one}/rotate-secret", 428, auth))
+    run(Case("webhook rotate", "POST", f"{one}/rotate-secret", 200, {**auth, "If-Match": '"r2"'}))
+    run(Case("audit with webhook revisions", "GET", "/v1/admin/audit?pageSize=5", 200, auth,
+             extra=[body_field("the newest is the webhook's rotation", lambda b: b["items"][0].get("webhook") == created["id"] and b["items"][0]["changedFields"] == ["/secret"])]))
+    run(Case("audit export with webhook revisions", "GET", "/v1/admin/audit/export?format=csv", 200, auth))
+    _, ping = run(Case("webhook ping", "POST", f"{one}/ping", 202, auth))
+    run(Case("webhook deliveries", "GET", f"{one}/deliveries", 200, auth))
+    run(Case("webhook deliveries", "HEAD", f"{one}/deliveries", 200, auth))
+    run(Case("webhook deliveries filtered", "GET", f"{one}/deliveries?status=pending&page=1&pageSize=10", 200, auth))
+    run(Case("webhook deliveries bad status", "GET", f"{one}/deliveries?status=done", 400, auth, extra=[first_error_parameter("status")]))
+    run(Case("webhook deliveries unknown webhook", "GET", f"{base}/wh_00000000000000000000/deliveries", 404, auth))
+    if isinstance(ping, dict) and "id" in ping:
+        run(Case("webhook delivery", "GET", f"{one}/deliveries/{ping['id']}", 200, auth))
+        run(Case("webhook delivery", "HEAD", f"{one}/deliveries/{ping['id']}", 200, auth))
+        run(Case("webhook redeliver", "POST", f"{one}/deliveries/{ping['id']}/redeliver", 202, auth))
+    run(Case("webhook delivery unknown", "GET", f"{one}/deliveries/dlv_000000000000000000000000", 404, auth, extra=[problem_type("unknown-delivery")]))
+    run(Case("webhook delete without If-Match", "DELETE", one, 428, auth))
+    run(Case("webhook delete", "DELETE", one, 204, {**auth, "If-Match": '"r3"'}))
+    run(Case("webhook deleted", "GET", one, 404, auth))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True, help="the running server, e.g. http://127.0.0.1:8080")
@@ -1675,6 +1726,7 @@ def main(argv: list[str] | None = None) -> int:
         run_analytics(checker, token, events)
         run_app_status(checker, token)
         run_change_requests(checker, token)
+        run_webhooks(checker, token)
     print(f"{report.passed} passed, {report.failed} failed")
     return 1 if report.failed else 0
 

@@ -472,6 +472,42 @@ def main() -> int:
             undo_read = get_admin_change_request.sync_detailed(undo.id, client=viewer)
             expect("withdrawAdminChangeRequest", withdraw_admin_change_request.sync_detailed(
                 undo.id, client=editor, if_match=undo_read.headers["ETag"]), 200, m.AdminChangeRequest)
+    # -- webhooks (to a name under .invalid: its deliveries fail at DNS, off the request path) ----
+    from empty_state_client.api.admin import (
+        create_admin_webhook, delete_admin_webhook, get_admin_webhook, get_admin_webhook_delivery,
+        list_admin_webhook_deliveries, list_admin_webhooks, ping_admin_webhook, put_admin_webhook,
+        redeliver_admin_webhook_delivery, rotate_admin_webhook_secret)
+    subscription = m.WebhookSubscription.from_dict(
+        {"url": "https://hooks.python-client.invalid/x", "events": ["appPolicy.published"], "description": "python client"})
+    problem("createAdminWebhook as viewer", create_admin_webhook.sync_detailed(client=viewer, body=subscription), 403, "forbidden")
+    problem("createAdminWebhook plain http", create_admin_webhook.sync_detailed(client=editor, body=m.WebhookSubscription.from_dict(
+        {"url": "http://hooks.python-client.invalid/x", "events": ["appPolicy.published"]})), 422, "validation-failed")
+    hook = expect("createAdminWebhook", create_admin_webhook.sync_detailed(client=editor, body=subscription), 201, m.AdminWebhookWithSecret)
+    if isinstance(hook, m.AdminWebhookWithSecret):
+        check("createAdminWebhook: the secret", hook.secret.startswith("whsec_"))
+        listed = expect("listAdminWebhooks", list_admin_webhooks.sync_detailed(client=viewer), 200, m.AdminWebhookList)
+        if isinstance(listed, m.AdminWebhookList):
+            check("listAdminWebhooks: typed health", any(isinstance(w.health, m.WebhookHealth) for w in listed.items if w.id == hook.id))
+        expect("getAdminWebhook", get_admin_webhook.sync_detailed(hook.id, client=viewer), 200, m.AdminWebhook)
+        problem("getAdminWebhook unknown", get_admin_webhook.sync_detailed("wh_00000000000000000000", client=viewer), 404, "unknown-webhook")
+        problem("putAdminWebhook stale", put_admin_webhook.sync_detailed(hook.id, client=editor, body=subscription, if_match='"r9"'),
+                412, "precondition-failed")
+        changed = expect("putAdminWebhook", put_admin_webhook.sync_detailed(hook.id, client=editor, body=subscription, if_match='"r1"'),
+                         200, m.AdminWebhook)
+        rotated = expect("rotateAdminWebhookSecret", rotate_admin_webhook_secret.sync_detailed(
+            hook.id, client=editor, body=m.WebhookSecretRotation.from_dict({"previousSecretValidForSeconds": 0}), if_match='"r2"'),
+            200, m.AdminWebhookWithSecret)
+        if isinstance(changed, m.AdminWebhook) and isinstance(rotated, m.AdminWebhookWithSecret):
+            check("rotateAdminWebhookSecret: a new secret", rotated.secret != hook.secret and rotated.revision == 3)
+        ping = expect("pingAdminWebhook", ping_admin_webhook.sync_detailed(hook.id, client=editor), 202, m.AdminWebhookDelivery)
+        expect("listAdminWebhookDeliveries", list_admin_webhook_deliveries.sync_detailed(hook.id, client=viewer), 200,
+               m.AdminWebhookDeliveryPage)
+        if isinstance(ping, m.AdminWebhookDelivery):
+            expect("getAdminWebhookDelivery", get_admin_webhook_delivery.sync_detailed(hook.id, ping.id, client=viewer), 200,
+                   m.AdminWebhookDelivery)
+            expect("redeliverAdminWebhookDelivery", redeliver_admin_webhook_delivery.sync_detailed(hook.id, ping.id, client=editor),
+                   202, m.AdminWebhookDelivery)
+        expect("deleteAdminWebhook", delete_admin_webhook.sync_detailed(hook.id, client=editor, if_match='"r3"'), 204, None)
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -7,7 +7,8 @@
 # folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
 # behaviour, then admin roles and durability on a second server (admin_roles.sh), change requests
 # and review rules with a token per role (change_requests.sh), three replicas
-# on a throwaway PostgreSQL (replicas.sh), the hostile clients, schemathesis's generated requests
+# on a throwaway PostgreSQL (replicas.sh), the hostile clients, signed webhooks to real receivers on
+# SQLite and PostgreSQL (webhooks.sh), schemathesis's generated requests
 # on a server of their own (schemathesis.sh), and the client openapi-python-client generates,
 # driven through every operation (python_client.sh). Prints "N passed, M failed" and exits 1 on
 # any failure.
@@ -118,6 +119,8 @@ source "$HERE/events_durability.sh"
 source "$HERE/replicas.sh"
 # shellcheck source=Tests/integration/hostile.sh
 source "$HERE/hostile.sh"
+# shellcheck source=Tests/integration/webhooks.sh
+source "$HERE/webhooks.sh"
 # shellcheck source=Tests/integration/schemathesis.sh
 source "$HERE/schemathesis.sh"
 # shellcheck source=Tests/integration/python_client.sh

@@ -201,6 +201,22 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/InstanceId`.
         internal typealias InstanceId = Swift.String
+        /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/WebhookId`.
+        internal typealias WebhookId = Swift.String
+        /// A delivery's id, `dlv_` and 24 hex digits, from the delivery log; any other value answers `404 unknown-delivery`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/WebhookDeliveryId`.
+        internal typealias WebhookDeliveryId = Swift.String
+        /// Only the deliveries with this status; any other value answers `400 invalid-parameter`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/WebhookDeliveryStatus`.
+        internal enum WebhookDeliveryStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case pending = "pending"
+            case succeeded = "succeeded"
+            case failed = "failed"
+        }
         /// The experiment's id (1–64 of `a-z`, `0-9`, `-`, `_`); also its hash seed.
         ///
         /// - Remark: Generated from `#/components/parameters/ExperimentId`.

@@ -2824,6 +2824,337 @@ extension Components {
                 self.headers = headers
             }
         }
+        internal struct AdminWebhook: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminWebhook/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhook/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhook/headers/ETag`.
+                internal var eTag: Components.Headers.RevisionETag
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhook/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.RevisionETag,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminWebhook.Headers
+            /// - Remark: Generated from `#/components/responses/AdminWebhook/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminWebhook/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminWebhook)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminWebhook {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminWebhook.Body
+            /// Creates a new `AdminWebhook`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminWebhook.Headers,
+                body: Components.Responses.AdminWebhook.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminWebhookCreated: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminWebhookCreated/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookCreated/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookCreated/headers/ETag`.
+                internal var eTag: Components.Headers.RevisionETag
+                /// The webhook's admin URL, `/v1/admin/webhooks/{id}`.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookCreated/headers/Location`.
+                internal var location: Swift.String?
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookCreated/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                ///   - location: The webhook's admin URL, `/v1/admin/webhooks/{id}`.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    eTag: Components.Headers.RevisionETag,
+                    location: Swift.String? = nil,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.eTag = eTag
+                    self.location = location
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminWebhookCreated.Headers
+            /// - Remark: Generated from `#/components/responses/AdminWebhookCreated/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminWebhookCreated/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminWebhookWithSecret)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminWebhookWithSecret {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminWebhookCreated.Body
+            /// Creates a new `AdminWebhookCreated`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminWebhookCreated.Headers,
+                body: Components.Responses.AdminWebhookCreated.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminWebhookNotFound: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminWebhookNotFound/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookNotFound/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookNotFound/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminWebhookNotFound.Headers
+            /// - Remark: Generated from `#/components/responses/AdminWebhookNotFound/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminWebhookNotFound/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminWebhookNotFound.Body
+            /// Creates a new `AdminWebhookNotFound`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminWebhookNotFound.Headers,
+                body: Components.Responses.AdminWebhookNotFound.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminWebhookDelivery: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminWebhookDelivery/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookDelivery/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookDelivery/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminWebhookDelivery.Headers
+            /// - Remark: Generated from `#/components/responses/AdminWebhookDelivery/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminWebhookDelivery/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminWebhookDelivery)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminWebhookDelivery {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminWebhookDelivery.Body
+            /// Creates a new `AdminWebhookDelivery`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminWebhookDelivery.Headers,
+                body: Components.Responses.AdminWebhookDelivery.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminWebhookDeliveryQueued: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminWebhookDeliveryQueued/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookDeliveryQueued/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminWebhookDeliveryQueued/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminWebhookDeliveryQueued.Headers
+            /// - Remark: Generated from `#/components/responses/AdminWebhookDeliveryQueued/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminWebhookDeliveryQueued/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminWebhookDelivery)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminWebhookDelivery {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminWebhookDeliveryQueued.Body
+            /// Creates a new `AdminWebhookDeliveryQueued`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminWebhookDeliveryQueued.Headers,
+                body: Components.Responses.AdminWebhookDeliveryQueued.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         internal struct AdminExperiment: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/AdminExperiment/headers`.
             internal struct Headers: Sendable, Hashable {

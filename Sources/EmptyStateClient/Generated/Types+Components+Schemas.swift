@@ -1284,6 +1284,9 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_notAuthor = "urn:empty-state:problem:not-author"
                 case urn_colon_emptyState_colon_problem_colon_nothingToRollBack = "urn:empty-state:problem:nothing-to-roll-back"
                 case urn_colon_emptyState_colon_problem_colon_unknownPreviewToken = "urn:empty-state:problem:unknown-preview-token"
+                case urn_colon_emptyState_colon_problem_colon_unknownWebhook = "urn:empty-state:problem:unknown-webhook"
+                case urn_colon_emptyState_colon_problem_colon_unknownDelivery = "urn:empty-state:problem:unknown-delivery"
+                case urn_colon_emptyState_colon_problem_colon_webhooksUnavailable = "urn:empty-state:problem:webhooks-unavailable"
             }
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             internal var _type: Components.Schemas.Problem._TypePayload
@@ -2574,6 +2577,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/reviewRules`.
             internal var reviewRules: Swift.Bool?
+            /// The webhook's id (`wh_…`), for a revision of a webhook subscription (instead of `templateId`); a secret rotation is a revision whose `changedFields` is `["/secret"]`, the secret itself never recorded.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/webhook`.
+            internal var webhook: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Revision/revision`.
             internal var revision: Components.Schemas.RevisionNumber
             /// - Remark: Generated from `#/components/schemas/Revision/action`.
@@ -2614,6 +2621,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/policy`.
             internal var policy: Components.Schemas.AppPolicy?
+            /// The subscription at this revision (for a webhook's revision), never its secret.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/subscription`.
+            internal var subscription: Components.Schemas.WebhookSubscription?
             /// Creates a new `Revision`.
             ///
             /// - Parameters:
@@ -2621,6 +2632,7 @@ extension Components {
             ///   - appPolicy: The platform, for a revision of an app policy (instead of `templateId`).
             ///   - changeRequest: The change request, for an action on one (instead of `templateId`; `propose`, `edit`, `approve`, `publish` …, the note says more).
             ///   - reviewRules: Present on a change of the review rules (instead of `templateId`).
+            ///   - webhook: The webhook's id (`wh_…`), for a revision of a webhook subscription (instead of `templateId`); a secret rotation is a revision whose `changedFields` is `["/secret"]`, the secret itself never recorded.
             ///   - revision:
             ///   - action:
             ///   - createdAt:
@@ -2629,11 +2641,13 @@ extension Components {
             ///   - template:
             ///   - note: Why the change was made, when its writer said; a translation import's revisions say `imported from <fileName>`.
             ///   - policy: The policy document at this revision (for an app policy's revision).
+            ///   - subscription: The subscription at this revision (for a webhook's revision), never its secret.
             internal init(
                 templateId: Components.Schemas.TemplateId? = nil,
                 appPolicy: Components.Schemas.Platform? = nil,
                 changeRequest: Swift.Int? = nil,
                 reviewRules: Swift.Bool? = nil,
+                webhook: Swift.String? = nil,
                 revision: Components.Schemas.RevisionNumber,
                 action: Components.Schemas.Revision.ActionPayload,
                 createdAt: Components.Schemas.Timestamp,
@@ -2641,12 +2655,14 @@ extension Components {
                 changedFields: [Swift.String],
                 template: Components.Schemas.TemplateDocument? = nil,
                 note: Swift.String? = nil,
-                policy: Components.Schemas.AppPolicy? = nil
+                policy: Components.Schemas.AppPolicy? = nil,
+                subscription: Components.Schemas.WebhookSubscription? = nil
             ) {
                 self.templateId = templateId
                 self.appPolicy = appPolicy
                 self.changeRequest = changeRequest
                 self.reviewRules = reviewRules
+                self.webhook = webhook
                 self.revision = revision
                 self.action = action
                 self.createdAt = createdAt
@@ -2655,12 +2671,14 @@ extension Components {
                 self.template = template
                 self.note = note
                 self.policy = policy
+                self.subscription = subscription
             }
             internal enum CodingKeys: String, CodingKey {
                 case templateId
                 case appPolicy
                 case changeRequest
                 case reviewRules
+                case webhook
                 case revision
                 case action
                 case createdAt
@@ -2669,6 +2687,7 @@ extension Components {
                 case template
                 case note
                 case policy
+                case subscription
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -2687,6 +2706,10 @@ extension Components {
                 self.reviewRules = try container.decodeIfPresent(
                     Swift.Bool.self,
                     forKey: .reviewRules
+                )
+                self.webhook = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .webhook
                 )
                 self.revision = try container.decode(
                     Components.Schemas.RevisionNumber.self,
@@ -2720,11 +2743,16 @@ extension Components {
                     Components.Schemas.AppPolicy.self,
                     forKey: .policy
                 )
+                self.subscription = try container.decodeIfPresent(
+                    Components.Schemas.WebhookSubscription.self,
+                    forKey: .subscription
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "templateId",
                     "appPolicy",
                     "changeRequest",
                     "reviewRules",
+                    "webhook",
                     "revision",
                     "action",
                     "createdAt",
@@ -2732,7 +2760,8 @@ extension Components {
                     "changedFields",
                     "template",
                     "note",
-                    "policy"
+                    "policy",
+                    "subscription"
                 ])
             }
         }
@@ -4736,6 +4765,839 @@ extension Components {
                     "updatedAt",
                     "updatedBy",
                     "experiment"
+                ])
+            }
+        }
+        /// An event a webhook may subscribe to, the `type` of its payload: `appPolicy.published` (a
+        /// policy created, replaced or rolled back), `experiment.started`, `experiment.stopped`,
+        /// `experiment.shipped`, and the change requests' `changeRequest.opened`, `.approved`,
+        /// `.published`, `.rolledBack`. docs/webhooks.md has the payload of each.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/WebhookEventType`.
+        internal enum WebhookEventType: String, Codable, Hashable, Sendable, CaseIterable {
+            case changeRequest_opened = "changeRequest.opened"
+            case changeRequest_approved = "changeRequest.approved"
+            case changeRequest_published = "changeRequest.published"
+            case changeRequest_rolledBack = "changeRequest.rolledBack"
+            case appPolicy_published = "appPolicy.published"
+            case experiment_started = "experiment.started"
+            case experiment_stopped = "experiment.stopped"
+            case experiment_shipped = "experiment.shipped"
+        }
+        /// What a webhook receives and where (the secret is the service's, never sent in).
+        ///
+        /// - Remark: Generated from `#/components/schemas/WebhookSubscription`.
+        internal struct WebhookSubscription: Codable, Hashable, Sendable {
+            /// The receiver, `https://host[:port]/path?query` (plain `http://` only to loopback, when the operator allows it).
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookSubscription/url`.
+            internal var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookSubscription/events`.
+            internal var events: [Components.Schemas.WebhookEventType]
+            /// What it is for, shown in lists and logs; no control characters.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookSubscription/description`.
+            internal var description: Swift.String?
+            /// `false` pauses it: nothing is queued for it, and its pending deliveries wait.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookSubscription/enabled`.
+            internal var enabled: Swift.Bool?
+            /// Creates a new `WebhookSubscription`.
+            ///
+            /// - Parameters:
+            ///   - url: The receiver, `https://host[:port]/path?query` (plain `http://` only to loopback, when the operator allows it).
+            ///   - events:
+            ///   - description: What it is for, shown in lists and logs; no control characters.
+            ///   - enabled: `false` pauses it: nothing is queued for it, and its pending deliveries wait.
+            internal init(
+                url: Swift.String,
+                events: [Components.Schemas.WebhookEventType],
+                description: Swift.String? = nil,
+                enabled: Swift.Bool? = nil
+            ) {
+                self.url = url
+                self.events = events
+                self.description = description
+                self.enabled = enabled
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case url
+                case events
+                case description
+                case enabled
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.url = try container.decode(
+                    Swift.String.self,
+                    forKey: .url
+                )
+                self.events = try container.decode(
+                    [Components.Schemas.WebhookEventType].self,
+                    forKey: .events
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.enabled = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .enabled
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "url",
+                    "events",
+                    "description",
+                    "enabled"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookSecretRotation`.
+        internal struct WebhookSecretRotation: Codable, Hashable, Sendable {
+            /// How long the secret being replaced keeps signing beside the new one; 0 stops it at once.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookSecretRotation/previousSecretValidForSeconds`.
+            internal var previousSecretValidForSeconds: Swift.Int?
+            /// Creates a new `WebhookSecretRotation`.
+            ///
+            /// - Parameters:
+            ///   - previousSecretValidForSeconds: How long the secret being replaced keeps signing beside the new one; 0 stops it at once.
+            internal init(previousSecretValidForSeconds: Swift.Int? = nil) {
+                self.previousSecretValidForSeconds = previousSecretValidForSeconds
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case previousSecretValidForSeconds
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.previousSecretValidForSeconds = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .previousSecretValidForSeconds
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "previousSecretValidForSeconds"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookHealth`.
+        internal struct WebhookHealth: Codable, Hashable, Sendable {
+            /// Deliveries not finished (waiting for their first attempt or a retry).
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookHealth/pending`.
+            internal var pending: Swift.Int
+            /// Deliveries given up, still in the log.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookHealth/failed`.
+            internal var failed: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/WebhookHealth/lastAttemptAt`.
+            internal var lastAttemptAt: Components.Schemas.EventTimestamp?
+            /// The newest attempt's response code; absent when no answer came.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookHealth/lastAttemptStatus`.
+            internal var lastAttemptStatus: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/WebhookHealth/lastAttemptSucceeded`.
+            internal var lastAttemptSucceeded: Swift.Bool?
+            /// Creates a new `WebhookHealth`.
+            ///
+            /// - Parameters:
+            ///   - pending: Deliveries not finished (waiting for their first attempt or a retry).
+            ///   - failed: Deliveries given up, still in the log.
+            ///   - lastAttemptAt:
+            ///   - lastAttemptStatus: The newest attempt's response code; absent when no answer came.
+            ///   - lastAttemptSucceeded:
+            internal init(
+                pending: Swift.Int,
+                failed: Swift.Int,
+                lastAttemptAt: Components.Schemas.EventTimestamp? = nil,
+                lastAttemptStatus: Swift.Int? = nil,
+                lastAttemptSucceeded: Swift.Bool? = nil
+            ) {
+                self.pending = pending
+                self.failed = failed
+                self.lastAttemptAt = lastAttemptAt
+                self.lastAttemptStatus = lastAttemptStatus
+                self.lastAttemptSucceeded = lastAttemptSucceeded
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case pending
+                case failed
+                case lastAttemptAt
+                case lastAttemptStatus
+                case lastAttemptSucceeded
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.pending = try container.decode(
+                    Swift.Int.self,
+                    forKey: .pending
+                )
+                self.failed = try container.decode(
+                    Swift.Int.self,
+                    forKey: .failed
+                )
+                self.lastAttemptAt = try container.decodeIfPresent(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .lastAttemptAt
+                )
+                self.lastAttemptStatus = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .lastAttemptStatus
+                )
+                self.lastAttemptSucceeded = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .lastAttemptSucceeded
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "pending",
+                    "failed",
+                    "lastAttemptAt",
+                    "lastAttemptStatus",
+                    "lastAttemptSucceeded"
+                ])
+            }
+        }
+        /// A webhook subscription with its bookkeeping.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminWebhook`.
+        internal struct AdminWebhook: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/id`.
+            internal var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/url`.
+            internal var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/events`.
+            internal var events: [Components.Schemas.WebhookEventType]
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/description`.
+            internal var description: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/enabled`.
+            internal var enabled: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/revision`.
+            internal var revision: Components.Schemas.RevisionNumber
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/updatedAt`.
+            internal var updatedAt: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/updatedBy`.
+            internal var updatedBy: Components.Schemas.Actor
+            /// While the secret replaced by the last rotation still signs beside the current one, until when.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/previousSecretExpiresAt`.
+            internal var previousSecretExpiresAt: Components.Schemas.EventTimestamp?
+            /// In the list only.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhook/health`.
+            internal var health: Components.Schemas.WebhookHealth?
+            /// Creates a new `AdminWebhook`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - url:
+            ///   - events:
+            ///   - description:
+            ///   - enabled:
+            ///   - revision:
+            ///   - updatedAt:
+            ///   - updatedBy:
+            ///   - previousSecretExpiresAt: While the secret replaced by the last rotation still signs beside the current one, until when.
+            ///   - health: In the list only.
+            internal init(
+                id: Swift.String,
+                url: Swift.String,
+                events: [Components.Schemas.WebhookEventType],
+                description: Swift.String,
+                enabled: Swift.Bool,
+                revision: Components.Schemas.RevisionNumber,
+                updatedAt: Components.Schemas.Timestamp,
+                updatedBy: Components.Schemas.Actor,
+                previousSecretExpiresAt: Components.Schemas.EventTimestamp? = nil,
+                health: Components.Schemas.WebhookHealth? = nil
+            ) {
+                self.id = id
+                self.url = url
+                self.events = events
+                self.description = description
+                self.enabled = enabled
+                self.revision = revision
+                self.updatedAt = updatedAt
+                self.updatedBy = updatedBy
+                self.previousSecretExpiresAt = previousSecretExpiresAt
+                self.health = health
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case url
+                case events
+                case description
+                case enabled
+                case revision
+                case updatedAt
+                case updatedBy
+                case previousSecretExpiresAt
+                case health
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.url = try container.decode(
+                    Swift.String.self,
+                    forKey: .url
+                )
+                self.events = try container.decode(
+                    [Components.Schemas.WebhookEventType].self,
+                    forKey: .events
+                )
+                self.description = try container.decode(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.enabled = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .enabled
+                )
+                self.revision = try container.decode(
+                    Components.Schemas.RevisionNumber.self,
+                    forKey: .revision
+                )
+                self.updatedAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .updatedAt
+                )
+                self.updatedBy = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .updatedBy
+                )
+                self.previousSecretExpiresAt = try container.decodeIfPresent(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .previousSecretExpiresAt
+                )
+                self.health = try container.decodeIfPresent(
+                    Components.Schemas.WebhookHealth.self,
+                    forKey: .health
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "url",
+                    "events",
+                    "description",
+                    "enabled",
+                    "revision",
+                    "updatedAt",
+                    "updatedBy",
+                    "previousSecretExpiresAt",
+                    "health"
+                ])
+            }
+        }
+        /// A webhook as created or rotated, with its secret (shown in this answer only).
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret`.
+        internal struct AdminWebhookWithSecret: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/id`.
+            internal var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/url`.
+            internal var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/events`.
+            internal var events: [Components.Schemas.WebhookEventType]
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/description`.
+            internal var description: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/enabled`.
+            internal var enabled: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/revision`.
+            internal var revision: Components.Schemas.RevisionNumber
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/updatedAt`.
+            internal var updatedAt: Components.Schemas.Timestamp
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/updatedBy`.
+            internal var updatedBy: Components.Schemas.Actor
+            /// While the secret replaced by the last rotation still signs beside the current one, until when.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/previousSecretExpiresAt`.
+            internal var previousSecretExpiresAt: Components.Schemas.EventTimestamp?
+            /// In the list only.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/health`.
+            internal var health: Components.Schemas.WebhookHealth?
+            /// The signing secret in Standard Webhooks form, `whsec_` and the base64 of 32 random bytes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookWithSecret/secret`.
+            internal var secret: Swift.String
+            /// Creates a new `AdminWebhookWithSecret`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - url:
+            ///   - events:
+            ///   - description:
+            ///   - enabled:
+            ///   - revision:
+            ///   - updatedAt:
+            ///   - updatedBy:
+            ///   - previousSecretExpiresAt: While the secret replaced by the last rotation still signs beside the current one, until when.
+            ///   - health: In the list only.
+            ///   - secret: The signing secret in Standard Webhooks form, `whsec_` and the base64 of 32 random bytes.
+            internal init(
+                id: Swift.String,
+                url: Swift.String,
+                events: [Components.Schemas.WebhookEventType],
+                description: Swift.String,
+                enabled: Swift.Bool,
+                revision: Components.Schemas.RevisionNumber,
+                updatedAt: Components.Schemas.Timestamp,
+                updatedBy: Components.Schemas.Actor,
+                previousSecretExpiresAt: Components.Schemas.EventTimestamp? = nil,
+                health: Components.Schemas.WebhookHealth? = nil,
+                secret: Swift.String
+            ) {
+                self.id = id
+                self.url = url
+                self.events = events
+                self.description = description
+                self.enabled = enabled
+                self.revision = revision
+                self.updatedAt = updatedAt
+                self.updatedBy = updatedBy
+                self.previousSecretExpiresAt = previousSecretExpiresAt
+                self.health = health
+                self.secret = secret
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case url
+                case events
+                case description
+                case enabled
+                case revision
+                case updatedAt
+                case updatedBy
+                case previousSecretExpiresAt
+                case health
+                case secret
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.url = try container.decode(
+                    Swift.String.self,
+                    forKey: .url
+                )
+                self.events = try container.decode(
+                    [Components.Schemas.WebhookEventType].self,
+                    forKey: .events
+                )
+                self.description = try container.decode(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.enabled = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .enabled
+                )
+                self.revision = try container.decode(
+                    Components.Schemas.RevisionNumber.self,
+                    forKey: .revision
+                )
+                self.updatedAt = try container.decode(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .updatedAt
+                )
+                self.updatedBy = try container.decode(
+                    Components.Schemas.Actor.self,
+                    forKey: .updatedBy
+                )
+                self.previousSecretExpiresAt = try container.decodeIfPresent(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .previousSecretExpiresAt
+                )
+                self.health = try container.decodeIfPresent(
+                    Components.Schemas.WebhookHealth.self,
+                    forKey: .health
+                )
+                self.secret = try container.decode(
+                    Swift.String.self,
+                    forKey: .secret
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "url",
+                    "events",
+                    "description",
+                    "enabled",
+                    "revision",
+                    "updatedAt",
+                    "updatedBy",
+                    "previousSecretExpiresAt",
+                    "health",
+                    "secret"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AdminWebhookList`.
+        internal struct AdminWebhookList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookList/items`.
+            internal var items: [Components.Schemas.AdminWebhook]
+            /// Creates a new `AdminWebhookList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            internal init(items: [Components.Schemas.AdminWebhook]) {
+                self.items = items
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case items
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.AdminWebhook].self,
+                    forKey: .items
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookAttempt`.
+        internal struct WebhookAttempt: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WebhookAttempt/number`.
+            internal var number: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/WebhookAttempt/startedAt`.
+            internal var startedAt: Components.Schemas.EventTimestamp
+            /// From the start (name resolution included) to the end of the answer, or to the failure.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookAttempt/latencyMs`.
+            internal var latencyMs: Swift.Int
+            /// The receiver's response code; absent when no answer came.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookAttempt/statusCode`.
+            internal var statusCode: Swift.Int?
+            /// Absent on success; otherwise what went wrong: `HTTP 500`, `HTTP 302: a redirect to … not followed`, `refused: … resolves to a loopback address (allowed with --webhook-allow-loopback)`, a DNS, connect, TLS or timeout failure.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookAttempt/error`.
+            internal var error: Swift.String?
+            /// The start of the answer's body (at most 1 KiB).
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookAttempt/responseExcerpt`.
+            internal var responseExcerpt: Swift.String?
+            /// The address connected to, `ip:port`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WebhookAttempt/address`.
+            internal var address: Swift.String?
+            /// Creates a new `WebhookAttempt`.
+            ///
+            /// - Parameters:
+            ///   - number:
+            ///   - startedAt:
+            ///   - latencyMs: From the start (name resolution included) to the end of the answer, or to the failure.
+            ///   - statusCode: The receiver's response code; absent when no answer came.
+            ///   - error: Absent on success; otherwise what went wrong: `HTTP 500`, `HTTP 302: a redirect to … not followed`, `refused: … resolves to a loopback address (allowed with --webhook-allow-loopback)`, a DNS, connect, TLS or timeout failure.
+            ///   - responseExcerpt: The start of the answer's body (at most 1 KiB).
+            ///   - address: The address connected to, `ip:port`.
+            internal init(
+                number: Swift.Int,
+                startedAt: Components.Schemas.EventTimestamp,
+                latencyMs: Swift.Int,
+                statusCode: Swift.Int? = nil,
+                error: Swift.String? = nil,
+                responseExcerpt: Swift.String? = nil,
+                address: Swift.String? = nil
+            ) {
+                self.number = number
+                self.startedAt = startedAt
+                self.latencyMs = latencyMs
+                self.statusCode = statusCode
+                self.error = error
+                self.responseExcerpt = responseExcerpt
+                self.address = address
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case number
+                case startedAt
+                case latencyMs
+                case statusCode
+                case error
+                case responseExcerpt
+                case address
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.number = try container.decode(
+                    Swift.Int.self,
+                    forKey: .number
+                )
+                self.startedAt = try container.decode(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .startedAt
+                )
+                self.latencyMs = try container.decode(
+                    Swift.Int.self,
+                    forKey: .latencyMs
+                )
+                self.statusCode = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .statusCode
+                )
+                self.error = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .error
+                )
+                self.responseExcerpt = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .responseExcerpt
+                )
+                self.address = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .address
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "number",
+                    "startedAt",
+                    "latencyMs",
+                    "statusCode",
+                    "error",
+                    "responseExcerpt",
+                    "address"
+                ])
+            }
+        }
+        /// One message to one webhook, and its fate.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery`.
+        internal struct AdminWebhookDelivery: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/id`.
+            internal var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/webhookId`.
+            internal var webhookId: Swift.String
+            /// The `webhook-id` header, one per event, the same in every attempt and redelivery.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/messageId`.
+            internal var messageId: Swift.String
+            /// A `WebhookEventType`, or `webhook.test` for a ping.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/eventType`.
+            internal var eventType: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/status`.
+            internal enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case succeeded = "succeeded"
+                case failed = "failed"
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/status`.
+            internal var status: Components.Schemas.AdminWebhookDelivery.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/attemptCount`.
+            internal var attemptCount: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/createdAt`.
+            internal var createdAt: Components.Schemas.EventTimestamp
+            /// When it is tried next; absent once finished.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/nextAttemptAt`.
+            internal var nextAttemptAt: Components.Schemas.EventTimestamp?
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/finishedAt`.
+            internal var finishedAt: Components.Schemas.EventTimestamp?
+            /// The delivery this one sends again.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/redeliveryOf`.
+            internal var redeliveryOf: Swift.String?
+            /// Who asked for this redelivery or ping.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/requestedBy`.
+            internal var requestedBy: Components.Schemas.Actor?
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/attempts`.
+            internal var attempts: [Components.Schemas.WebhookAttempt]
+            /// The JSON sent (`type`, `timestamp`, `data`); only when one delivery is read.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDelivery/payload`.
+            internal var payload: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// Creates a new `AdminWebhookDelivery`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - webhookId:
+            ///   - messageId: The `webhook-id` header, one per event, the same in every attempt and redelivery.
+            ///   - eventType: A `WebhookEventType`, or `webhook.test` for a ping.
+            ///   - status:
+            ///   - attemptCount:
+            ///   - createdAt:
+            ///   - nextAttemptAt: When it is tried next; absent once finished.
+            ///   - finishedAt:
+            ///   - redeliveryOf: The delivery this one sends again.
+            ///   - requestedBy: Who asked for this redelivery or ping.
+            ///   - attempts:
+            ///   - payload: The JSON sent (`type`, `timestamp`, `data`); only when one delivery is read.
+            internal init(
+                id: Swift.String,
+                webhookId: Swift.String,
+                messageId: Swift.String,
+                eventType: Swift.String,
+                status: Components.Schemas.AdminWebhookDelivery.StatusPayload,
+                attemptCount: Swift.Int,
+                createdAt: Components.Schemas.EventTimestamp,
+                nextAttemptAt: Components.Schemas.EventTimestamp? = nil,
+                finishedAt: Components.Schemas.EventTimestamp? = nil,
+                redeliveryOf: Swift.String? = nil,
+                requestedBy: Components.Schemas.Actor? = nil,
+                attempts: [Components.Schemas.WebhookAttempt],
+                payload: OpenAPIRuntime.OpenAPIObjectContainer? = nil
+            ) {
+                self.id = id
+                self.webhookId = webhookId
+                self.messageId = messageId
+                self.eventType = eventType
+                self.status = status
+                self.attemptCount = attemptCount
+                self.createdAt = createdAt
+                self.nextAttemptAt = nextAttemptAt
+                self.finishedAt = finishedAt
+                self.redeliveryOf = redeliveryOf
+                self.requestedBy = requestedBy
+                self.attempts = attempts
+                self.payload = payload
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case webhookId
+                case messageId
+                case eventType
+                case status
+                case attemptCount
+                case createdAt
+                case nextAttemptAt
+                case finishedAt
+                case redeliveryOf
+                case requestedBy
+                case attempts
+                case payload
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.webhookId = try container.decode(
+                    Swift.String.self,
+                    forKey: .webhookId
+                )
+                self.messageId = try container.decode(
+                    Swift.String.self,
+                    forKey: .messageId
+                )
+                self.eventType = try container.decode(
+                    Swift.String.self,
+                    forKey: .eventType
+                )
+                self.status = try container.decode(
+                    Components.Schemas.AdminWebhookDelivery.StatusPayload.self,
+                    forKey: .status
+                )
+                self.attemptCount = try container.decode(
+                    Swift.Int.self,
+                    forKey: .attemptCount
+                )
+                self.createdAt = try container.decode(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .createdAt
+                )
+                self.nextAttemptAt = try container.decodeIfPresent(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .nextAttemptAt
+                )
+                self.finishedAt = try container.decodeIfPresent(
+                    Components.Schemas.EventTimestamp.self,
+                    forKey: .finishedAt
+                )
+                self.redeliveryOf = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .redeliveryOf
+                )
+                self.requestedBy = try container.decodeIfPresent(
+                    Components.Schemas.Actor.self,
+                    forKey: .requestedBy
+                )
+                self.attempts = try container.decode(
+                    [Components.Schemas.WebhookAttempt].self,
+                    forKey: .attempts
+                )
+                self.payload = try container.decodeIfPresent(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .payload
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "webhookId",
+                    "messageId",
+                    "eventType",
+                    "status",
+                    "attemptCount",
+                    "createdAt",
+                    "nextAttemptAt",
+                    "finishedAt",
+                    "redeliveryOf",
+                    "requestedBy",
+                    "attempts",
+                    "payload"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AdminWebhookDeliveryPage`.
+        internal struct AdminWebhookDeliveryPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDeliveryPage/items`.
+            internal var items: [Components.Schemas.AdminWebhookDelivery]
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDeliveryPage/page`.
+            internal var page: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDeliveryPage/pageSize`.
+            internal var pageSize: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminWebhookDeliveryPage/total`.
+            internal var total: Swift.Int
+            /// Creates a new `AdminWebhookDeliveryPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - page:
+            ///   - pageSize:
+            ///   - total:
+            internal init(
+                items: [Components.Schemas.AdminWebhookDelivery],
+                page: Swift.Int,
+                pageSize: Swift.Int,
+                total: Swift.Int
+            ) {
+                self.items = items
+                self.page = page
+                self.pageSize = pageSize
+                self.total = total
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case items
+                case page
+                case pageSize
+                case total
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.AdminWebhookDelivery].self,
+                    forKey: .items
+                )
+                self.page = try container.decode(
+                    Swift.Int.self,
+                    forKey: .page
+                )
+                self.pageSize = try container.decode(
+                    Swift.Int.self,
+                    forKey: .pageSize
+                )
+                self.total = try container.decode(
+                    Swift.Int.self,
+                    forKey: .total
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items",
+                    "page",
+                    "pageSize",
+                    "total"
                 ])
             }
         }

@@ -15845,6 +15845,4974 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// Every webhook subscription, with how its deliveries are doing.
+    ///
+    /// A service has a handful of subscriptions, so the list is not paged. Secrets are never
+    /// listed (they are shown once, when a webhook is created or its secret rotated). `health`
+    /// counts the deliveries pending and given up, and the newest attempt.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)`.
+    internal enum ListAdminWebhooks {
+        internal static let id: Swift.String = "listAdminWebhooks"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminWebhooks.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminWebhooks.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListAdminWebhooks.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.ListAdminWebhooks.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/GET/responses/200/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/GET/responses/200/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                    internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                        case noStore = "no-store"
+                    }
+                    /// Admin responses and problem documents are never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/GET/responses/200/headers/Cache-Control`.
+                    internal var cacheControl: Components.Headers.CacheControlNoStore
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - cacheControl: Admin responses and problem documents are never cached.
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        cacheControl: Components.Headers.CacheControlNoStore
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.ListAdminWebhooks.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/GET/responses/200/content/application\/json; charset=utf-8`.
+                    case applicationJsonCharsetUtf8(Components.Schemas.AdminWebhookList)
+                    /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                    /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                    internal var applicationJsonCharsetUtf8: Components.Schemas.AdminWebhookList {
+                        get throws {
+                            switch self {
+                            case let .applicationJsonCharsetUtf8(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListAdminWebhooks.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.ListAdminWebhooks.Output.Ok.Headers,
+                    body: Operations.ListAdminWebhooks.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The webhooks, by id.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListAdminWebhooks.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ListAdminWebhooks.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Subscribe a receiver to events; the answer holds its secret, shown this once.
+    ///
+    /// Creates a webhook with a new id (`wh_…`) and a new secret (`whsec_…`, Standard Webhooks
+    /// form: 32 random bytes in base64), returned in this answer only: keep it, it signs every
+    /// delivery (docs/webhooks.md says how receivers verify). Needs an `editor` token.
+    ///
+    /// Every broken rule at once (`422`, one `errors` entry per rule with a JSON pointer):
+    /// `url` must be `https://` (plain `http://` only to a loopback host, and only when the
+    /// operator allows loopback with `--webhook-allow-loopback`), without user info or a
+    /// fragment, at most 2,048 bytes; an address literal in it must not be loopback, private
+    /// (RFC 1918, CGNAT, ULA: allowed with `--webhook-allow-private-networks`), link-local
+    /// (169.254.169.254), unspecified, multicast or reserved. A host name is checked at every
+    /// delivery against every address it resolves to, and the delivery connects to a checked
+    /// address (DNS rebinding). `events` lists at least one known event type, none twice;
+    /// `description` has at most 500 characters and no control character.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)`.
+    internal enum CreateAdminWebhook {
+        internal static let id: Swift.String = "createAdminWebhook"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAdminWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAdminWebhook.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.CreateAdminWebhook.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.WebhookSubscription)
+            }
+            internal var body: Operations.CreateAdminWebhook.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.CreateAdminWebhook.Input.Headers = .init(),
+                body: Operations.CreateAdminWebhook.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The webhook was created; `secret` is shown in this answer only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Components.Responses.AdminWebhookCreated)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Components.Responses.AdminWebhookCreated {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/head(headAdminWebhooks)`.
+    internal enum HeadAdminWebhooks {
+        internal static let id: Swift.String = "headAdminWebhooks"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadAdminWebhooks.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.HeadAdminWebhooks.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/head(headAdminWebhooks)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/head(headAdminWebhooks)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/head(headAdminWebhooks)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/head(headAdminWebhooks)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/head(headAdminWebhooks)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// One webhook subscription, its revision and who changed it (never its secret).
+    ///
+    /// The webhook with its revision as the `ETag` (`"r<revision>"`) to send back in
+    /// `If-Match`. `If-None-Match` listing the current ETag answers `304`. `404
+    /// unknown-webhook` when there is none (or it was deleted).
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)`.
+    internal enum GetAdminWebhook {
+        internal static let id: Swift.String = "getAdminWebhook"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/GET/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                internal init(id: Components.Parameters.WebhookId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.GetAdminWebhook.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/GET/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.AdminIfNoneMatch?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.AdminIfNoneMatch? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminWebhook.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetAdminWebhook.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.GetAdminWebhook.Input.Path,
+                headers: Operations.GetAdminWebhook.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The webhook with its bookkeeping (never its secret); `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminWebhook)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminWebhook {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-None-Match` names the current revision (or is `*`). No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.AdminNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.AdminNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no webhook with this id (`unknown-webhook`, also for a deleted one), or it has no
+            /// delivery with this id (`unknown-delivery`). The problem `type` is
+            /// `urn:empty-state:problem:<slug>` with slug `unknown-webhook` or `unknown-delivery`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminWebhookNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminWebhookNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Change a webhook's URL, events, description or state (If-Match); its secret stays.
+    ///
+    /// The rules of `POST /v1/admin/webhooks`; `If-Match: "r<n>"` is required (`428` without,
+    /// `412` when stale). `enabled: false` pauses it: no deliveries are queued for it, and its
+    /// pending ones wait until it is enabled again. Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)`.
+    internal enum PutAdminWebhook {
+        internal static let id: Swift.String = "putAdminWebhook"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/PUT/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/PUT/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                internal init(id: Components.Parameters.WebhookId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PutAdminWebhook.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/PUT/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/PUT/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/PUT/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutAdminWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutAdminWebhook.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.PutAdminWebhook.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/PUT/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.WebhookSubscription)
+            }
+            internal var body: Operations.PutAdminWebhook.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.PutAdminWebhook.Input.Path,
+                headers: Operations.PutAdminWebhook.Input.Headers,
+                body: Operations.PutAdminWebhook.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The webhook with its bookkeeping (never its secret); `ETag` is its revision.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminWebhook)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminWebhook {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no webhook with this id (`unknown-webhook`, also for a deleted one), or it has no
+            /// delivery with this id (`unknown-delivery`). The problem `type` is
+            /// `urn:empty-state:problem:<slug>` with slug `unknown-webhook` or `unknown-delivery`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminWebhookNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminWebhookNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Delete a webhook (If-Match); nothing more is sent to it.
+    ///
+    /// Its secret, pending deliveries and delivery log go with it; the revisions of its
+    /// subscription stay in the audit trail. `If-Match` is required (`428` without, `412` when
+    /// stale). Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)`.
+    internal enum DeleteAdminWebhook {
+        internal static let id: Swift.String = "deleteAdminWebhook"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/DELETE/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                internal init(id: Components.Parameters.WebhookId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.DeleteAdminWebhook.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/DELETE/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/DELETE/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteAdminWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteAdminWebhook.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.DeleteAdminWebhook.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.DeleteAdminWebhook.Input.Path,
+                headers: Operations.DeleteAdminWebhook.Input.Headers
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/DELETE/responses/204/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/DELETE/responses/204/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                    internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                        case noStore = "no-store"
+                    }
+                    /// Admin responses and problem documents are never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/DELETE/responses/204/headers/Cache-Control`.
+                    internal var cacheControl: Components.Headers.CacheControlNoStore
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - cacheControl: Admin responses and problem documents are never cached.
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        cacheControl: Components.Headers.CacheControlNoStore
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.DeleteAdminWebhook.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                internal init(headers: Operations.DeleteAdminWebhook.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// Deleted. No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.DeleteAdminWebhook.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Operations.DeleteAdminWebhook.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no webhook with this id (`unknown-webhook`, also for a deleted one), or it has no
+            /// delivery with this id (`unknown-delivery`). The problem `type` is
+            /// `urn:empty-state:problem:<slug>` with slug `unknown-webhook` or `unknown-delivery`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminWebhookNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminWebhookNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)`.
+    internal enum HeadAdminWebhook {
+        internal static let id: Swift.String = "headAdminWebhook"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/HEAD/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                internal init(id: Components.Parameters.WebhookId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.HeadAdminWebhook.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/HEAD/header/If-None-Match`.
+                internal var ifNoneMatch: Components.Parameters.AdminIfNoneMatch?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifNoneMatch: When it contains the current `ETag` (`"r<revision>"`, or `W/"r<revision>"`), or is `*`, the server answers `304`.
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifNoneMatch: Components.Parameters.AdminIfNoneMatch? = nil
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifNoneMatch = ifNoneMatch
+                }
+            }
+            internal var headers: Operations.HeadAdminWebhook.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadAdminWebhook.Input.Path,
+                headers: Operations.HeadAdminWebhook.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminTemplateHead)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminTemplateHead {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-None-Match` names the current revision (or is `*`). No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Components.Responses.AdminNotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            internal var notModified: Components.Responses.AdminNotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Give a webhook a new secret, shown in this answer only (If-Match).
+    ///
+    /// The new secret signs every delivery from now on. The one it replaces keeps signing beside
+    /// it (a second `v1,…` signature in `webhook-signature`) for `previousSecretValidForSeconds`
+    /// (default 86400, a day; 0 to 604800), so receivers switch without rejecting a delivery; 0
+    /// stops it at once (a secret that leaked). The body is optional. A rotation is a revision of
+    /// the webhook (`changedFields: ["/secret"]`, the secret itself never recorded). `If-Match`
+    /// is required. Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/rotate-secret`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)`.
+    internal enum RotateAdminWebhookSecret {
+        internal static let id: Swift.String = "rotateAdminWebhookSecret"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                internal init(id: Components.Parameters.WebhookId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.RotateAdminWebhookSecret.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                /// `428`; when it is not the current revision, `412` with the current `ETag`; a value that is
+                /// not an ETag of this API (`*`, a weak tag, a list) also answers `412`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/header/If-Match`.
+                internal var ifMatch: Components.Parameters.AdminIfMatchRequired
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RotateAdminWebhookSecret.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - ifMatch: The `ETag` of the template as you read it (`"r<revision>"`). Without it the server answers
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    ifMatch: Components.Parameters.AdminIfMatchRequired,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RotateAdminWebhookSecret.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.ifMatch = ifMatch
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RotateAdminWebhookSecret.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.WebhookSecretRotation)
+            }
+            internal var body: Operations.RotateAdminWebhookSecret.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.RotateAdminWebhookSecret.Input.Path,
+                headers: Operations.RotateAdminWebhookSecret.Input.Headers,
+                body: Operations.RotateAdminWebhookSecret.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/responses/200/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/responses/200/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/responses/200/headers/ETag`.
+                    internal var eTag: Components.Headers.RevisionETag
+                    /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                    internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                        case noStore = "no-store"
+                    }
+                    /// Admin responses and problem documents are never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/responses/200/headers/Cache-Control`.
+                    internal var cacheControl: Components.Headers.CacheControlNoStore
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - eTag: The template's revision as an entity tag, `"r<revision>"`; send it back in `If-Match` to change the template.
+                    ///   - cacheControl: Admin responses and problem documents are never cached.
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        eTag: Components.Headers.RevisionETag,
+                        cacheControl: Components.Headers.CacheControlNoStore
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.eTag = eTag
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.RotateAdminWebhookSecret.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/rotate-secret/POST/responses/200/content/application\/json; charset=utf-8`.
+                    case applicationJsonCharsetUtf8(Components.Schemas.AdminWebhookWithSecret)
+                    /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                    /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                    internal var applicationJsonCharsetUtf8: Components.Schemas.AdminWebhookWithSecret {
+                        get throws {
+                            switch self {
+                            case let .applicationJsonCharsetUtf8(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.RotateAdminWebhookSecret.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.RotateAdminWebhookSecret.Output.Ok.Headers,
+                    body: Operations.RotateAdminWebhookSecret.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The webhook with its new secret (shown this once) and its new `ETag`.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.RotateAdminWebhookSecret.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.RotateAdminWebhookSecret.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no webhook with this id (`unknown-webhook`, also for a deleted one), or it has no
+            /// delivery with this id (`unknown-delivery`). The problem `type` is
+            /// `urn:empty-state:problem:<slug>` with slug `unknown-webhook` or `unknown-delivery`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminWebhookNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminWebhookNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `If-Match` is not the current revision (`ETag` is the current one), or is not an ETag of
+            /// this API; or `If-None-Match: *` asked to create a template that exists (`ETag` is its
+            /// revision).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.AdminPreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            internal var preconditionFailed: Components.Responses.AdminPreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change needs `If-Match` with the ETag you read (or, to create, `If-None-Match: *`), so changes are not lost.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `precondition-required`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/428`.
+            ///
+            /// HTTP response code: `428 preconditionRequired`.
+            case preconditionRequired(Components.Responses.AdminPreconditionRequired)
+            /// The associated value of the enum case if `self` is `.preconditionRequired`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionRequired`.
+            /// - SeeAlso: `.preconditionRequired`.
+            internal var preconditionRequired: Components.Responses.AdminPreconditionRequired {
+                get throws {
+                    switch self {
+                    case let .preconditionRequired(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionRequired",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Queue a `webhook.test` delivery to this webhook, whatever it subscribed to.
+    ///
+    /// Signed and retried like any delivery; its payload's `data` has `webhookId` and `actor`.
+    /// Answers once the delivery is queued (it is attempted within milliseconds, off the request
+    /// path): read it back in the delivery log. A body, if any, is ignored. Needs an `editor`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/ping`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)`.
+    internal enum PingAdminWebhook {
+        internal static let id: Swift.String = "pingAdminWebhook"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/ping/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/ping/POST/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                internal init(id: Components.Parameters.WebhookId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.PingAdminWebhook.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/ping/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/ping/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PingAdminWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PingAdminWebhook.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.PingAdminWebhook.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.PingAdminWebhook.Input.Path,
+                headers: Operations.PingAdminWebhook.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The delivery is queued (attempted at once, off the request path); as it is now.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Components.Responses.AdminWebhookDeliveryQueued)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            internal var accepted: Components.Responses.AdminWebhookDeliveryQueued {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no webhook with this id (`unknown-webhook`, also for a deleted one), or it has no
+            /// delivery with this id (`unknown-delivery`). The problem `type` is
+            /// `urn:empty-state:problem:<slug>` with slug `unknown-webhook` or `unknown-delivery`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminWebhookNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminWebhookNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// A webhook's delivery log, newest first, each delivery with its attempts.
+    ///
+    /// One delivery per event (and per redelivery or ping): its `messageId` (the `webhook-id`
+    /// header, the same in every attempt and redelivery), status (`pending`: waiting for its
+    /// first attempt or a retry at `nextAttemptAt`; `succeeded`: a 2xx; `failed`: the retries
+    /// ran out or the receiver answered `410 Gone`), and every attempt with its response code,
+    /// latency, error and the address connected to. The payload is left out (read one delivery
+    /// for it). Finished deliveries leave the log 30 days after they finished.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)`.
+    internal enum ListAdminWebhookDeliveries {
+        internal static let id: Swift.String = "listAdminWebhookDeliveries"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                internal init(id: Components.Parameters.WebhookId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.ListAdminWebhookDeliveries.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/WebhookDeliveryStatus`.
+                internal enum WebhookDeliveryStatus: String, Codable, Hashable, Sendable, CaseIterable {
+                    case pending = "pending"
+                    case succeeded = "succeeded"
+                    case failed = "failed"
+                }
+                /// Only the deliveries with this status; any other value answers `400 invalid-parameter`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/query/status`.
+                internal var status: Components.Parameters.WebhookDeliveryStatus?
+                /// The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/query/page`.
+                internal var page: Components.Parameters.Page?
+                /// Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/query/pageSize`.
+                internal var pageSize: Components.Parameters.PageSize?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - status: Only the deliveries with this status; any other value answers `400 invalid-parameter`.
+                ///   - page: The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                internal init(
+                    status: Components.Parameters.WebhookDeliveryStatus? = nil,
+                    page: Components.Parameters.Page? = nil,
+                    pageSize: Components.Parameters.PageSize? = nil
+                ) {
+                    self.status = status
+                    self.page = page
+                    self.pageSize = pageSize
+                }
+            }
+            internal var query: Operations.ListAdminWebhookDeliveries.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminWebhookDeliveries.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminWebhookDeliveries.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListAdminWebhookDeliveries.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.ListAdminWebhookDeliveries.Input.Path,
+                query: Operations.ListAdminWebhookDeliveries.Input.Query = .init(),
+                headers: Operations.ListAdminWebhookDeliveries.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/responses/200/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/responses/200/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                    internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                        case noStore = "no-store"
+                    }
+                    /// Admin responses and problem documents are never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/responses/200/headers/Cache-Control`.
+                    internal var cacheControl: Components.Headers.CacheControlNoStore
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - cacheControl: Admin responses and problem documents are never cached.
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        cacheControl: Components.Headers.CacheControlNoStore
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.ListAdminWebhookDeliveries.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/GET/responses/200/content/application\/json; charset=utf-8`.
+                    case applicationJsonCharsetUtf8(Components.Schemas.AdminWebhookDeliveryPage)
+                    /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                    /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                    internal var applicationJsonCharsetUtf8: Components.Schemas.AdminWebhookDeliveryPage {
+                        get throws {
+                            switch self {
+                            case let .applicationJsonCharsetUtf8(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListAdminWebhookDeliveries.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.ListAdminWebhookDeliveries.Output.Ok.Headers,
+                    body: Operations.ListAdminWebhookDeliveries.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// One page of deliveries.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListAdminWebhookDeliveries.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ListAdminWebhookDeliveries.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no webhook with this id (`unknown-webhook`, also for a deleted one), or it has no
+            /// delivery with this id (`unknown-delivery`). The problem `type` is
+            /// `urn:empty-state:problem:<slug>` with slug `unknown-webhook` or `unknown-delivery`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminWebhookNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminWebhookNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)`.
+    internal enum HeadAdminWebhookDeliveries {
+        internal static let id: Swift.String = "headAdminWebhookDeliveries"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/HEAD/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                internal init(id: Components.Parameters.WebhookId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.HeadAdminWebhookDeliveries.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/WebhookDeliveryStatus`.
+                internal enum WebhookDeliveryStatus: String, Codable, Hashable, Sendable, CaseIterable {
+                    case pending = "pending"
+                    case succeeded = "succeeded"
+                    case failed = "failed"
+                }
+                /// Only the deliveries with this status; any other value answers `400 invalid-parameter`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/HEAD/query/status`.
+                internal var status: Components.Parameters.WebhookDeliveryStatus?
+                /// The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/HEAD/query/page`.
+                internal var page: Components.Parameters.Page?
+                /// Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/HEAD/query/pageSize`.
+                internal var pageSize: Components.Parameters.PageSize?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - status: Only the deliveries with this status; any other value answers `400 invalid-parameter`.
+                ///   - page: The 1-based page number, 1–1000000; anything else answers `400 invalid-parameter`. A page past the end has no items.
+                ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
+                internal init(
+                    status: Components.Parameters.WebhookDeliveryStatus? = nil,
+                    page: Components.Parameters.Page? = nil,
+                    pageSize: Components.Parameters.PageSize? = nil
+                ) {
+                    self.status = status
+                    self.page = page
+                    self.pageSize = pageSize
+                }
+            }
+            internal var query: Operations.HeadAdminWebhookDeliveries.Input.Query
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadAdminWebhookDeliveries.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadAdminWebhookDeliveries.Input.Path,
+                query: Operations.HeadAdminWebhookDeliveries.Input.Query = .init(),
+                headers: Operations.HeadAdminWebhookDeliveries.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// One delivery of the log, with its attempts and the payload sent.
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}/deliveries/{deliveryId}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)`.
+    internal enum GetAdminWebhookDelivery {
+        internal static let id: Swift.String = "getAdminWebhookDelivery"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/GET/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// A delivery's id, `dlv_` and 24 hex digits, from the delivery log; any other value answers `404 unknown-delivery`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/GET/path/deliveryId`.
+                internal var deliveryId: Components.Parameters.WebhookDeliveryId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///   - deliveryId: A delivery's id, `dlv_` and 24 hex digits, from the delivery log; any other value answers `404 unknown-delivery`.
+                internal init(
+                    id: Components.Parameters.WebhookId,
+                    deliveryId: Components.Parameters.WebhookDeliveryId
+                ) {
+                    self.id = id
+                    self.deliveryId = deliveryId
+                }
+            }
+            internal var path: Operations.GetAdminWebhookDelivery.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminWebhookDelivery.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAdminWebhookDelivery.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.GetAdminWebhookDelivery.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.GetAdminWebhookDelivery.Input.Path,
+                headers: Operations.GetAdminWebhookDelivery.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The delivery, with its attempts and the payload sent.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminWebhookDelivery)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminWebhookDelivery {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request was authenticated by the console's session cookie and did not come from the
+            /// console's own origin (`cross-origin-request`): a change without the console's `Origin`,
+            /// or a request whose `Sec-Fetch-Site` says another page made it (see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminCrossOrigin)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminCrossOrigin {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no webhook with this id (`unknown-webhook`, also for a deleted one), or it has no
+            /// delivery with this id (`unknown-delivery`). The problem `type` is
+            /// `urn:empty-state:problem:<slug>` with slug `unknown-webhook` or `unknown-delivery`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminWebhookNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminWebhookNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The server began stopping while the request waited for a worker (`shutting-down`,
+            /// `Connection: close`), or the database (PostgreSQL) cannot be reached
+            /// (`store-unavailable`); the request was not carried out. Send it again after `Retry-After`
+            /// seconds, to another instance or to this one once it is back.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `shutting-down` or
+            /// `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminShuttingDown)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminShuttingDown {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}/deliveries/{deliveryId}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)`.
+    internal enum HeadAdminWebhookDelivery {
+        internal static let id: Swift.String = "headAdminWebhookDelivery"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/HEAD/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/HEAD/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// A delivery's id, `dlv_` and 24 hex digits, from the delivery log; any other value answers `404 unknown-delivery`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/HEAD/path/deliveryId`.
+                internal var deliveryId: Components.Parameters.WebhookDeliveryId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///   - deliveryId: A delivery's id, `dlv_` and 24 hex digits, from the delivery log; any other value answers `404 unknown-delivery`.
+                internal init(
+                    id: Components.Parameters.WebhookId,
+                    deliveryId: Components.Parameters.WebhookDeliveryId
+                ) {
+                    self.id = id
+                    self.deliveryId = deliveryId
+                }
+            }
+            internal var path: Operations.HeadAdminWebhookDelivery.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadAdminWebhookDelivery.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.HeadAdminWebhookDelivery.Input.Path,
+                headers: Operations.HeadAdminWebhookDelivery.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Send a delivery again, now.
+    ///
+    /// A finished delivery (succeeded or failed) is sent again as a new delivery, attempted at
+    /// once with a fresh retry schedule: the same `messageId` (`webhook-id`: receivers that
+    /// already processed it may drop it) and payload, `redeliveryOf` naming the original and
+    /// `requestedBy` who asked. A pending one is attempted now instead of at its scheduled
+    /// time (the same delivery is answered); an attempt asked for does not use up the retry
+    /// schedule. A body, if any, is ignored. Needs an `editor`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)`.
+    internal enum RedeliverAdminWebhookDelivery {
+        internal static let id: Swift.String = "redeliverAdminWebhookDelivery"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/POST/path/id`.
+                internal var id: Components.Parameters.WebhookId
+                /// A delivery's id, `dlv_` and 24 hex digits, from the delivery log; any other value answers `404 unknown-delivery`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/POST/path/deliveryId`.
+                internal var deliveryId: Components.Parameters.WebhookDeliveryId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
+                ///   - deliveryId: A delivery's id, `dlv_` and 24 hex digits, from the delivery log; any other value answers `404 unknown-delivery`.
+                internal init(
+                    id: Components.Parameters.WebhookId,
+                    deliveryId: Components.Parameters.WebhookDeliveryId
+                ) {
+                    self.id = id
+                    self.deliveryId = deliveryId
+                }
+            }
+            internal var path: Operations.RedeliverAdminWebhookDelivery.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RedeliverAdminWebhookDelivery.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RedeliverAdminWebhookDelivery.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RedeliverAdminWebhookDelivery.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.RedeliverAdminWebhookDelivery.Input.Path,
+                headers: Operations.RedeliverAdminWebhookDelivery.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The delivery is queued (attempted at once, off the request path); as it is now.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Components.Responses.AdminWebhookDeliveryQueued)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            internal var accepted: Components.Responses.AdminWebhookDeliveryQueued {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// There is no webhook with this id (`unknown-webhook`, also for a deleted one), or it has no
+            /// delivery with this id (`unknown-delivery`). The problem `type` is
+            /// `urn:empty-state:problem:<slug>` with slug `unknown-webhook` or `unknown-delivery`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminWebhookNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminWebhookNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Every copy experiment, whatever its status, by id.
     ///
     /// A service runs a handful of experiments, so the list is not paged. Each item is the

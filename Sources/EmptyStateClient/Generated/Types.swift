@@ -515,6 +515,142 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/locales`.
     /// - Remark: Generated from `#/paths//v1/admin/locales/head(headAdminLocales)`.
     func headAdminLocales(_ input: Operations.HeadAdminLocales.Input) async throws -> Operations.HeadAdminLocales.Output
+    /// Every webhook subscription, with how its deliveries are doing.
+    ///
+    /// A service has a handful of subscriptions, so the list is not paged. Secrets are never
+    /// listed (they are shown once, when a webhook is created or its secret rotated). `health`
+    /// counts the deliveries pending and given up, and the newest attempt.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)`.
+    func listAdminWebhooks(_ input: Operations.ListAdminWebhooks.Input) async throws -> Operations.ListAdminWebhooks.Output
+    /// Subscribe a receiver to events; the answer holds its secret, shown this once.
+    ///
+    /// Creates a webhook with a new id (`wh_…`) and a new secret (`whsec_…`, Standard Webhooks
+    /// form: 32 random bytes in base64), returned in this answer only: keep it, it signs every
+    /// delivery (docs/webhooks.md says how receivers verify). Needs an `editor` token.
+    ///
+    /// Every broken rule at once (`422`, one `errors` entry per rule with a JSON pointer):
+    /// `url` must be `https://` (plain `http://` only to a loopback host, and only when the
+    /// operator allows loopback with `--webhook-allow-loopback`), without user info or a
+    /// fragment, at most 2,048 bytes; an address literal in it must not be loopback, private
+    /// (RFC 1918, CGNAT, ULA: allowed with `--webhook-allow-private-networks`), link-local
+    /// (169.254.169.254), unspecified, multicast or reserved. A host name is checked at every
+    /// delivery against every address it resolves to, and the delivery connects to a checked
+    /// address (DNS rebinding). `events` lists at least one known event type, none twice;
+    /// `description` has at most 500 characters and no control character.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)`.
+    func createAdminWebhook(_ input: Operations.CreateAdminWebhook.Input) async throws -> Operations.CreateAdminWebhook.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/head(headAdminWebhooks)`.
+    func headAdminWebhooks(_ input: Operations.HeadAdminWebhooks.Input) async throws -> Operations.HeadAdminWebhooks.Output
+    /// One webhook subscription, its revision and who changed it (never its secret).
+    ///
+    /// The webhook with its revision as the `ETag` (`"r<revision>"`) to send back in
+    /// `If-Match`. `If-None-Match` listing the current ETag answers `304`. `404
+    /// unknown-webhook` when there is none (or it was deleted).
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)`.
+    func getAdminWebhook(_ input: Operations.GetAdminWebhook.Input) async throws -> Operations.GetAdminWebhook.Output
+    /// Change a webhook's URL, events, description or state (If-Match); its secret stays.
+    ///
+    /// The rules of `POST /v1/admin/webhooks`; `If-Match: "r<n>"` is required (`428` without,
+    /// `412` when stale). `enabled: false` pauses it: no deliveries are queued for it, and its
+    /// pending ones wait until it is enabled again. Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)`.
+    func putAdminWebhook(_ input: Operations.PutAdminWebhook.Input) async throws -> Operations.PutAdminWebhook.Output
+    /// Delete a webhook (If-Match); nothing more is sent to it.
+    ///
+    /// Its secret, pending deliveries and delivery log go with it; the revisions of its
+    /// subscription stay in the audit trail. `If-Match` is required (`428` without, `412` when
+    /// stale). Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)`.
+    func deleteAdminWebhook(_ input: Operations.DeleteAdminWebhook.Input) async throws -> Operations.DeleteAdminWebhook.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)`.
+    func headAdminWebhook(_ input: Operations.HeadAdminWebhook.Input) async throws -> Operations.HeadAdminWebhook.Output
+    /// Give a webhook a new secret, shown in this answer only (If-Match).
+    ///
+    /// The new secret signs every delivery from now on. The one it replaces keeps signing beside
+    /// it (a second `v1,…` signature in `webhook-signature`) for `previousSecretValidForSeconds`
+    /// (default 86400, a day; 0 to 604800), so receivers switch without rejecting a delivery; 0
+    /// stops it at once (a secret that leaked). The body is optional. A rotation is a revision of
+    /// the webhook (`changedFields: ["/secret"]`, the secret itself never recorded). `If-Match`
+    /// is required. Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/rotate-secret`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)`.
+    func rotateAdminWebhookSecret(_ input: Operations.RotateAdminWebhookSecret.Input) async throws -> Operations.RotateAdminWebhookSecret.Output
+    /// Queue a `webhook.test` delivery to this webhook, whatever it subscribed to.
+    ///
+    /// Signed and retried like any delivery; its payload's `data` has `webhookId` and `actor`.
+    /// Answers once the delivery is queued (it is attempted within milliseconds, off the request
+    /// path): read it back in the delivery log. A body, if any, is ignored. Needs an `editor`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/ping`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)`.
+    func pingAdminWebhook(_ input: Operations.PingAdminWebhook.Input) async throws -> Operations.PingAdminWebhook.Output
+    /// A webhook's delivery log, newest first, each delivery with its attempts.
+    ///
+    /// One delivery per event (and per redelivery or ping): its `messageId` (the `webhook-id`
+    /// header, the same in every attempt and redelivery), status (`pending`: waiting for its
+    /// first attempt or a retry at `nextAttemptAt`; `succeeded`: a 2xx; `failed`: the retries
+    /// ran out or the receiver answered `410 Gone`), and every attempt with its response code,
+    /// latency, error and the address connected to. The payload is left out (read one delivery
+    /// for it). Finished deliveries leave the log 30 days after they finished.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)`.
+    func listAdminWebhookDeliveries(_ input: Operations.ListAdminWebhookDeliveries.Input) async throws -> Operations.ListAdminWebhookDeliveries.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)`.
+    func headAdminWebhookDeliveries(_ input: Operations.HeadAdminWebhookDeliveries.Input) async throws -> Operations.HeadAdminWebhookDeliveries.Output
+    /// One delivery of the log, with its attempts and the payload sent.
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}/deliveries/{deliveryId}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)`.
+    func getAdminWebhookDelivery(_ input: Operations.GetAdminWebhookDelivery.Input) async throws -> Operations.GetAdminWebhookDelivery.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}/deliveries/{deliveryId}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)`.
+    func headAdminWebhookDelivery(_ input: Operations.HeadAdminWebhookDelivery.Input) async throws -> Operations.HeadAdminWebhookDelivery.Output
+    /// Send a delivery again, now.
+    ///
+    /// A finished delivery (succeeded or failed) is sent again as a new delivery, attempted at
+    /// once with a fresh retry schedule: the same `messageId` (`webhook-id`: receivers that
+    /// already processed it may drop it) and payload, `redeliveryOf` naming the original and
+    /// `requestedBy` who asked. A pending one is attempted now instead of at its scheduled
+    /// time (the same delivery is answered); an attempt asked for does not use up the retry
+    /// schedule. A body, if any, is ignored. Needs an `editor`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)`.
+    func redeliverAdminWebhookDelivery(_ input: Operations.RedeliverAdminWebhookDelivery.Input) async throws -> Operations.RedeliverAdminWebhookDelivery.Output
     /// Every copy experiment, whatever its status, by id.
     ///
     /// A service runs a handful of experiments, so the list is not paged. Each item is the
@@ -2010,6 +2146,250 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/admin/locales/head(headAdminLocales)`.
     internal func headAdminLocales(headers: Operations.HeadAdminLocales.Input.Headers = .init()) async throws -> Operations.HeadAdminLocales.Output {
         try await headAdminLocales(Operations.HeadAdminLocales.Input(headers: headers))
+    }
+    /// Every webhook subscription, with how its deliveries are doing.
+    ///
+    /// A service has a handful of subscriptions, so the list is not paged. Secrets are never
+    /// listed (they are shown once, when a webhook is created or its secret rotated). `health`
+    /// counts the deliveries pending and given up, and the newest attempt.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/get(listAdminWebhooks)`.
+    internal func listAdminWebhooks(headers: Operations.ListAdminWebhooks.Input.Headers = .init()) async throws -> Operations.ListAdminWebhooks.Output {
+        try await listAdminWebhooks(Operations.ListAdminWebhooks.Input(headers: headers))
+    }
+    /// Subscribe a receiver to events; the answer holds its secret, shown this once.
+    ///
+    /// Creates a webhook with a new id (`wh_…`) and a new secret (`whsec_…`, Standard Webhooks
+    /// form: 32 random bytes in base64), returned in this answer only: keep it, it signs every
+    /// delivery (docs/webhooks.md says how receivers verify). Needs an `editor` token.
+    ///
+    /// Every broken rule at once (`422`, one `errors` entry per rule with a JSON pointer):
+    /// `url` must be `https://` (plain `http://` only to a loopback host, and only when the
+    /// operator allows loopback with `--webhook-allow-loopback`), without user info or a
+    /// fragment, at most 2,048 bytes; an address literal in it must not be loopback, private
+    /// (RFC 1918, CGNAT, ULA: allowed with `--webhook-allow-private-networks`), link-local
+    /// (169.254.169.254), unspecified, multicast or reserved. A host name is checked at every
+    /// delivery against every address it resolves to, and the delivery connects to a checked
+    /// address (DNS rebinding). `events` lists at least one known event type, none twice;
+    /// `description` has at most 500 characters and no control character.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/post(createAdminWebhook)`.
+    internal func createAdminWebhook(
+        headers: Operations.CreateAdminWebhook.Input.Headers = .init(),
+        body: Operations.CreateAdminWebhook.Input.Body
+    ) async throws -> Operations.CreateAdminWebhook.Output {
+        try await createAdminWebhook(Operations.CreateAdminWebhook.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/head(headAdminWebhooks)`.
+    internal func headAdminWebhooks(headers: Operations.HeadAdminWebhooks.Input.Headers = .init()) async throws -> Operations.HeadAdminWebhooks.Output {
+        try await headAdminWebhooks(Operations.HeadAdminWebhooks.Input(headers: headers))
+    }
+    /// One webhook subscription, its revision and who changed it (never its secret).
+    ///
+    /// The webhook with its revision as the `ETag` (`"r<revision>"`) to send back in
+    /// `If-Match`. `If-None-Match` listing the current ETag answers `304`. `404
+    /// unknown-webhook` when there is none (or it was deleted).
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/get(getAdminWebhook)`.
+    internal func getAdminWebhook(
+        path: Operations.GetAdminWebhook.Input.Path,
+        headers: Operations.GetAdminWebhook.Input.Headers = .init()
+    ) async throws -> Operations.GetAdminWebhook.Output {
+        try await getAdminWebhook(Operations.GetAdminWebhook.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Change a webhook's URL, events, description or state (If-Match); its secret stays.
+    ///
+    /// The rules of `POST /v1/admin/webhooks`; `If-Match: "r<n>"` is required (`428` without,
+    /// `412` when stale). `enabled: false` pauses it: no deliveries are queued for it, and its
+    /// pending ones wait until it is enabled again. Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `PUT /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/put(putAdminWebhook)`.
+    internal func putAdminWebhook(
+        path: Operations.PutAdminWebhook.Input.Path,
+        headers: Operations.PutAdminWebhook.Input.Headers,
+        body: Operations.PutAdminWebhook.Input.Body
+    ) async throws -> Operations.PutAdminWebhook.Output {
+        try await putAdminWebhook(Operations.PutAdminWebhook.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Delete a webhook (If-Match); nothing more is sent to it.
+    ///
+    /// Its secret, pending deliveries and delivery log go with it; the revisions of its
+    /// subscription stay in the audit trail. `If-Match` is required (`428` without, `412` when
+    /// stale). Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/delete(deleteAdminWebhook)`.
+    internal func deleteAdminWebhook(
+        path: Operations.DeleteAdminWebhook.Input.Path,
+        headers: Operations.DeleteAdminWebhook.Input.Headers
+    ) async throws -> Operations.DeleteAdminWebhook.Output {
+        try await deleteAdminWebhook(Operations.DeleteAdminWebhook.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/head(headAdminWebhook)`.
+    internal func headAdminWebhook(
+        path: Operations.HeadAdminWebhook.Input.Path,
+        headers: Operations.HeadAdminWebhook.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminWebhook.Output {
+        try await headAdminWebhook(Operations.HeadAdminWebhook.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Give a webhook a new secret, shown in this answer only (If-Match).
+    ///
+    /// The new secret signs every delivery from now on. The one it replaces keeps signing beside
+    /// it (a second `v1,…` signature in `webhook-signature`) for `previousSecretValidForSeconds`
+    /// (default 86400, a day; 0 to 604800), so receivers switch without rejecting a delivery; 0
+    /// stops it at once (a secret that leaked). The body is optional. A rotation is a revision of
+    /// the webhook (`changedFields: ["/secret"]`, the secret itself never recorded). `If-Match`
+    /// is required. Needs an `editor` token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/rotate-secret`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/rotate-secret/post(rotateAdminWebhookSecret)`.
+    internal func rotateAdminWebhookSecret(
+        path: Operations.RotateAdminWebhookSecret.Input.Path,
+        headers: Operations.RotateAdminWebhookSecret.Input.Headers,
+        body: Operations.RotateAdminWebhookSecret.Input.Body? = nil
+    ) async throws -> Operations.RotateAdminWebhookSecret.Output {
+        try await rotateAdminWebhookSecret(Operations.RotateAdminWebhookSecret.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Queue a `webhook.test` delivery to this webhook, whatever it subscribed to.
+    ///
+    /// Signed and retried like any delivery; its payload's `data` has `webhookId` and `actor`.
+    /// Answers once the delivery is queued (it is attempted within milliseconds, off the request
+    /// path): read it back in the delivery log. A body, if any, is ignored. Needs an `editor`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/ping`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/ping/post(pingAdminWebhook)`.
+    internal func pingAdminWebhook(
+        path: Operations.PingAdminWebhook.Input.Path,
+        headers: Operations.PingAdminWebhook.Input.Headers = .init()
+    ) async throws -> Operations.PingAdminWebhook.Output {
+        try await pingAdminWebhook(Operations.PingAdminWebhook.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A webhook's delivery log, newest first, each delivery with its attempts.
+    ///
+    /// One delivery per event (and per redelivery or ping): its `messageId` (the `webhook-id`
+    /// header, the same in every attempt and redelivery), status (`pending`: waiting for its
+    /// first attempt or a retry at `nextAttemptAt`; `succeeded`: a 2xx; `failed`: the retries
+    /// ran out or the receiver answered `410 Gone`), and every attempt with its response code,
+    /// latency, error and the address connected to. The payload is left out (read one delivery
+    /// for it). Finished deliveries leave the log 30 days after they finished.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/get(listAdminWebhookDeliveries)`.
+    internal func listAdminWebhookDeliveries(
+        path: Operations.ListAdminWebhookDeliveries.Input.Path,
+        query: Operations.ListAdminWebhookDeliveries.Input.Query = .init(),
+        headers: Operations.ListAdminWebhookDeliveries.Input.Headers = .init()
+    ) async throws -> Operations.ListAdminWebhookDeliveries.Output {
+        try await listAdminWebhookDeliveries(Operations.ListAdminWebhookDeliveries.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}/deliveries`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/head(headAdminWebhookDeliveries)`.
+    internal func headAdminWebhookDeliveries(
+        path: Operations.HeadAdminWebhookDeliveries.Input.Path,
+        query: Operations.HeadAdminWebhookDeliveries.Input.Query = .init(),
+        headers: Operations.HeadAdminWebhookDeliveries.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminWebhookDeliveries.Output {
+        try await headAdminWebhookDeliveries(Operations.HeadAdminWebhookDeliveries.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// One delivery of the log, with its attempts and the payload sent.
+    ///
+    /// - Remark: HTTP `GET /v1/admin/webhooks/{id}/deliveries/{deliveryId}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/get(getAdminWebhookDelivery)`.
+    internal func getAdminWebhookDelivery(
+        path: Operations.GetAdminWebhookDelivery.Input.Path,
+        headers: Operations.GetAdminWebhookDelivery.Input.Headers = .init()
+    ) async throws -> Operations.GetAdminWebhookDelivery.Output {
+        try await getAdminWebhookDelivery(Operations.GetAdminWebhookDelivery.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/webhooks/{id}/deliveries/{deliveryId}`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/head(headAdminWebhookDelivery)`.
+    internal func headAdminWebhookDelivery(
+        path: Operations.HeadAdminWebhookDelivery.Input.Path,
+        headers: Operations.HeadAdminWebhookDelivery.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminWebhookDelivery.Output {
+        try await headAdminWebhookDelivery(Operations.HeadAdminWebhookDelivery.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Send a delivery again, now.
+    ///
+    /// A finished delivery (succeeded or failed) is sent again as a new delivery, attempted at
+    /// once with a fresh retry schedule: the same `messageId` (`webhook-id`: receivers that
+    /// already processed it may drop it) and payload, `redeliveryOf` naming the original and
+    /// `requestedBy` who asked. A pending one is attempted now instead of at its scheduled
+    /// time (the same delivery is answered); an attempt asked for does not use up the retry
+    /// schedule. A body, if any, is ignored. Needs an `editor`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver`.
+    /// - Remark: Generated from `#/paths//v1/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver/post(redeliverAdminWebhookDelivery)`.
+    internal func redeliverAdminWebhookDelivery(
+        path: Operations.RedeliverAdminWebhookDelivery.Input.Path,
+        headers: Operations.RedeliverAdminWebhookDelivery.Input.Headers = .init()
+    ) async throws -> Operations.RedeliverAdminWebhookDelivery.Output {
+        try await redeliverAdminWebhookDelivery(Operations.RedeliverAdminWebhookDelivery.Input(
+            path: path,
+            headers: headers
+        ))
     }
     /// Every copy experiment, whatever its status, by id.
     ///

@@ -139,11 +139,13 @@ extension AdminAPI {
             case .appPolicy: "appPolicy"
             case .changeRequest: "changeRequest"
             case .reviewRules: "reviewRules"
+            case .webhook: "webhook"
             case .experiment, .template: "template"
             }
         let cells = [
             record.createdAt, record.createdBy, kind,
-            platform?.rawValue ?? request.map(String.init) ?? record.templateID, String(record.revision),
+            platform?.rawValue ?? request.map(String.init) ?? StoredDocuments.webhookName(documentID: record.templateID)
+                ?? record.templateID, String(record.revision),
             record.action.rawValue,
             record.changedFields.joined(separator: " "),
         ]

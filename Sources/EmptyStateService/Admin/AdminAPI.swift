@@ -2,6 +2,7 @@ import EmptyStateCore
 import EmptyStateStore
 import HTTPServer
 import Logging
+import WebhookClient
 
 /// `/v1/admin`: ops create, edit, translate, delete and roll back templates and app policies.
 /// Every change is a revision in the store and is published to clients before the response is
@@ -10,7 +11,8 @@ import Logging
 /// The routes are grouped by what they serve: templates (`AdminAPI+Templates`), their revisions
 /// and rollback (`+Revisions`), the locale report (`+Locales`), translation files
 /// (`+TranslationExport`, `+TranslationImport`), the audit trail and its export (`+Audit`), app
-/// policies (`+AppPolicies`) and what their versions are told (`+Decisions`), and what the admin
+/// policies (`+AppPolicies`) and what their versions are told (`+Decisions`), webhooks and their
+/// delivery log (`+Webhooks`), and what the admin
 /// console needs besides: its session (`+Session`), the searchable catalogue (`+Catalogue`) and
 /// the live preview of a draft (`+Preview`). Each handler throws its errors; `route` puts the auth
 /// middleware (`AdminAuthorization.require`) and the error middleware (`AdminProblems`) around
@@ -35,6 +37,11 @@ struct AdminAPI: Sendable {
     /// Told when a change request is scheduled, so that it is armed before its next look; `nil`
     /// in tests that run without one.
     var scheduler: ChangeRequestScheduler? = nil
+    /// Webhook subscriptions and their delivery log (`+Webhooks`); `nil` where the service runs
+    /// without them (some tests): those routes answer 503.
+    var webhooks: (any WebhookStoring)? = nil
+    /// What a subscription's URL may point at (the operator's `--webhook-allow-*`).
+    var webhookPolicy = AddressPolicy()
 
     func register(on router: inout Router) {
         registerTemplates(on: &router)
@@ -55,6 +62,7 @@ struct AdminAPI: Sendable {
         registerChangeRequests(on: &router)
         registerChangeRequestSchedule(on: &router)
         registerReviewRules(on: &router)
+        registerWebhooks(on: &router)
     }
 
     /// A route handler for `handler`: the caller's token must allow `role` (401/403 otherwise),

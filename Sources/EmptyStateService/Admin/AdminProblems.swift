@@ -9,7 +9,7 @@ import Logging
 enum AdminProblems {
     /// What a request's document is: store errors name it.
     enum Subject: Sendable {
-        case template, appPolicy, experiment, changeRequest, reviewRules
+        case template, appPolicy, experiment, changeRequest, reviewRules, webhook
 
         var noun: String {
             switch self {
@@ -18,6 +18,7 @@ enum AdminProblems {
             case .experiment: "experiment"
             case .changeRequest: "change request"
             case .reviewRules: "review rules"
+            case .webhook: "webhook"
             }
         }
     }
@@ -90,6 +91,20 @@ enum AdminProblems {
                 detail: "There is no experiment \"\(id)\"; PUT one with If-None-Match: * to create it.",
                 errors: [.init(.parameter("id"), "no such experiment")]
             ).response(requestID: request.id)
+        case .notFound(let id) where subject == .webhook:
+            // The store names the webhook, or the delivery of a webhook that exists.
+            let delivery = id.hasPrefix("dlv_")
+            return ProblemDetails(
+                status: 404,
+                slug: delivery ? "unknown-delivery" : "unknown-webhook",
+                title: delivery ? "Unknown Delivery" : "Unknown Webhook",
+                detail: delivery
+                    ? "The webhook has no delivery \"\(id)\" (finished deliveries leave the log after 30 days)."
+                    : "There is no webhook \"\(id)\".",
+                errors: [
+                    .init(.parameter(delivery ? "deliveryId" : "id"), delivery ? "no such delivery" : "no such webhook")
+                ]
+            ).response(requestID: request.id)
         case .notFound(let id):
             return ProblemDetails(
                 status: 404,
@@ -97,6 +112,15 @@ enum AdminProblems {
                 title: "Unknown Template",
                 detail: "There is no template \"\(id)\".",
                 errors: [.init(.parameter("id"), "no such template")]
+            ).response(requestID: request.id)
+        case .deleted(let id, _) where subject == .webhook:
+            // A deleted webhook is gone (its secret and deliveries with it): nothing restores it.
+            return ProblemDetails(
+                status: 404,
+                slug: "unknown-webhook",
+                title: "Unknown Webhook",
+                detail: "There is no webhook \"\(id)\".",
+                errors: [.init(.parameter("id"), "no such webhook")]
             ).response(requestID: request.id)
         case .deleted(let id, let revision):
             return ProblemDetails(

@@ -85,6 +85,7 @@ enum AdminResponses {
                 case .experiment: "experiment"
                 case .changeRequest: "changeRequest"
                 case .reviewRules: "reviewRules"
+                case .webhook: "webhook"
                 }
             try container.encode(document, forKey: AnyKey(key))
         }
@@ -120,8 +121,9 @@ enum AdminResponses {
         }
     }
 
-    /// One revision of a template, or of an app policy (`appPolicy` and `policy` instead of
-    /// `templateId` and `template`); the document only when the record has it.
+    /// One revision of a template, of an app policy (`appPolicy` and `policy` instead of
+    /// `templateId` and `template`) or of a webhook subscription (`webhook` and `subscription`);
+    /// the document only when the record has it.
     struct Revision: Encodable {
         var record: RevisionRecord
 
@@ -130,6 +132,7 @@ enum AdminResponses {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)
             let platform = StoredDocuments.appPolicyPlatform(documentID: record.templateID)
+            let webhook = StoredDocuments.webhookName(documentID: record.templateID)
             if let platform {
                 try container.encode(platform.rawValue, forKey: AnyKey("appPolicy"))
             } else if let request = ChangeRequest.id(documentID: record.templateID) {
@@ -137,6 +140,8 @@ enum AdminResponses {
                 try container.encode(request, forKey: AnyKey("changeRequest"))
             } else if record.templateID == StoredDocuments.reviewRulesID {
                 try container.encode(true, forKey: AnyKey("reviewRules"))
+            } else if let webhook {
+                try container.encode(webhook, forKey: AnyKey("webhook"))
             } else {
                 try container.encode(record.templateID, forKey: AnyKey("templateId"))
             }
@@ -146,11 +151,15 @@ enum AdminResponses {
             try container.encode(record.createdBy, forKey: AnyKey("createdBy"))
             try container.encode(record.changedFields, forKey: AnyKey("changedFields"))
             if let note = record.note { try container.encode(note, forKey: AnyKey("note")) }
-            if let document = record.document,
-                DocumentKind(documentID: record.templateID) == .template
-                    || platform != nil
-            {
-                try container.encode(document, forKey: AnyKey(platform == nil ? "template" : "policy"))
+            let documentKey: String? =
+                switch DocumentKind(documentID: record.templateID) {
+                case .template: "template"
+                case .appPolicy: "policy"
+                case .webhook: "subscription"
+                case .experiment, .changeRequest, .reviewRules: nil
+                }
+            if let document = record.document, let documentKey {
+                try container.encode(document, forKey: AnyKey(documentKey))
             }
         }
     }

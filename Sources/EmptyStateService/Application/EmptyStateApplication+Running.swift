@@ -104,6 +104,15 @@ extension EmptyStateApplication {
         }
         services.append(
             WorkerService(
+                name: "webhook-dispatcher",
+                step: next(),
+                sequence: sequence,
+                start: dispatcher.start,
+                stop: dispatcher.stop
+            )
+        )
+        services.append(
+            WorkerService(
                 name: "http",
                 step: next(),
                 sequence: sequence,

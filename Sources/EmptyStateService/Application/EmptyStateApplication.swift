@@ -6,6 +6,7 @@ import HTTPServer
 import JSONCoding
 import Logging
 import ServiceLifecycle
+import WebhookClient
 
 /// The whole service: the catalogue loaded and pre-rendered, the routes, and the HTTP server.
 /// Tests build exactly what `empty-state-server` runs.
@@ -45,6 +46,8 @@ package final class EmptyStateApplication: Sendable {
     /// Counts the events an earlier release stored into the rollups.
     let backfill: RollupBackfillWorker
     let folder: RollupFolder
+    /// Sends the webhooks' outbox, off the request path.
+    let dispatcher: WebhookDispatcher
     /// PostgreSQL: the store shared by replicas, and what runs beside the HTTP service for it
     /// (its pool, and the listener that publishes the changes other replicas commit).
     let shared: (any SharedStore)?
@@ -198,8 +201,25 @@ package final class EmptyStateApplication: Sendable {
             translations: translations,
             importLimits: TranslationImportLimits(maximumBytes: configuration.maxImportSize),
             events: events,
-            scheduler: scheduler
+            scheduler: scheduler,
+            webhooks: stores.webhooks,
+            webhookPolicy: AddressPolicy(
+                allowsLoopback: configuration.webhooks.allowsLoopback,
+                allowsPrivateNetworks: configuration.webhooks.allowsPrivateNetworks
+            )
         ).register(on: &router)
+        do {
+            dispatcher = try WebhookDispatcher(
+                store: stores.webhooks,
+                settings: configuration.webhooks,
+                metrics: metrics.webhooks,
+                logger: logger
+            )
+        } catch {
+            throw StartupError(
+                description: "cannot use the webhook CA file \(configuration.webhooks.caFile ?? ""): \(error)"
+            )
+        }
         ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         let staleCounts = StaleStringCounts(catalogue: translations)
         metrics.countStaleStrings { staleCounts.counts() }

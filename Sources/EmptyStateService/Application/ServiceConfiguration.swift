@@ -48,6 +48,11 @@ package struct ServiceConfiguration: Sendable {
     /// of it is read. The readers refuse the same size.
     package var maxImportSize = 40 << 20
 
+    /// What webhook deliveries may reach (`--webhook-allow-loopback`,
+    /// `--webhook-allow-private-networks`) and whom they trust besides the system's CAs
+    /// (`--webhook-ca-file`).
+    package var webhooks = WebhookSettings()
+
     /// `<configDirectory>/templates`; `nil` for the compiled-in catalogue.
     package var templatesDirectory: String? {
         configDirectory.map { $0.hasSuffix("/") ? $0 + "templates" : $0 + "/templates" }
@@ -55,5 +60,24 @@ package struct ServiceConfiguration: Sendable {
 
     package var cacheControl: String {
         "public, max-age=\(cacheMaxAge), stale-while-revalidate=\(staleWhileRevalidate), stale-if-error=\(staleIfError)"
+    }
+}
+
+/// The operator's settings of webhook deliveries.
+package struct WebhookSettings: Sendable, Equatable {
+    /// Receivers on loopback addresses (and plain `http://` to them) are allowed: for tests and a
+    /// receiver on the same host. Off by default: a subscription must not reach the service's own
+    /// host.
+    package var allowsLoopback = false
+    /// Receivers on private networks (RFC 1918, CGNAT, ULA) are allowed: for a receiver inside the
+    /// operator's own network. Off by default (SSRF into the internal network).
+    package var allowsPrivateNetworks = false
+    /// A PEM file of CA certificates trusted besides the system's (a private CA).
+    package var caFile: String?
+
+    package init(allowsLoopback: Bool = false, allowsPrivateNetworks: Bool = false, caFile: String? = nil) {
+        self.allowsLoopback = allowsLoopback
+        self.allowsPrivateNetworks = allowsPrivateNetworks
+        self.caFile = caFile
     }
 }

@@ -85,11 +85,11 @@ final class CatalogueFollower: Sendable {
         }
     }
 
-    /// Adds document `id` as it is now to `batch`; change requests and the review rules are not
-    /// served to clients and are skipped.
+    /// Adds document `id` as it is now to `batch`; change requests, the review rules and webhook
+    /// subscriptions are not served to clients (the dispatcher reads the last) and are skipped.
     private func load(documentID id: String, into batch: inout CatalogueState.Batch) throws {
         switch DocumentKind(documentID: id) {
-        case .changeRequest, .reviewRules:
+        case .changeRequest, .reviewRules, .webhook:
             return
         case .experiment:
             guard let name = StoredDocuments.experimentName(documentID: id) else { return }

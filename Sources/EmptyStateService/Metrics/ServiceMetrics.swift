@@ -46,6 +46,8 @@ package final class ServiceMetrics: Sendable {
     private let eventsDuplicate: Counter
     private let eventsRejected: Counter
     private let commitDurations: [String: Timer]
+    /// The webhooks' deliveries and outbox.
+    package let webhooks: WebhookMetrics
     /// Read at each scrape for `http_open_connections`; set once the server exists.
     private let connectionCount = Mutex<(@Sendable () -> Int)?>(nil)
     /// Read at each scrape for `http_memo_entries`; unset when no answers are remembered.
@@ -84,6 +86,7 @@ package final class ServiceMetrics: Sendable {
             )
         }
         self.commitDurations = commitDurations
+        webhooks = WebhookMetrics(factory: factory)
     }
 
     /// Counts and times one response; `HTTPServer`'s observer, on every request.

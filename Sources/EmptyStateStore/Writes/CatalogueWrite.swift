@@ -22,6 +22,8 @@ import JSONCoding
 ///
 /// Not `Sendable`: it lives on the thread that runs its transaction, for the length of it.
 package final class CatalogueWrite {
+    /// Internal, not private: the edits of other files (`CatalogueWrite+Webhooks`,
+    /// `CatalogueWrite+ChangeRequests`) write their own rows through it.
     let transaction: any CatalogueTransaction
     var pending = CatalogueRows()
     /// The review rules, once read in this transaction.
@@ -135,6 +137,13 @@ package final class CatalogueWrite {
         pending.documents.append((write, edited))
         pending.revisions.append(write)
         written.append(write)
+    }
+
+    /// Queues the deletion of a document (its row marked deleted) and the revision recording it.
+    func queueDeletion(_ deletion: RevisionWrite) {
+        pending.deletions.append(deletion)
+        pending.revisions.append(deletion)
+        written.append(deletion)
     }
 
     /// Queues a template's current row, strings, aliases and revision.

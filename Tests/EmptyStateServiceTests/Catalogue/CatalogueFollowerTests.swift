@@ -18,6 +18,7 @@ private final class FakeSharedStore: SharedStore {
     let templates: any TemplateStoring
     let events: any EventStoring
     var sessions: any SessionStoring { templates as! any SessionStoring }
+    var webhooks: any WebhookStoring { templates as! any WebhookStoring }
     var location: String { "fake shared store" }
     var isReachable: Bool { true }
 
