@@ -222,7 +222,10 @@ package enum ExperimentParser {
             // The variant's copy passes every template rule (lengths, vague labels, placeholders,
             // control characters) in every locale it overrides: it is parsed as a template.
             let document = experiment.variantDocument(variant, template: template)
-            if case .failure(let failure) = TemplateParser.parse(document) {
+            // The variant sends only its overridden locales; a placeholder its source-locale copy
+            // drops is reported at that field, not at the live locales it left alone.
+            let sent = Set(variant.strings.map(\.locale))
+            if case .failure(let failure) = TemplateParser.parse(document, sentLocales: sent) {
                 for issue in failure.issues {
                     issues.append(.init(base + variantPointer(issue.pointer, variant: variant), issue.rule))
                 }

@@ -11,7 +11,7 @@ import Testing
 
 /// The admin API with an event store beside the templates (SQLite, a directory of its own), as
 /// the results and the ship of an experiment meet them.
-private final class ShipFixture: Sendable {
+final class ShipFixture: Sendable {
     static let editor = ("Authorization", "Bearer editor-secret-0123456789")
     static let viewer = ("Authorization", "Bearer viewer-secret-0123456789")
 
