@@ -17,7 +17,7 @@ package enum ExperimentParser {
     }
 
     static let fields: Set<String> = [
-        "id", "templateId", "status", "coverage", "primaryMetric", "variants", "startedAt", "stoppedAt",
+        "id", "templateId", "status", "coverage", "primaryMetric", "variants", "plan", "startedAt", "stoppedAt",
     ]
 
     /// Parses one experiment document.
@@ -62,6 +62,7 @@ package enum ExperimentParser {
         }
         let metric = parseMetric(document["primaryMetric"], fail: fail)
         let variants = parseVariants(document["variants"], fail: fail)
+        let plan = parsePlan(document["plan"], weights: variants?.map(\.weight), fail: fail)
         let startedAt = string("startedAt", required: false)
         let stoppedAt = string("stoppedAt", required: false)
         guard issues.isEmpty, let id, let templateID, let metric, let variants else {
@@ -75,6 +76,7 @@ package enum ExperimentParser {
                 coverage: coverage,
                 metric: metric,
                 variants: variants,
+                plan: plan,
                 startedAt: startedAt,
                 stoppedAt: stoppedAt
             )
@@ -100,6 +102,76 @@ package enum ExperimentParser {
         default: fail("/primaryMetric/type", "expected tap or anyTap")
         }
         return nil
+    }
+
+    /// `{"baselineRate": 0.1, "minimumDetectableEffect": {"relative": 0.1}, "alpha": 0.05,
+    /// "power": 0.8}` (alpha and power optional), checked by the planner with the variants' weights.
+    private static func parsePlan(
+        _ value: JSONValue?,
+        weights: [Double]?,
+        fail: (String, String) -> Void
+    ) -> Experiment.Plan? {
+        guard let value, value != .null else { return nil }
+        guard case .object(let members) = value else {
+            fail(
+                "/plan",
+                "expected an object: {\"baselineRate\": 0.1, \"minimumDetectableEffect\": {\"relative\": 0.1}}"
+            )
+            return nil
+        }
+        var failed = false
+        for member in members where !["baselineRate", "minimumDetectableEffect", "alpha", "power"].contains(member.key)
+        {
+            fail(
+                "/plan/" + member.key,
+                "unknown field (expected baselineRate, minimumDetectableEffect, alpha or power)"
+            )
+            failed = true
+        }
+        func number(_ key: String, default fallback: Double?) -> Double? {
+            switch value[key] {
+            case .number(let n)?: return n
+            case nil where fallback != nil: return fallback
+            case nil:
+                fail("/plan/" + key, "is required: a number")
+            case let other?:
+                fail("/plan/" + key, "expected a number, found \(other.kindName)")
+            }
+            failed = true
+            return nil
+        }
+        let baseline = number("baselineRate", default: nil)
+        let alpha = number("alpha", default: 0.05)
+        let power = number("power", default: 0.8)
+        var effect: ExperimentEffect?
+        switch value["minimumDetectableEffect"] {
+        case .object(let pairs)? where pairs.count == 1:
+            switch (pairs[0].key, pairs[0].value) {
+            case ("relative", .number(let n)): effect = .relative(n)
+            case ("absolute", .number(let n)): effect = .absolute(n)
+            default: break
+            }
+        default: break
+        }
+        if effect == nil {
+            fail(
+                "/plan/minimumDetectableEffect",
+                "expected {\"relative\": 0.1} (+10 % of the baseline) or {\"absolute\": 0.01} (+1 point)"
+            )
+            failed = true
+        }
+        guard !failed, let baseline, let alpha, let power, let effect else { return nil }
+        let plan = Experiment.Plan(baselineRate: baseline, minimumDetectableEffect: effect, alpha: alpha, power: power)
+        // The weights' own issues are the variants'; the planner judges the rest.
+        guard let weights else { return plan }
+        do {
+            _ = try ExperimentPlan.make(plan.input(weights: weights))
+        } catch {
+            for issue in error.issues where !issue.pointer.hasPrefix("/weights") {
+                fail("/plan" + issue.pointer, issue.rule)
+            }
+        }
+        return plan
     }
 
     private static func parseVariants(
