@@ -182,6 +182,10 @@ extension Components {
             case attachment_semi_Filename_equals__quot_audit_ndjson_quot_ = #"attachment; filename="audit.ndjson""#
             case attachment_semi_Filename_equals__quot_audit_csv_quot_ = #"attachment; filename="audit.csv""#
         }
+        /// A download, named `<experimentId>-results.csv`.
+        ///
+        /// - Remark: Generated from `#/components/headers/Experiment-Results-Disposition`.
+        internal typealias ExperimentResultsDisposition = Swift.String
         /// How many changes the filters matched (the export holds at most 100,000 of them).
         ///
         /// - Remark: Generated from `#/components/headers/X-Total-Count`.
