@@ -544,8 +544,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTML/headers/Cache-Control`.
@@ -674,8 +675,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Cache-Control`.
@@ -1190,8 +1192,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/Template/headers/Cache-Control`.
@@ -1302,8 +1305,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/Cache-Control`.
@@ -1414,8 +1418,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateHead/headers/Cache-Control`.
@@ -1567,8 +1572,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/NotModified/headers/Cache-Control`.
@@ -2567,8 +2573,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatus/headers/Cache-Control`.
@@ -2679,8 +2686,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/Cache-Control`.
@@ -2767,8 +2775,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/Cache-Control`.

@@ -5947,12 +5947,15 @@ extension Components {
             }
         }
         /// The planning calculator's question: exactly one of `minimumDetectableEffect` (→ the
-        /// installs it needs) and `totalInstalls` (→ the smallest rise found with them).
+        /// installs it needs) and `totalInstalls` (→ the smallest rise found with them): neither or
+        /// both answer `422` with an empty pointer. Other rules between members answer `422` too:
+        /// the weights add up to 1; the baseline plus the effect is
+        /// a rate in (0, 1); `templateId` names a live template.
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest`.
         internal struct ExperimentPlanRequest: Codable, Hashable, Sendable {
-            /// Control's expected conversion rate, in (0, 1).
+            /// Control's expected conversion rate.
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/baselineRate`.
             internal var baselineRate: Swift.Double
@@ -5964,7 +5967,7 @@ extension Components {
             internal var alpha: Swift.Double?
             /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/power`.
             internal var power: Swift.Double?
-            /// The variants' weights, control's first, adding up to 1 (2 to 5).
+            /// The variants' weights, control's first, adding up to 1.
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/weights`.
             internal var weights: [Swift.Double]?
@@ -5977,12 +5980,12 @@ extension Components {
             /// Creates a new `ExperimentPlanRequest`.
             ///
             /// - Parameters:
-            ///   - baselineRate: Control's expected conversion rate, in (0, 1).
+            ///   - baselineRate: Control's expected conversion rate.
             ///   - minimumDetectableEffect:
             ///   - totalInstalls:
             ///   - alpha:
             ///   - power:
-            ///   - weights: The variants' weights, control's first, adding up to 1 (2 to 5).
+            ///   - weights: The variants' weights, control's first, adding up to 1.
             ///   - templateId: With `minimumDetectableEffect`, the template whose recent displays give the expected duration.
             ///   - coverage:
             internal init(
