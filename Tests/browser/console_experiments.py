@@ -156,6 +156,11 @@ def fixture(verdict, words, winner=None, variants=None, mismatch=False, excluded
                     {"crossed": 0, "notAssigned": 0, "beforeStart": 0, "afterStop": 0},
         "sampleRatio": {"chiSquare": 14.2 if mismatch else 0.83, "pValue": 0.0002 if mismatch else 0.36, "mismatch": mismatch},
         "verdict": verdict, "winner": winner, "verdictText": words, "warnings": [],
+        "guardrails": [{"key": "back", "harm": "increase", "state": "harmed" if verdict == "winner" else "inconclusive",
+                        "variants": [{"variant": "b", "controlRate": 0.15, "rate": 0.3 if verdict == "winner" else 0.16,
+                                      "harm": 0.15 if verdict == "winner" else 0.01, "lowerBound": 0.1 if verdict == "winner" else -0.02,
+                                      "upperBound": 0.2 if verdict == "winner" else 0.04, "pValue": 0.0001 if verdict == "winner" else 0.4,
+                                      "margin": 0.015, "state": "harmed" if verdict == "winner" else "inconclusive", "drifted": False}]}],
         "fixedHorizonVerdict": "winner" if verdict == "keep-running" else verdict, "fixedHorizonWinner": "b" if verdict == "keep-running" else winner,
         "variants": variants, "timeline": timeline(variants),
     }
@@ -424,6 +429,11 @@ class ExperimentChecks(Console):
             over_time = page.evaluate("""() => ({series: [...document.querySelectorAll('.timeline-chart .series')].map(g => g.dataset.variant),
                 label: document.querySelector('.timeline-chart')?.getAttribute('aria-label'),
                 rows: document.querySelectorAll('.timeline-table tbody tr').length})""")
+            guardrail = page.locator("li.guardrail").text_content()
+            harmed = answer["guardrails"][0]["state"] == "harmed"
+            check(f"verdicts {verdict}: the guardrail's state and rates in words",
+                  guardrail == ("Guardrail “back” (taps must not rise): harmed — b 30.0 % against 15.0 % (harmed)." if harmed
+                                else "Guardrail “back” (taps must not rise): not known yet — b 16.0 % against 15.0 % (inconclusive)."), guardrail)
             has_interval = "sequential" in b
             check(f"verdicts {verdict}: the chart over time draws b's always-valid band (when it has one), and the table every day",
                   over_time["rows"] == 6 and (over_time["series"] == ["b"] and "always-valid interval" in over_time["label"]

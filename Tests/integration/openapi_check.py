@@ -1567,7 +1567,7 @@ def run_app_status(checker: Checker, token: str) -> None:
 
 
 def run_experiments(checker: Checker, token: str) -> None:
-    """A scratch experiment with a plan on `noFavorites`: created, started, its results and their
+    """A scratch experiment with a plan and a guardrail on `noFavorites`: created, started, its results and their
     CSV export (GET and HEAD) read, stopped and read again; then the planning calculator, both
     questions and a 422."""
     run = checker.run
@@ -1581,6 +1581,7 @@ def run_experiments(checker: Checker, token: str) -> None:
             "id": xid, "templateId": "noFavorites", "status": status, "coverage": 0.5,
             "primaryMetric": {"type": "anyTap"},
             "plan": {"baselineRate": 0.2, "minimumDetectableEffect": {"absolute": 0.02}, "power": 0.9},
+            "guardrails": [{"action": "findContacts", "harm": "decrease", "margin": {"absolute": 0.02}}],
             "variants": [
                 {"key": "control", "weight": 0.5},
                 {"key": "b", "weight": 0.5, "strings": {"en": {"title": "Nothing saved yet"}}},
@@ -1594,6 +1595,7 @@ def run_experiments(checker: Checker, token: str) -> None:
     run(Case("experiment results (running)", "GET", f"{one}/results", 200, headers=auth, extra=[
         body_field("the plan with its installs", lambda body: len(body["plan"]["sequentialInstalls"]) == 2),
         body_field("one point per day", lambda body: len(body["timeline"]) == 1),
+        body_field("the guardrail, inconclusive", lambda body: [g["state"] for g in body["guardrails"]] == ["inconclusive"]),
     ]))
     run(Case("experiment results export", "GET", f"{one}/results/export", 200, headers=auth,
              extra=[header_is("Content-Disposition", f'attachment; filename="{xid}-results.csv"')]))

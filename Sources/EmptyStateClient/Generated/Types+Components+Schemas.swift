@@ -4334,6 +4334,14 @@ extension Components {
             internal var variants: [Components.Schemas.ExperimentVariant]
             /// - Remark: Generated from `#/components/schemas/Experiment/plan`.
             internal var plan: Components.Schemas.ExperimentPlanSettings?
+            /// Secondary rates that must not get worse: each the share of exposed installs that tapped
+            /// one of the template's actions (not the primary metric's), tested for harm at every
+            /// look (one-sided, always-valid). Frozen once the experiment has run (`409 split-frozen`
+            /// at `/guardrails`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Experiment/guardrails`.
+            internal var guardrails: [Components.Schemas.ExperimentGuardrail]?
             /// - Remark: Generated from `#/components/schemas/Experiment/startedAt`.
             internal var startedAt: Components.Schemas.Timestamp?
             /// - Remark: Generated from `#/components/schemas/Experiment/stoppedAt`.
@@ -4348,6 +4356,7 @@ extension Components {
             ///   - primaryMetric: A tap on one action (`{"type": "tap", "action": "retry"}`) or on any (`{"type": "anyTap"}`, the default).
             ///   - variants:
             ///   - plan:
+            ///   - guardrails: Secondary rates that must not get worse: each the share of exposed installs that tapped
             ///   - startedAt:
             ///   - stoppedAt:
             internal init(
@@ -4358,6 +4367,7 @@ extension Components {
                 primaryMetric: Components.Schemas.Experiment.PrimaryMetricPayload? = nil,
                 variants: [Components.Schemas.ExperimentVariant],
                 plan: Components.Schemas.ExperimentPlanSettings? = nil,
+                guardrails: [Components.Schemas.ExperimentGuardrail]? = nil,
                 startedAt: Components.Schemas.Timestamp? = nil,
                 stoppedAt: Components.Schemas.Timestamp? = nil
             ) {
@@ -4368,6 +4378,7 @@ extension Components {
                 self.primaryMetric = primaryMetric
                 self.variants = variants
                 self.plan = plan
+                self.guardrails = guardrails
                 self.startedAt = startedAt
                 self.stoppedAt = stoppedAt
             }
@@ -4379,6 +4390,7 @@ extension Components {
                 case primaryMetric
                 case variants
                 case plan
+                case guardrails
                 case startedAt
                 case stoppedAt
             }
@@ -4412,6 +4424,10 @@ extension Components {
                     Components.Schemas.ExperimentPlanSettings.self,
                     forKey: .plan
                 )
+                self.guardrails = try container.decodeIfPresent(
+                    [Components.Schemas.ExperimentGuardrail].self,
+                    forKey: .guardrails
+                )
                 self.startedAt = try container.decodeIfPresent(
                     Components.Schemas.Timestamp.self,
                     forKey: .startedAt
@@ -4428,8 +4444,69 @@ extension Components {
                     "primaryMetric",
                     "variants",
                     "plan",
+                    "guardrails",
                     "startedAt",
                     "stoppedAt"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail`.
+        internal struct ExperimentGuardrail: Codable, Hashable, Sendable {
+            /// The id of the template's action whose taps are watched (`back`, `dismiss`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail/action`.
+            internal var action: Swift.String
+            /// Which way the rate moving is harm.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail/harm`.
+            internal enum HarmPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case increase = "increase"
+                case decrease = "decrease"
+            }
+            /// Which way the rate moving is harm.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail/harm`.
+            internal var harm: Components.Schemas.ExperimentGuardrail.HarmPayload?
+            /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail/margin`.
+            internal var margin: Components.Schemas.ExperimentEffect?
+            /// Creates a new `ExperimentGuardrail`.
+            ///
+            /// - Parameters:
+            ///   - action: The id of the template's action whose taps are watched (`back`, `dismiss`).
+            ///   - harm: Which way the rate moving is harm.
+            ///   - margin:
+            internal init(
+                action: Swift.String,
+                harm: Components.Schemas.ExperimentGuardrail.HarmPayload? = nil,
+                margin: Components.Schemas.ExperimentEffect? = nil
+            ) {
+                self.action = action
+                self.harm = harm
+                self.margin = margin
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case action
+                case harm
+                case margin
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.action = try container.decode(
+                    Swift.String.self,
+                    forKey: .action
+                )
+                self.harm = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentGuardrail.HarmPayload.self,
+                    forKey: .harm
+                )
+                self.margin = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentEffect.self,
+                    forKey: .margin
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "action",
+                    "harm",
+                    "margin"
                 ])
             }
         }
@@ -5172,6 +5249,10 @@ extension Components {
                 internal var kind: Components.Schemas.AdminExperimentResults.WarningsPayloadPayload.KindPayload
                 /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload/variant`.
                 internal var variant: Swift.String
+                /// With `guardrail-harmed`, the guardrail's action.
+                ///
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload/guardrail`.
+                internal var guardrail: Swift.String?
                 /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload/message`.
                 internal var message: Swift.String
                 /// Creates a new `WarningsPayloadPayload`.
@@ -5179,19 +5260,23 @@ extension Components {
                 /// - Parameters:
                 ///   - kind:
                 ///   - variant:
+                ///   - guardrail: With `guardrail-harmed`, the guardrail's action.
                 ///   - message:
                 internal init(
                     kind: Components.Schemas.AdminExperimentResults.WarningsPayloadPayload.KindPayload,
                     variant: Swift.String,
+                    guardrail: Swift.String? = nil,
                     message: Swift.String
                 ) {
                     self.kind = kind
                     self.variant = variant
+                    self.guardrail = guardrail
                     self.message = message
                 }
                 internal enum CodingKeys: String, CodingKey {
                     case kind
                     case variant
+                    case guardrail
                     case message
                 }
                 internal init(from decoder: any Swift.Decoder) throws {
@@ -5204,6 +5289,10 @@ extension Components {
                         Swift.String.self,
                         forKey: .variant
                     )
+                    self.guardrail = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .guardrail
+                    )
                     self.message = try container.decode(
                         Swift.String.self,
                         forKey: .message
@@ -5211,6 +5300,7 @@ extension Components {
                     try decoder.ensureNoAdditionalProperties(knownKeys: [
                         "kind",
                         "variant",
+                        "guardrail",
                         "message"
                     ])
                 }
@@ -5223,6 +5313,227 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/warnings`.
             internal var warnings: Components.Schemas.AdminExperimentResults.WarningsPayload
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload`.
+            internal struct GuardrailsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/key`.
+                internal var key: Swift.String
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/harm`.
+                internal enum HarmPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case increase = "increase"
+                    case decrease = "decrease"
+                }
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/harm`.
+                internal var harm: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.HarmPayload
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/state`.
+                internal enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case harmed = "harmed"
+                    case notHarmed = "not-harmed"
+                    case inconclusive = "inconclusive"
+                }
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/state`.
+                internal var state: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.StatePayload
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload`.
+                internal struct VariantsPayloadPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/variant`.
+                    internal var variant: Swift.String
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/controlRate`.
+                    internal var controlRate: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/rate`.
+                    internal var rate: Swift.Double
+                    /// The difference of the rates, signed so that positive is harm.
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/harm`.
+                    internal var harm: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/lowerBound`.
+                    internal var lowerBound: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/upperBound`.
+                    internal var upperBound: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/pValue`.
+                    internal var pValue: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/margin`.
+                    internal var margin: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/state`.
+                    internal enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case harmed = "harmed"
+                        case notHarmed = "not-harmed"
+                        case inconclusive = "inconclusive"
+                    }
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/state`.
+                    internal var state: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/drifted`.
+                    internal var drifted: Swift.Bool
+                    /// Creates a new `VariantsPayloadPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - variant:
+                    ///   - controlRate:
+                    ///   - rate:
+                    ///   - harm: The difference of the rates, signed so that positive is harm.
+                    ///   - lowerBound:
+                    ///   - upperBound:
+                    ///   - pValue:
+                    ///   - margin:
+                    ///   - state:
+                    ///   - drifted:
+                    internal init(
+                        variant: Swift.String,
+                        controlRate: Swift.Double,
+                        rate: Swift.Double,
+                        harm: Swift.Double,
+                        lowerBound: Swift.Double,
+                        upperBound: Swift.Double,
+                        pValue: Swift.Double,
+                        margin: Swift.Double,
+                        state: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload,
+                        drifted: Swift.Bool
+                    ) {
+                        self.variant = variant
+                        self.controlRate = controlRate
+                        self.rate = rate
+                        self.harm = harm
+                        self.lowerBound = lowerBound
+                        self.upperBound = upperBound
+                        self.pValue = pValue
+                        self.margin = margin
+                        self.state = state
+                        self.drifted = drifted
+                    }
+                    internal enum CodingKeys: String, CodingKey {
+                        case variant
+                        case controlRate
+                        case rate
+                        case harm
+                        case lowerBound
+                        case upperBound
+                        case pValue
+                        case margin
+                        case state
+                        case drifted
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.variant = try container.decode(
+                            Swift.String.self,
+                            forKey: .variant
+                        )
+                        self.controlRate = try container.decode(
+                            Swift.Double.self,
+                            forKey: .controlRate
+                        )
+                        self.rate = try container.decode(
+                            Swift.Double.self,
+                            forKey: .rate
+                        )
+                        self.harm = try container.decode(
+                            Swift.Double.self,
+                            forKey: .harm
+                        )
+                        self.lowerBound = try container.decode(
+                            Swift.Double.self,
+                            forKey: .lowerBound
+                        )
+                        self.upperBound = try container.decode(
+                            Swift.Double.self,
+                            forKey: .upperBound
+                        )
+                        self.pValue = try container.decode(
+                            Swift.Double.self,
+                            forKey: .pValue
+                        )
+                        self.margin = try container.decode(
+                            Swift.Double.self,
+                            forKey: .margin
+                        )
+                        self.state = try container.decode(
+                            Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload.self,
+                            forKey: .state
+                        )
+                        self.drifted = try container.decode(
+                            Swift.Bool.self,
+                            forKey: .drifted
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "variant",
+                            "controlRate",
+                            "rate",
+                            "harm",
+                            "lowerBound",
+                            "upperBound",
+                            "pValue",
+                            "margin",
+                            "state",
+                            "drifted"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/variants`.
+                internal typealias VariantsPayload = [Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayloadPayload]
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/variants`.
+                internal var variants: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayload
+                /// Creates a new `GuardrailsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - key:
+                ///   - harm:
+                ///   - state:
+                ///   - variants:
+                internal init(
+                    key: Swift.String,
+                    harm: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.HarmPayload,
+                    state: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.StatePayload,
+                    variants: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayload
+                ) {
+                    self.key = key
+                    self.harm = harm
+                    self.state = state
+                    self.variants = variants
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case key
+                    case harm
+                    case state
+                    case variants
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.key = try container.decode(
+                        Swift.String.self,
+                        forKey: .key
+                    )
+                    self.harm = try container.decode(
+                        Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.HarmPayload.self,
+                        forKey: .harm
+                    )
+                    self.state = try container.decode(
+                        Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.StatePayload.self,
+                        forKey: .state
+                    )
+                    self.variants = try container.decode(
+                        Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayload.self,
+                        forKey: .variants
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "key",
+                        "harm",
+                        "state",
+                        "variants"
+                    ])
+                }
+            }
+            /// Each of the experiment's guardrails as of now: `state` is the worst over the variants
+            /// (`harmed`: a variant's always-valid lower bound of harm is above 0; `not-harmed`: every
+            /// upper bound is below the margin; else `inconclusive`), and per variant its test.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/guardrails`.
+            internal typealias GuardrailsPayload = [Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload]
+            /// Each of the experiment's guardrails as of now: `state` is the worst over the variants
+            /// (`harmed`: a variant's always-valid lower bound of harm is above 0; `not-harmed`: every
+            /// upper bound is below the margin; else `inconclusive`), and per variant its test.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/guardrails`.
+            internal var guardrails: Components.Schemas.AdminExperimentResults.GuardrailsPayload
             /// What the fixed-horizon z-test says of the latest counts, for reference: valid for one
             /// look at a size fixed in advance, not for a decision taken while peeking.
             ///
@@ -5363,6 +5674,7 @@ extension Components {
             ///   - winner: With `verdict` `winner`, the variant's key.
             ///   - verdictText: The verdict in words for a product manager, warnings included.
             ///   - warnings: A difference that changed over time, a guardrail harmed.
+            ///   - guardrails: Each of the experiment's guardrails as of now: `state` is the worst over the variants
             ///   - fixedHorizonVerdict: What the fixed-horizon z-test says of the latest counts, for reference: valid for one
             ///   - fixedHorizonWinner:
             ///   - plan:
@@ -5383,6 +5695,7 @@ extension Components {
                 winner: Swift.String? = nil,
                 verdictText: Swift.String,
                 warnings: Components.Schemas.AdminExperimentResults.WarningsPayload,
+                guardrails: Components.Schemas.AdminExperimentResults.GuardrailsPayload,
                 fixedHorizonVerdict: Components.Schemas.AdminExperimentResults.FixedHorizonVerdictPayload,
                 fixedHorizonWinner: Swift.String? = nil,
                 plan: Components.Schemas.ExperimentResultsPlan? = nil,
@@ -5403,6 +5716,7 @@ extension Components {
                 self.winner = winner
                 self.verdictText = verdictText
                 self.warnings = warnings
+                self.guardrails = guardrails
                 self.fixedHorizonVerdict = fixedHorizonVerdict
                 self.fixedHorizonWinner = fixedHorizonWinner
                 self.plan = plan
@@ -5424,6 +5738,7 @@ extension Components {
                 case winner
                 case verdictText
                 case warnings
+                case guardrails
                 case fixedHorizonVerdict
                 case fixedHorizonWinner
                 case plan
@@ -5485,6 +5800,10 @@ extension Components {
                     Components.Schemas.AdminExperimentResults.WarningsPayload.self,
                     forKey: .warnings
                 )
+                self.guardrails = try container.decode(
+                    Components.Schemas.AdminExperimentResults.GuardrailsPayload.self,
+                    forKey: .guardrails
+                )
                 self.fixedHorizonVerdict = try container.decode(
                     Components.Schemas.AdminExperimentResults.FixedHorizonVerdictPayload.self,
                     forKey: .fixedHorizonVerdict
@@ -5523,6 +5842,7 @@ extension Components {
                     "winner",
                     "verdictText",
                     "warnings",
+                    "guardrails",
                     "fixedHorizonVerdict",
                     "fixedHorizonWinner",
                     "plan",

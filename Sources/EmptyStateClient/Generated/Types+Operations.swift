@@ -17900,7 +17900,9 @@ internal enum Operations {
     /// the difference and its always-valid p-value (mSPRT, normal mixture, GrowthBook's tuning,
     /// tightest at the plan's installs), valid however often the results are read.
     ///
-    /// `verdict`, `winner`, `verdictText` and `warnings` rest on the sequential figures
+    /// `guardrails`: each of the experiment's guardrails tested for harm the same way (a harmed
+    /// one adds a warning, also to a winner). `verdict`, `winner`, `verdictText` and `warnings`
+    /// rest on the sequential figures
     /// (`fixedHorizonVerdict` and `fixedHorizonWinner` are the z-test's, beside them).
     /// `sampleRatio` is a χ² test of the installs against the weights, a `mismatch` at
     /// p < 0.001. `plan` and `progress`: the experiment's plan with the installs it needs and the

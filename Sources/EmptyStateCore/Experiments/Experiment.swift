@@ -92,6 +92,10 @@ package struct Experiment: Sendable, Equatable {
     package var variants: [Variant]
     /// What it is sized to find; `nil` when no plan was set (the results then say so).
     package var plan: Plan?
+    /// Secondary rates that must not get worse, each the share of exposed installs that tapped an
+    /// action (its `key`); at most `maximumGuardrails`. Frozen once the experiment has run.
+    package var guardrails: [ExperimentGuardrail]
+    package static let maximumGuardrails = 3
     /// When it last started running and when it stopped (`Timestamp` text), set by the service.
     package var startedAt: String?
     package var stoppedAt: String?
@@ -104,6 +108,7 @@ package struct Experiment: Sendable, Equatable {
         metric: Metric = .anyTap,
         variants: [Variant],
         plan: Plan? = nil,
+        guardrails: [ExperimentGuardrail] = [],
         startedAt: String? = nil,
         stoppedAt: String? = nil
     ) {
@@ -114,6 +119,7 @@ package struct Experiment: Sendable, Equatable {
         self.metric = metric
         self.variants = variants
         self.plan = plan
+        self.guardrails = guardrails
         self.startedAt = startedAt
         self.stoppedAt = stoppedAt
     }
@@ -219,6 +225,26 @@ extension Experiment {
                         ("minimumDetectableEffect", .object([effect])),
                         ("alpha", .number(plan.alpha)), ("power", .number(plan.power)),
                     ])
+                )
+            )
+        }
+        if !guardrails.isEmpty {
+            members.append(
+                (
+                    "guardrails",
+                    .array(
+                        guardrails.map { guardrail in
+                            let margin: (key: String, value: JSONValue) =
+                                switch guardrail.margin {
+                                case .relative(let value): ("relative", .number(value))
+                                case .absolute(let value): ("absolute", .number(value))
+                                }
+                            return .object([
+                                ("action", .string(guardrail.key)), ("harm", .string(guardrail.harm.rawValue)),
+                                ("margin", .object([margin])),
+                            ])
+                        }
+                    )
                 )
             )
         }

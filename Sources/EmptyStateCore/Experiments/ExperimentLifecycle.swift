@@ -67,6 +67,11 @@ package enum ExperimentLifecycle {
         var issues: [ValidationIssue] = []
         let reason = "is frozen once the experiment has run (changing it re-buckets installs and biases the result)"
         if next.templateID != current.templateID { issues.append(.init("/templateId", reason)) }
+        if next.guardrails != current.guardrails {
+            issues.append(
+                .init("/guardrails", "is frozen once the experiment has run (its figures run from the start)")
+            )
+        }
         if next.plan != current.plan {
             // The plan tunes the confidence sequences: re-planning after seeing the data would let
             // a reader pick the tuning that gives a verdict.

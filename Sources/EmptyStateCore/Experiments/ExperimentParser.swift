@@ -17,7 +17,8 @@ package enum ExperimentParser {
     }
 
     static let fields: Set<String> = [
-        "id", "templateId", "status", "coverage", "primaryMetric", "variants", "plan", "startedAt", "stoppedAt",
+        "id", "templateId", "status", "coverage", "primaryMetric", "variants", "plan", "guardrails", "startedAt",
+        "stoppedAt",
     ]
 
     /// Parses one experiment document.
@@ -63,6 +64,7 @@ package enum ExperimentParser {
         let metric = parseMetric(document["primaryMetric"], fail: fail)
         let variants = parseVariants(document["variants"], fail: fail)
         let plan = parsePlan(document["plan"], weights: variants?.map(\.weight), fail: fail)
+        let guardrails = parseGuardrails(document["guardrails"], metric: metric, fail: fail)
         let startedAt = string("startedAt", required: false)
         let stoppedAt = string("stoppedAt", required: false)
         guard issues.isEmpty, let id, let templateID, let metric, let variants else {
@@ -77,6 +79,7 @@ package enum ExperimentParser {
                 metric: metric,
                 variants: variants,
                 plan: plan,
+                guardrails: guardrails,
                 startedAt: startedAt,
                 stoppedAt: stoppedAt
             )
@@ -174,6 +177,62 @@ package enum ExperimentParser {
         return plan
     }
 
+    /// `[{"action": "back", "harm": "increase", "margin": {"relative": 0.1}}]`: harm (`increase`,
+    /// the default, or `decrease`) and margin (10 % of control's rate by default) optional.
+    private static func parseGuardrails(
+        _ value: JSONValue?,
+        metric: Experiment.Metric?,
+        fail: (String, String) -> Void
+    ) -> [ExperimentGuardrail] {
+        guard let value, value != .null else { return [] }
+        guard case .array(let items) = value, items.count <= Experiment.maximumGuardrails else {
+            fail("/guardrails", "expected an array of at most \(Experiment.maximumGuardrails) guardrails")
+            return []
+        }
+        var result: [ExperimentGuardrail] = []
+        for (index, item) in items.enumerated() {
+            let base = "/guardrails/\(index)"
+            guard case .object(let members) = item else {
+                fail(base, "expected an object: {\"action\": \"back\"}")
+                continue
+            }
+            for member in members where !["action", "harm", "margin"].contains(member.key) {
+                fail(base + "/" + member.key, "unknown field (expected action, harm or margin)")
+            }
+            // An action id's characters (the template then says whether it has the action).
+            guard case .string(let action)? = item["action"], !action.isEmpty, action.utf8.count <= 32,
+                action.utf8.allSatisfy({ (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || (0x30...0x39).contains($0) })
+            else {
+                fail(base + "/action", "is required: the id of the template's action whose taps must not get worse")
+                continue
+            }
+            if case .tap(let metricAction)? = metric, metricAction == action {
+                fail(base + "/action", "is the primary metric's action: a guardrail watches another one")
+            }
+            if result.contains(where: { $0.key == action }) { fail(base + "/action", "repeats an earlier guardrail") }
+            var harm = ExperimentGuardrail.Harm.increase
+            switch item["harm"] {
+            case nil: break
+            case .string(let text)? where ExperimentGuardrail.Harm(rawValue: text) != nil:
+                harm = ExperimentGuardrail.Harm(rawValue: text) ?? .increase
+            default: fail(base + "/harm", "expected increase (more taps are worse) or decrease")
+            }
+            var margin = ExperimentGuardrail.defaultMargin
+            switch item["margin"] {
+            case nil: break
+            case .object(let pairs)? where pairs.count == 1:
+                switch (pairs[0].key, pairs[0].value) {
+                case ("relative", .number(let n)) where n > 0 && n.isFinite: margin = .relative(n)
+                case ("absolute", .number(let n)) where n > 0 && n < 1: margin = .absolute(n)
+                default: fail(base + "/margin", "expected {\"relative\": 0.1} or {\"absolute\": 0.02}, positive")
+                }
+            default: fail(base + "/margin", "expected {\"relative\": 0.1} or {\"absolute\": 0.02}, positive")
+            }
+            result.append(ExperimentGuardrail(key: action, harm: harm, margin: margin))
+        }
+        return result
+    }
+
     private static func parseVariants(
         _ value: JSONValue?,
         fail: (String, String) -> Void
@@ -268,6 +327,10 @@ package enum ExperimentParser {
         var issues: [ValidationIssue] = []
         if case .tap(let action) = experiment.metric, !template.actions.contains(where: { $0.id == action }) {
             issues.append(.init("/primaryMetric/action", "the template has no action \"\(action)\""))
+        }
+        for (index, guardrail) in experiment.guardrails.enumerated()
+        where !template.actions.contains(where: { $0.id == guardrail.key }) {
+            issues.append(.init("/guardrails/\(index)/action", "the template has no action \"\(guardrail.key)\""))
         }
         for (index, variant) in experiment.variants.enumerated() where !variant.overridesNothing {
             let base = "/variants/\(index)"

@@ -7,7 +7,8 @@ import JSONCoding
 /// far, and its results over time as CSV.
 ///
 /// Three sources, each read once: the installs by variant and UTC day inside the running window
-/// (`EventStoring.experimentDailyCounts`: exact, per install, the excluded ones by reason), the
+/// (`EventStoring.experimentDailyCounts`: exact, per install, the excluded ones by reason; once
+/// more per guardrail, with its action as the metric), the
 /// rollups (events displayed and tapped per variant over the window, for reference), and for the
 /// plan's expected duration the template's displays of the last 28 whole days. The counts become
 /// cumulative days, and `ExperimentReport.make` turns them into the sequential figures day by day
@@ -110,8 +111,18 @@ extension AdminAPI {
                 from: started,
                 to: stopped ?? .max
             )
+            // A guardrail's rate is read like the metric's, with its action converting.
+            let guardrails = try experiment.guardrails.map { guardrail in
+                try events.experimentDailyCounts(
+                    experimentID: experiment.id,
+                    metric: .tap(action: guardrail.key),
+                    from: started,
+                    to: stopped ?? .max
+                )
+            }
             days = Self.cumulativeDays(
                 counts,
+                guardrails: guardrails,
                 variants: experiment.variants.map(\.key),
                 from: started,
                 to: stopped ?? now,
@@ -130,7 +141,7 @@ extension AdminAPI {
         let report = ExperimentReport.make(
             arms: experiment.variants.map { ExperimentArm(key: $0.key, weight: $0.weight) },
             days: days,
-            settings: ExperimentReportSettings(plan: experiment.sizedPlan),
+            settings: ExperimentReportSettings(plan: experiment.sizedPlan, guardrails: experiment.guardrails),
             status: experiment.status
         )
         return (report, counts, window)
@@ -139,8 +150,11 @@ extension AdminAPI {
     /// One cumulative day per UTC day from `from`'s to `to`'s, each arm in variant order: what
     /// the results over time are made of. A count dated after `to` (a clock ahead) goes to the
     /// last day; a day is complete once it is over (the pace of `ExperimentProgress` reads those).
+    /// - Parameter guardrails: the counts read with each guardrail's action as the metric: the
+    ///   same installs, their taps of that action as conversions.
     static func cumulativeDays(
         _ counts: ExperimentDailyCounts,
+        guardrails: [ExperimentDailyCounts] = [],
         variants: [String],
         from: Int64,
         to: Int64,
@@ -149,10 +163,30 @@ extension AdminAPI {
         let dayLength = ExperimentDailyCounts.dayMilliseconds
         let first = from / dayLength
         let last = max(first, max(to, from) / dayLength)
+        let arms = cumulativeTallies(counts, variants: variants, first: first, last: last)
+        let guarded = guardrails.map { cumulativeTallies($0, variants: variants, first: first, last: last) }
+        return (first...last).enumerated().map { offset, day in
+            ExperimentDay(
+                date: String(Timestamp.format(milliseconds: day * dayLength).prefix(10)),
+                arms: arms[offset],
+                guardrails: guarded.map { $0[offset] },
+                complete: (day + 1) * dayLength <= now
+            )
+        }
+    }
+
+    /// Per day from `first` to `last` (UTC day numbers), each arm's cumulative installs and
+    /// conversions; counts after `last` go to the last day.
+    private static func cumulativeTallies(
+        _ counts: ExperimentDailyCounts,
+        variants: [String],
+        first: Int64,
+        last: Int64
+    ) -> [[ExperimentArmTally]] {
         var installs = [Int](repeating: 0, count: variants.count)
         var conversions = [Int](repeating: 0, count: variants.count)
         var index = counts.days.startIndex
-        var result: [ExperimentDay] = []
+        var result: [[ExperimentArmTally]] = []
         result.reserveCapacity(Int(last - first + 1))
         for day in first...last {
             while index < counts.days.endIndex, counts.days[index].day <= day || day == last {
@@ -163,13 +197,7 @@ extension AdminAPI {
                 }
                 index += 1
             }
-            result.append(
-                ExperimentDay(
-                    date: String(Timestamp.format(milliseconds: day * dayLength).prefix(10)),
-                    arms: zip(installs, conversions).map { ExperimentArmTally(installs: $0, conversions: $1) },
-                    complete: (day + 1) * dayLength <= now
-                )
-            )
+            result.append(zip(installs, conversions).map { ExperimentArmTally(installs: $0, conversions: $1) })
         }
         return result
     }

@@ -91,7 +91,30 @@ extension AdminAPI {
         struct Warning: Encodable {
             var kind: String
             var variant: String
+            var guardrail: String?
             var message: String
+        }
+
+        /// A guardrail as of now: its worst state over the variants, and each variant's test of
+        /// harm (one-sided, always-valid; `GuardrailComparison`).
+        struct Guardrail: Encodable {
+            struct Comparison: Encodable {
+                var variant: String
+                var controlRate: Double
+                var rate: Double
+                var harm: Double
+                var lowerBound: Double
+                var upperBound: Double
+                var pValue: Double
+                var margin: Double
+                var state: String
+                var drifted: Bool
+            }
+
+            var key: String
+            var harm: String
+            var state: String
+            var variants: [Comparison]
         }
 
         /// The experiment's plan with the planner's answer and the expected duration.
@@ -157,6 +180,7 @@ extension AdminAPI {
         var winner: String?
         var verdictText: String
         var warnings: [Warning]
+        var guardrails: [Guardrail]
         var fixedHorizonVerdict: String
         var fixedHorizonWinner: String?
         var plan: Plan?
@@ -225,7 +249,30 @@ extension AdminAPI.ExperimentResults {
         winner = report.decision.winner
         verdictText = report.decision.sentence
         warnings = report.decision.warnings.map {
-            Warning(kind: $0.kind.rawValue, variant: $0.variant, message: $0.message)
+            Warning(kind: $0.kind.rawValue, variant: $0.variant, guardrail: $0.guardrail, message: $0.message)
+        }
+        // Before any day (a draft) a guardrail has no comparison yet: it is listed, inconclusive.
+        guardrails = experiment.guardrails.enumerated().map { index, guardrail in
+            let result = latest?.guardrails.indices.contains(index) == true ? latest?.guardrails[index] : nil
+            return Guardrail(
+                key: guardrail.key,
+                harm: guardrail.harm.rawValue,
+                state: (result?.state ?? .inconclusive).rawValue,
+                variants: (result?.comparisons ?? []).map {
+                    .init(
+                        variant: $0.variant,
+                        controlRate: $0.controlRate,
+                        rate: $0.rate,
+                        harm: $0.harm,
+                        lowerBound: $0.lowerBound,
+                        upperBound: $0.upperBound,
+                        pValue: $0.pValue,
+                        margin: $0.margin,
+                        state: $0.state.rawValue,
+                        drifted: $0.drifted
+                    )
+                }
+            )
         }
         fixedHorizonVerdict = analysis.verdict.rawValue
         fixedHorizonWinner = analysis.winner

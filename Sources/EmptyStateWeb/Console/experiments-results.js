@@ -121,6 +121,15 @@ export function resultsView(r, { rtl, width }) {
       { class: "notes" },
       h("li", {}, `Primary metric: ${metric}; an install counts once, converted or not. At least ${count(r.minimumInstallsPerVariant)} installs per variant before any verdict.`),
       h("li", { class: "excluded" }, excludedText(r)),
+      ...(r.guardrails || []).map((g) =>
+        h(
+          "li",
+          { class: `guardrail guardrail-${g.state}`, "data-guardrail": g.key },
+          `Guardrail “${g.key}” (taps must not ${g.harm === "increase" ? "rise" : "fall"}): ${g.state === "harmed" ? "harmed" : g.state === "not-harmed" ? "not harmed" : "not known yet"}` +
+            (g.variants.length ? ` — ${g.variants.map((v) => `${v.variant} ${percent(v.rate)} against ${percent(v.controlRate)} (${v.state})`).join("; ")}` : "") +
+            ".",
+        ),
+      ),
       r.fixedHorizonVerdict && r.fixedHorizonVerdict !== r.verdict
         ? h("li", {}, `The fixed-horizon test alone would say ${r.fixedHorizonVerdict}${r.fixedHorizonWinner ? ` (${r.fixedHorizonWinner})` : ""}: valid for one look at a size fixed in advance, not for a decision taken while the results are read day by day.`)
         : null,

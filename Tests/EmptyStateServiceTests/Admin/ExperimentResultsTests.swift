@@ -305,4 +305,76 @@ struct ExperimentResultsTests {
         #expect(days.map { $0.arms.map(\.conversions) } == [[1, 0], [1, 0], [1, 4]])
         #expect(days.map(\.complete) == [true, true, false])
     }
+
+    @Test("a guardrail: b doubles the back taps, so it is harmed, and the verdict warns even on a winner")
+    func guardrailHarmed() throws {
+        let fixture = try ShipFixture()
+        let document = { (status: String, guardrails: String) in
+            """
+            {"id":"retry-copy","templateId":"connectionRefused","status":"\(status)","coverage":1,
+             "primaryMetric":{"type":"tap","action":"retry"},"guardrails":\(guardrails),
+             "variants":[{"key":"control","weight":0.5},
+                         {"key":"b","weight":0.5,"strings":{"en":{"title":"Connection lost"}}}]}
+            """
+        }
+        func put(_ json: String, _ headers: [(name: String, value: String)]) -> HTTPResponse {
+            fixture.send(.put, "/v1/admin/experiments/retry-copy", headers: [ShipFixture.editor] + headers, json: json)
+        }
+        let pointers = { (response: HTTPResponse) throws -> [String] in
+            try #require(response.json()["errors"]?.arrayValue).compactMap { $0["pointer"]?.stringValue }
+        }
+        // The rules: the template's actions, not the metric's, no repeats, a known harm and margin.
+        let unknown = put(document("draft", #"[{"action":"nope"}]"#), [("If-None-Match", "*")])
+        #expect(unknown.status == 422)
+        #expect(try pointers(unknown) == ["/guardrails/0/action"])
+        let broken = put(
+            document(
+                "draft",
+                #"[{"action":"retry"},{"action":"back","harm":"sideways","margin":{"relative":-1}},{"action":"back"}]"#
+            ),
+            [("If-None-Match", "*")]
+        )
+        #expect(broken.status == 422)
+        #expect(
+            try pointers(broken).sorted() == [
+                "/guardrails/0/action", "/guardrails/1/harm", "/guardrails/1/margin", "/guardrails/2/action",
+            ]
+        )
+        try #require(put(document("draft", #"[{"action":"back"}]"#), [("If-None-Match", "*")]).status == 201)
+        try #require(put(document("running", #"[{"action":"back"}]"#), [("If-Match", #""r1""#)]).status == 200)
+        let frozen = put(document("running", "[]"), [("If-Match", #""r2""#)])
+        #expect(frozen.status == 409)
+        #expect(try pointers(frozen) == ["/guardrails"])
+
+        // 1,000 installs a variant: b converts twice as often (a winner) and taps back at 30 % against 15 %.
+        var batch: [AnalyticsEvent] = []
+        for key in ["control", "b"] {
+            for index in 0..<1000 {
+                let install = "\(key)-\(index)"
+                batch.append(fixture.event(install, key))
+                if index < (key == "b" ? 200 : 100) { batch.append(fixture.event(install, key, tap: "retry")) }
+                if index % 100 < (key == "b" ? 30 : 15) { batch.append(fixture.event(install, key, tap: "back")) }
+            }
+        }
+        _ = try fixture.events.append(batch, quarantined: [])
+        let body = try results(fixture)
+        #expect(body["verdict"] == "winner")
+        #expect(body["winner"] == "b")
+        let guardrail = try #require(body["guardrails"]?.arrayValue?.first)
+        #expect(guardrail["key"] == "back")
+        #expect(guardrail["harm"] == "increase")
+        #expect(guardrail["state"] == "harmed")
+        let b = try #require(guardrail["variants"]?.arrayValue?.first)
+        #expect(b["variant"] == "b")
+        #expect(b["rate"] == .number(0.3))
+        #expect(b["controlRate"] == .number(0.15))
+        #expect((b["lowerBound"]?.numberValue ?? 0) > 0)
+        let warning = try #require(body["warnings"]?.arrayValue?.first)
+        #expect(warning["kind"] == "guardrail-harmed")
+        #expect(warning["guardrail"] == "back")
+        #expect(body["verdictText"]?.stringValue?.contains("back") == true, "\(body["verdictText"] ?? nil)")
+        // The CSV has the guardrail's columns.
+        let csv = fixture.send(.get, "/v1/admin/experiments/retry-copy/results/export", headers: [ShipFixture.viewer])
+        #expect(csv.bodyText.hasPrefix("date,variant,") && csv.bodyText.contains("guardrail_back_state"))
+    }
 }
