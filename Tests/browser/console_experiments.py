@@ -211,7 +211,8 @@ class ExperimentChecks(Console):
         check = self.check
         context, page = self.signed_in()
         page.get_by_role("link", name="Experiments").click()
-        page.wait_for_selector(".results[data-state=ready] table", timeout=5000)
+        # The experiments table itself: the screen signed in on may show a ready results table too.
+        page.wait_for_selector(".results[data-state=ready] table.experiments", timeout=5000)
         rows = page.evaluate("""() => [...document.querySelectorAll('table.experiments tbody tr')].map(r =>
             [...r.children].map(c => c.textContent))""")
         ids = [row[0] for row in rows]

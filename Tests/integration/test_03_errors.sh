@@ -81,9 +81,12 @@ expect_problem "a small body on a GET-only route" 405 method-not-allowed
 # Message rules (RFC 9112), checked before any route, on raw sockets: each is a 400
 # problem+json with the request's X-Request-ID, and the connection is closed after it, so no
 # byte of the request's body can be read as a next request.
-message_check=$(python3 - "${BASE_URL#http://}" <<'PY'
-import json, socket, sys
+# libmicrohttpd 1.0 refuses an HTTP/1.1 request without Host itself (its own 400, an HTML body,
+# the connection closed) before the server sees it; 0.9.75 leaves it to the server's rule.
+message_check=$(python3 - "${BASE_URL#http://}" "${LIBMICROHTTPD:-unknown}" <<'PY'
+import json, re, socket, sys
 host, port = sys.argv[1].split(":")
+library_checks_host = not sys.argv[2].startswith("0.9.")
 
 def exchange(raw):
     with socket.create_connection((host, int(port)), timeout=5) as s:
@@ -106,6 +109,12 @@ cases = {
 problems = []
 for name, raw in cases.items():
     status, headers, body, data = exchange(raw)
+    if name == "HTTP/1.1 without Host" and library_checks_host:
+        # The library's answer: 400, one answer only (the pipelined request is never read), closed.
+        answers = len(re.findall(rb"(?:^|\r\n)HTTP/1\.1 \d{3} ", data))
+        if status != "400" or answers != 1:
+            problems.append(f"{name} (refused by libmicrohttpd {sys.argv[2]}): {status}, {answers} answers")
+        continue
     rid = raw.split(b"X-Request-ID: ")[1].split(b"\r\n")[0].decode()
     problem = json.loads(body[: int(headers.get("content-length", "0"))])
     if status != "400" or problem.get("type") != "urn:empty-state:problem:invalid-header":

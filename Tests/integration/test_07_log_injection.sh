@@ -18,7 +18,18 @@ EOF
 }
 
 marker="loginjection$$"
-status=$(raw_request "/v1/templates/$marker\\x1b[31mred\\rforged\\x08\\x0bline\\x7f\\xc2\\x85\\xff?locale=fr")
+# libmicrohttpd 1.0 refuses a bare CR (400) and a vertical tab (a 301 to the target with it
+# encoded) in the request line itself, so the server never sees nor logs them; 0.9.75 passes them
+# on. Every other byte below reaches the server on both, and must reach the log escaped.
+if [[ "${LIBMICROHTTPD:-}" == 0.9.* ]]; then
+    status=$(raw_request "/v1/templates/$marker\\x1b[31mred\\rforged\\x08\\x0bline\\x7f\\xc2\\x85\\xff?locale=fr")
+    readable='\\u\{1B\}\[31mred\\r'
+else
+    expect_eq "a bare CR in the request line: refused by libmicrohttpd $LIBMICROHTTPD" 400 \
+        "$(raw_request "/v1/templates/bare\\rcr")"
+    status=$(raw_request "/v1/templates/$marker\\x1b[31mred\\x08forged\\x7f\\xc2\\x85\\xff?locale=fr")
+    readable='\\u\{1B\}\[31mred\\u\{8\}'
+fi
 expect_eq "raw control characters in the path: refused" 400 "$status"
 wait_for_log "$SERVER_LOG" "$marker" >/dev/null # the access log is written in the background
 lines=$(grep -a -c "$marker" "$SERVER_LOG")
@@ -31,7 +42,7 @@ else
     pass "raw control characters in the path: logged escaped"
 fi
 expect_match "raw control characters in the path: escapes are readable" \
-    'http\.path="/v1/templates/'"$marker"'\\u\{1B\}\[31mred\\r' "$line"
+    'http\.path="/v1/templates/'"$marker$readable" "$line"
 expect_match "invalid UTF-8 in the path: shown as an escaped replacement character" '\\u\{85\}\\u\{FFFD\}' "$line"
 
 # The query and the User-Agent are logged too, escaped the same way.

@@ -24,7 +24,10 @@ struct RestoredClusterTests {
         }
         let backend = PostgresBackend(url: url, maximumConnections: 2, searchPath: name, logger: logger)
         backend.startPool()
-        try backend.blocking { client in try await PostgresSchema.migrate(client, logger: logger) }
+        // Migrating a fresh schema is several statements: under a loaded machine's parallel suites it
+        // can take longer than the default 5 s wait meant for one call.
+        try backend.blocking(timeout: .seconds(60)) { client in try await PostgresSchema.migrate(client, logger: logger)
+        }
         return backend
     }
 
@@ -33,7 +36,7 @@ struct RestoredClusterTests {
         let backend = try schema()
         defer { backend.stopPool() }
         // An event as the cluster that stored it numbered it: the start is fine.
-        try backend.blocking { client in
+        try backend.blocking(timeout: .seconds(60)) { client in
             try await client.all(
                 """
                 INSERT INTO event_legacy (seq, id, type, template_id, locale, platform, app_version, occurred_at,
@@ -59,7 +62,9 @@ struct RestoredClusterTests {
         }
         // Through the bridge, the store error whose reason the start-up message shows as it is.
         #expect {
-            try backend.blocking { client in try await PostgresSchema.migrate(client, logger: logger) }
+            try backend.blocking(timeout: .seconds(60)) { client in
+                try await PostgresSchema.migrate(client, logger: logger)
+            }
         } throws: { error in
             guard case .database(let reason) = error as? StoreError else { return false }
             return reason.hasPrefix("the stored events were numbered by transactions up to ")
