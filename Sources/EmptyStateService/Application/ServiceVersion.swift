@@ -7,5 +7,5 @@
 /// It started at `info.version` of openapi.yaml (0.1.0); the contract's version moves on its own
 /// (a server release need not change it).
 package enum ServiceVersion {
-    package static let current = "0.3.0-dev"
+    package static let current = "0.2.0"
 }
