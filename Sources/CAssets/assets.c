@@ -126,6 +126,10 @@ static const unsigned char console_part_experiment_chart_js[] = {
 #embed "../EmptyStateWeb/Console/part-experiment-chart.js"
 };
 
+static const unsigned char console_part_experiment_timeline_js[] = {
+#embed "../EmptyStateWeb/Console/part-experiment-timeline.js"
+};
+
 static const unsigned char console_template_model_js[] = {
 #embed "../EmptyStateWeb/Console/template-model.js"
 };
@@ -210,6 +214,7 @@ static const struct {
     {"part-chart.js", console_part_chart_js, sizeof(console_part_chart_js)},
     {"screen-experiments.js", console_screen_experiments_js, sizeof(console_screen_experiments_js)},
     {"part-experiment-chart.js", console_part_experiment_chart_js, sizeof(console_part_experiment_chart_js)},
+    {"part-experiment-timeline.js", console_part_experiment_timeline_js, sizeof(console_part_experiment_timeline_js)},
     {"template-model.js", console_template_model_js, sizeof(console_template_model_js)},
     {"part-dialog.js", console_part_dialog_js, sizeof(console_part_dialog_js)},
     {"part-json-editor.js", console_part_json_editor_js, sizeof(console_part_json_editor_js)},

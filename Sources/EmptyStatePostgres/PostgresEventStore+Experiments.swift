@@ -96,3 +96,64 @@ enum ExperimentExposureSQL {
         )
         """
 }
+
+extension PostgresEventStore {
+    package func experimentDailyCounts(
+        experimentID: String,
+        metric: Experiment.Metric,
+        from: Int64,
+        to: Int64
+    ) throws(StoreError) -> ExperimentDailyCounts {
+        let logger = logger
+        // One statement, so one snapshot. An install that counts: not crossed, in the variant it
+        // is assigned (`~` marks a claim the assignment contradicts), first seen in the window;
+        // its conversion is its first tap that counts, in the window. Excluded installs once each,
+        // by the first reason that applies (`ExperimentDailyCounts`).
+        let action = metric.convertingAction
+        let query: PostgresQuery = """
+            WITH counted AS (
+                SELECT install_id, variant, first_seen_at, converted_at FROM experiment_install
+                WHERE experiment_id = \(experimentID) AND NOT crossed AND left(variant, 1) <> '~'
+                    AND first_seen_at BETWEEN \(from) AND \(to)
+            )
+            SELECT 'installs', variant, first_seen_at / 86400000, count(*) FROM counted GROUP BY 2, 3
+            UNION ALL
+            SELECT 'conversions', c.variant, coalesce(t.first_tapped_at, c.converted_at) / 86400000, count(*)
+                FROM counted c
+                LEFT JOIN experiment_install_tap t ON t.experiment_id = \(experimentID)
+                    AND t.action_id = \(action ?? "") AND t.variant = c.variant AND t.install_id = c.install_id
+                WHERE CASE WHEN \(action == nil) THEN c.converted_at <= \(to) ELSE t.first_tapped_at <= \(to) END
+                GROUP BY 2, 3
+            UNION ALL
+            SELECT 'excluded', '', 0, count(*) FILTER (WHERE crossed) FROM experiment_install
+                WHERE experiment_id = \(experimentID)
+            UNION ALL
+            SELECT 'not assigned', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) = '~')
+                FROM experiment_install WHERE experiment_id = \(experimentID)
+            UNION ALL
+            SELECT 'before start', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) <> '~'
+                AND first_seen_at < \(from)) FROM experiment_install WHERE experiment_id = \(experimentID)
+            UNION ALL
+            SELECT 'after stop', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) <> '~'
+                AND first_seen_at > \(to)) FROM experiment_install WHERE experiment_id = \(experimentID)
+            """
+        return try database.blocking(timeout: Self.analyticsWait) { client in
+            var installs: [(variant: String, day: Int64, count: Int)] = []
+            var conversions: [(variant: String, day: Int64, count: Int)] = []
+            var excluded = ExperimentDailyCounts.Exclusions()
+            for try await (kind, variant, day, count) in try await client.query(query, logger: logger).decode(
+                (String, String, Int64, Int).self
+            ) {
+                switch kind {
+                case "installs": installs.append((variant, day, count))
+                case "conversions": conversions.append((variant, day, count))
+                case "excluded": excluded.crossed = count
+                case "not assigned": excluded.notAssigned = count
+                case "before start": excluded.beforeStart = count
+                default: excluded.afterStop = count
+                }
+            }
+            return ExperimentDailyCounts(installs: installs, conversions: conversions, excluded: excluded)
+        }
+    }
+}

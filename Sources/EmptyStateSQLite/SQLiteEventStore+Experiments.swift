@@ -126,3 +126,82 @@ enum ExperimentExposureSQL {
 
     static let crossed = "SELECT COUNT(*) FROM experiment_install WHERE experiment_id = ? AND crossed = 1"
 }
+
+extension SQLiteEventStore {
+    package func experimentDailyCounts(
+        experimentID: String,
+        metric: Experiment.Metric,
+        from: Int64,
+        to: Int64
+    ) throws(StoreError) -> ExperimentDailyCounts {
+        do {
+            return try pool.read { db in
+                func rows(_ sql: String, _ arguments: StatementArguments) throws -> [(String, Int64, Int)] {
+                    try Row.fetchAll(db, sql: sql, arguments: arguments).map { ($0[0], $0[1], $0[2]) }
+                }
+                let window: StatementArguments = [experimentID, from, to]
+                let installs = try rows(ExperimentDailySQL.installs, window)
+                let conversions =
+                    if let action = metric.convertingAction {
+                        try rows(ExperimentDailySQL.actionConversions, window + [action])
+                    } else {
+                        try rows(ExperimentDailySQL.anyTapConversions, window)
+                    }
+                let row = try Row.fetchOne(db, sql: ExperimentDailySQL.excluded, arguments: window)
+                return ExperimentDailyCounts(
+                    installs: installs.map { (variant: $0.0, day: $0.1, count: $0.2) },
+                    conversions: conversions.map { (variant: $0.0, day: $0.1, count: $0.2) },
+                    excluded: .init(
+                        crossed: row?[0] ?? 0,
+                        notAssigned: row?[1] ?? 0,
+                        beforeStart: row?[2] ?? 0,
+                        afterStop: row?[3] ?? 0
+                    )
+                )
+            }
+        } catch {
+            throw .database("\(error)")
+        }
+    }
+}
+
+/// The SQL of the results over time on SQLite (`?1` the experiment, `?2`–`?3` the window in ms,
+/// `?4` the metric's action). The installs that count are a range of
+/// `experiment_install_by_variant` (experiment, not crossed); each is read once per results read,
+/// so the cost grows with the experiment's installs, not its events.
+enum ExperimentDailySQL {
+    /// An install that counts: not crossed, in the variant it is assigned, first seen in the window.
+    private static let counted = """
+        i.experiment_id = ?1 AND i.crossed = 0 AND substr(i.variant, 1, 1) <> '~'
+            AND i.first_seen_at BETWEEN ?2 AND ?3
+        """
+
+    static let installs = """
+        SELECT i.variant, i.first_seen_at / 86400000, COUNT(*) FROM experiment_install AS i
+        WHERE \(counted) GROUP BY 1, 2
+        """
+
+    static let anyTapConversions = """
+        SELECT i.variant, i.converted_at / 86400000, COUNT(*) FROM experiment_install AS i
+        WHERE \(counted) AND i.converted_at <= ?3 GROUP BY 1, 2
+        """
+
+    /// The install's first tap of the action in its variant (a counted install saw no other).
+    static let actionConversions = """
+        SELECT i.variant, t.first_tapped_at / 86400000, COUNT(*)
+        FROM experiment_install AS i JOIN experiment_install_tap AS t
+            ON t.experiment_id = i.experiment_id AND t.action_id = ?4 AND t.variant = i.variant
+                AND t.install_id = i.install_id
+        WHERE \(counted) AND t.first_tapped_at <= ?3 GROUP BY 1, 2
+        """
+
+    /// Each excluded install once, by the first reason that applies.
+    static let excluded = """
+        SELECT
+            COALESCE(SUM(crossed = 1), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '~'), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) <> '~' AND first_seen_at < ?2), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) <> '~' AND first_seen_at > ?3), 0)
+        FROM experiment_install WHERE experiment_id = ?1
+        """
+}

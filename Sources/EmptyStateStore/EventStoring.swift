@@ -63,6 +63,16 @@ package protocol EventStoring: Sendable {
     ) throws(StoreError)
         -> ExperimentExposures
 
+    /// The installs and conversions of experiment `experimentID` by the variant and UTC day, of
+    /// the installs first seen from `from` to `to` (ms, inclusive) and their conversions by
+    /// `metric` up to `to`, and the installs excluded by reason (`ExperimentDailyCounts`).
+    func experimentDailyCounts(
+        experimentID: String,
+        metric: Experiment.Metric,
+        from: Int64,
+        to: Int64
+    ) throws(StoreError) -> ExperimentDailyCounts
+
     /// Events after the cursor `after`, oldest first.
     func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)]
 

@@ -14,10 +14,12 @@ holds. The experiments are created through the admin API; the console is driven 
   real        the results of a running experiment from the real endpoint, after 400 installs asked
               for the template (the server assigned their variants) and sent their events, one
               of them under both variants: the table shows the server's counts and rates, the
-              crossed install excluded, the verdict the server's in words
-  verdicts    the results panel's table, chart and verdict in words for each verdict the contract
-              names, and an error answer (these answers are fixtures served through
-              Playwright's routing: contract-shaped, not computed by the server)
+              crossed install excluded, the verdict the server's in its words, a day over time, the
+              CSV link downloading with the console's session
+  verdicts    the results panel's table (one-look and always-valid figures), chart, exclusions by
+              reason, plan and progress, chart and table over time, and verdict in words for each
+              verdict the contract names, and an error answer (these answers are fixtures served
+              through Playwright's routing: contract-shaped, not computed by the server)
   json        a new experiment in the JSON editor: text that is not JSON refused on the field, the
               server's 422 pointer listed beside it, fixed, checked, created (If-None-Match: *)
   viewer      every write control disabled with the reason, the JSON read-only; a forged ship
@@ -93,41 +95,96 @@ def expose(server, experiment_id, template_id, action, installs, rates, seed=24)
             raise SystemExit(f"POST /v1/events: {status} {body[:300]}")
 
 
-def arm(key, control, installs, conversions, rate, difference=None, p=None, chance=None, significant=None):
+def arm(key, control, installs, conversions, rate, difference=None, p=None, chance=None, significant=None, sequential=None):
     value = {"key": key, "control": control, "weight": 0.5, "installs": installs, "conversions": conversions,
              "displayed": installs * 3, "tapped": conversions * 2,
              "rate": {"value": rate[0], "lower": rate[1], "upper": rate[2]}}
     if not control:
         value.update({"difference": {"value": difference[0], "lower": difference[1], "upper": difference[2]},
                       "pValue": p, "chanceToBeatControl": chance, "significant": significant})
+        if sequential:
+            value["sequential"] = {"difference": sequential[0], "lower": sequential[1], "upper": sequential[2],
+                                   "pValue": sequential[3], "significant": sequential[1] > 0 or sequential[2] < 0,
+                                   "drifted": False, "since": "2026-11-20"}
     return value
 
 
-def fixture(verdict, winner=None, variants=None, mismatch=False, excluded=12):
+PLAN = {"baselineRate": 0.1, "minimumDetectableEffect": {"relative": 0.1}, "alpha": 0.05, "power": 0.8,
+        "absoluteEffect": 0.01, "relativeEffect": 0.1, "fixedHorizonInstalls": [14751, 14751],
+        "sequentialInstalls": [28242, 28242],
+        "expectedDuration": {"basis": "displays", "dailyInstalls": 2480, "days": 23, "recommendedDays": 28}}
+
+
+def timeline(variants, days=3):
+    """Cumulative days ending at `variants`' counts, the always-valid interval narrowing."""
+    points = []
+    for day in range(days):
+        share = (day + 1) / days
+        arms = []
+        for v in variants:
+            point = {"key": v["key"], "installs": round(v["installs"] * share), "conversions": round(v["conversions"] * share),
+                     "rate": v["rate"]["value"]}
+            if "sequential" in v:
+                widen = 1 + (days - 1 - day)
+                s = v["sequential"]
+                point["difference"] = v["difference"]
+                point["sequential"] = dict(s, lower=s["difference"] - (s["difference"] - s["lower"]) * widen,
+                                           upper=s["difference"] + (s["upper"] - s["difference"]) * widen)
+            arms.append(point)
+        points.append({"date": f"2026-11-{20 + day:02d}", "variants": arms})
+    return points
+
+
+def points(difference):
+    """A difference in percentage points as the console writes it: "+1.0", "−0.1" (a minus sign)."""
+    value = 100 * difference
+    text = f"{abs(value):.1f}"
+    return f"+{text}" if value > 1e-7 else f"−{text}" if value < -1e-7 else "0.0"
+
+
+def fixture(verdict, words, winner=None, variants=None, mismatch=False, excluded=12, plan=True):
     """A results answer shaped as the contract says (docs/experiments.md), for the rendering checks."""
-    return {
+    variants = variants or [
+        arm("control", True, 15000, 1500, (0.1, 0.0952, 0.1049)),
+        arm("b", False, 15003, 1650, (0.11, 0.105, 0.115), (0.01, 0.003, 0.017), 0.004, 0.998, True, (0.01, 0.002, 0.018, 0.01)),
+    ]
+    answer = {
         "experimentId": "hostile-copy", "templateId": "connectionRefused", "status": "running",
         "primaryMetric": {"type": "tap", "action": "retry"}, "minimumInstallsPerVariant": 100,
         "enoughData": verdict != "collecting", "excludedInstalls": excluded,
+        "excluded": {"crossed": excluded - 2, "notAssigned": 1, "beforeStart": 1, "afterStop": 0} if excluded else
+                    {"crossed": 0, "notAssigned": 0, "beforeStart": 0, "afterStop": 0},
         "sampleRatio": {"chiSquare": 14.2 if mismatch else 0.83, "pValue": 0.0002 if mismatch else 0.36, "mismatch": mismatch},
-        "verdict": verdict, "winner": winner,
-        "variants": variants or [
-            arm("control", True, 15000, 1500, (0.1, 0.0952, 0.1049)),
-            arm("b", False, 15003, 1650, (0.11, 0.105, 0.115), (0.01, 0.003, 0.017), 0.004, 0.998, True),
-        ],
+        "verdict": verdict, "winner": winner, "verdictText": words, "warnings": [],
+        "guardrails": [{"key": "back", "harm": "increase", "state": "harmed" if verdict == "winner" else "inconclusive",
+                        "variants": [{"variant": "b", "controlRate": 0.15, "rate": 0.3 if verdict == "winner" else 0.16,
+                                      "harm": 0.15 if verdict == "winner" else 0.01, "lowerBound": 0.1 if verdict == "winner" else -0.02,
+                                      "upperBound": 0.2 if verdict == "winner" else 0.04, "pValue": 0.0001 if verdict == "winner" else 0.4,
+                                      "margin": 0.015, "state": "harmed" if verdict == "winner" else "inconclusive", "drifted": False}]}],
+        "fixedHorizonVerdict": "winner" if verdict == "keep-running" else verdict, "fixedHorizonWinner": "b" if verdict == "keep-running" else winner,
+        "variants": variants, "timeline": timeline(variants),
     }
+    if plan:
+        answer["plan"] = PLAN
+        answer["progress"] = {"installs": 30003, "plannedInstalls": 56484, "share": 0.5312, "reached": False,
+                              "dailyInstalls": 1420, "remainingDays": 19}
+    return answer
+
+
+def fixture_case(verdict, words, **kwargs):
+    return fixture(verdict, words, **kwargs), words
 
 
 FIXTURES = {
-    "winner": (fixture("winner", "b"), "b beats control"),
-    "collecting": (fixture("collecting", variants=[arm("control", True, 40, 4, (0.1, 0.04, 0.23)),
-                                                   arm("b", False, 52, 7, (0.13, 0.07, 0.25), (0.03, -0.1, 0.16), 0.6, 0.7, False)]),
-                   "Collecting data: control has 40 of the 100 installs needed"),
-    "sample-ratio-mismatch": (fixture("sample-ratio-mismatch", mismatch=True), "Sample ratio mismatch — do not trust these numbers"),
-    "no-significant-difference": (fixture("no-significant-difference", variants=[
+    "winner": fixture_case("winner", "Variant b wins: 11.0 % of its installs converted against 10.0 % for control.", winner="b"),
+    "collecting": fixture_case("collecting", "Collecting: every variant needs 100 installs before its results are read; control has 40 so far.",
+                               variants=[arm("control", True, 40, 4, (0.1, 0.04, 0.23)),
+                                         arm("b", False, 52, 7, (0.13, 0.07, 0.25), (0.03, -0.1, 0.16), 0.6, 0.7, False)],
+                               plan=False),
+    "sample-ratio-mismatch": fixture_case("sample-ratio-mismatch", "Do not use these results: installs are not split as the weights say.", mismatch=True),
+    "keep-running": fixture_case("keep-running", "Keep running: no variant differs clearly from control yet.", variants=[
         arm("control", True, 15000, 1500, (0.1, 0.0952, 0.1049)),
-        arm("b", False, 15003, 1520, (0.1013, 0.0965, 0.1063), (0.0013, -0.0055, 0.0081), 0.71, 0.64, False)]),
-        "No significant difference"),
+        arm("b", False, 15003, 1650, (0.11, 0.105, 0.115), (0.01, 0.003, 0.017), 0.004, 0.998, True, (0.01, -0.001, 0.021, 0.091))]),
 }
 
 
@@ -182,8 +239,7 @@ class ExperimentChecks(Console):
         context, page = self.signed_in()
         self.open(page, "/experiments/hostile-copy", ".experiment-results[data-state=ready]")
         verdict = page.locator(".verdict").text_content()
-        check("lifecycle: the real results of a draft: collecting, 0 of 100",
-              verdict == "Collecting data: control has 0 of the 100 installs needed", verdict)
+        check("lifecycle: the real results of a draft: the server's words", verdict == "Not started: a draft has no results yet.", verdict)
         page.get_by_role("button", name="Start…").click()
         dialog = page.get_by_role("dialog", name="Start hostile-copy?")
         dialog.wait_for(timeout=5000)
@@ -289,12 +345,21 @@ class ExperimentChecks(Console):
         check("real: the table shows the server's installs, conversions and rates per variant",
               shown == wanted and sum(v["installs"] for v in answer["variants"]) == 399, (shown, wanted))
         excluded = page.locator(".excluded").text_content()
-        check("real: the crossed install is excluded and counted", answer["excludedInstalls"] == 1
-              and excluded == "1 install saw more than one variant and is excluded.", (answer["excludedInstalls"], excluded))
+        check("real: the crossed install is excluded and counted, by reason", answer["excludedInstalls"] == 1
+              and answer["excluded"]["crossed"] == 1 and excluded == "1 install is excluded: 1 saw more than one variant.",
+              (answer["excludedInstalls"], excluded))
         verdict = page.locator(".verdict").get_attribute("data-verdict")
         words = page.locator(".verdict").text_content()
-        check("real: the verdict is the server's, in words", verdict == answer["verdict"]
-              and (words == f"{answer['winner']} beats control" if verdict == "winner" else bool(words)), (answer["verdict"], words))
+        check("real: the verdict is the server's, in the server's words", verdict == answer["verdict"]
+              and words == answer["verdictText"] and words, (answer["verdict"], words))
+        timeline = page.evaluate("""() => ({days: [...document.querySelectorAll('.timeline-table tbody th')].map(th => th.textContent),
+            csv: document.querySelector('a[download]')?.getAttribute('href')})""")
+        check("real: the results over time, a day so far, and the CSV link",
+              timeline["days"] == [p["date"] for p in answer["timeline"]] and len(timeline["days"]) == 1
+              and timeline["csv"] == "/v1/admin/experiments/real-results/results/export", timeline)
+        csv = page.evaluate("""async (href) => { const r = await fetch(href); return [r.status, await r.text()]; }""", timeline["csv"])
+        check("real: the CSV link downloads the rows with the console's session", csv[0] == 200
+              and csv[1].startswith("date,variant,installs") and len(csv[1].strip().splitlines()) == 3, csv[:1] + [csv[1][:200]])
         self.axe(page, "experiment with real results")
         context.close()
 
@@ -351,7 +416,29 @@ class ExperimentChecks(Console):
             check(f"verdicts {verdict}: the chart draws each variant, labelled in words, described by the table",
                   chart["rows"] == ["control", "b"] and "95 % interval" in chart["label"] and chart["described"] == "results-table", chart)
             excluded = page.locator(".excluded").text_content()
-            check(f"verdicts {verdict}: the excluded installs are counted", excluded.startswith(f"{answer['excludedInstalls']} installs"), excluded)
+            check(f"verdicts {verdict}: the excluded installs are counted, by reason",
+                  excluded.startswith(f"{answer['excludedInstalls']} installs are excluded: {answer['excludedInstalls'] - 2} saw more than one variant"), excluded)
+            b_seq = b.get("sequential")
+            wanted = (f"{points(b_seq['difference'])} points ({points(b_seq['lower'])} to {points(b_seq['upper'])})"
+                      if b_seq else "—")
+            check(f"verdicts {verdict}: the always-valid interval and p beside the one-look figures",
+                  rows[1][11] == wanted and rows[0][11] == "—", (rows[1][11:], wanted))
+            plan = page.locator("dl.plan").text_content() if page.locator("dl.plan").count() else page.locator(".plan-missing").text_content()
+            check(f"verdicts {verdict}: the plan and the progress, or why there is none",
+                  ("28,242 / 28,242 read any day" in plan and "30,003 of 56,484 installs" in plan and "about 19 more days" in plan)
+                  if "plan" in answer else plan.startswith("No plan:"), plan)
+            over_time = page.evaluate("""() => ({series: [...document.querySelectorAll('.timeline-chart .series')].map(g => g.dataset.variant),
+                label: document.querySelector('.timeline-chart')?.getAttribute('aria-label'),
+                rows: document.querySelectorAll('.timeline-table tbody tr').length})""")
+            guardrail = page.locator("li.guardrail").text_content()
+            harmed = answer["guardrails"][0]["state"] == "harmed"
+            check(f"verdicts {verdict}: the guardrail's state and rates in words",
+                  guardrail == ("Guardrail “back” (taps must not rise): harmed — b 30.0 % against 15.0 % (harmed)." if harmed
+                                else "Guardrail “back” (taps must not rise): not known yet — b 16.0 % against 15.0 % (inconclusive)."), guardrail)
+            has_interval = "sequential" in b
+            check(f"verdicts {verdict}: the chart over time draws b's always-valid band (when it has one), and the table every day",
+                  over_time["rows"] == 6 and (over_time["series"] == ["b"] and "always-valid interval" in over_time["label"]
+                                              if has_interval else over_time["series"] == []), over_time)
         winner = page.evaluate("document.querySelector('.results-chart .arm.winner')?.dataset.variant")
         check("verdicts: the chart marks no winner without one", winner is None, winner)
         self.serve_fixture(page, FIXTURES["winner"][0])

@@ -41,6 +41,9 @@ it back, filters the audit by it, and reads the summary with include=updateState
 rewrites the review rules, and takes a change request through its life (open, comment, a refused
 own approval, edit, rebase, schedule and cancel, publish, roll back).
 
+With an admin token it also creates a scratch experiment with a plan, starts it, reads its
+results and their CSV export, stops it, and asks the planning calculator both questions.
+
 It also validates every example in the document against its schema. One line per check; the last
 line is `N passed, M failed`; the exit status is 1 when anything failed.
 
@@ -1694,6 +1697,59 @@ def run_webhooks(checker: Checker, token: str) -> None:
     run(Case("webhook deleted", "GET", one, 404, auth))
 
 
+def run_experiments(checker: Checker, token: str) -> None:
+    """A scratch experiment with a plan and a guardrail on `noFavorites`: created, started, its results and their
+    CSV export (GET and HEAD) read, stopped and read again; then the planning calculator, both
+    questions and a 422."""
+    run = checker.run
+    auth = {"Authorization": f"Bearer {token}"}
+    as_json = {**auth, "Content-Type": "application/json"}
+    xid = f"openapi-check-{secrets.token_hex(4)}"
+    one = f"/v1/admin/experiments/{xid}"
+
+    def document(status: str) -> bytes:
+        return json.dumps({
+            "id": xid, "templateId": "noFavorites", "status": status, "coverage": 0.5,
+            "primaryMetric": {"type": "anyTap"},
+            "plan": {"baselineRate": 0.2, "minimumDetectableEffect": {"absolute": 0.02}, "power": 0.9},
+            "guardrails": [{"action": "findContacts", "harm": "decrease", "margin": {"absolute": 0.02}}],
+            "variants": [
+                {"key": "control", "weight": 0.5},
+                {"key": "b", "weight": 0.5, "strings": {"en": {"title": "Nothing saved yet"}}},
+            ],
+        }).encode("utf-8")
+
+    run(Case("experiment create", "PUT", one, 201, headers={**as_json, "If-None-Match": "*"}, body=document("draft")))
+    run(Case("experiment results (draft)", "GET", f"{one}/results", 200, headers=auth,
+             extra=[body_field("collecting", lambda body: body["verdict"] == "collecting")]))
+    run(Case("experiment start", "PUT", one, 200, headers={**as_json, "If-Match": '"r1"'}, body=document("running")))
+    run(Case("experiment results (running)", "GET", f"{one}/results", 200, headers=auth, extra=[
+        body_field("the plan with its installs", lambda body: len(body["plan"]["sequentialInstalls"]) == 2),
+        body_field("one point per day", lambda body: len(body["timeline"]) == 1),
+        body_field("the guardrail, inconclusive", lambda body: [g["state"] for g in body["guardrails"]] == ["inconclusive"]),
+    ]))
+    run(Case("experiment results export", "GET", f"{one}/results/export", 200, headers=auth,
+             extra=[header_is("Content-Disposition", f'attachment; filename="{xid}-results.csv"')]))
+    run(Case("experiment results export", "HEAD", f"{one}/results/export", 200, headers=auth))
+    run(Case("experiment results export unknown", "GET", "/v1/admin/experiments/nope-nope/results/export", 404,
+             headers=auth, extra=[problem_type("unknown-experiment")]))
+    run(Case("experiment results export no token", "GET", f"{one}/results/export", 401))
+    run(Case("experiment stop", "PUT", one, 200, headers={**as_json, "If-Match": '"r2"'}, body=document("stopped")))
+    run(Case("experiment results (stopped)", "GET", f"{one}/results", 200, headers=auth))
+
+    plan = "/v1/admin/experiment-plan"
+    run(Case("experiment plan installs", "POST", plan, 200, headers=as_json, body=json.dumps({
+        "baselineRate": 0.1, "minimumDetectableEffect": {"relative": 0.1}, "templateId": "noFavorites", "coverage": 0.5,
+    }).encode("utf-8"), extra=[body_field("14,751 a variant", lambda body: body["fixedHorizonInstalls"] == [14751, 14751])]))
+    run(Case("experiment plan effect", "POST", plan, 200, headers=as_json, body=json.dumps({
+        "baselineRate": 0.1, "totalInstalls": 20000, "weights": [0.34, 0.33, 0.33],
+    }).encode("utf-8")))
+    run(Case("experiment plan invalid", "POST", plan, 422, headers=as_json, body=json.dumps({
+        "baselineRate": 0, "minimumDetectableEffect": {"relative": 0.1}, "alpha": 0.9,
+    }).encode("utf-8"), extra=[problem_pointers("/alpha", "/baselineRate")]))
+    run(Case("experiment plan no token", "POST", plan, 401, headers={"Content-Type": "application/json"}, body=b"{}"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", required=True, help="the running server, e.g. http://127.0.0.1:8080")
@@ -1727,6 +1783,7 @@ def main(argv: list[str] | None = None) -> int:
         run_app_status(checker, token)
         run_change_requests(checker, token)
         run_webhooks(checker, token)
+        run_experiments(checker, token)
     print(f"{report.passed} passed, {report.failed} failed")
     return 1 if report.failed else 0
 

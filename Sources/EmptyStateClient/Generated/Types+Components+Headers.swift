@@ -48,8 +48,9 @@ extension Components {
         /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
         /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
         /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-        /// running copy experiment) says `private` instead of `public`: only the app's own cache
-        /// may keep it.
+        /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+        /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+        /// experiment reaches the app within 120 seconds while the service answers.
         ///
         ///
         /// - Remark: Generated from `#/components/headers/Cache-Control`.
@@ -182,6 +183,10 @@ extension Components {
             case attachment_semi_Filename_equals__quot_audit_ndjson_quot_ = #"attachment; filename="audit.ndjson""#
             case attachment_semi_Filename_equals__quot_audit_csv_quot_ = #"attachment; filename="audit.csv""#
         }
+        /// A download, named `<experimentId>-results.csv`.
+        ///
+        /// - Remark: Generated from `#/components/headers/Experiment-Results-Disposition`.
+        internal typealias ExperimentResultsDisposition = Swift.String
         /// How many changes the filters matched (the export holds at most 100,000 of them).
         ///
         /// - Remark: Generated from `#/components/headers/X-Total-Count`.

@@ -544,8 +544,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTML/headers/Cache-Control`.
@@ -674,8 +675,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Cache-Control`.
@@ -1190,8 +1192,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/Template/headers/Cache-Control`.
@@ -1302,8 +1305,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/Cache-Control`.
@@ -1414,8 +1418,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateHead/headers/Cache-Control`.
@@ -1567,8 +1572,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/NotModified/headers/Cache-Control`.
@@ -2567,8 +2573,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatus/headers/Cache-Control`.
@@ -2679,8 +2686,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/Cache-Control`.
@@ -2767,8 +2775,9 @@ extension Components {
                 /// `--cache-max-age` setting (`EMPTY_STATE_CACHE_MAX_AGE`, 0–31536000), 300 (five minutes)
                 /// by default: `public, max-age=<cache-max-age>, stale-while-revalidate=86400,
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
-                /// running copy experiment) says `private` instead of `public`: only the app's own cache
-                /// may keep it.
+                /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
+                /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
+                /// experiment reaches the app within 120 seconds while the service answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/Cache-Control`.
@@ -3461,6 +3470,204 @@ extension Components {
             internal init(
                 headers: Components.Responses.AdminExperimentResults.Headers,
                 body: Components.Responses.AdminExperimentResults.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct ExperimentResultsExport: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ExperimentResultsExport/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExport/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExport/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// A download, named `<experimentId>-results.csv`.
+                ///
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExport/headers/Content-Disposition`.
+                internal var contentDisposition: Components.Headers.ExperimentResultsDisposition
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExport/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - contentDisposition: A download, named `<experimentId>-results.csv`.
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    contentDisposition: Components.Headers.ExperimentResultsDisposition,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.contentDisposition = contentDisposition
+                    self.xContentTypeOptions = xContentTypeOptions
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ExperimentResultsExport.Headers
+            /// - Remark: Generated from `#/components/responses/ExperimentResultsExport/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExport/content/text\/csv; charset=utf-8`.
+                case textCsvCharsetUtf8(OpenAPIRuntime.HTTPBody)
+                /// The associated value of the enum case if `self` is `.textCsvCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.textCsvCharsetUtf8`.
+                /// - SeeAlso: `.textCsvCharsetUtf8`.
+                internal var textCsvCharsetUtf8: OpenAPIRuntime.HTTPBody {
+                    get throws {
+                        switch self {
+                        case let .textCsvCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.ExperimentResultsExport.Body
+            /// Creates a new `ExperimentResultsExport`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.ExperimentResultsExport.Headers,
+                body: Components.Responses.ExperimentResultsExport.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct ExperimentResultsExportHead: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ExperimentResultsExportHead/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExportHead/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExportHead/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// A download, named `<experimentId>-results.csv`.
+                ///
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExportHead/headers/Content-Disposition`.
+                internal var contentDisposition: Components.Headers.ExperimentResultsDisposition
+                /// - Remark: Generated from `#/components/headers/X-Content-Type-Options`.
+                internal enum XContentTypeOptions: String, Codable, Hashable, Sendable, CaseIterable {
+                    case nosniff = "nosniff"
+                }
+                /// The browser must not guess another type than `Content-Type` says.
+                ///
+                /// - Remark: Generated from `#/components/responses/ExperimentResultsExportHead/headers/X-Content-Type-Options`.
+                internal var xContentTypeOptions: Components.Headers.XContentTypeOptions
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - contentDisposition: A download, named `<experimentId>-results.csv`.
+                ///   - xContentTypeOptions: The browser must not guess another type than `Content-Type` says.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    contentDisposition: Components.Headers.ExperimentResultsDisposition,
+                    xContentTypeOptions: Components.Headers.XContentTypeOptions
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.contentDisposition = contentDisposition
+                    self.xContentTypeOptions = xContentTypeOptions
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.ExperimentResultsExportHead.Headers
+            /// Creates a new `ExperimentResultsExportHead`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.ExperimentResultsExportHead.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct AdminExperimentPlan: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminExperimentPlan/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentPlan/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminExperimentPlan/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminExperimentPlan.Headers
+            /// - Remark: Generated from `#/components/responses/AdminExperimentPlan/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminExperimentPlan/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminExperimentPlan)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminExperimentPlan {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminExperimentPlan.Body
+            /// Creates a new `AdminExperimentPlan`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminExperimentPlan.Headers,
+                body: Components.Responses.AdminExperimentPlan.Body
             ) {
                 self.headers = headers
                 self.body = body

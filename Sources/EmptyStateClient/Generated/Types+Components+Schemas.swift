@@ -4514,6 +4514,16 @@ extension Components {
             internal var primaryMetric: Components.Schemas.Experiment.PrimaryMetricPayload?
             /// - Remark: Generated from `#/components/schemas/Experiment/variants`.
             internal var variants: [Components.Schemas.ExperimentVariant]
+            /// - Remark: Generated from `#/components/schemas/Experiment/plan`.
+            internal var plan: Components.Schemas.ExperimentPlanSettings?
+            /// Secondary rates that must not get worse: each the share of exposed installs that tapped
+            /// one of the template's actions (not the primary metric's), tested for harm at every
+            /// look (one-sided, always-valid). Frozen once the experiment has run (`409 split-frozen`
+            /// at `/guardrails`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Experiment/guardrails`.
+            internal var guardrails: [Components.Schemas.ExperimentGuardrail]?
             /// - Remark: Generated from `#/components/schemas/Experiment/startedAt`.
             internal var startedAt: Components.Schemas.Timestamp?
             /// - Remark: Generated from `#/components/schemas/Experiment/stoppedAt`.
@@ -4527,6 +4537,8 @@ extension Components {
             ///   - coverage: The share of installs that enter at all; the others see control and are not counted.
             ///   - primaryMetric: A tap on one action (`{"type": "tap", "action": "retry"}`) or on any (`{"type": "anyTap"}`, the default).
             ///   - variants:
+            ///   - plan:
+            ///   - guardrails: Secondary rates that must not get worse: each the share of exposed installs that tapped
             ///   - startedAt:
             ///   - stoppedAt:
             internal init(
@@ -4536,6 +4548,8 @@ extension Components {
                 coverage: Swift.Double? = nil,
                 primaryMetric: Components.Schemas.Experiment.PrimaryMetricPayload? = nil,
                 variants: [Components.Schemas.ExperimentVariant],
+                plan: Components.Schemas.ExperimentPlanSettings? = nil,
+                guardrails: [Components.Schemas.ExperimentGuardrail]? = nil,
                 startedAt: Components.Schemas.Timestamp? = nil,
                 stoppedAt: Components.Schemas.Timestamp? = nil
             ) {
@@ -4545,6 +4559,8 @@ extension Components {
                 self.coverage = coverage
                 self.primaryMetric = primaryMetric
                 self.variants = variants
+                self.plan = plan
+                self.guardrails = guardrails
                 self.startedAt = startedAt
                 self.stoppedAt = stoppedAt
             }
@@ -4555,6 +4571,8 @@ extension Components {
                 case coverage
                 case primaryMetric
                 case variants
+                case plan
+                case guardrails
                 case startedAt
                 case stoppedAt
             }
@@ -4584,6 +4602,14 @@ extension Components {
                     [Components.Schemas.ExperimentVariant].self,
                     forKey: .variants
                 )
+                self.plan = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentPlanSettings.self,
+                    forKey: .plan
+                )
+                self.guardrails = try container.decodeIfPresent(
+                    [Components.Schemas.ExperimentGuardrail].self,
+                    forKey: .guardrails
+                )
                 self.startedAt = try container.decodeIfPresent(
                     Components.Schemas.Timestamp.self,
                     forKey: .startedAt
@@ -4599,8 +4625,186 @@ extension Components {
                     "coverage",
                     "primaryMetric",
                     "variants",
+                    "plan",
+                    "guardrails",
                     "startedAt",
                     "stoppedAt"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail`.
+        internal struct ExperimentGuardrail: Codable, Hashable, Sendable {
+            /// The id of the template's action whose taps are watched (`back`, `dismiss`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail/action`.
+            internal var action: Swift.String
+            /// Which way the rate moving is harm.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail/harm`.
+            internal enum HarmPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case increase = "increase"
+                case decrease = "decrease"
+            }
+            /// Which way the rate moving is harm.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail/harm`.
+            internal var harm: Components.Schemas.ExperimentGuardrail.HarmPayload?
+            /// - Remark: Generated from `#/components/schemas/ExperimentGuardrail/margin`.
+            internal var margin: Components.Schemas.ExperimentEffect?
+            /// Creates a new `ExperimentGuardrail`.
+            ///
+            /// - Parameters:
+            ///   - action: The id of the template's action whose taps are watched (`back`, `dismiss`).
+            ///   - harm: Which way the rate moving is harm.
+            ///   - margin:
+            internal init(
+                action: Swift.String,
+                harm: Components.Schemas.ExperimentGuardrail.HarmPayload? = nil,
+                margin: Components.Schemas.ExperimentEffect? = nil
+            ) {
+                self.action = action
+                self.harm = harm
+                self.margin = margin
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case action
+                case harm
+                case margin
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.action = try container.decode(
+                    Swift.String.self,
+                    forKey: .action
+                )
+                self.harm = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentGuardrail.HarmPayload.self,
+                    forKey: .harm
+                )
+                self.margin = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentEffect.self,
+                    forKey: .margin
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "action",
+                    "harm",
+                    "margin"
+                ])
+            }
+        }
+        /// What the experiment is sized to find, set before it starts: it tunes the confidence
+        /// sequences the verdict rests on and says when the planned installs are reached, so it is
+        /// frozen once the experiment has run (`409 split-frozen` at `/plan`). Checked with the
+        /// variants' weights (`422` at `/plan/…`): the baseline and the baseline plus the effect are
+        /// rates in (0, 1), `alpha` in (0, 0.5], `power` in [0.5, 1). Without a plan the results say
+        /// so and show no progress.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentPlanSettings`.
+        internal struct ExperimentPlanSettings: Codable, Hashable, Sendable {
+            /// Control's expected conversion rate.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanSettings/baselineRate`.
+            internal var baselineRate: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanSettings/minimumDetectableEffect`.
+            internal var minimumDetectableEffect: Components.Schemas.ExperimentEffect
+            /// The two-sided false-positive rate over all variants.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanSettings/alpha`.
+            internal var alpha: Swift.Double?
+            /// The chance of finding an effect of exactly the minimum size.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanSettings/power`.
+            internal var power: Swift.Double?
+            /// Creates a new `ExperimentPlanSettings`.
+            ///
+            /// - Parameters:
+            ///   - baselineRate: Control's expected conversion rate.
+            ///   - minimumDetectableEffect:
+            ///   - alpha: The two-sided false-positive rate over all variants.
+            ///   - power: The chance of finding an effect of exactly the minimum size.
+            internal init(
+                baselineRate: Swift.Double,
+                minimumDetectableEffect: Components.Schemas.ExperimentEffect,
+                alpha: Swift.Double? = nil,
+                power: Swift.Double? = nil
+            ) {
+                self.baselineRate = baselineRate
+                self.minimumDetectableEffect = minimumDetectableEffect
+                self.alpha = alpha
+                self.power = power
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case baselineRate
+                case minimumDetectableEffect
+                case alpha
+                case power
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.baselineRate = try container.decode(
+                    Swift.Double.self,
+                    forKey: .baselineRate
+                )
+                self.minimumDetectableEffect = try container.decode(
+                    Components.Schemas.ExperimentEffect.self,
+                    forKey: .minimumDetectableEffect
+                )
+                self.alpha = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .alpha
+                )
+                self.power = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .power
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "baselineRate",
+                    "minimumDetectableEffect",
+                    "alpha",
+                    "power"
+                ])
+            }
+        }
+        /// The smallest change of the rate worth finding: `{"relative": 0.1}` is +10 % of the baseline
+        /// (10 % → 11 %), `{"absolute": 0.01}` +1 percentage point. Exactly one member.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentEffect`.
+        internal struct ExperimentEffect: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentEffect/relative`.
+            internal var relative: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/ExperimentEffect/absolute`.
+            internal var absolute: Swift.Double?
+            /// Creates a new `ExperimentEffect`.
+            ///
+            /// - Parameters:
+            ///   - relative:
+            ///   - absolute:
+            internal init(
+                relative: Swift.Double? = nil,
+                absolute: Swift.Double? = nil
+            ) {
+                self.relative = relative
+                self.absolute = absolute
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case relative
+                case absolute
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.relative = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .relative
+                )
+                self.absolute = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .absolute
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "relative",
+                    "absolute"
                 ])
             }
         }
@@ -5879,10 +6083,86 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/enoughData`.
             internal var enoughData: Swift.Bool
-            /// Installs seen in more than one variant, left out of every count.
+            /// The installs left out of every count, all reasons together (`excluded`).
             ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excludedInstalls`.
             internal var excludedInstalls: Swift.Int
+            /// The installs left out of every count, each once, by the first reason that applies:
+            /// seen in more than one variant (`crossed`); reported in a variant the assignment does
+            /// not give it (`notAssigned`: a forged report, an install outside the coverage); first
+            /// seen before the start (`beforeStart`: while a draft); first seen after the stop
+            /// (`afterStop`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded`.
+            internal struct ExcludedPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/crossed`.
+                internal var crossed: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/notAssigned`.
+                internal var notAssigned: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/beforeStart`.
+                internal var beforeStart: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/afterStop`.
+                internal var afterStop: Swift.Int
+                /// Creates a new `ExcludedPayload`.
+                ///
+                /// - Parameters:
+                ///   - crossed:
+                ///   - notAssigned:
+                ///   - beforeStart:
+                ///   - afterStop:
+                internal init(
+                    crossed: Swift.Int,
+                    notAssigned: Swift.Int,
+                    beforeStart: Swift.Int,
+                    afterStop: Swift.Int
+                ) {
+                    self.crossed = crossed
+                    self.notAssigned = notAssigned
+                    self.beforeStart = beforeStart
+                    self.afterStop = afterStop
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case crossed
+                    case notAssigned
+                    case beforeStart
+                    case afterStop
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.crossed = try container.decode(
+                        Swift.Int.self,
+                        forKey: .crossed
+                    )
+                    self.notAssigned = try container.decode(
+                        Swift.Int.self,
+                        forKey: .notAssigned
+                    )
+                    self.beforeStart = try container.decode(
+                        Swift.Int.self,
+                        forKey: .beforeStart
+                    )
+                    self.afterStop = try container.decode(
+                        Swift.Int.self,
+                        forKey: .afterStop
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "crossed",
+                        "notAssigned",
+                        "beforeStart",
+                        "afterStop"
+                    ])
+                }
+            }
+            /// The installs left out of every count, each once, by the first reason that applies:
+            /// seen in more than one variant (`crossed`); reported in a variant the assignment does
+            /// not give it (`notAssigned`: a forged report, an install outside the coverage); first
+            /// seen before the start (`beforeStart`: while a draft); first seen after the stop
+            /// (`afterStop`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded`.
+            internal var excluded: Components.Schemas.AdminExperimentResults.ExcludedPayload
             /// χ² goodness of fit of the installs per variant against the weights.
             ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/sampleRatio`.
@@ -5940,23 +6220,459 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/sampleRatio`.
             internal var sampleRatio: Components.Schemas.AdminExperimentResults.SampleRatioPayload
+            /// The sequential verdict, valid however often the results are read: `collecting` (a
+            /// draft, or a variant below the minimum), `sample-ratio-mismatch`, `winner` (a
+            /// variant's confidence sequence lies above 0; control when every variant's lies below),
+            /// `no-detectable-difference` (the planned installs reached without a winner),
+            /// `keep-running` while running, `inconclusive` once stopped without any of these.
+            ///
+            ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/verdict`.
             internal enum VerdictPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case collecting = "collecting"
                 case sampleRatioMismatch = "sample-ratio-mismatch"
-                case noSignificantDifference = "no-significant-difference"
+                case keepRunning = "keep-running"
                 case winner = "winner"
+                case noDetectableDifference = "no-detectable-difference"
+                case inconclusive = "inconclusive"
             }
+            /// The sequential verdict, valid however often the results are read: `collecting` (a
+            /// draft, or a variant below the minimum), `sample-ratio-mismatch`, `winner` (a
+            /// variant's confidence sequence lies above 0; control when every variant's lies below),
+            /// `no-detectable-difference` (the planned installs reached without a winner),
+            /// `keep-running` while running, `inconclusive` once stopped without any of these.
+            ///
+            ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/verdict`.
             internal var verdict: Components.Schemas.AdminExperimentResults.VerdictPayload
             /// With `verdict` `winner`, the variant's key.
             ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/winner`.
             internal var winner: Swift.String?
+            /// The verdict in words for a product manager, warnings included.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/verdictText`.
+            internal var verdictText: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload`.
+            internal struct WarningsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload/kind`.
+                internal enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case guardrailHarmed = "guardrail-harmed"
+                    case differenceChangedOverTime = "difference-changed-over-time"
+                }
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload/kind`.
+                internal var kind: Components.Schemas.AdminExperimentResults.WarningsPayloadPayload.KindPayload
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload/variant`.
+                internal var variant: Swift.String
+                /// With `guardrail-harmed`, the guardrail's action.
+                ///
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload/guardrail`.
+                internal var guardrail: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/WarningsPayload/message`.
+                internal var message: Swift.String
+                /// Creates a new `WarningsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - kind:
+                ///   - variant:
+                ///   - guardrail: With `guardrail-harmed`, the guardrail's action.
+                ///   - message:
+                internal init(
+                    kind: Components.Schemas.AdminExperimentResults.WarningsPayloadPayload.KindPayload,
+                    variant: Swift.String,
+                    guardrail: Swift.String? = nil,
+                    message: Swift.String
+                ) {
+                    self.kind = kind
+                    self.variant = variant
+                    self.guardrail = guardrail
+                    self.message = message
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case kind
+                    case variant
+                    case guardrail
+                    case message
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.kind = try container.decode(
+                        Components.Schemas.AdminExperimentResults.WarningsPayloadPayload.KindPayload.self,
+                        forKey: .kind
+                    )
+                    self.variant = try container.decode(
+                        Swift.String.self,
+                        forKey: .variant
+                    )
+                    self.guardrail = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .guardrail
+                    )
+                    self.message = try container.decode(
+                        Swift.String.self,
+                        forKey: .message
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "kind",
+                        "variant",
+                        "guardrail",
+                        "message"
+                    ])
+                }
+            }
+            /// A difference that changed over time, a guardrail harmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/warnings`.
+            internal typealias WarningsPayload = [Components.Schemas.AdminExperimentResults.WarningsPayloadPayload]
+            /// A difference that changed over time, a guardrail harmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/warnings`.
+            internal var warnings: Components.Schemas.AdminExperimentResults.WarningsPayload
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload`.
+            internal struct GuardrailsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/key`.
+                internal var key: Swift.String
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/harm`.
+                internal enum HarmPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case increase = "increase"
+                    case decrease = "decrease"
+                }
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/harm`.
+                internal var harm: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.HarmPayload
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/state`.
+                internal enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case harmed = "harmed"
+                    case notHarmed = "not-harmed"
+                    case inconclusive = "inconclusive"
+                }
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/state`.
+                internal var state: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.StatePayload
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload`.
+                internal struct VariantsPayloadPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/variant`.
+                    internal var variant: Swift.String
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/controlRate`.
+                    internal var controlRate: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/rate`.
+                    internal var rate: Swift.Double
+                    /// The difference of the rates, signed so that positive is harm.
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/harm`.
+                    internal var harm: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/lowerBound`.
+                    internal var lowerBound: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/upperBound`.
+                    internal var upperBound: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/pValue`.
+                    internal var pValue: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/margin`.
+                    internal var margin: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/state`.
+                    internal enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case harmed = "harmed"
+                        case notHarmed = "not-harmed"
+                        case inconclusive = "inconclusive"
+                    }
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/state`.
+                    internal var state: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload
+                    /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/VariantsPayload/drifted`.
+                    internal var drifted: Swift.Bool
+                    /// Creates a new `VariantsPayloadPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - variant:
+                    ///   - controlRate:
+                    ///   - rate:
+                    ///   - harm: The difference of the rates, signed so that positive is harm.
+                    ///   - lowerBound:
+                    ///   - upperBound:
+                    ///   - pValue:
+                    ///   - margin:
+                    ///   - state:
+                    ///   - drifted:
+                    internal init(
+                        variant: Swift.String,
+                        controlRate: Swift.Double,
+                        rate: Swift.Double,
+                        harm: Swift.Double,
+                        lowerBound: Swift.Double,
+                        upperBound: Swift.Double,
+                        pValue: Swift.Double,
+                        margin: Swift.Double,
+                        state: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload,
+                        drifted: Swift.Bool
+                    ) {
+                        self.variant = variant
+                        self.controlRate = controlRate
+                        self.rate = rate
+                        self.harm = harm
+                        self.lowerBound = lowerBound
+                        self.upperBound = upperBound
+                        self.pValue = pValue
+                        self.margin = margin
+                        self.state = state
+                        self.drifted = drifted
+                    }
+                    internal enum CodingKeys: String, CodingKey {
+                        case variant
+                        case controlRate
+                        case rate
+                        case harm
+                        case lowerBound
+                        case upperBound
+                        case pValue
+                        case margin
+                        case state
+                        case drifted
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.variant = try container.decode(
+                            Swift.String.self,
+                            forKey: .variant
+                        )
+                        self.controlRate = try container.decode(
+                            Swift.Double.self,
+                            forKey: .controlRate
+                        )
+                        self.rate = try container.decode(
+                            Swift.Double.self,
+                            forKey: .rate
+                        )
+                        self.harm = try container.decode(
+                            Swift.Double.self,
+                            forKey: .harm
+                        )
+                        self.lowerBound = try container.decode(
+                            Swift.Double.self,
+                            forKey: .lowerBound
+                        )
+                        self.upperBound = try container.decode(
+                            Swift.Double.self,
+                            forKey: .upperBound
+                        )
+                        self.pValue = try container.decode(
+                            Swift.Double.self,
+                            forKey: .pValue
+                        )
+                        self.margin = try container.decode(
+                            Swift.Double.self,
+                            forKey: .margin
+                        )
+                        self.state = try container.decode(
+                            Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload.self,
+                            forKey: .state
+                        )
+                        self.drifted = try container.decode(
+                            Swift.Bool.self,
+                            forKey: .drifted
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "variant",
+                            "controlRate",
+                            "rate",
+                            "harm",
+                            "lowerBound",
+                            "upperBound",
+                            "pValue",
+                            "margin",
+                            "state",
+                            "drifted"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/variants`.
+                internal typealias VariantsPayload = [Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayloadPayload]
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/GuardrailsPayload/variants`.
+                internal var variants: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayload
+                /// Creates a new `GuardrailsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - key:
+                ///   - harm:
+                ///   - state:
+                ///   - variants:
+                internal init(
+                    key: Swift.String,
+                    harm: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.HarmPayload,
+                    state: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.StatePayload,
+                    variants: Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayload
+                ) {
+                    self.key = key
+                    self.harm = harm
+                    self.state = state
+                    self.variants = variants
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case key
+                    case harm
+                    case state
+                    case variants
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.key = try container.decode(
+                        Swift.String.self,
+                        forKey: .key
+                    )
+                    self.harm = try container.decode(
+                        Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.HarmPayload.self,
+                        forKey: .harm
+                    )
+                    self.state = try container.decode(
+                        Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.StatePayload.self,
+                        forKey: .state
+                    )
+                    self.variants = try container.decode(
+                        Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload.VariantsPayload.self,
+                        forKey: .variants
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "key",
+                        "harm",
+                        "state",
+                        "variants"
+                    ])
+                }
+            }
+            /// Each of the experiment's guardrails as of now: `state` is the worst over the variants
+            /// (`harmed`: a variant's always-valid lower bound of harm is above 0; `not-harmed`: every
+            /// upper bound is below the margin; else `inconclusive`), and per variant its test.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/guardrails`.
+            internal typealias GuardrailsPayload = [Components.Schemas.AdminExperimentResults.GuardrailsPayloadPayload]
+            /// Each of the experiment's guardrails as of now: `state` is the worst over the variants
+            /// (`harmed`: a variant's always-valid lower bound of harm is above 0; `not-harmed`: every
+            /// upper bound is below the margin; else `inconclusive`), and per variant its test.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/guardrails`.
+            internal var guardrails: Components.Schemas.AdminExperimentResults.GuardrailsPayload
+            /// What the fixed-horizon z-test says of the latest counts, for reference: valid for one
+            /// look at a size fixed in advance, not for a decision taken while peeking.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/fixedHorizonVerdict`.
+            internal enum FixedHorizonVerdictPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case collecting = "collecting"
+                case sampleRatioMismatch = "sample-ratio-mismatch"
+                case noSignificantDifference = "no-significant-difference"
+                case winner = "winner"
+            }
+            /// What the fixed-horizon z-test says of the latest counts, for reference: valid for one
+            /// look at a size fixed in advance, not for a decision taken while peeking.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/fixedHorizonVerdict`.
+            internal var fixedHorizonVerdict: Components.Schemas.AdminExperimentResults.FixedHorizonVerdictPayload
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/fixedHorizonWinner`.
+            internal var fixedHorizonWinner: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/plan`.
+            internal var plan: Components.Schemas.ExperimentResultsPlan?
+            /// The installs so far against the plan's sequential installs; absent without a plan.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/progress`.
+            internal struct ProgressPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/progress/installs`.
+                internal var installs: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/progress/plannedInstalls`.
+                internal var plannedInstalls: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/progress/share`.
+                internal var share: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/progress/reached`.
+                internal var reached: Swift.Bool
+                /// The median of the daily new installs over the last 7 whole days.
+                ///
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/progress/dailyInstalls`.
+                internal var dailyInstalls: Swift.Double?
+                /// Days to the planned installs at that pace.
+                ///
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/progress/remainingDays`.
+                internal var remainingDays: Swift.Int?
+                /// Creates a new `ProgressPayload`.
+                ///
+                /// - Parameters:
+                ///   - installs:
+                ///   - plannedInstalls:
+                ///   - share:
+                ///   - reached:
+                ///   - dailyInstalls: The median of the daily new installs over the last 7 whole days.
+                ///   - remainingDays: Days to the planned installs at that pace.
+                internal init(
+                    installs: Swift.Int,
+                    plannedInstalls: Swift.Int,
+                    share: Swift.Double,
+                    reached: Swift.Bool,
+                    dailyInstalls: Swift.Double? = nil,
+                    remainingDays: Swift.Int? = nil
+                ) {
+                    self.installs = installs
+                    self.plannedInstalls = plannedInstalls
+                    self.share = share
+                    self.reached = reached
+                    self.dailyInstalls = dailyInstalls
+                    self.remainingDays = remainingDays
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case installs
+                    case plannedInstalls
+                    case share
+                    case reached
+                    case dailyInstalls
+                    case remainingDays
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.installs = try container.decode(
+                        Swift.Int.self,
+                        forKey: .installs
+                    )
+                    self.plannedInstalls = try container.decode(
+                        Swift.Int.self,
+                        forKey: .plannedInstalls
+                    )
+                    self.share = try container.decode(
+                        Swift.Double.self,
+                        forKey: .share
+                    )
+                    self.reached = try container.decode(
+                        Swift.Bool.self,
+                        forKey: .reached
+                    )
+                    self.dailyInstalls = try container.decodeIfPresent(
+                        Swift.Double.self,
+                        forKey: .dailyInstalls
+                    )
+                    self.remainingDays = try container.decodeIfPresent(
+                        Swift.Int.self,
+                        forKey: .remainingDays
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "installs",
+                        "plannedInstalls",
+                        "share",
+                        "reached",
+                        "dailyInstalls",
+                        "remainingDays"
+                    ])
+                }
+            }
+            /// The installs so far against the plan's sequential installs; absent without a plan.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/progress`.
+            internal var progress: Components.Schemas.AdminExperimentResults.ProgressPayload?
             /// In the experiment's order, control first.
             ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/variants`.
             internal var variants: [Components.Schemas.ExperimentVariantResult]
+            /// Results over time: one point per UTC day from the start to now (or the stop), each
+            /// with every variant's cumulative counts and, beside control, the intervals of the
+            /// difference as of that day (each day computed from the data up to that day only).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/timeline`.
+            internal var timeline: [Components.Schemas.ExperimentResultsPoint]
             /// Creates a new `AdminExperimentResults`.
             ///
             /// - Parameters:
@@ -5966,11 +6682,20 @@ extension Components {
             ///   - primaryMetric:
             ///   - minimumInstallsPerVariant: The installs every variant needs before a verdict other than `collecting`.
             ///   - enoughData: Whether every variant has `minimumInstallsPerVariant` installs.
-            ///   - excludedInstalls: Installs seen in more than one variant, left out of every count.
+            ///   - excludedInstalls: The installs left out of every count, all reasons together (`excluded`).
+            ///   - excluded: The installs left out of every count, each once, by the first reason that applies:
             ///   - sampleRatio: χ² goodness of fit of the installs per variant against the weights.
-            ///   - verdict:
+            ///   - verdict: The sequential verdict, valid however often the results are read: `collecting` (a
             ///   - winner: With `verdict` `winner`, the variant's key.
+            ///   - verdictText: The verdict in words for a product manager, warnings included.
+            ///   - warnings: A difference that changed over time, a guardrail harmed.
+            ///   - guardrails: Each of the experiment's guardrails as of now: `state` is the worst over the variants
+            ///   - fixedHorizonVerdict: What the fixed-horizon z-test says of the latest counts, for reference: valid for one
+            ///   - fixedHorizonWinner:
+            ///   - plan:
+            ///   - progress: The installs so far against the plan's sequential installs; absent without a plan.
             ///   - variants: In the experiment's order, control first.
+            ///   - timeline: Results over time: one point per UTC day from the start to now (or the stop), each
             internal init(
                 experimentId: Swift.String,
                 templateId: Swift.String,
@@ -5979,10 +6704,19 @@ extension Components {
                 minimumInstallsPerVariant: Swift.Int,
                 enoughData: Swift.Bool,
                 excludedInstalls: Swift.Int,
+                excluded: Components.Schemas.AdminExperimentResults.ExcludedPayload,
                 sampleRatio: Components.Schemas.AdminExperimentResults.SampleRatioPayload,
                 verdict: Components.Schemas.AdminExperimentResults.VerdictPayload,
                 winner: Swift.String? = nil,
-                variants: [Components.Schemas.ExperimentVariantResult]
+                verdictText: Swift.String,
+                warnings: Components.Schemas.AdminExperimentResults.WarningsPayload,
+                guardrails: Components.Schemas.AdminExperimentResults.GuardrailsPayload,
+                fixedHorizonVerdict: Components.Schemas.AdminExperimentResults.FixedHorizonVerdictPayload,
+                fixedHorizonWinner: Swift.String? = nil,
+                plan: Components.Schemas.ExperimentResultsPlan? = nil,
+                progress: Components.Schemas.AdminExperimentResults.ProgressPayload? = nil,
+                variants: [Components.Schemas.ExperimentVariantResult],
+                timeline: [Components.Schemas.ExperimentResultsPoint]
             ) {
                 self.experimentId = experimentId
                 self.templateId = templateId
@@ -5991,10 +6725,19 @@ extension Components {
                 self.minimumInstallsPerVariant = minimumInstallsPerVariant
                 self.enoughData = enoughData
                 self.excludedInstalls = excludedInstalls
+                self.excluded = excluded
                 self.sampleRatio = sampleRatio
                 self.verdict = verdict
                 self.winner = winner
+                self.verdictText = verdictText
+                self.warnings = warnings
+                self.guardrails = guardrails
+                self.fixedHorizonVerdict = fixedHorizonVerdict
+                self.fixedHorizonWinner = fixedHorizonWinner
+                self.plan = plan
+                self.progress = progress
                 self.variants = variants
+                self.timeline = timeline
             }
             internal enum CodingKeys: String, CodingKey {
                 case experimentId
@@ -6004,10 +6747,19 @@ extension Components {
                 case minimumInstallsPerVariant
                 case enoughData
                 case excludedInstalls
+                case excluded
                 case sampleRatio
                 case verdict
                 case winner
+                case verdictText
+                case warnings
+                case guardrails
+                case fixedHorizonVerdict
+                case fixedHorizonWinner
+                case plan
+                case progress
                 case variants
+                case timeline
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -6039,6 +6791,10 @@ extension Components {
                     Swift.Int.self,
                     forKey: .excludedInstalls
                 )
+                self.excluded = try container.decode(
+                    Components.Schemas.AdminExperimentResults.ExcludedPayload.self,
+                    forKey: .excluded
+                )
                 self.sampleRatio = try container.decode(
                     Components.Schemas.AdminExperimentResults.SampleRatioPayload.self,
                     forKey: .sampleRatio
@@ -6051,9 +6807,41 @@ extension Components {
                     Swift.String.self,
                     forKey: .winner
                 )
+                self.verdictText = try container.decode(
+                    Swift.String.self,
+                    forKey: .verdictText
+                )
+                self.warnings = try container.decode(
+                    Components.Schemas.AdminExperimentResults.WarningsPayload.self,
+                    forKey: .warnings
+                )
+                self.guardrails = try container.decode(
+                    Components.Schemas.AdminExperimentResults.GuardrailsPayload.self,
+                    forKey: .guardrails
+                )
+                self.fixedHorizonVerdict = try container.decode(
+                    Components.Schemas.AdminExperimentResults.FixedHorizonVerdictPayload.self,
+                    forKey: .fixedHorizonVerdict
+                )
+                self.fixedHorizonWinner = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .fixedHorizonWinner
+                )
+                self.plan = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentResultsPlan.self,
+                    forKey: .plan
+                )
+                self.progress = try container.decodeIfPresent(
+                    Components.Schemas.AdminExperimentResults.ProgressPayload.self,
+                    forKey: .progress
+                )
                 self.variants = try container.decode(
                     [Components.Schemas.ExperimentVariantResult].self,
                     forKey: .variants
+                )
+                self.timeline = try container.decode(
+                    [Components.Schemas.ExperimentResultsPoint].self,
+                    forKey: .timeline
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "experimentId",
@@ -6063,16 +6851,734 @@ extension Components {
                     "minimumInstallsPerVariant",
                     "enoughData",
                     "excludedInstalls",
+                    "excluded",
                     "sampleRatio",
                     "verdict",
                     "winner",
+                    "verdictText",
+                    "warnings",
+                    "guardrails",
+                    "fixedHorizonVerdict",
+                    "fixedHorizonWinner",
+                    "plan",
+                    "progress",
+                    "variants",
+                    "timeline"
+                ])
+            }
+        }
+        /// A variant against control as of a day, valid at every look: the running confidence
+        /// sequence of the difference (variant − control, mSPRT with a normal mixture, GrowthBook's
+        /// tuning) and its always-valid p-value, `significant` when that is below α (divided by the
+        /// number of variants). `drifted`: two looks' intervals were disjoint, the effect changed
+        /// over time; the interval then counts from `since`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentSequential`.
+        internal struct ExperimentSequential: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentSequential/difference`.
+            internal var difference: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentSequential/lower`.
+            internal var lower: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentSequential/upper`.
+            internal var upper: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentSequential/pValue`.
+            internal var pValue: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentSequential/significant`.
+            internal var significant: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ExperimentSequential/drifted`.
+            internal var drifted: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ExperimentSequential/since`.
+            internal var since: Swift.String
+            /// Creates a new `ExperimentSequential`.
+            ///
+            /// - Parameters:
+            ///   - difference:
+            ///   - lower:
+            ///   - upper:
+            ///   - pValue:
+            ///   - significant:
+            ///   - drifted:
+            ///   - since:
+            internal init(
+                difference: Swift.Double,
+                lower: Swift.Double,
+                upper: Swift.Double,
+                pValue: Swift.Double,
+                significant: Swift.Bool,
+                drifted: Swift.Bool,
+                since: Swift.String
+            ) {
+                self.difference = difference
+                self.lower = lower
+                self.upper = upper
+                self.pValue = pValue
+                self.significant = significant
+                self.drifted = drifted
+                self.since = since
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case difference
+                case lower
+                case upper
+                case pValue
+                case significant
+                case drifted
+                case since
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.difference = try container.decode(
+                    Swift.Double.self,
+                    forKey: .difference
+                )
+                self.lower = try container.decode(
+                    Swift.Double.self,
+                    forKey: .lower
+                )
+                self.upper = try container.decode(
+                    Swift.Double.self,
+                    forKey: .upper
+                )
+                self.pValue = try container.decode(
+                    Swift.Double.self,
+                    forKey: .pValue
+                )
+                self.significant = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .significant
+                )
+                self.drifted = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .drifted
+                )
+                self.since = try container.decode(
+                    Swift.String.self,
+                    forKey: .since
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "difference",
+                    "lower",
+                    "upper",
+                    "pValue",
+                    "significant",
+                    "drifted",
+                    "since"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint`.
+        internal struct ExperimentResultsPoint: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/date`.
+            internal var date: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/VariantsPayload`.
+            internal struct VariantsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/VariantsPayload/key`.
+                internal var key: Swift.String
+                /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/VariantsPayload/installs`.
+                internal var installs: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/VariantsPayload/conversions`.
+                internal var conversions: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/VariantsPayload/rate`.
+                internal var rate: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/VariantsPayload/difference`.
+                internal var difference: Components.Schemas.ProportionEstimate?
+                /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/VariantsPayload/sequential`.
+                internal var sequential: Components.Schemas.ExperimentSequential?
+                /// Creates a new `VariantsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - key:
+                ///   - installs:
+                ///   - conversions:
+                ///   - rate:
+                ///   - difference:
+                ///   - sequential:
+                internal init(
+                    key: Swift.String,
+                    installs: Swift.Int,
+                    conversions: Swift.Int,
+                    rate: Swift.Double,
+                    difference: Components.Schemas.ProportionEstimate? = nil,
+                    sequential: Components.Schemas.ExperimentSequential? = nil
+                ) {
+                    self.key = key
+                    self.installs = installs
+                    self.conversions = conversions
+                    self.rate = rate
+                    self.difference = difference
+                    self.sequential = sequential
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case key
+                    case installs
+                    case conversions
+                    case rate
+                    case difference
+                    case sequential
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.key = try container.decode(
+                        Swift.String.self,
+                        forKey: .key
+                    )
+                    self.installs = try container.decode(
+                        Swift.Int.self,
+                        forKey: .installs
+                    )
+                    self.conversions = try container.decode(
+                        Swift.Int.self,
+                        forKey: .conversions
+                    )
+                    self.rate = try container.decode(
+                        Swift.Double.self,
+                        forKey: .rate
+                    )
+                    self.difference = try container.decodeIfPresent(
+                        Components.Schemas.ProportionEstimate.self,
+                        forKey: .difference
+                    )
+                    self.sequential = try container.decodeIfPresent(
+                        Components.Schemas.ExperimentSequential.self,
+                        forKey: .sequential
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "key",
+                        "installs",
+                        "conversions",
+                        "rate",
+                        "difference",
+                        "sequential"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/variants`.
+            internal typealias VariantsPayload = [Components.Schemas.ExperimentResultsPoint.VariantsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPoint/variants`.
+            internal var variants: Components.Schemas.ExperimentResultsPoint.VariantsPayload
+            /// Creates a new `ExperimentResultsPoint`.
+            ///
+            /// - Parameters:
+            ///   - date:
+            ///   - variants:
+            internal init(
+                date: Swift.String,
+                variants: Components.Schemas.ExperimentResultsPoint.VariantsPayload
+            ) {
+                self.date = date
+                self.variants = variants
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case date
+                case variants
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.date = try container.decode(
+                    Swift.String.self,
+                    forKey: .date
+                )
+                self.variants = try container.decode(
+                    Components.Schemas.ExperimentResultsPoint.VariantsPayload.self,
+                    forKey: .variants
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "date",
                     "variants"
                 ])
             }
         }
+        /// The experiment's plan (`ExperimentPlanSettings`) with the planner's answer: installs per
+        /// variant (in variant order) for the fixed-horizon test and for the sequential one, and the
+        /// expected duration of the sequential installs at the template's recent displays.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan`.
+        internal struct ExperimentResultsPlan: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/baselineRate`.
+            internal var baselineRate: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/minimumDetectableEffect`.
+            internal var minimumDetectableEffect: Components.Schemas.ExperimentEffect
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/alpha`.
+            internal var alpha: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/power`.
+            internal var power: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/absoluteEffect`.
+            internal var absoluteEffect: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/relativeEffect`.
+            internal var relativeEffect: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/fixedHorizonInstalls`.
+            internal var fixedHorizonInstalls: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/sequentialInstalls`.
+            internal var sequentialInstalls: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/ExperimentResultsPlan/expectedDuration`.
+            internal var expectedDuration: Components.Schemas.ExperimentDuration?
+            /// Creates a new `ExperimentResultsPlan`.
+            ///
+            /// - Parameters:
+            ///   - baselineRate:
+            ///   - minimumDetectableEffect:
+            ///   - alpha:
+            ///   - power:
+            ///   - absoluteEffect:
+            ///   - relativeEffect:
+            ///   - fixedHorizonInstalls:
+            ///   - sequentialInstalls:
+            ///   - expectedDuration:
+            internal init(
+                baselineRate: Swift.Double,
+                minimumDetectableEffect: Components.Schemas.ExperimentEffect,
+                alpha: Swift.Double,
+                power: Swift.Double,
+                absoluteEffect: Swift.Double,
+                relativeEffect: Swift.Double,
+                fixedHorizonInstalls: [Swift.Int],
+                sequentialInstalls: [Swift.Int],
+                expectedDuration: Components.Schemas.ExperimentDuration? = nil
+            ) {
+                self.baselineRate = baselineRate
+                self.minimumDetectableEffect = minimumDetectableEffect
+                self.alpha = alpha
+                self.power = power
+                self.absoluteEffect = absoluteEffect
+                self.relativeEffect = relativeEffect
+                self.fixedHorizonInstalls = fixedHorizonInstalls
+                self.sequentialInstalls = sequentialInstalls
+                self.expectedDuration = expectedDuration
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case baselineRate
+                case minimumDetectableEffect
+                case alpha
+                case power
+                case absoluteEffect
+                case relativeEffect
+                case fixedHorizonInstalls
+                case sequentialInstalls
+                case expectedDuration
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.baselineRate = try container.decode(
+                    Swift.Double.self,
+                    forKey: .baselineRate
+                )
+                self.minimumDetectableEffect = try container.decode(
+                    Components.Schemas.ExperimentEffect.self,
+                    forKey: .minimumDetectableEffect
+                )
+                self.alpha = try container.decode(
+                    Swift.Double.self,
+                    forKey: .alpha
+                )
+                self.power = try container.decode(
+                    Swift.Double.self,
+                    forKey: .power
+                )
+                self.absoluteEffect = try container.decode(
+                    Swift.Double.self,
+                    forKey: .absoluteEffect
+                )
+                self.relativeEffect = try container.decode(
+                    Swift.Double.self,
+                    forKey: .relativeEffect
+                )
+                self.fixedHorizonInstalls = try container.decode(
+                    [Swift.Int].self,
+                    forKey: .fixedHorizonInstalls
+                )
+                self.sequentialInstalls = try container.decode(
+                    [Swift.Int].self,
+                    forKey: .sequentialInstalls
+                )
+                self.expectedDuration = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentDuration.self,
+                    forKey: .expectedDuration
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "baselineRate",
+                    "minimumDetectableEffect",
+                    "alpha",
+                    "power",
+                    "absoluteEffect",
+                    "relativeEffect",
+                    "fixedHorizonInstalls",
+                    "sequentialInstalls",
+                    "expectedDuration"
+                ])
+            }
+        }
+        /// How long the sequential installs take: `dailyInstalls` is the median of the template's
+        /// displays on each of the last 28 whole UTC days times the coverage (`basis: displays`; an
+        /// install that sees the template on three days counts three times, so this is a lower
+        /// bound); `days` rounded up, `recommendedDays` in whole weeks (at least 7). `days` is
+        /// absent when the recent days had no traffic.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentDuration`.
+        internal struct ExperimentDuration: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentDuration/basis`.
+            internal enum BasisPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case displays = "displays"
+                case installs = "installs"
+            }
+            /// - Remark: Generated from `#/components/schemas/ExperimentDuration/basis`.
+            internal var basis: Components.Schemas.ExperimentDuration.BasisPayload
+            /// - Remark: Generated from `#/components/schemas/ExperimentDuration/dailyInstalls`.
+            internal var dailyInstalls: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentDuration/days`.
+            internal var days: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ExperimentDuration/recommendedDays`.
+            internal var recommendedDays: Swift.Int?
+            /// Creates a new `ExperimentDuration`.
+            ///
+            /// - Parameters:
+            ///   - basis:
+            ///   - dailyInstalls:
+            ///   - days:
+            ///   - recommendedDays:
+            internal init(
+                basis: Components.Schemas.ExperimentDuration.BasisPayload,
+                dailyInstalls: Swift.Double,
+                days: Swift.Int? = nil,
+                recommendedDays: Swift.Int? = nil
+            ) {
+                self.basis = basis
+                self.dailyInstalls = dailyInstalls
+                self.days = days
+                self.recommendedDays = recommendedDays
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case basis
+                case dailyInstalls
+                case days
+                case recommendedDays
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.basis = try container.decode(
+                    Components.Schemas.ExperimentDuration.BasisPayload.self,
+                    forKey: .basis
+                )
+                self.dailyInstalls = try container.decode(
+                    Swift.Double.self,
+                    forKey: .dailyInstalls
+                )
+                self.days = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .days
+                )
+                self.recommendedDays = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .recommendedDays
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "basis",
+                    "dailyInstalls",
+                    "days",
+                    "recommendedDays"
+                ])
+            }
+        }
+        /// The planning calculator's question: exactly one of `minimumDetectableEffect` (→ the
+        /// installs it needs) and `totalInstalls` (→ the smallest rise found with them): neither or
+        /// both answer `422` with an empty pointer. Other rules between members answer `422` too:
+        /// the weights add up to 1; the baseline plus the effect is
+        /// a rate in (0, 1); `templateId` names a live template.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest`.
+        internal struct ExperimentPlanRequest: Codable, Hashable, Sendable {
+            /// Control's expected conversion rate.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/baselineRate`.
+            internal var baselineRate: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/minimumDetectableEffect`.
+            internal var minimumDetectableEffect: Components.Schemas.ExperimentEffect?
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/totalInstalls`.
+            internal var totalInstalls: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/alpha`.
+            internal var alpha: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/power`.
+            internal var power: Swift.Double?
+            /// The variants' weights, control's first, adding up to 1.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/weights`.
+            internal var weights: [Swift.Double]?
+            /// With `minimumDetectableEffect`, the template whose recent displays give the expected duration.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/templateId`.
+            internal var templateId: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ExperimentPlanRequest/coverage`.
+            internal var coverage: Swift.Double?
+            /// Creates a new `ExperimentPlanRequest`.
+            ///
+            /// - Parameters:
+            ///   - baselineRate: Control's expected conversion rate.
+            ///   - minimumDetectableEffect:
+            ///   - totalInstalls:
+            ///   - alpha:
+            ///   - power:
+            ///   - weights: The variants' weights, control's first, adding up to 1.
+            ///   - templateId: With `minimumDetectableEffect`, the template whose recent displays give the expected duration.
+            ///   - coverage:
+            internal init(
+                baselineRate: Swift.Double,
+                minimumDetectableEffect: Components.Schemas.ExperimentEffect? = nil,
+                totalInstalls: Swift.Int? = nil,
+                alpha: Swift.Double? = nil,
+                power: Swift.Double? = nil,
+                weights: [Swift.Double]? = nil,
+                templateId: Swift.String? = nil,
+                coverage: Swift.Double? = nil
+            ) {
+                self.baselineRate = baselineRate
+                self.minimumDetectableEffect = minimumDetectableEffect
+                self.totalInstalls = totalInstalls
+                self.alpha = alpha
+                self.power = power
+                self.weights = weights
+                self.templateId = templateId
+                self.coverage = coverage
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case baselineRate
+                case minimumDetectableEffect
+                case totalInstalls
+                case alpha
+                case power
+                case weights
+                case templateId
+                case coverage
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.baselineRate = try container.decode(
+                    Swift.Double.self,
+                    forKey: .baselineRate
+                )
+                self.minimumDetectableEffect = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentEffect.self,
+                    forKey: .minimumDetectableEffect
+                )
+                self.totalInstalls = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .totalInstalls
+                )
+                self.alpha = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .alpha
+                )
+                self.power = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .power
+                )
+                self.weights = try container.decodeIfPresent(
+                    [Swift.Double].self,
+                    forKey: .weights
+                )
+                self.templateId = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .templateId
+                )
+                self.coverage = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .coverage
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "baselineRate",
+                    "minimumDetectableEffect",
+                    "totalInstalls",
+                    "alpha",
+                    "power",
+                    "weights",
+                    "templateId",
+                    "coverage"
+                ])
+            }
+        }
+        /// The calculator's answer: the inputs as used (defaults filled in), then for an effect the
+        /// installs per variant and in total for the fixed-horizon and the sequential test (and with
+        /// `templateId` the expected duration), or for `totalInstalls` the smallest absolute rise
+        /// each test finds with them (absent when no rise up to a rate of 100 % is found).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan`.
+        internal struct AdminExperimentPlan: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/baselineRate`.
+            internal var baselineRate: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/alpha`.
+            internal var alpha: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/power`.
+            internal var power: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/weights`.
+            internal var weights: [Swift.Double]
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/absoluteEffect`.
+            internal var absoluteEffect: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/relativeEffect`.
+            internal var relativeEffect: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/fixedHorizonInstalls`.
+            internal var fixedHorizonInstalls: [Swift.Int]?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/sequentialInstalls`.
+            internal var sequentialInstalls: [Swift.Int]?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/fixedHorizonTotal`.
+            internal var fixedHorizonTotal: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/sequentialTotal`.
+            internal var sequentialTotal: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/expectedDuration`.
+            internal var expectedDuration: Components.Schemas.ExperimentDuration?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/totalInstalls`.
+            internal var totalInstalls: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/fixedHorizonEffect`.
+            internal var fixedHorizonEffect: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentPlan/sequentialEffect`.
+            internal var sequentialEffect: Swift.Double?
+            /// Creates a new `AdminExperimentPlan`.
+            ///
+            /// - Parameters:
+            ///   - baselineRate:
+            ///   - alpha:
+            ///   - power:
+            ///   - weights:
+            ///   - absoluteEffect:
+            ///   - relativeEffect:
+            ///   - fixedHorizonInstalls:
+            ///   - sequentialInstalls:
+            ///   - fixedHorizonTotal:
+            ///   - sequentialTotal:
+            ///   - expectedDuration:
+            ///   - totalInstalls:
+            ///   - fixedHorizonEffect:
+            ///   - sequentialEffect:
+            internal init(
+                baselineRate: Swift.Double,
+                alpha: Swift.Double,
+                power: Swift.Double,
+                weights: [Swift.Double],
+                absoluteEffect: Swift.Double? = nil,
+                relativeEffect: Swift.Double? = nil,
+                fixedHorizonInstalls: [Swift.Int]? = nil,
+                sequentialInstalls: [Swift.Int]? = nil,
+                fixedHorizonTotal: Swift.Int? = nil,
+                sequentialTotal: Swift.Int? = nil,
+                expectedDuration: Components.Schemas.ExperimentDuration? = nil,
+                totalInstalls: Swift.Int? = nil,
+                fixedHorizonEffect: Swift.Double? = nil,
+                sequentialEffect: Swift.Double? = nil
+            ) {
+                self.baselineRate = baselineRate
+                self.alpha = alpha
+                self.power = power
+                self.weights = weights
+                self.absoluteEffect = absoluteEffect
+                self.relativeEffect = relativeEffect
+                self.fixedHorizonInstalls = fixedHorizonInstalls
+                self.sequentialInstalls = sequentialInstalls
+                self.fixedHorizonTotal = fixedHorizonTotal
+                self.sequentialTotal = sequentialTotal
+                self.expectedDuration = expectedDuration
+                self.totalInstalls = totalInstalls
+                self.fixedHorizonEffect = fixedHorizonEffect
+                self.sequentialEffect = sequentialEffect
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case baselineRate
+                case alpha
+                case power
+                case weights
+                case absoluteEffect
+                case relativeEffect
+                case fixedHorizonInstalls
+                case sequentialInstalls
+                case fixedHorizonTotal
+                case sequentialTotal
+                case expectedDuration
+                case totalInstalls
+                case fixedHorizonEffect
+                case sequentialEffect
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.baselineRate = try container.decode(
+                    Swift.Double.self,
+                    forKey: .baselineRate
+                )
+                self.alpha = try container.decode(
+                    Swift.Double.self,
+                    forKey: .alpha
+                )
+                self.power = try container.decode(
+                    Swift.Double.self,
+                    forKey: .power
+                )
+                self.weights = try container.decode(
+                    [Swift.Double].self,
+                    forKey: .weights
+                )
+                self.absoluteEffect = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .absoluteEffect
+                )
+                self.relativeEffect = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .relativeEffect
+                )
+                self.fixedHorizonInstalls = try container.decodeIfPresent(
+                    [Swift.Int].self,
+                    forKey: .fixedHorizonInstalls
+                )
+                self.sequentialInstalls = try container.decodeIfPresent(
+                    [Swift.Int].self,
+                    forKey: .sequentialInstalls
+                )
+                self.fixedHorizonTotal = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .fixedHorizonTotal
+                )
+                self.sequentialTotal = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .sequentialTotal
+                )
+                self.expectedDuration = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentDuration.self,
+                    forKey: .expectedDuration
+                )
+                self.totalInstalls = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .totalInstalls
+                )
+                self.fixedHorizonEffect = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .fixedHorizonEffect
+                )
+                self.sequentialEffect = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .sequentialEffect
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "baselineRate",
+                    "alpha",
+                    "power",
+                    "weights",
+                    "absoluteEffect",
+                    "relativeEffect",
+                    "fixedHorizonInstalls",
+                    "sequentialInstalls",
+                    "fixedHorizonTotal",
+                    "sequentialTotal",
+                    "expectedDuration",
+                    "totalInstalls",
+                    "fixedHorizonEffect",
+                    "sequentialEffect"
+                ])
+            }
+        }
         /// One variant's results. `installs` and `conversions` are distinct installs (exact);
-        /// `displayed` and `tapped` are events. The comparison with control (`difference`,
-        /// `pValue`, `chanceToBeatControl`, `significant`) is absent on control.
+        /// `displayed` and `tapped` are events. The comparison with control is absent on control, and
+        /// `sequential` also until both have the minimum installs: the fixed-horizon figures
+        /// (`difference`, `pValue`, `chanceToBeatControl`, `significant`) are valid for one look at a
+        /// planned size; `sequential` is valid at every look, and is what the verdict uses.
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult`.
@@ -6101,8 +7607,12 @@ extension Components {
             internal var pValue: Swift.Double?
             /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/chanceToBeatControl`.
             internal var chanceToBeatControl: Swift.Double?
+            /// The fixed-horizon p-value is below 0.05 divided by the number of variants (one look only).
+            ///
             /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/significant`.
             internal var significant: Swift.Bool?
+            /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/sequential`.
+            internal var sequential: Components.Schemas.ExperimentSequential?
             /// Creates a new `ExperimentVariantResult`.
             ///
             /// - Parameters:
@@ -6117,7 +7627,8 @@ extension Components {
             ///   - difference:
             ///   - pValue:
             ///   - chanceToBeatControl:
-            ///   - significant:
+            ///   - significant: The fixed-horizon p-value is below 0.05 divided by the number of variants (one look only).
+            ///   - sequential:
             internal init(
                 key: Swift.String,
                 control: Swift.Bool,
@@ -6130,7 +7641,8 @@ extension Components {
                 difference: Components.Schemas.ProportionEstimate? = nil,
                 pValue: Swift.Double? = nil,
                 chanceToBeatControl: Swift.Double? = nil,
-                significant: Swift.Bool? = nil
+                significant: Swift.Bool? = nil,
+                sequential: Components.Schemas.ExperimentSequential? = nil
             ) {
                 self.key = key
                 self.control = control
@@ -6144,6 +7656,7 @@ extension Components {
                 self.pValue = pValue
                 self.chanceToBeatControl = chanceToBeatControl
                 self.significant = significant
+                self.sequential = sequential
             }
             internal enum CodingKeys: String, CodingKey {
                 case key
@@ -6158,6 +7671,7 @@ extension Components {
                 case pValue
                 case chanceToBeatControl
                 case significant
+                case sequential
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -6209,6 +7723,10 @@ extension Components {
                     Swift.Bool.self,
                     forKey: .significant
                 )
+                self.sequential = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentSequential.self,
+                    forKey: .sequential
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "key",
                     "control",
@@ -6221,7 +7739,8 @@ extension Components {
                     "difference",
                     "pValue",
                     "chanceToBeatControl",
-                    "significant"
+                    "significant",
+                    "sequential"
                 ])
             }
         }

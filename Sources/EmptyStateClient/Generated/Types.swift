@@ -714,23 +714,34 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/revisions`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/revisions/head(headAdminExperimentRevisions)`.
     func headAdminExperimentRevisions(_ input: Operations.HeadAdminExperimentRevisions.Input) async throws -> Operations.HeadAdminExperimentRevisions.Output
-    /// What an experiment shows so far, per variant, with the statistics and a verdict.
+    /// What an experiment shows so far, per variant, with the statistics, the plan and a verdict.
     ///
-    /// Per variant: `installs` exposed (distinct install ids that sent an event of the variant
-    /// and of no other, counted exactly) and `conversions` (those of them that did the primary
-    /// metric), `displayed` and `tapped` (events of the variant from the analytics rollups, over
-    /// the time the experiment ran; `tapped` counts the taps of the metric's action, or every
-    /// tap for `anyTap`), the conversion `rate` with its 95 % Wilson interval and, beside
-    /// control, the `difference` to control with its 95 % interval, the two-sided `pValue` of
-    /// the two-proportion z-test on installs, the Bayesian `chanceToBeatControl` (Beta-Binomial,
-    /// uniform prior) and whether it is `significant` (p below 0.05 divided by the number of
-    /// variants beside control: Bonferroni). Installs seen in more than one variant are
-    /// left out and counted in `excludedInstalls`. `sampleRatio` is a χ² test of the installs
-    /// against the weights, a `mismatch` at p < 0.001. `verdict`: `collecting` while a variant
-    /// has fewer than `minimumInstallsPerVariant` installs, then `sample-ratio-mismatch`,
-    /// `winner` (named in `winner`: the significantly best variant, or control when every
-    /// other is significantly worse) or `no-significant-difference`. A draft answers zero counts
-    /// and `collecting`. Viewer role and up.
+    /// Counted per install, inside the experiment's running window (from `startedAt` to
+    /// `stoppedAt`, or now; a stop's whole second included): an install counts when it was
+    /// first seen in the window, in one variant only, the one the assignment gives it; it
+    /// converts on its first tap that counts for the primary metric, inside the window. The
+    /// others are left out and counted by reason in `excluded` (`excludedInstalls` is their
+    /// sum). A draft counts nothing.
+    ///
+    /// Per variant: `installs` and `conversions` (exact), `displayed` and `tapped` (events of the
+    /// variant from the analytics rollups over the window; `tapped` counts the taps of the
+    /// metric's action, or every tap for `anyTap`), the conversion `rate` with its 95 % Wilson
+    /// interval and, beside control, two sets of figures. Fixed-horizon, for reference: the
+    /// `difference` with its 95 % interval, the two-sided `pValue` of the two-proportion z-test,
+    /// the Bayesian `chanceToBeatControl` and `significant` (Bonferroni); they are valid for one
+    /// look at a size fixed in advance. Sequential (`sequential`): the confidence sequence of
+    /// the difference and its always-valid p-value (mSPRT, normal mixture, GrowthBook's tuning,
+    /// tightest at the plan's installs), valid however often the results are read.
+    ///
+    /// `guardrails`: each of the experiment's guardrails tested for harm the same way (a harmed
+    /// one adds a warning, also to a winner). `verdict`, `winner`, `verdictText` and `warnings`
+    /// rest on the sequential figures
+    /// (`fixedHorizonVerdict` and `fixedHorizonWinner` are the z-test's, beside them).
+    /// `sampleRatio` is a χ² test of the installs against the weights, a `mismatch` at
+    /// p < 0.001. `plan` and `progress`: the experiment's plan with the installs it needs and the
+    /// expected duration at the template's displays of the last 28 whole days, and how far the
+    /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
+    /// as CSV). Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
@@ -741,6 +752,38 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
     func headAdminExperimentResults(_ input: Operations.HeadAdminExperimentResults.Input) async throws -> Operations.HeadAdminExperimentResults.Output
+    /// The experiment's results over time as CSV, one row per day and variant.
+    ///
+    /// The `timeline` of `GET …/results` with every figure, as a download
+    /// (`Content-Disposition: attachment; filename="<id>-results.csv"`). CSV (RFC 4180, CRLF):
+    /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
+    /// the comparison's cells are empty on control's rows and before the minimum installs. A
+    /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
+    /// formula. Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/get(exportAdminExperimentResults)`.
+    func exportAdminExperimentResults(_ input: Operations.ExportAdminExperimentResults.Input) async throws -> Operations.ExportAdminExperimentResults.Output
+    /// The headers of exportAdminExperimentResults, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/head(headAdminExperimentResultsExport)`.
+    func headAdminExperimentResultsExport(_ input: Operations.HeadAdminExperimentResultsExport.Input) async throws -> Operations.HeadAdminExperimentResultsExport.Output
+    /// The planning calculator, minimum detectable effect ↔ installs, before an experiment exists.
+    ///
+    /// With `minimumDetectableEffect`: the installs per variant the fixed-horizon z-test and the
+    /// sequential test need to find it with `power` at `alpha` (Bonferroni over the variants),
+    /// and with `templateId` the expected duration of the sequential installs at that
+    /// template's displays of the last 28 whole days times `coverage`. With `totalInstalls`: the
+    /// smallest absolute rise each test finds with that many installs. Nothing is stored.
+    /// `422` names every input out of range (an empty pointer when neither or both questions
+    /// are asked; `/templateId` for a template that is not live). Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/experiment-plan`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiment-plan/post(planAdminExperiment)`.
+    func planAdminExperiment(_ input: Operations.PlanAdminExperiment.Input) async throws -> Operations.PlanAdminExperiment.Output
     /// Make a variant's copy the template's new revision and end the experiment as shipped.
     ///
     /// `If-Match` is the experiment's ETag (`412` when stale, `428` without). The variant's copy
@@ -2506,23 +2549,34 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// What an experiment shows so far, per variant, with the statistics and a verdict.
+    /// What an experiment shows so far, per variant, with the statistics, the plan and a verdict.
     ///
-    /// Per variant: `installs` exposed (distinct install ids that sent an event of the variant
-    /// and of no other, counted exactly) and `conversions` (those of them that did the primary
-    /// metric), `displayed` and `tapped` (events of the variant from the analytics rollups, over
-    /// the time the experiment ran; `tapped` counts the taps of the metric's action, or every
-    /// tap for `anyTap`), the conversion `rate` with its 95 % Wilson interval and, beside
-    /// control, the `difference` to control with its 95 % interval, the two-sided `pValue` of
-    /// the two-proportion z-test on installs, the Bayesian `chanceToBeatControl` (Beta-Binomial,
-    /// uniform prior) and whether it is `significant` (p below 0.05 divided by the number of
-    /// variants beside control: Bonferroni). Installs seen in more than one variant are
-    /// left out and counted in `excludedInstalls`. `sampleRatio` is a χ² test of the installs
-    /// against the weights, a `mismatch` at p < 0.001. `verdict`: `collecting` while a variant
-    /// has fewer than `minimumInstallsPerVariant` installs, then `sample-ratio-mismatch`,
-    /// `winner` (named in `winner`: the significantly best variant, or control when every
-    /// other is significantly worse) or `no-significant-difference`. A draft answers zero counts
-    /// and `collecting`. Viewer role and up.
+    /// Counted per install, inside the experiment's running window (from `startedAt` to
+    /// `stoppedAt`, or now; a stop's whole second included): an install counts when it was
+    /// first seen in the window, in one variant only, the one the assignment gives it; it
+    /// converts on its first tap that counts for the primary metric, inside the window. The
+    /// others are left out and counted by reason in `excluded` (`excludedInstalls` is their
+    /// sum). A draft counts nothing.
+    ///
+    /// Per variant: `installs` and `conversions` (exact), `displayed` and `tapped` (events of the
+    /// variant from the analytics rollups over the window; `tapped` counts the taps of the
+    /// metric's action, or every tap for `anyTap`), the conversion `rate` with its 95 % Wilson
+    /// interval and, beside control, two sets of figures. Fixed-horizon, for reference: the
+    /// `difference` with its 95 % interval, the two-sided `pValue` of the two-proportion z-test,
+    /// the Bayesian `chanceToBeatControl` and `significant` (Bonferroni); they are valid for one
+    /// look at a size fixed in advance. Sequential (`sequential`): the confidence sequence of
+    /// the difference and its always-valid p-value (mSPRT, normal mixture, GrowthBook's tuning,
+    /// tightest at the plan's installs), valid however often the results are read.
+    ///
+    /// `guardrails`: each of the experiment's guardrails tested for harm the same way (a harmed
+    /// one adds a warning, also to a winner). `verdict`, `winner`, `verdictText` and `warnings`
+    /// rest on the sequential figures
+    /// (`fixedHorizonVerdict` and `fixedHorizonWinner` are the z-test's, beside them).
+    /// `sampleRatio` is a χ² test of the installs against the weights, a `mismatch` at
+    /// p < 0.001. `plan` and `progress`: the experiment's plan with the installs it needs and the
+    /// expected duration at the template's displays of the last 28 whole days, and how far the
+    /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
+    /// as CSV). Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
@@ -2547,6 +2601,62 @@ extension APIProtocol {
         try await headAdminExperimentResults(Operations.HeadAdminExperimentResults.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// The experiment's results over time as CSV, one row per day and variant.
+    ///
+    /// The `timeline` of `GET …/results` with every figure, as a download
+    /// (`Content-Disposition: attachment; filename="<id>-results.csv"`). CSV (RFC 4180, CRLF):
+    /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
+    /// the comparison's cells are empty on control's rows and before the minimum installs. A
+    /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
+    /// formula. Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/get(exportAdminExperimentResults)`.
+    internal func exportAdminExperimentResults(
+        path: Operations.ExportAdminExperimentResults.Input.Path,
+        headers: Operations.ExportAdminExperimentResults.Input.Headers = .init()
+    ) async throws -> Operations.ExportAdminExperimentResults.Output {
+        try await exportAdminExperimentResults(Operations.ExportAdminExperimentResults.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The headers of exportAdminExperimentResults, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/experiments/{id}/results/export`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/head(headAdminExperimentResultsExport)`.
+    internal func headAdminExperimentResultsExport(
+        path: Operations.HeadAdminExperimentResultsExport.Input.Path,
+        headers: Operations.HeadAdminExperimentResultsExport.Input.Headers = .init()
+    ) async throws -> Operations.HeadAdminExperimentResultsExport.Output {
+        try await headAdminExperimentResultsExport(Operations.HeadAdminExperimentResultsExport.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The planning calculator, minimum detectable effect ↔ installs, before an experiment exists.
+    ///
+    /// With `minimumDetectableEffect`: the installs per variant the fixed-horizon z-test and the
+    /// sequential test need to find it with `power` at `alpha` (Bonferroni over the variants),
+    /// and with `templateId` the expected duration of the sequential installs at that
+    /// template's displays of the last 28 whole days times `coverage`. With `totalInstalls`: the
+    /// smallest absolute rise each test finds with that many installs. Nothing is stored.
+    /// `422` names every input out of range (an empty pointer when neither or both questions
+    /// are asked; `/templateId` for a template that is not live). Viewer role and up.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/experiment-plan`.
+    /// - Remark: Generated from `#/paths//v1/admin/experiment-plan/post(planAdminExperiment)`.
+    internal func planAdminExperiment(
+        headers: Operations.PlanAdminExperiment.Input.Headers = .init(),
+        body: Operations.PlanAdminExperiment.Input.Body
+    ) async throws -> Operations.PlanAdminExperiment.Output {
+        try await planAdminExperiment(Operations.PlanAdminExperiment.Input(
+            headers: headers,
+            body: body
         ))
     }
     /// Make a variant's copy the template's new revision and end the experiment as shipped.

@@ -49,6 +49,40 @@ package struct Experiment: Sendable, Equatable {
         package var overridesNothing: Bool { strings.isEmpty && visual == nil }
     }
 
+    /// What the experiment is sized to find, set before it starts (`ExperimentPlan.Input` without
+    /// the weights, which are the variants'). It tunes the confidence sequences and says when the
+    /// planned installs are reached, so it is frozen once the experiment has run: re-planning
+    /// after seeing the data would let a reader pick the tuning that gives a verdict.
+    package struct Plan: Sendable, Equatable {
+        package var baselineRate: Double
+        package var minimumDetectableEffect: ExperimentEffect
+        package var alpha: Double
+        package var power: Double
+
+        package init(
+            baselineRate: Double,
+            minimumDetectableEffect: ExperimentEffect,
+            alpha: Double = 0.05,
+            power: Double = 0.8
+        ) {
+            self.baselineRate = baselineRate
+            self.minimumDetectableEffect = minimumDetectableEffect
+            self.alpha = alpha
+            self.power = power
+        }
+
+        /// The planner's input for `weights`.
+        package func input(weights: [Double]) -> ExperimentPlan.Input {
+            .init(
+                baselineRate: baselineRate,
+                minimumDetectableEffect: minimumDetectableEffect,
+                alpha: alpha,
+                power: power,
+                weights: weights
+            )
+        }
+    }
+
     package var id: String
     package var templateID: String
     package var status: Status
@@ -56,6 +90,12 @@ package struct Experiment: Sendable, Equatable {
     package var coverage: Double
     package var metric: Metric
     package var variants: [Variant]
+    /// What it is sized to find; `nil` when no plan was set (the results then say so).
+    package var plan: Plan?
+    /// Secondary rates that must not get worse, each the share of exposed installs that tapped an
+    /// action (its `key`); at most `maximumGuardrails`. Frozen once the experiment has run.
+    package var guardrails: [ExperimentGuardrail]
+    package static let maximumGuardrails = 3
     /// When it last started running and when it stopped (`Timestamp` text), set by the service.
     package var startedAt: String?
     package var stoppedAt: String?
@@ -67,6 +107,8 @@ package struct Experiment: Sendable, Equatable {
         coverage: Double = 1,
         metric: Metric = .anyTap,
         variants: [Variant],
+        plan: Plan? = nil,
+        guardrails: [ExperimentGuardrail] = [],
         startedAt: String? = nil,
         stoppedAt: String? = nil
     ) {
@@ -76,12 +118,21 @@ package struct Experiment: Sendable, Equatable {
         self.coverage = coverage
         self.metric = metric
         self.variants = variants
+        self.plan = plan
+        self.guardrails = guardrails
         self.startedAt = startedAt
         self.stoppedAt = stoppedAt
     }
 
     /// The experiment's weights, in variant order.
     package var weights: [Double] { variants.map(\.weight) }
+
+    /// The planner's answer for the experiment's plan and weights; `nil` without a plan (or with
+    /// one the planner refuses, which a write never stores).
+    package var sizedPlan: ExperimentPlan? {
+        guard let plan else { return nil }
+        return try? ExperimentPlan.make(plan.input(weights: weights))
+    }
 
     /// The variant `installID` gets, or `nil` when the install is outside the coverage (it is
     /// then served control and not counted as exposed).
@@ -160,6 +211,43 @@ extension Experiment {
                 )
             )
         )
+        if let plan {
+            let effect: (key: String, value: JSONValue) =
+                switch plan.minimumDetectableEffect {
+                case .relative(let value): ("relative", .number(value))
+                case .absolute(let value): ("absolute", .number(value))
+                }
+            members.append(
+                (
+                    "plan",
+                    .object([
+                        ("baselineRate", .number(plan.baselineRate)),
+                        ("minimumDetectableEffect", .object([effect])),
+                        ("alpha", .number(plan.alpha)), ("power", .number(plan.power)),
+                    ])
+                )
+            )
+        }
+        if !guardrails.isEmpty {
+            members.append(
+                (
+                    "guardrails",
+                    .array(
+                        guardrails.map { guardrail in
+                            let margin: (key: String, value: JSONValue) =
+                                switch guardrail.margin {
+                                case .relative(let value): ("relative", .number(value))
+                                case .absolute(let value): ("absolute", .number(value))
+                                }
+                            return .object([
+                                ("action", .string(guardrail.key)), ("harm", .string(guardrail.harm.rawValue)),
+                                ("margin", .object([margin])),
+                            ])
+                        }
+                    )
+                )
+            )
+        }
         if let startedAt { members.append(("startedAt", .string(startedAt))) }
         if let stoppedAt { members.append(("stoppedAt", .string(stoppedAt))) }
         return .object(members)

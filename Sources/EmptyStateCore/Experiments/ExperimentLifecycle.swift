@@ -67,6 +67,18 @@ package enum ExperimentLifecycle {
         var issues: [ValidationIssue] = []
         let reason = "is frozen once the experiment has run (changing it re-buckets installs and biases the result)"
         if next.templateID != current.templateID { issues.append(.init("/templateId", reason)) }
+        if next.guardrails != current.guardrails {
+            issues.append(
+                .init("/guardrails", "is frozen once the experiment has run (its figures run from the start)")
+            )
+        }
+        if next.plan != current.plan {
+            // The plan tunes the confidence sequences: re-planning after seeing the data would let
+            // a reader pick the tuning that gives a verdict.
+            issues.append(
+                .init("/plan", "is frozen once the experiment has run (it tunes the statistics the verdict rests on)")
+            )
+        }
         if next.variants.count != current.variants.count {
             issues.append(.init("/variants", reason))
         } else {

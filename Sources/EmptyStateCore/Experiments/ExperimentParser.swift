@@ -17,7 +17,8 @@ package enum ExperimentParser {
     }
 
     static let fields: Set<String> = [
-        "id", "templateId", "status", "coverage", "primaryMetric", "variants", "startedAt", "stoppedAt",
+        "id", "templateId", "status", "coverage", "primaryMetric", "variants", "plan", "guardrails", "startedAt",
+        "stoppedAt",
     ]
 
     /// Parses one experiment document.
@@ -62,6 +63,8 @@ package enum ExperimentParser {
         }
         let metric = parseMetric(document["primaryMetric"], fail: fail)
         let variants = parseVariants(document["variants"], fail: fail)
+        let plan = parsePlan(document["plan"], weights: variants?.map(\.weight), fail: fail)
+        let guardrails = parseGuardrails(document["guardrails"], metric: metric, fail: fail)
         let startedAt = string("startedAt", required: false)
         let stoppedAt = string("stoppedAt", required: false)
         guard issues.isEmpty, let id, let templateID, let metric, let variants else {
@@ -75,6 +78,8 @@ package enum ExperimentParser {
                 coverage: coverage,
                 metric: metric,
                 variants: variants,
+                plan: plan,
+                guardrails: guardrails,
                 startedAt: startedAt,
                 stoppedAt: stoppedAt
             )
@@ -100,6 +105,132 @@ package enum ExperimentParser {
         default: fail("/primaryMetric/type", "expected tap or anyTap")
         }
         return nil
+    }
+
+    /// `{"baselineRate": 0.1, "minimumDetectableEffect": {"relative": 0.1}, "alpha": 0.05,
+    /// "power": 0.8}` (alpha and power optional), checked by the planner with the variants' weights.
+    private static func parsePlan(
+        _ value: JSONValue?,
+        weights: [Double]?,
+        fail: (String, String) -> Void
+    ) -> Experiment.Plan? {
+        guard let value, value != .null else { return nil }
+        guard case .object(let members) = value else {
+            fail(
+                "/plan",
+                "expected an object: {\"baselineRate\": 0.1, \"minimumDetectableEffect\": {\"relative\": 0.1}}"
+            )
+            return nil
+        }
+        var failed = false
+        for member in members where !["baselineRate", "minimumDetectableEffect", "alpha", "power"].contains(member.key)
+        {
+            fail(
+                "/plan/" + member.key,
+                "unknown field (expected baselineRate, minimumDetectableEffect, alpha or power)"
+            )
+            failed = true
+        }
+        func number(_ key: String, default fallback: Double?) -> Double? {
+            switch value[key] {
+            case .number(let n)?: return n
+            case nil where fallback != nil: return fallback
+            case nil:
+                fail("/plan/" + key, "is required: a number")
+            case let other?:
+                fail("/plan/" + key, "expected a number, found \(other.kindName)")
+            }
+            failed = true
+            return nil
+        }
+        let baseline = number("baselineRate", default: nil)
+        let alpha = number("alpha", default: 0.05)
+        let power = number("power", default: 0.8)
+        var effect: ExperimentEffect?
+        switch value["minimumDetectableEffect"] {
+        case .object(let pairs)? where pairs.count == 1:
+            switch (pairs[0].key, pairs[0].value) {
+            case ("relative", .number(let n)): effect = .relative(n)
+            case ("absolute", .number(let n)): effect = .absolute(n)
+            default: break
+            }
+        default: break
+        }
+        if effect == nil {
+            fail(
+                "/plan/minimumDetectableEffect",
+                "expected {\"relative\": 0.1} (+10 % of the baseline) or {\"absolute\": 0.01} (+1 point)"
+            )
+            failed = true
+        }
+        guard !failed, let baseline, let alpha, let power, let effect else { return nil }
+        let plan = Experiment.Plan(baselineRate: baseline, minimumDetectableEffect: effect, alpha: alpha, power: power)
+        // The weights' own issues are the variants'; the planner judges the rest.
+        guard let weights else { return plan }
+        do {
+            _ = try ExperimentPlan.make(plan.input(weights: weights))
+        } catch {
+            for issue in error.issues where !issue.pointer.hasPrefix("/weights") {
+                fail("/plan" + issue.pointer, issue.rule)
+            }
+        }
+        return plan
+    }
+
+    /// `[{"action": "back", "harm": "increase", "margin": {"relative": 0.1}}]`: harm (`increase`,
+    /// the default, or `decrease`) and margin (10 % of control's rate by default) optional.
+    private static func parseGuardrails(
+        _ value: JSONValue?,
+        metric: Experiment.Metric?,
+        fail: (String, String) -> Void
+    ) -> [ExperimentGuardrail] {
+        guard let value, value != .null else { return [] }
+        guard case .array(let items) = value, items.count <= Experiment.maximumGuardrails else {
+            fail("/guardrails", "expected an array of at most \(Experiment.maximumGuardrails) guardrails")
+            return []
+        }
+        var result: [ExperimentGuardrail] = []
+        for (index, item) in items.enumerated() {
+            let base = "/guardrails/\(index)"
+            guard case .object(let members) = item else {
+                fail(base, "expected an object: {\"action\": \"back\"}")
+                continue
+            }
+            for member in members where !["action", "harm", "margin"].contains(member.key) {
+                fail(base + "/" + member.key, "unknown field (expected action, harm or margin)")
+            }
+            // An action id's characters (the template then says whether it has the action).
+            guard case .string(let action)? = item["action"], !action.isEmpty, action.utf8.count <= 32,
+                action.utf8.allSatisfy({ (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || (0x30...0x39).contains($0) })
+            else {
+                fail(base + "/action", "is required: the id of the template's action whose taps must not get worse")
+                continue
+            }
+            if case .tap(let metricAction)? = metric, metricAction == action {
+                fail(base + "/action", "is the primary metric's action: a guardrail watches another one")
+            }
+            if result.contains(where: { $0.key == action }) { fail(base + "/action", "repeats an earlier guardrail") }
+            var harm = ExperimentGuardrail.Harm.increase
+            switch item["harm"] {
+            case nil: break
+            case .string(let text)? where ExperimentGuardrail.Harm(rawValue: text) != nil:
+                harm = ExperimentGuardrail.Harm(rawValue: text) ?? .increase
+            default: fail(base + "/harm", "expected increase (more taps are worse) or decrease")
+            }
+            var margin = ExperimentGuardrail.defaultMargin
+            switch item["margin"] {
+            case nil: break
+            case .object(let pairs)? where pairs.count == 1:
+                switch (pairs[0].key, pairs[0].value) {
+                case ("relative", .number(let n)) where n > 0 && n.isFinite: margin = .relative(n)
+                case ("absolute", .number(let n)) where n > 0 && n < 1: margin = .absolute(n)
+                default: fail(base + "/margin", "expected {\"relative\": 0.1} or {\"absolute\": 0.02}, positive")
+                }
+            default: fail(base + "/margin", "expected {\"relative\": 0.1} or {\"absolute\": 0.02}, positive")
+            }
+            result.append(ExperimentGuardrail(key: action, harm: harm, margin: margin))
+        }
+        return result
     }
 
     private static func parseVariants(
@@ -197,6 +328,10 @@ package enum ExperimentParser {
         if case .tap(let action) = experiment.metric, !template.actions.contains(where: { $0.id == action }) {
             issues.append(.init("/primaryMetric/action", "the template has no action \"\(action)\""))
         }
+        for (index, guardrail) in experiment.guardrails.enumerated()
+        where !template.actions.contains(where: { $0.id == guardrail.key }) {
+            issues.append(.init("/guardrails/\(index)/action", "the template has no action \"\(guardrail.key)\""))
+        }
         for (index, variant) in experiment.variants.enumerated() where !variant.overridesNothing {
             let base = "/variants/\(index)"
             var checkable = true
@@ -222,7 +357,10 @@ package enum ExperimentParser {
             // The variant's copy passes every template rule (lengths, vague labels, placeholders,
             // control characters) in every locale it overrides: it is parsed as a template.
             let document = experiment.variantDocument(variant, template: template)
-            if case .failure(let failure) = TemplateParser.parse(document) {
+            // The variant sends only its overridden locales; a placeholder its source-locale copy
+            // drops is reported at that field, not at the live locales it left alone.
+            let sent = Set(variant.strings.map(\.locale))
+            if case .failure(let failure) = TemplateParser.parse(document, sentLocales: sent) {
                 for issue in failure.issues {
                     issues.append(.init(base + variantPointer(issue.pointer, variant: variant), issue.rule))
                 }

@@ -107,7 +107,7 @@ package struct ExperimentPlan: Sendable, Equatable {
         if let issue = effectIssue(input) { issues.append(issue) }
         guard issues.isEmpty else { throw Refusal(issues: issues) }
         let comparisonAlpha = input.alpha / Double(input.weights.count - 1)
-        let fixed = perArm(input.weights) {
+        let fixed = try perArm(input.weights) {
             fixedHorizonControl(
                 baseline: input.baselineRate,
                 delta: delta,
@@ -116,7 +116,7 @@ package struct ExperimentPlan: Sendable, Equatable {
                 ratio: $0
             )
         }
-        let sequential = perArm(input.weights) {
+        let sequential = try perArm(input.weights) {
             sequentialControl(
                 baseline: input.baselineRate,
                 delta: delta,
@@ -223,11 +223,26 @@ package struct ExperimentPlan: Sendable, Equatable {
         return z * z / (delta * delta)
     }
 
+    /// More installs per arm than any plan is made for: a tiny effect or α (`5e-324`, which the
+    /// input rules allow) would otherwise ask for an infinite number, which is no `Int`.
+    package static let maximumInstallsPerArm = 1e12
+
     /// Installs per arm: control gets the most any comparison needs, each variant its weight's share
     /// of that, each rounded up.
-    private static func perArm(_ weights: [Double], control: (Double) -> Double) -> [Int] {
+    /// - Throws: `Refusal` when an arm would need more than `maximumInstallsPerArm` (or the formula
+    ///   is not finite): the effect, α or power is too extreme to plan for.
+    private static func perArm(_ weights: [Double], control: (Double) -> Double) throws(Refusal) -> [Int] {
         let needed = weights.dropFirst().map { control($0 / weights[0]) }.max() ?? 0
-        return weights.map { Int((needed * $0 / weights[0]).rounded(.up)) }
+        let arms = weights.map { (needed * $0 / weights[0]).rounded(.up) }
+        guard arms.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= maximumInstallsPerArm }) else {
+            throw Refusal(issues: [
+                .init(
+                    "/minimumDetectableEffect",
+                    "needs more than 10^12 installs per variant with this alpha and power: plan for a larger effect"
+                )
+            ])
+        }
+        return arms.map { Int($0) }
     }
 
     /// What is wrong with the effect, if anything. A relative effect of an invalid baseline is not

@@ -300,7 +300,10 @@ package enum ExperimentTimeline {
                 let comparison = arm.comparison
                 let sequential = comparison?.sequential
                 var row = [
-                    point.date, arm.key, String(arm.installs), String(arm.conversions), number(arm.rate.value),
+                    // A key may start with "-": a spreadsheet would read it as a formula (the numbers'
+                    // minus signs are numbers, and stay as they are).
+                    point.date, arm.key.hasPrefix("-") ? "'" + arm.key : arm.key, String(arm.installs),
+                    String(arm.conversions), number(arm.rate.value),
                     number(arm.rate.lower), number(arm.rate.upper), number(comparison?.fixedHorizon.value),
                     number(comparison?.relativeDifference), number(comparison?.fixedHorizon.lower),
                     number(comparison?.fixedHorizon.upper), number(comparison?.fixedHorizonPValue),

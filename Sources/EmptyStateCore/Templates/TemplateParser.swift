@@ -30,9 +30,14 @@ package struct TemplateParser {
 
     private var issues: [ValidationIssue] = []
     private let origin: Origin
+    /// The locales the write being checked sends (nil: the whole document is new). A placeholder
+    /// mismatch between a sent default locale and an unsent locale is the sent locale's fault,
+    /// and is reported there: the request never sent the other locale's field.
+    private let sentLocales: Set<String>?
 
-    private init(origin: Origin) {
+    private init(origin: Origin, sentLocales: Set<String>? = nil) {
         self.origin = origin
+        self.sentLocales = sentLocales
     }
 
     /// Parses and validates one template document.
@@ -40,13 +45,18 @@ package struct TemplateParser {
     ///   - document: the parsed JSON.
     ///   - expectedID: when given (a file name, a URL), the `id` must equal it.
     ///   - origin: `.stored` for a document read back from the store.
+    ///   - sentLocales: when the document is a stored template with some locales replaced (one
+    ///     locale's strings, an experiment variant's overrides), those locales: a placeholder the
+    ///     sent default locale drops or adds is reported at the default locale's field, not at
+    ///     every other locale's.
     /// - Returns: the template, or every rule it breaks.
     package static func parse(
         _ document: JSONValue,
         expectedID: String? = nil,
-        origin: Origin = .new
+        origin: Origin = .new,
+        sentLocales: Set<String>? = nil
     ) -> Result<Template, TemplateValidationError> {
-        var parser = TemplateParser(origin: origin)
+        var parser = TemplateParser(origin: origin, sentLocales: sentLocales)
         let template = parser.parseTemplate(document, expectedID: expectedID)
         if let template, parser.issues.isEmpty { return .success(template) }
         return .failure(TemplateValidationError(issues: parser.issues))
@@ -371,6 +381,7 @@ package struct TemplateParser {
             fail("/strings", "has no strings for the default locale \(defaultLocale)")
             return nil
         }
+        var sourceMismatches: [String: [(locale: String, placeholders: Set<String>)]] = [:]
         for (locale, values) in result where locale != defaultLocale {
             let pointer = "/strings/" + jsonPointerToken(locale)
             for key in reference.values.keys.sorted()
@@ -387,15 +398,40 @@ package struct TemplateParser {
                 guard let expected = reference.values[key] else { continue }
                 let want = Set(CopyRules.placeholders(in: expected))
                 let have = Set(CopyRules.placeholders(in: text))
-                if want != have {
-                    fail(
-                        pointer + "/" + jsonPointerToken(key),
-                        "uses placeholders {\(have.sorted().joined(separator: "}, {"))} but \(defaultLocale) uses {\(want.sorted().joined(separator: "}, {"))}"
-                    )
+                guard want != have else { continue }
+                if let sentLocales, sentLocales.contains(defaultLocale), !sentLocales.contains(locale) {
+                    // The default locale changed and this one did not: the fault is in the field sent.
+                    sourceMismatches[key, default: []].append((locale, have))
+                    continue
                 }
+                fail(
+                    pointer + "/" + jsonPointerToken(key),
+                    "uses placeholders \(Self.list(have)) but \(defaultLocale) uses \(Self.list(want))"
+                )
             }
         }
+        for key in sourceMismatches.keys.sorted() {
+            guard let text = reference.values[key], let others = sourceMismatches[key] else { continue }
+            let have = Set(CopyRules.placeholders(in: text))
+            // Locales that agree with each other are named together: "es, fr use {provider}".
+            let groups = Dictionary(grouping: others, by: { $0.placeholders.sorted() })
+            let uses = groups.keys.sorted { $0.lexicographicallyPrecedes($1) }.map { names in
+                let locales = (groups[names] ?? []).map(\.locale).sorted()
+                return
+                    "\(locales.joined(separator: ", ")) \(locales.count == 1 ? "uses" : "use") \(Self.list(Set(names)))"
+            }
+            fail(
+                "/strings/" + jsonPointerToken(defaultLocale) + "/" + jsonPointerToken(key),
+                "uses placeholders \(Self.list(have)) but \(uses.joined(separator: "; ")): keep the placeholders, "
+                    + "or change them in every locale in the same write"
+            )
+        }
         return result
+    }
+
+    /// `{a}, {b}` for a set of placeholder names, `{}` for none.
+    private static func list(_ names: Set<String>) -> String {
+        "{" + names.sorted().joined(separator: "}, {") + "}"
     }
 
     private mutating func checkCopy(_ text: String, key: String, at pointer: String) {

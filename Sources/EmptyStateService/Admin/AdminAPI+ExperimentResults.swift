@@ -3,14 +3,21 @@ import EmptyStateStore
 import HTTPServer
 import JSONCoding
 
-/// `GET /v1/admin/experiments/{id}/results`: what an experiment shows so far.
+/// `GET /v1/admin/experiments/{id}/results` and `…/results/export`: what an experiment shows so
+/// far, and its results over time as CSV.
 ///
-/// Three sources, each read once: the exposures (`EventStoring.experimentExposures`, exact
-/// distinct installs per variant, their conversions by the experiment's metric, and the installs
-/// seen in two variants, excluded), the rollups (events displayed and tapped per variant, over
-/// the window the experiment ran: `startedAt` to `stoppedAt`, or now), and the statistics made of
-/// the installs (`ExperimentStatistics.analyze`: intervals, z-test, chance to beat control, the
-/// sample-ratio check, the verdict). A draft never ran: zero counts, verdict `collecting`.
+/// Three sources, each read once: the installs by variant and UTC day inside the running window
+/// (`EventStoring.experimentDailyCounts`: exact, per install, the excluded ones by reason; once
+/// more per guardrail, with its action as the metric), the
+/// rollups (events displayed and tapped per variant over the window, for reference), and for the
+/// plan's expected duration the template's displays of the last 28 whole days. The counts become
+/// cumulative days, and `ExperimentReport.make` turns them into the sequential figures day by day
+/// (the verdict and its words rest on them), the fixed-horizon figures of the latest counts (shown
+/// beside them), and the progress against the experiment's plan.
+///
+/// **Windows.** A draft never ran: zero counts, verdict `collecting`, every install it saw is
+/// "before start". A running experiment counts from `startedAt` to now; a stopped or shipped one
+/// from `startedAt` to `stoppedAt`, so nothing an app sends after the stop moves its results.
 extension AdminAPI {
     func registerExperimentResults(on router: inout Router) {
         router.get(
@@ -18,10 +25,61 @@ extension AdminAPI {
             blocking: true,
             route(.viewer, subject: .experiment) { request, _ in try experimentResults(request) }
         )
+        router.get(
+            "/v1/admin/experiments/{id}/results/export",
+            blocking: true,
+            route(.viewer, subject: .experiment) { request, _ in try experimentResultsExport(request) }
+        )
     }
+
+    /// How many whole days of the template's displays the expected duration reads.
+    static let recentDisplayDays: Int64 = 28
 
     private func experimentResults(_ request: HTTPRequest) throws -> HTTPResponse {
         let experiment = try store.experiment(id: request.pathParameters["id"] ?? "").experiment
+        let events = try requireEvents()
+        let now = Timestamp.nowMilliseconds()
+        let (report, counts, window) = try report(experiment, events: events, now: now)
+        var rows: [String: SummaryRow] = [:]
+        if let window {
+            // The rollups count by the hour: the window's edges widen to whole hours, which only
+            // ever adds events of this experiment (its variant is in the key).
+            for row in try AnalyticsSummaries(store: events).variants(
+                from: window.from,
+                to: min(window.to, now) + 1,
+                templateID: experiment.templateID
+            ) {
+                if let key = row.key { rows[key] = row }
+            }
+        }
+        let duration = try expectedDuration(experiment, events: events, now: now)
+        return try .json(
+            ExperimentResults(
+                experiment: experiment,
+                report: report,
+                excluded: counts.excluded,
+                events: rows,
+                duration: duration
+            )
+        )
+    }
+
+    private func experimentResultsExport(_ request: HTTPRequest) throws -> HTTPResponse {
+        let experiment = try store.experiment(id: request.pathParameters["id"] ?? "").experiment
+        let (report, _, _) = try report(experiment, events: try requireEvents(), now: Timestamp.nowMilliseconds())
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", "text/csv; charset=utf-8"),
+                ("Content-Disposition", "attachment; filename=\"\(experiment.id)-results.csv\""),
+                ("Cache-Control", "no-store"),
+                ("X-Content-Type-Options", "nosniff"),
+            ],
+            body: .bytes(Array(report.csv.utf8))
+        )
+    }
+
+    private func requireEvents() throws -> any EventStoring {
         guard let events else {
             throw ProblemDetails(
                 status: 503,
@@ -30,135 +88,153 @@ extension AdminAPI {
                 detail: "This service was started without an event store."
             )
         }
-        var exposures = ExperimentExposures(perVariant: [], crossed: 0)
-        var rows: [String: SummaryRow] = [:]
+        return events
+    }
+
+    /// The experiment's report as of `now`, the counts it was made of, and its window (`nil` for
+    /// an experiment that never ran).
+    private func report(
+        _ experiment: Experiment,
+        events: any EventStoring,
+        now: Int64
+    ) throws -> (ExperimentReport, ExperimentDailyCounts, (from: Int64, to: Int64)?) {
+        var counts = ExperimentDailyCounts(days: [], excluded: .init())
+        var days: [ExperimentDay] = []
+        var window: (from: Int64, to: Int64)?
         if experiment.status != .draft, let started = experiment.startedAt.flatMap(Timestamp.parse) {
-            exposures = try events.experimentExposures(experimentID: experiment.id, metric: experiment.metric)
-            // The rollups count by the hour: the window's edges widen to whole hours, which only
-            // ever adds events of this experiment (its variant is in the key).
-            let stopped = experiment.stoppedAt.flatMap(Timestamp.parse) ?? Timestamp.nowMilliseconds()
-            for row in try AnalyticsSummaries(store: events).variants(
+            // The stop is stamped in whole seconds (dropping the fraction): its second counts.
+            let stopped = experiment.stoppedAt.flatMap(Timestamp.parse).map { $0 + 999 }
+            window = (started, stopped ?? .max)
+            counts = try events.experimentDailyCounts(
+                experimentID: experiment.id,
+                metric: experiment.metric,
                 from: started,
-                to: stopped + 1,
-                templateID: experiment.templateID
-            ) {
-                if let key = row.key { rows[key] = row }
+                to: stopped ?? .max
+            )
+            // A guardrail's rate is read like the metric's, with its action converting.
+            let guardrails = try experiment.guardrails.map { guardrail in
+                try events.experimentDailyCounts(
+                    experimentID: experiment.id,
+                    metric: .tap(action: guardrail.key),
+                    from: started,
+                    to: stopped ?? .max
+                )
             }
+            days = Self.cumulativeDays(
+                counts,
+                guardrails: guardrails,
+                variants: experiment.variants.map(\.key),
+                from: started,
+                to: stopped ?? now,
+                now: now
+            )
+        } else {
+            // A draft: its installs were all seen before any start.
+            let all = try events.experimentDailyCounts(
+                experimentID: experiment.id,
+                metric: experiment.metric,
+                from: .max,
+                to: .max
+            )
+            counts.excluded = all.excluded
         }
-        let arms = experiment.variants.map { variant in
-            let counts = exposures[variant.key]
-            return ExperimentArmCounts(
-                key: variant.key,
-                weight: variant.weight,
-                installs: counts.installs,
-                conversions: counts.conversions
+        let report = ExperimentReport.make(
+            arms: experiment.variants.map { ExperimentArm(key: $0.key, weight: $0.weight) },
+            days: days,
+            settings: ExperimentReportSettings(plan: experiment.sizedPlan, guardrails: experiment.guardrails),
+            status: experiment.status
+        )
+        return (report, counts, window)
+    }
+
+    /// One cumulative day per UTC day from `from`'s to `to`'s, each arm in variant order: what
+    /// the results over time are made of. A count dated after `to` (a clock ahead) goes to the
+    /// last day; a day is complete once it is over (the pace of `ExperimentProgress` reads those).
+    /// - Parameter guardrails: the counts read with each guardrail's action as the metric: the
+    ///   same installs, their taps of that action as conversions.
+    static func cumulativeDays(
+        _ counts: ExperimentDailyCounts,
+        guardrails: [ExperimentDailyCounts] = [],
+        variants: [String],
+        from: Int64,
+        to: Int64,
+        now: Int64
+    ) -> [ExperimentDay] {
+        let dayLength = ExperimentDailyCounts.dayMilliseconds
+        let first = from / dayLength
+        let last = max(first, max(to, from) / dayLength)
+        let arms = cumulativeTallies(counts, variants: variants, first: first, last: last)
+        let guarded = guardrails.map { cumulativeTallies($0, variants: variants, first: first, last: last) }
+        return (first...last).enumerated().map { offset, day in
+            ExperimentDay(
+                date: String(Timestamp.format(milliseconds: day * dayLength).prefix(10)),
+                arms: arms[offset],
+                guardrails: guarded.map { $0[offset] },
+                complete: (day + 1) * dayLength <= now
             )
         }
-        let analysis = ExperimentStatistics.analyze(arms)
-        let variants = zip(experiment.variants, analysis.arms).enumerated().map { index, pair in
-            let (variant, arm) = pair
-            let events = rows["\(experiment.id)/\(variant.key)"]
-            let tapped =
-                switch experiment.metric {
-                case .anyTap: events?.taps ?? 0
-                case .tap(let action): events?.tapsByAction[action] ?? 0
+    }
+
+    /// Per day from `first` to `last` (UTC day numbers), each arm's cumulative installs and
+    /// conversions; counts after `last` go to the last day.
+    private static func cumulativeTallies(
+        _ counts: ExperimentDailyCounts,
+        variants: [String],
+        first: Int64,
+        last: Int64
+    ) -> [[ExperimentArmTally]] {
+        var installs = [Int](repeating: 0, count: variants.count)
+        var conversions = [Int](repeating: 0, count: variants.count)
+        var index = counts.days.startIndex
+        var result: [[ExperimentArmTally]] = []
+        result.reserveCapacity(Int(last - first + 1))
+        for day in first...last {
+            while index < counts.days.endIndex, counts.days[index].day <= day || day == last {
+                let row = counts.days[index]
+                if let arm = variants.firstIndex(of: row.variant) {
+                    installs[arm] += row.installs
+                    conversions[arm] += row.conversions
                 }
-            return ExperimentResults.Variant(
-                key: variant.key,
-                control: index == 0,
-                weight: variant.weight,
-                installs: arm.installs,
-                conversions: arm.conversions,
-                displayed: events?.displays ?? 0,
-                tapped: tapped,
-                rate: .init(arm.rate),
-                difference: arm.difference.map(ExperimentResults.Estimate.init),
-                pValue: arm.pValue,
-                chanceToBeatControl: arm.chanceToBeatControl,
-                significant: arm.significant
-            )
+                index += 1
+            }
+            result.append(zip(installs, conversions).map { ExperimentArmTally(installs: $0, conversions: $1) })
         }
-        return try .json(
-            ExperimentResults(
-                experimentId: experiment.id,
-                templateId: experiment.templateID,
-                status: experiment.status.rawValue,
-                primaryMetric: ExperimentResults.Metric(experiment.metric),
-                minimumInstallsPerVariant: ExperimentStatistics.defaultMinimumInstalls,
-                enoughData: analysis.enoughData,
-                excludedInstalls: exposures.crossed,
-                sampleRatio: .init(
-                    chiSquare: analysis.sampleRatio.chiSquare,
-                    pValue: analysis.sampleRatio.pValue,
-                    mismatch: analysis.sampleRatio.mismatch
-                ),
-                verdict: analysis.verdict.rawValue,
-                winner: analysis.winner,
-                variants: variants
-            )
+        return result
+    }
+
+    /// How long the experiment's plan takes at the template's displays of the recent whole days
+    /// (`ExperimentDuration`, basis `displays`); `nil` without a plan.
+    private func expectedDuration(
+        _ experiment: Experiment,
+        events: any EventStoring,
+        now: Int64
+    ) throws -> ExperimentDuration? {
+        guard let plan = experiment.sizedPlan else { return nil }
+        let recent = try recentDailyDisplays(templateID: experiment.templateID, events: events, now: now)
+        return ExperimentDuration.estimate(
+            installs: plan.sequentialTotal,
+            recentDays: recent,
+            coverage: experiment.coverage,
+            basis: .displays
         )
     }
 
-    /// `AdminExperimentResults`, as the contract of issue 24 spells it.
-    struct ExperimentResults: Encodable {
-        struct Metric: Encodable {
-            var type: String
-            var action: String?
-
-            init(_ metric: Experiment.Metric) {
-                switch metric {
-                case .tap(let action): (type, self.action) = ("tap", action)
-                case .anyTap: (type, action) = ("anyTap", nil)
-                }
-            }
+    /// The template's displays on each of the last `recentDisplayDays` whole UTC days, oldest
+    /// first, days without any included as 0.
+    func recentDailyDisplays(templateID: String, events: any EventStoring, now: Int64) throws -> [Int] {
+        let dayLength = ExperimentDailyCounts.dayMilliseconds
+        let today = now / dayLength * dayLength
+        let from = today - Self.recentDisplayDays * dayLength
+        let summary = try AnalyticsSummaries(store: events).summary(
+            from: from,
+            to: today,
+            templateID: templateID,
+            groupBy: .day
+        )
+        var byDay: [String: Int] = [:]
+        for row in summary.groups { if let key = row.key { byDay[key] = row.displays } }
+        return (0..<Self.recentDisplayDays).map { offset in
+            byDay[String(Timestamp.format(milliseconds: from + offset * dayLength).prefix(10)), default: 0]
         }
-
-        struct SampleRatio: Encodable {
-            var chiSquare: Double
-            var pValue: Double
-            var mismatch: Bool
-        }
-
-        struct Estimate: Encodable {
-            var value: Double
-            var lower: Double
-            var upper: Double
-
-            init(_ estimate: ProportionEstimate) {
-                value = estimate.value
-                lower = estimate.lower
-                upper = estimate.upper
-            }
-        }
-
-        /// One variant: installs and conversions from the exposures, `displayed` and `tapped`
-        /// (taps that count for the metric) as events from the rollups, and the statistics; the
-        /// comparison with control is absent on control itself.
-        struct Variant: Encodable {
-            var key: String
-            var control: Bool
-            var weight: Double
-            var installs: Int
-            var conversions: Int
-            var displayed: Int
-            var tapped: Int
-            var rate: Estimate
-            var difference: Estimate?
-            var pValue: Double?
-            var chanceToBeatControl: Double?
-            var significant: Bool?
-        }
-
-        var experimentId: String
-        var templateId: String
-        var status: String
-        var primaryMetric: Metric
-        var minimumInstallsPerVariant: Int
-        var enoughData: Bool
-        var excludedInstalls: Int
-        var sampleRatio: SampleRatio
-        var verdict: String
-        var winner: String?
-        var variants: [Variant]
     }
 }

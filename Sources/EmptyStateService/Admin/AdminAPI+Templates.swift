@@ -143,7 +143,9 @@ extension AdminAPI {
     ///   are given relative to the body (`/title`), the others stay document pointers.
     func validate(_ document: JSONValue, id: String, bodyLocale: String? = nil) throws -> Template {
         guard case .object = document else { throw AdminProblems.notAnObject }
-        switch TemplateParser.parse(document, expectedID: id) {
+        // One locale's strings replace the stored ones: a placeholder mismatch the sent default
+        // locale causes is reported at the field sent, not at every locale the body left alone.
+        switch TemplateParser.parse(document, expectedID: id, sentLocales: bodyLocale.map { [$0] }) {
         case .success(let template):
             if let rule = WebIconRule.violation(in: template, icons: IconSet.lucide) {
                 throw AdminProblems.unprocessable([.init(.pointer(WebIconRule.pointer), rule)])

@@ -54,6 +54,7 @@ struct AdminAPI: Sendable {
         registerExperiments(on: &router)
         registerExperimentShip(on: &router)
         registerExperimentResults(on: &router)
+        registerExperimentPlan(on: &router)
         registerIcons(on: &router)
         registerSession(on: &router)
         registerCatalogue(on: &router)

@@ -327,8 +327,8 @@ struct EventIngest: Sendable {
         case (nil, nil): return .success((nil, installID))
         case (_?, nil): return fail("/variant", "is required with experimentId")
         case (nil, _?): return fail("/experimentId", "is required with variant")
-        case (let experimentID?, let variant?):
-            guard installID != nil else { return fail("/installId", "is required with experimentId and variant") }
+        case (let experimentID?, var variant?):
+            guard let installID else { return fail("/installId", "is required with experimentId and variant") }
             // A running experiment is checked against what it serves; a stopped one's late
             // events are kept as sent (the results still count them).
             if let running = snapshot.runningExperiment(id: experimentID) {
@@ -337,6 +337,13 @@ struct EventIngest: Sendable {
                 }
                 if !running.variants.contains(where: { $0.key == variant }) {
                     return fail("/variant", "experiment \(experimentID) has no variant \"\(variant)\"")
+                }
+                // The assignment is deterministic: an install reporting a variant it is not
+                // assigned (a forged report, one outside the coverage, a stale cache after the
+                // coverage shrank) is stored under `~<key>`, which the results count as excluded
+                // ("not assigned") instead of in the variant. The event itself is kept.
+                if running.variant(for: installID)?.key != variant {
+                    variant = ExperimentDailyCounts.notAssignedPrefix + variant
                 }
             }
             return .success((ExperimentMark(experimentID: experimentID, variant: variant), installID))

@@ -8,16 +8,44 @@ struct ClientAPI: Sendable {
     /// Read once per request: a change published meanwhile is served from the next request on.
     let state: CatalogueState
     let cacheControl: String
-    /// `cacheControl` for answers that depend on the install id: the same lifetimes, kept out
-    /// of shared caches.
+    /// `Cache-Control` of answers made for an install id (its variant of a running experiment):
+    /// kept out of shared caches, and short-lived, so that a stop or a ship reaches apps within
+    /// `variantStopBound` seconds while the service answers (`variantCacheControl(from:)`).
     let privateCacheControl: String
+
+    /// The longest a variant answer may be used without revalidation: `max-age` 60 then
+    /// `stale-while-revalidate` 60 (an ordinary template's is a day: the copy of a stopped
+    /// experiment would otherwise be shown for up to a day). A lower configured `max-age` is kept.
+    static let variantMaxAge = 60
+    static let variantStaleWhileRevalidate = 60
+    static let variantStopBound = variantMaxAge + variantStaleWhileRevalidate
 
     init(state: CatalogueState, cacheControl: String) {
         self.state = state
         self.cacheControl = cacheControl
-        privateCacheControl =
-            cacheControl.hasPrefix("public")
-            ? "private" + cacheControl.dropFirst("public".count) : "private, " + cacheControl
+        privateCacheControl = Self.variantCacheControl(from: cacheControl)
+    }
+
+    /// The variant answers' `Cache-Control` from the client answers' one: `private`, `max-age` at
+    /// most `variantMaxAge`, `stale-while-revalidate` at most `variantStaleWhileRevalidate`, other
+    /// directives (`stale-if-error`: an app may show its copy while the service is down) as they are.
+    static func variantCacheControl(from cacheControl: String) -> String {
+        var directives: [String] = ["private"]
+        for part in cacheControl.split(separator: ",") {
+            let directive = String(part.drop { $0 == " " })
+            let pieces = directive.split(separator: "=", maxSplits: 1).map(String.init)
+            switch pieces.first {
+            case "public", "private", "immutable": continue
+            case "max-age":
+                let seconds = pieces.count == 2 ? Int(pieces[1]) ?? variantMaxAge : variantMaxAge
+                directives.append("max-age=\(min(seconds, variantMaxAge))")
+            case "stale-while-revalidate":
+                let seconds = pieces.count == 2 ? Int(pieces[1]) ?? variantStaleWhileRevalidate : 0
+                directives.append("stale-while-revalidate=\(min(seconds, variantStaleWhileRevalidate))")
+            default: directives.append(directive)
+            }
+        }
+        return directives.joined(separator: ", ")
     }
 
     /// The request headers the client routes' answers depend on, beside the URL and the catalogue

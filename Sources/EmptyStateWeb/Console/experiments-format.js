@@ -10,26 +10,12 @@ export function statusBadge(status) {
   return h("span", { class: `status status-${status}` }, status);
 }
 
-/** The verdict in words. */
+/**
+ * The verdict in words: the server's (`verdictText`, from the always-valid figures), so the console
+ * and the API say the same thing.
+ */
 export function verdictText(r) {
-  switch (r.verdict) {
-    case "collecting": {
-      const short = [...r.variants].sort((a, b) => a.installs - b.installs)[0];
-      return short
-        ? `Collecting data: ${short.key} has ${count(short.installs)} of the ${count(r.minimumInstallsPerVariant)} installs needed`
-        : "Collecting data";
-    }
-    case "sample-ratio-mismatch":
-      return "Sample ratio mismatch — do not trust these numbers: the installs are not split as the weights say (look for a bug in assignment or in which installs send events)";
-    case "winner": {
-      const control = r.variants.find((v) => v.control) || r.variants[0];
-      return r.winner === control?.key ? `${r.winner} beats every other variant` : `${r.winner} beats ${control?.key ?? "control"}`;
-    }
-    case "no-significant-difference":
-      return "No significant difference";
-    default:
-      return `Verdict: ${r.verdict}`;
-  }
+  return r.verdictText || `Verdict: ${r.verdict}`;
 }
 
 const numberFormat = new Intl.NumberFormat("en");
@@ -49,10 +35,20 @@ export function chance(value) {
   return percent(value);
 }
 
-/** How many installs saw more than one variant, in words. */
-export function excludedText(installs) {
-  if (!installs) return "No install saw more than one variant: none is excluded.";
-  return installs === 1 ? "1 install saw more than one variant and is excluded." : `${count(installs)} installs saw more than one variant and are excluded.`;
+/** The installs left out of the results, in words, by reason. */
+export function excludedText(r) {
+  const total = r.excludedInstalls || 0;
+  if (!total) return "No install is excluded: none saw two variants, reported a variant it was not assigned, or came outside the running window.";
+  const reasons = [
+    [r.excluded?.crossed, "saw more than one variant"],
+    [r.excluded?.notAssigned, "reported a variant the assignment does not give it"],
+    [r.excluded?.beforeStart, "first seen before the start"],
+    [r.excluded?.afterStop, "first seen after the stop"],
+  ]
+    .filter(([n]) => n)
+    .map(([n, why]) => `${count(n)} ${why}`);
+  const head = total === 1 ? "1 install is excluded" : `${count(total)} installs are excluded`;
+  return reasons.length ? `${head}: ${reasons.join("; ")}.` : `${head}.`;
 }
 
 /** "0.042", or "< 0.001". */

@@ -138,7 +138,7 @@ import Testing
         )
     }
 
-    @Test func refusalsNameEveryBadField() {
+    @Test func refusalsNameEveryBadField() throws {
         func issues(_ input: ExperimentPlan.Input) -> [ValidationIssue] {
             do {
                 _ = try ExperimentPlan.make(input)
@@ -178,6 +178,26 @@ import Testing
         )
         #expect(throws: ExperimentPlan.Refusal.self) {
             try ExperimentPlan.minimumDetectableEffect(baselineRate: 0.1, totalInstalls: 0, sequential: false)
+        }
+        // Inputs inside the ranges that would need infinitely many installs (found by schemathesis:
+        // α 5e-324 trapped converting infinity to Int) are refused, not crashed on.
+        #expect(
+            issues(.init(baselineRate: 0.1, minimumDetectableEffect: .relative(0.1), alpha: .leastNonzeroMagnitude))
+                .map(\.pointer)
+                == ["/minimumDetectableEffect"]
+        )
+        #expect(
+            issues(.init(baselineRate: 0.1, minimumDetectableEffect: .absolute(1e-300))).map(\.pointer)
+                == ["/minimumDetectableEffect"]
+        )
+        // The inverse question with that α answers (no trap), whatever it finds.
+        for sequential in [false, true] {
+            _ = try ExperimentPlan.minimumDetectableEffect(
+                baselineRate: 0.1,
+                totalInstalls: 1000,
+                alpha: .leastNonzeroMagnitude,
+                sequential: sequential
+            )
         }
     }
 

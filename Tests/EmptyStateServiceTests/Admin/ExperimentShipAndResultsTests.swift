@@ -11,7 +11,7 @@ import Testing
 
 /// The admin API with an event store beside the templates (SQLite, a directory of its own), as
 /// the results and the ship of an experiment meet them.
-private final class ShipFixture: Sendable {
+final class ShipFixture: Sendable {
     static let editor = ("Authorization", "Bearer editor-secret-0123456789")
     static let viewer = ("Authorization", "Bearer viewer-secret-0123456789")
 
@@ -186,9 +186,32 @@ struct ExperimentShipAndResultsTests {
         // Events: the crossed install's displays are events all the same.
         #expect(variants.map { $0["displayed"] } == [301, 151])
         #expect(variants.map { $0["tapped"] } == [15, 45])  // taps of retry, the metric
+        // The fixed-horizon z-test, read once, calls b; the sequential verdict, valid however
+        // often the results are read, needs more installs at this size: keep running.
         #expect(variants[1]["significant"] == .bool(true))
-        #expect(body["verdict"] == "winner")
-        #expect(body["winner"] == "b")
+        #expect(body["fixedHorizonVerdict"] == "winner")
+        #expect(body["fixedHorizonWinner"] == "b")
+        #expect(body["verdict"] == "keep-running")
+        #expect(body["winner"] == nil)
+        let sequential = try #require(variants[1]["sequential"])
+        #expect(abs((sequential["difference"]?.numberValue ?? 0) - 0.2) < 1e-9)
+        let lower = try #require(sequential["lower"]?.numberValue)
+        let fixedLower = try #require(variants[1]["difference"]?["lower"]?.numberValue)
+        #expect(lower < 0 && lower < fixedLower, "the confidence sequence is wider than the one-look interval")
+        #expect(sequential["significant"] == .bool(false))
+        #expect(variants[0]["sequential"] == nil)
+        #expect(body["verdictText"]?.stringValue?.isEmpty == false)
+        // No plan was set: the results say so, and have no progress.
+        #expect(body["plan"] == nil && body["progress"] == nil)
+        #expect(body["verdictText"]?.stringValue?.contains("There is no plan") == true, "\(body["verdictText"] ?? nil)")
+        #expect(
+            body["excluded"]
+                == .object([("afterStop", 0), ("beforeStart", 0), ("crossed", 1), ("notAssigned", 0)])
+        )
+        // One day so far: today's cumulative counts.
+        let timeline = try #require(body["timeline"]?.arrayValue)
+        #expect(timeline.count == 1)
+        #expect(timeline.last?["variants"]?.arrayValue?.map { $0["installs"] } == [150, 150])
     }
 
     @Test("ship: the variant's copy becomes the template's revision, served; the experiment is shipped")

@@ -96,4 +96,44 @@ struct EventIngestExperimentTests {
         // An experiment not running here (stopped, or unknown): its events are kept as sent.
         #expect(reason(["experimentId": "old-test", "variant": "x"]) == nil)
     }
+
+    @Test("a variant the install is not assigned is stored as ~<key>: counted as excluded, not in the variant")
+    func notAssignedVariant() throws {
+        let harness = try IngestHarness()
+        defer { harness.store.stop() }
+        let state = try ExperimentFixture.state(ExperimentFixture.experiment(coverage: 0.5))
+        let ingest = EventIngest(
+            state: state,
+            store: harness.store,
+            retentionMilliseconds: 90 * IngestHarness.day,
+            logger: Logger(label: "test"),
+            onOutcome: nil
+        )
+        let experiment = try #require(state.snapshot.runningExperiment(id: "retry-copy"))
+        // Installs of each kind, found by the same deterministic hashing the service serves with.
+        let ids = (0..<200).map { "install-\($0)" }
+        let inB = try #require(ids.first { experiment.variant(for: $0)?.key == "b" })
+        let inControl = try #require(ids.first { experiment.variant(for: $0)?.key == "control" })
+        let outside = try #require(ids.first { experiment.variant(for: $0) == nil })
+        func stored(_ install: String, _ variant: String) throws -> String? {
+            let event = IngestJSON.event([
+                "experimentId": "retry-copy", "variant": .string(variant), "installId": .string(install),
+            ])
+            switch ingest.validate(
+                event,
+                snapshot: state.snapshot,
+                receivedAt: Timestamp.nowMilliseconds(),
+                requestID: "r"
+            ) {
+            case .success(let accepted): return accepted.variant
+            case .failure(let rejection): throw rejection
+            }
+        }
+        #expect(try stored(inB, "b") == "retry-copy/b")
+        #expect(try stored(inControl, "control") == "retry-copy/control")
+        // Forged (control's install says b), or outside the coverage (served control, no experiment).
+        #expect(try stored(inControl, "b") == "retry-copy/~b")
+        #expect(try stored(outside, "control") == "retry-copy/~control")
+        #expect(try stored(outside, "b") == "retry-copy/~b")
+    }
 }

@@ -58,7 +58,7 @@ struct ClientAPIExperimentTests {
     }
 
     private static let privateCacheControl =
-        "private, max-age=300, stale-while-revalidate=86400, stale-if-error=604800"
+        "private, max-age=60, stale-while-revalidate=60, stale-if-error=604800"
 
     private func template(
         _ api: ClientAPI,

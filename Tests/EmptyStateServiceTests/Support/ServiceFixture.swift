@@ -76,6 +76,11 @@ extension JSONValue {
         if case .array(let elements) = self { return elements }
         return nil
     }
+
+    var numberValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
 }
 
 /// Inflates a gzip member with zlib; `nil` when the bytes are not a complete, valid member.
