@@ -168,6 +168,7 @@ package enum PostgresSchema {
         facetCubes,
         experiments,
         eventIDsByPartition,
+        stringReviews,
     ]
 
     /// Why the schema cannot be used.
