@@ -181,6 +181,12 @@ package final class EmptyStateApplication: Sendable {
         ).register(on: &router)
         ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         let staleCounts = StaleStringCounts(catalogue: translations)
+        let countStarted = ContinuousClock.now
+        staleCounts.countNow()
+        logger.info(
+            "stale translations counted",
+            metadata: ["translations.count_ms": "\((ContinuousClock.now - countStarted).milliseconds)"]
+        )
         metrics.countStaleStrings { staleCounts.counts() }
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)

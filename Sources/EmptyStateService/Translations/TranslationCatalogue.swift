@@ -20,12 +20,21 @@ struct TranslationCatalogue: Sendable {
     func snapshots() throws(StoreError) -> [TemplateSnapshot] {
         let entries = state.snapshot.entriesInOrder
         let stamps = try store.stringStamps()
-        var byTemplate: [String: (updatedAt: [String: [String: String]], revisions: [String: [String: Int]])] = [:]
+        typealias Stamps = (
+            updatedAt: [String: [String: String]], revisions: [String: [String: Int]],
+            reviews: [String: [String: TranslationState]]
+        )
+        var byTemplate: [String: Stamps] = [:]
         byTemplate.reserveCapacity(entries.count)
         for stamp in stamps {
-            byTemplate[stamp.templateID, default: ([:], [:])].updatedAt[stamp.locale, default: [:]][stamp.key] =
+            byTemplate[stamp.templateID, default: ([:], [:], [:])].updatedAt[stamp.locale, default: [:]][stamp.key] =
                 stamp.updatedAt
             byTemplate[stamp.templateID]!.revisions[stamp.locale, default: [:]][stamp.key] = stamp.revision
+            // Most strings are only translated: the dictionary holds the others.
+            if stamp.review != .translated {
+                byTemplate[stamp.templateID]!.reviews[stamp.locale, default: [:]][stamp.key] =
+                    stamp.review == .final ? .final : .reviewed
+            }
         }
         return entries.map { entry in
             let stamps = byTemplate[entry.template.id]
@@ -33,7 +42,8 @@ struct TranslationCatalogue: Sendable {
                 template: entry.template,
                 revision: entry.revision,
                 updatedAt: stamps?.updatedAt ?? [:],
-                revisions: stamps?.revisions ?? [:]
+                revisions: stamps?.revisions ?? [:],
+                reviews: stamps?.reviews ?? [:]
             )
         }
     }
@@ -95,9 +105,10 @@ final class StaleStringCounts: Sendable {
     }
 
     /// Stale strings per locale as last counted, every locale of the catalogue but its templates'
-    /// default ones listed (at 0 when none is stale); empty before the first count ends. Starts
-    /// a count when the catalogue changed since the last one. When the store cannot be read, the
-    /// last counts stay, and the next call tries again.
+    /// default ones listed (at 0 when none is stale). Starts a count when the catalogue changed
+    /// since the last one. When the store cannot be read, the last counts stay, and the next call
+    /// tries again. The first count is made at start (`countNow`), so the gauge is there from the
+    /// first scrape on.
     func counts() -> [String: Int] {
         let revisionSum = catalogue.state.snapshot.revisionSum
         let (counts, start) = state.withLock { state -> ([String: Int], Bool) in
@@ -110,6 +121,14 @@ final class StaleStringCounts: Sendable {
             Thread.detachNewThread { [self] in count() }
         }
         return counts
+    }
+
+    /// Counts now, on the calling thread, and keeps the result: at start, before the server
+    /// answers, so `translation_stale_strings` is scraped from the first request (a scrape only
+    /// ever reads the last count, and would otherwise find none until one had run).
+    func countNow() {
+        state.withLock { $0.counting = true }
+        count()
     }
 
     /// Counts now, on the calling thread, and keeps the result.
