@@ -194,6 +194,9 @@ struct ImportPlannerTests {
         plan = try self.plan(catalog, [stale])
         #expect(plan.entries[0].outcome == .confirmed(.translated))
         #expect(plan.entries[1].outcome == .unchanged)
+        // An older catalogue (another source) confirms nothing, and is not refused for it: its
+        // `translated` is also what every translated string says.
+        #expect(try self.plan(catalog, [moved]).entries[0].outcome == .unchanged)
     }
 
     @Test("a new locale is written whole; a partial one is refused with the rule it would break")

@@ -228,6 +228,14 @@ tr17_checks "$BASE_URL" "$WORK/data/admin-token" sqlite
 
 # The same on PostgreSQL, on a server of its own.
 TR17_PG="$WORK/tr17-pg"
+TR17_PID=""
+# tr17_cleanup: stops that server and PostgreSQL (run.sh's EXIT trap calls it too).
+tr17_cleanup() {
+    [ -n "$TR17_PID" ] && kill -9 "$TR17_PID" 2>/dev/null
+    [ -d "$TR17_PG" ] && bash "$ROOT/scripts/postgres.sh" stop "$TR17_PG"
+    TR17_PID=""
+    return 0
+}
 if ! TR17_DB=$(bash "$ROOT/scripts/postgres.sh" start "$TR17_PG"); then
     fail "translation review: a throwaway PostgreSQL starts" "scripts/postgres.sh start failed"
 else
@@ -246,5 +254,6 @@ else
         tr17_checks "http://127.0.0.1:$TR17_PORT" "$WORK/tr17-data/admin-token" postgres
     fi
     kill -TERM "$TR17_PID" 2>/dev/null && wait "$TR17_PID"
-    bash "$ROOT/scripts/postgres.sh" stop "$TR17_PG"
+    TR17_PID=""
+    tr17_cleanup
 fi

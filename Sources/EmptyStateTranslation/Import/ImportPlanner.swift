@@ -11,7 +11,7 @@ import JSONCoding
 ///    String Catalog, whose only review is Xcode's "Mark as Reviewed", `translated`) and the store
 ///    has it stale or less reviewed: then it is `confirmed`, provided the file was translated
 ///    from the current source (else `sourceChanged`: a reviewer of an older source confirmed
-///    nothing about this one);
+///    nothing about this one; a String Catalog's plain `translated` then stays `unchanged`);
 /// 4. the file was translated from the store's current source (`sourceChanged`: the file's
 ///    source text differs, or, for a file without source text, the source was written after
 ///    the export), and the store's translation was not edited since the export
@@ -139,7 +139,12 @@ private struct Planner {
             let stale = snapshot.isStale(key: id.key, locale: locale, sourceLocale: template.defaultLocale)
             let review = snapshot.review(key: id.key, locale: locale)
             guard stale || rank(mark) > rank(review) else { return (.unchanged, nil) }
-            if let sourceRejection { return (.rejected([sourceRejection]), nil) }
+            if let sourceRejection {
+                // A String Catalog's `translated` is every translated string's state, not only a
+                // review: from an older export it says nothing, as before. An explicit review of
+                // another source is refused, so the reviewer learns to export again.
+                return unit.state == .translated ? (.unchanged, nil) : (.rejected([sourceRejection]), nil)
+            }
             return (.confirmed(mark), Change(value: current, entry: 0, mark: mark, changesText: false))
         }
 
