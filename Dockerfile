@@ -1,10 +1,12 @@
 # syntax=docker/dockerfile:1
 #
 # empty-state-service: a two-stage image.
-#   build:   the Swift toolchain compiles `empty-state-server` with the Swift runtime and Foundation
-#            linked statically, so the runtime image needs no Swift toolchain.
-#   runtime: Debian slim with only the C libraries the binary links dynamically (libmicrohttpd,
-#            zlib, libstdc++), the CA bundle, curl for the health check, and an unprivileged user.
+#   build:   the Swift toolchain runs `make release`: the self-contained build, the Swift runtime
+#            and Foundation linked statically, so the runtime image needs no Swift toolchain.
+#   runtime: Debian 13 slim with exactly what docs/deployment.md lists for a host (libmicrohttpd,
+#            zlib, SQLite, the CA bundle; libc and libstdc++ are in every Debian image), curl for
+#            the health check, and an unprivileged user. `.ci/run` checks the same binary in a
+#            Debian 13 root with those packages only (Tools/release/check-debian13.sh).
 #
 #   docker build -t empty-state-service .
 #   docker run --rm -p 8080:8080 empty-state-service
@@ -21,14 +23,17 @@
 # default for the user's home, /app).
 
 ARG SWIFT_IMAGE=swift:6.3-bookworm
-ARG RUNTIME_IMAGE=debian:bookworm-slim
+ARG RUNTIME_IMAGE=debian:trixie-slim
 
 # ---------------------------------------------------------------------------------------------
 FROM ${SWIFT_IMAGE} AS build
 
-# Headers and pkg-config files for the CMicroHTTPD, CZlib and GRDBSQLite system-library targets.
+# What `make release` needs (the Makefile's BUILD_APT_PACKAGES and RELEASE_APT_PACKAGES, so that
+# it installs nothing itself): headers and pkg-config files for the C targets, libcurl's for the
+# static Foundation, make, and binutils for its symbol check.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd-dev zlib1g-dev libsqlite3-dev \
+    && apt-get install -y --no-install-recommends make binutils pkg-config libmicrohttpd-dev zlib1g-dev \
+        libsqlite3-dev libcurl4-openssl-dev \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -41,23 +46,26 @@ RUN swift package resolve
 # Tests/ is copied because SwiftPM checks every target's directory, test targets included,
 # even when building one product; the tests themselves are not compiled. config/ and
 # openapi.yaml are compiled into the binary (Sources/CAssets, #embed).
+COPY Makefile ./
+COPY Tools/libmicrohttpd ./Tools/libmicrohttpd
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY config ./config
 COPY openapi.yaml ./
-RUN swift build -c release --static-swift-stdlib --product empty-state-server \
+RUN make release \
     && install -D -m 0755 "$(swift build -c release --show-bin-path)/empty-state-server" /out/empty-state-server
 
 # ---------------------------------------------------------------------------------------------
 FROM ${RUNTIME_IMAGE} AS runtime
 
-# libmicrohttpd12, zlib1g and libsqlite3-0: the C libraries the server links. libstdc++6: the statically linked
-# Swift runtime still links libstdc++ dynamically. ca-certificates: the system trust store
-# (/etc/ssl/certs/ca-certificates.crt, where swift-nio-ssl looks) that sslmode=verify-ca and
-# verify-full use without sslrootcert; --no-install-recommends would otherwise leave it out.
-# curl: the HEALTHCHECK below.
+# libmicrohttpd12t64 (1.0.1; the server runs on any libmicrohttpd from 0.9.75), zlib1g and
+# libsqlite3-0: the C libraries the server links. libstdc++6: the statically linked Swift runtime
+# still links libstdc++ dynamically (already in the slim image; named so the list is the whole
+# need). ca-certificates: the system trust store (/etc/ssl/certs/ca-certificates.crt, where
+# swift-nio-ssl looks) that sslmode=verify-ca and verify-full use without sslrootcert;
+# --no-install-recommends would otherwise leave it out. curl: the HEALTHCHECK below.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd12 zlib1g libsqlite3-0 libstdc++6 ca-certificates curl \
+    && apt-get install -y --no-install-recommends libmicrohttpd12t64 zlib1g libsqlite3-0 libstdc++6 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/*
 
 RUN groupadd --system --gid 10001 app \

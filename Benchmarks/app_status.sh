@@ -44,7 +44,7 @@ if [[ -n ${BENCH_SERVER_BIN:-} ]]; then
   server_bin=$BENCH_SERVER_BIN
 else
   log "building empty-state-server (release)"
-  (cd "$REPO_ROOT" && swift build -c release --product empty-state-server >&2)
+  (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib --product empty-state-server >&2)
   server_bin="$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)/empty-state-server"
 fi
 

@@ -18,6 +18,8 @@
 #   BENCH_SERVICE_ARGS extra service flags, split on spaces (e.g. "--memo-entries 0")
 #   BENCH_ONLY         measure only the scenarios whose name contains this text (e.g.
 #                      "experiment"); the others are skipped, their services still start
+#   BENCH_MHD1         0 skips the last row: the single template on Debian 13's libmicrohttpd
+#                      1.0.x (scripts/libmicrohttpd.sh), service and baselines alike (default 1)
 set -euo pipefail
 
 # Many short rounds rather than a few long ones: this machine's speed jumps between two levels
@@ -31,6 +33,7 @@ BENCH_CONNECTIONS=${BENCH_CONNECTIONS:-64}
 BENCH_SERVER_BIN=${BENCH_SERVER_BIN:-}
 BENCH_SERVICE_ARGS=${BENCH_SERVICE_ARGS:-}
 BENCH_ONLY=${BENCH_ONLY:-}
+BENCH_MHD1=${BENCH_MHD1:-1}
 
 # Goal: service throughput at least this fraction of the (shared-response) baseline's, and
 # service p99 at most this. The floor is reported beside it but is not part of the goal.
@@ -43,6 +46,10 @@ RESULTS_DIR="$BENCH_DIR/results"
 
 tmp=""
 pids=()
+# The libmicrohttpd the servers being started load: the system's (empty), or another one's
+# directory (LD_LIBRARY_PATH), with the baseline compiled against that version's header.
+lib_env=()
+baseline_bin=""
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -95,6 +102,21 @@ median() {
   printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
     END { if (NR == 0) exit 1; if (NR % 2) m = a[(NR + 1) / 2]; else m = (a[NR / 2] + a[NR / 2 + 1]) / 2
           printf "%.3f\n", m }'
+}
+
+# Prints the CPU time process $1 has used (all its threads, user and system), in clock ticks.
+cpu_ticks() {
+  awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# cpu_per_request TICKS_BEFORE TICKS_AFTER WRK_OUTPUT: the server's CPU time per request in that
+# run, in microseconds. Unlike requests per second, it does not count the time the server waited
+# for a CPU that other processes held: on a shared machine it moves far less between rounds.
+cpu_per_request() {
+  local requests
+  requests=$(awk '/requests in/ { print $1; exit }' "$3")
+  awk -v before="$1" -v after="$2" -v requests="${requests:-0}" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { printf "%.2f\n", (requests > 0) ? (after - before) * 1000000 / hz / requests : 0 }'
 }
 
 # Prints $1 / $2 with two decimals (0 when $2 is not positive).
@@ -262,8 +284,10 @@ build() {
     server_bin=$BENCH_SERVER_BIN
     log "using $server_bin (BENCH_SERVER_BIN)"
   else
-    log "building empty-state-server (release)"
-    (cd "$REPO_ROOT" && swift build -c release --product empty-state-server >&2)
+    # The release build `make release` ships (the Swift runtime linked in): the binary measured is
+    # the one deployed, and the two builds share .build/release instead of rebuilding each other.
+    log "building empty-state-server (release, --static-swift-stdlib)"
+    (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib --product empty-state-server >&2)
     server_bin="$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)/empty-state-server"
   fi
   [[ -x $server_bin ]] || die "no server binary at $server_bin"
@@ -271,6 +295,17 @@ build() {
   # shellcheck disable=SC2046 # pkg-config output must split into separate flags
   cc -O2 -Wall -Wextra -o "$tmp/baseline" "$BENCH_DIR/baseline/baseline.c" \
     $(pkg-config --cflags --libs libmicrohttpd)
+  baseline_bin=$tmp/baseline
+  if [[ $BENCH_MHD1 == 1 ]]; then
+    # Debian 13's libmicrohttpd, fetched (once) beside the system's; the baseline is compiled
+    # against its header and linked with it, the service binary is the same one, loading it.
+    mhd1_root=$(bash "$REPO_ROOT/scripts/libmicrohttpd.sh" root)
+    mhd1_version=$(bash "$REPO_ROOT/scripts/libmicrohttpd.sh" version)
+    mhd1_libs=$(dirname "$(find "$mhd1_root/usr/lib" -name 'libmicrohttpd.so.12' | head -n 1)")
+    log "compiling baseline against libmicrohttpd $mhd1_version"
+    cc -O2 -Wall -Wextra -o "$tmp/baseline-mhd1" "$BENCH_DIR/baseline/baseline.c" \
+      -I"$mhd1_root/usr/include" -L"$mhd1_libs" -lmicrohttpd
+  fi
 }
 
 # start_service NAME [flag...]: starts the service (with BENCH_SERVICE_ARGS, then the flags) and
@@ -286,7 +321,7 @@ start_service() {
   local extra=()
   # shellcheck disable=SC2206 # the flags are meant to split on spaces
   [[ -z $BENCH_SERVICE_ARGS ]] || extra=($BENCH_SERVICE_ARGS)
-  (cd "$REPO_ROOT" && exec "${server_pin[@]}" "$server_bin" --host 127.0.0.1 --port 0 \
+  (cd "$REPO_ROOT" && exec "${lib_env[@]}" "${server_pin[@]}" "$server_bin" --host 127.0.0.1 --port 0 \
     --config-dir config --data-dir "$tmp/$name-data" "${extra[@]}" "$@") >"$tmp/$name.out" 2>"$tmp/$name.log" &
   service_pid=$!
   pids+=("$service_pid")
@@ -383,7 +418,7 @@ start_baseline() {
   # second time (the memo-off one) must not read the port of the previous start.
   : >"$dir/$kind.out"
   # Set either way, so a BASELINE_PER_REQUEST in the caller's environment changes nothing.
-  BASELINE_PER_REQUEST=$per_request "${server_pin[@]}" "$tmp/baseline" 0 "$status" "$dir/body" \
+  BASELINE_PER_REQUEST=$per_request "${lib_env[@]}" "${server_pin[@]}" "$baseline_bin" 0 "$status" "$dir/body" \
     "$(cat "$dir/content-type")" "${extra[@]}" >"$dir/$kind.out" 2>"$dir/$kind.log" &
   started_pid=$!
   pids+=("$started_pid")
@@ -474,17 +509,21 @@ bench_scenario() {
 
   local targets=(service baseline floor) target
   local -A port_of=([service]=$service_port [baseline]=$baseline_port [floor]=$floor_port)
+  local -A pid_of=([service]=$service_pid [baseline]=$baseline_pid [floor]=$floor_pid)
   if ! is_zero_duration "$BENCH_WARMUP"; then
     for target in "${targets[@]}"; do
       run_wrk "$dir/warmup" "${port_of[$target]}" "$path" "$BENCH_WARMUP" "${wrk_args[@]}"
     done
   fi
 
-  local s_rps=() b_rps=() f_rps=() s_p99=() b_p99=() f_p99=() errors="" round out e rps p99
+  local s_rps=() b_rps=() f_rps=() s_p99=() b_p99=() f_p99=() s_cpu=() b_cpu=() errors="" round out e rps p99
+  local ticks_before cpu
   for ((round = 1; round <= BENCH_ROUNDS; round++)); do
     for target in "${targets[@]}"; do
       out="$dir/wrk-$target-$round"
+      ticks_before=$(cpu_ticks "${pid_of[$target]}")
       run_wrk "$out" "${port_of[$target]}" "$path" "$BENCH_DURATION" "${wrk_args[@]}"
+      cpu=$(cpu_per_request "$ticks_before" "$(cpu_ticks "${pid_of[$target]}")" "$out")
       {
         printf '### %s: %s, round %d\n' "$name" "$target" "$round"
         cat "$out"
@@ -495,11 +534,11 @@ bench_scenario() {
       e=$(parse_errors "$out")
       [[ -z $e ]] || errors+="${errors:+; }$target round $round: $e"
       case $target in
-        service) s_rps+=("$rps") s_p99+=("$p99") ;;
-        baseline) b_rps+=("$rps") b_p99+=("$p99") ;;
+        service) s_rps+=("$rps") s_p99+=("$p99") s_cpu+=("$cpu") ;;
+        baseline) b_rps+=("$rps") b_p99+=("$p99") b_cpu+=("$cpu") ;;
         floor) f_rps+=("$rps") f_p99+=("$p99") ;;
       esac
-      log "  round $round $target: $rps req/s, p99 $p99 ms${e:+ ($e)}"
+      log "  round $round $target: $rps req/s, p99 $p99 ms, CPU $cpu µs/request${e:+ ($e)}"
     done
   done
   stop_pid "$floor_pid"
@@ -522,13 +561,21 @@ bench_scenario() {
   done
   ratio=$(ratio_of "$(median "${b_ratios[@]}")" 1)
   floor_ratio=$(ratio_of "$(median "${f_ratios[@]}")" 1)
+  # CPU time per request, paired the same way: baseline's ÷ service's (so 0.90 means the service
+  # spends 1/0.90 of the baseline's CPU time on a request).
+  local c_ratios=() cpu_ratio
+  for ((i = 0; i < ${#s_cpu[@]}; i++)); do
+    c_ratios+=("$(ratio_of "${b_cpu[i]}" "${s_cpu[i]}")")
+  done
+  cpu_ratio=$(ratio_of "$(median "${c_ratios[@]}")" 1)
   goal=$(goal_verdict "$ratio" "$sp" "$bp")
   [[ -z $errors ]] || goal="no (errors)"
-  rows+=("$(printf '| %s | %.0f | %.0f | %s | %.0f | %s | %.2f ms | %.2f ms | %.2f ms | %s |' \
-    "$name" "$sm" "$bm" "$ratio" "$fm" "$floor_ratio" "$sp" "$bp" "$fp" "$goal")")
+  rows+=("$(printf '| %s | %.0f | %.0f | %s | %s | %.0f | %s | %.2f ms | %.2f ms | %.2f ms | %s |' \
+    "$name" "$sm" "$bm" "$ratio" "$cpu_ratio" "$fm" "$floor_ratio" "$sp" "$bp" "$fp" "$goal")")
   local detail="- $name — service req/s: ${s_rps[*]}; baseline req/s: ${b_rps[*]}; floor req/s: ${f_rps[*]}"
   detail+="; ratio per round: ${b_ratios[*]}; vs floor: ${f_ratios[*]}"
   detail+="; service p99 ms: ${s_p99[*]}; baseline p99 ms: ${b_p99[*]}; floor p99 ms: ${f_p99[*]}"
+  detail+="; CPU µs per request, service: ${s_cpu[*]}; baseline: ${b_cpu[*]}; CPU ratio per round: ${c_ratios[*]}"
   details+=("$detail${errors:+; ERRORS: $errors}")
 }
 
@@ -539,15 +586,18 @@ report() {
   {
     echo "# empty-state-server benchmark"
     echo
-    echo "| scenario | service req/s | shared-response baseline req/s | ratio | per-request floor req/s" \
+    echo "| scenario | service req/s | shared-response baseline req/s | ratio | CPU ratio | per-request floor req/s" \
       "| ratio vs floor | service p99 | baseline p99 | floor p99 | goal met? |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     printf '%s\n' "${rows[@]}"
     echo
     echo "Floor: the same C server building a fresh response per request with a generated" \
       "X-Request-ID, as a naive server must to tag every answer (the service instead reuses" \
       "response objects and swaps that one header). Ratio vs floor = service ÷ floor; not part" \
       "of the goal."
+    echo "CPU ratio: the baseline's CPU time per request ÷ the service's (both processes, every" \
+      "thread, user and system, from /proc/PID/stat over each run), median of the rounds: what a" \
+      "request costs each, which time spent waiting for a CPU other processes held does not change."
     echo "Goal: ratio (vs the shared-response baseline) ≥ $GOAL_RATIO and service p99" \
       "≤ $GOAL_P99_MS ms. Ratios are the median of the per-round ratios (service ÷ baseline of" \
       "the same round); req/s and p99 columns are the median of the rounds."
@@ -563,7 +613,8 @@ report() {
     printf '%s\n' "${details[@]}"
     echo
     echo "Machine: $(nproc) online cores${cpu:+ ($cpu)}, $(uname -sr); $wrk_version;" \
-      "libmicrohttpd $(pkg-config --modversion libmicrohttpd); $(date -u '+%Y-%m-%d %H:%M:%S UTC')."
+      "libmicrohttpd $(pkg-config --modversion libmicrohttpd) (the system's; the last row:" \
+      "${mhd1_version:-not measured}, Debian 13's); $(date -u '+%Y-%m-%d %H:%M:%S UTC')."
     echo "Server: $server_bin${BENCH_SERVICE_ARGS:+ $BENCH_SERVICE_ARGS}"
   } >"$RESULTS_DIR/latest.md"
   cat "$RESULTS_DIR/latest.md"
@@ -640,6 +691,22 @@ main() {
   stop_pid "$service_pid"
   start_service service-quiet --log-level notice
   bench_scenario "$tmp/scenario-1" "single template, --log-level notice (no access log)" "$single" 200
+
+  # The headline row again on Debian 13's libmicrohttpd: the same service binary loading it, and
+  # the baselines compiled against it (the ratio is against a bare C server on the same version).
+  if [[ $BENCH_MHD1 == 1 ]]; then
+    stop_pid "$service_pid"
+    lib_env=(env "LD_LIBRARY_PATH=$mhd1_libs")
+    baseline_bin=$tmp/baseline-mhd1
+    start_service service-mhd1
+    local running
+    running=$(grep -o 'http\.libmicrohttpd=[^ ]*' "$tmp/service-mhd1.log" | head -n 1 | cut -d= -f2)
+    [[ $running == "$mhd1_version" ]] || die "the service runs on libmicrohttpd ${running:-?}, not $mhd1_version"
+    capture "$tmp/scenario-mhd1" "$single" 200
+    bench_scenario "$tmp/scenario-mhd1" "single template (fr, ios), libmicrohttpd $mhd1_version" "$single" 200
+    lib_env=()
+    baseline_bin=$tmp/baseline
+  fi
 
   report
 }

@@ -219,7 +219,8 @@ struct CMicroHTTPD_SweepResult CMicroHTTPD_guardSweep(
     unsigned int shedAbove,
     unsigned int shedTo
 ) {
-    struct CMicroHTTPD_SweepResult result = { 0, 0, 0, 0, 0 };
+    struct CMicroHTTPD_SweepResult result = { 0, 0, 0, 0, 0, 0 };
+    result.argumentsOverflow = (unsigned int)atomic_exchange_explicit(&guard->overflowClosed, 0, memory_order_relaxed);
     pthread_mutex_lock(&guard->mutex);
     result.open = guard->count;
     struct Candidate *candidates = NULL;

@@ -185,9 +185,11 @@ package enum PostgresSchema {
         }
     }
 
-    /// Brings the schema to `currentVersion` under the migration lock.
+    /// Brings the schema to `currentVersion` under the migration lock, then checks that the
+    /// stored events were numbered on this cluster (`checkEventNumbering`).
     /// - Returns: the versions this call applied (empty when another replica already had).
-    /// - Throws: `TooNew` when the database is ahead of this binary; postgres-nio errors otherwise.
+    /// - Throws: `TooNew` when the database is ahead of this binary; `EventsAheadOfCluster` when
+    ///   it was restored from a dump into another cluster; postgres-nio errors otherwise.
     @discardableResult
     /// - Parameter version: the version to stop at (tests of upgrades make an older schema).
     package static func migrate(
@@ -199,6 +201,7 @@ package enum PostgresSchema {
             try await connection.all("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
             do {
                 let applied = try await migrateLocked(connection, upTo: version, logger: logger)
+                if version >= analytics.version { try await checkEventNumbering(connection, logger: logger) }
                 try await connection.all("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger)
                 return applied
             } catch {

@@ -26,9 +26,9 @@ package final class SQLiteStores: Stores {
     ///   benchmark of what they cost: `EMPTY_STATE_BENCH_WITHOUT_ROLLUPS`).
     package init(directory: String, countsRollups: Bool = true, logger: Logger) throws(OpenError) {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try DataDirectory.prepare(directory)  // 0700, and the databases' files 0600
         } catch {
-            throw OpenError(description: "cannot create the data directory \(directory): \(error.localizedDescription)")
+            throw OpenError(description: error.description)
         }
         let templatesPath = Self.path(of: Self.templatesFile, in: directory)
         let eventsPath = Self.path(of: Self.eventsFile, in: directory)

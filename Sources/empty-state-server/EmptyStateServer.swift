@@ -42,18 +42,54 @@ struct EmptyStateServer: ParsableCommand {
             database cannot be reached at start; 71 when the address cannot be bound (in use, or \
             not an address of this machine); 78 for an invalid catalogue, or a store, data \
             directory, OpenAPI document or admin tokens file that cannot be used (a tokens file \
-            readable by group or others included), or a database schema newer than this binary.
+            readable by group or others included), a database schema newer than this binary, or \
+            a libmicrohttpd older than \(EmptyStateApplication.oldestLibmicrohttpd).
             """,
         version: ServiceVersion.current
     )
 
-    @Option(help: "IP address to listen on (IPv4 or IPv6 literal). [EMPTY_STATE_HOST, default 127.0.0.1]")
+    /// What every setting falls back to: the configuration types' own defaults, declared there
+    /// once (`HTTPServerConfiguration`, `ServiceConfiguration`) and read here for the help texts
+    /// and the resolution alike.
+    static let defaults = ServiceConfiguration()
+    /// The log level without --log-level (logging is set up here, not in the service).
+    static let defaultLogLevel = Logger.Level.info
+
+    /// The range of each numeric setting, read by its help text and by its check.
+    enum Ranges {
+        static let port = 0...65535
+        static let threads = 0...256
+        static let idleTimeout = 1...3600
+        static let headerTimeout = 1...3600
+        static let maxConnections = 1...1_000_000
+        static let maxConnectionsPerIP = 0...1_000_000
+        static let headerMemoryLimit = 4096...(16 * 1024 * 1024)
+        static let maxBodySize = 0...(1 << 30)
+        static let maxImportSize = 1024...(1 << 30)
+        static let memoEntries = 0...(1 << 20)
+        static let drainTimeout = 0...600
+        static let cacheMaxAge = 0...31_536_000
+        static let staleWhileRevalidate = 0...31_536_000
+        static let eventRetentionDays = 1...3650
+    }
+
+    @Option(
+        help:
+            "IP address to listen on (IPv4 or IPv6 literal). [EMPTY_STATE_HOST, default \(EmptyStateServer.defaults.http.host)]"
+    )
     var host: String?
 
-    @Option(help: "TCP port; 0 picks a free one and the log says which. [EMPTY_STATE_PORT, default 8080]")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "TCP port; 0 picks a free one and the log says which. [EMPTY_STATE_PORT, default \(EmptyStateServer.defaults.http.port), \(EmptyStateServer.Ranges.port.help)]"
+    )
     var port: Int?
 
-    @Option(help: "Directory for the service's state; created when missing. [EMPTY_STATE_DATA_DIR, default ./data]")
+    @Option(
+        help:
+            "Directory for the service's state; created when missing. [EMPTY_STATE_DATA_DIR, default ./\(EmptyStateServer.defaults.dataDirectory)]"
+    )
     var dataDir: String?
 
     @Option(
@@ -70,26 +106,32 @@ struct EmptyStateServer: ParsableCommand {
 
     @Option(
         help:
-            "trace, debug, info, notice, warning, error or critical; at info and below each answered request gets an access-log line (written in the background; lines are dropped, and counted in /metrics, rather than make a request wait); notice and above turn the access log off. [EMPTY_STATE_LOG_LEVEL, default info]"
+            "trace, debug, info, notice, warning, error or critical; at info and below each answered request gets an access-log line (written in the background; lines are dropped, and counted in /metrics, rather than make a request wait); notice and above turn the access log off. [EMPTY_STATE_LOG_LEVEL, default \(EmptyStateServer.defaultLogLevel.rawValue)]"
     )
     var logLevel: String?
 
     @Option(
         help:
-            "text or json: json writes every log line, access log included, as one JSON object. [EMPTY_STATE_LOG_FORMAT, default text]"
+            "text or json: json writes every log line, access log included, as one JSON object. [EMPTY_STATE_LOG_FORMAT, default \(EmptyStateServer.defaults.logFormat.rawValue)]"
     )
     var logFormat: String?
 
-    @Option(help: "HTTP worker threads; 0 means one per usable core (CPU affinity). [EMPTY_STATE_THREADS, default 0]")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "HTTP worker threads; 0 means one per usable core (CPU affinity). [EMPTY_STATE_THREADS, default \(EmptyStateServer.defaults.http.threads), \(EmptyStateServer.Ranges.threads.help)]"
+    )
     var threads: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Seconds a keep-alive connection may stay idle after an answer before it is closed; keep it above the idle timeout of a load balancer in front (60 s for many), so the balancer never sends a request on a connection the service is closing. Also the longest a connection may go without a byte while a request body arrives or an answer is sent. [EMPTY_STATE_IDLE_TIMEOUT, default 75, 1–3600]"
+            "Seconds a keep-alive connection may stay idle after an answer before it is closed; keep it above the idle timeout of a load balancer in front (60 s for many), so the balancer never sends a request on a connection the service is closing. Also the longest a connection may go without a byte while a request body arrives or an answer is sent. [EMPTY_STATE_IDLE_TIMEOUT, default \(EmptyStateServer.defaults.http.idleTimeout), \(EmptyStateServer.Ranges.idleTimeout.help)]"
     )
     var idleTimeout: Int?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Deprecated: the former name of --idle-timeout, used when that is not given. [EMPTY_STATE_CONNECTION_TIMEOUT]",
             visibility: .hidden
@@ -98,56 +140,72 @@ struct EmptyStateServer: ParsableCommand {
     var connectionTimeout: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Seconds a request's line and headers may take to arrive: from the connection's start for its first request, from its first bytes for the next ones; bytes trickling in do not extend it. [EMPTY_STATE_HEADER_TIMEOUT, default 10, 1–3600]"
+            "Seconds a request's line and headers may take to arrive: from the connection's start for its first request, from its first bytes for the next ones; bytes trickling in do not extend it. [EMPTY_STATE_HEADER_TIMEOUT, default \(EmptyStateServer.defaults.http.headerTimeout), \(EmptyStateServer.Ranges.headerTimeout.help)]"
     )
     var headerTimeout: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Open connections accepted in total; above 90 % of it, connections waiting longest for a request are closed to make room. [EMPTY_STATE_MAX_CONNECTIONS, default 1024]"
+            "Open connections accepted in total; above 90 % of it, connections waiting longest for a request are closed to make room. [EMPTY_STATE_MAX_CONNECTIONS, default \(EmptyStateServer.defaults.http.maxConnections), \(EmptyStateServer.Ranges.maxConnections.help)]"
     )
     var maxConnections: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Open connections accepted per client IP; 0 means unlimited. [EMPTY_STATE_MAX_CONNECTIONS_PER_IP, default 256]"
+            "Open connections accepted per client IP; 0 means unlimited. [EMPTY_STATE_MAX_CONNECTIONS_PER_IP, default \(EmptyStateServer.defaults.http.maxConnectionsPerIP), \(EmptyStateServer.Ranges.maxConnectionsPerIP.help)]"
     )
     var maxConnectionsPerIp: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Bytes per connection for the request line and headers (past it: 431). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default 16384]"
+            "Bytes per connection for the request line and headers (past it: 431); the query's parsed arguments take it too (a query whose arguments do not fit, about 210 short ones at the default, gets 400). [EMPTY_STATE_HEADER_MEMORY_LIMIT, default \(EmptyStateServer.defaults.http.headerMemoryLimit), \(EmptyStateServer.Ranges.headerMemoryLimit.help)]"
     )
     var headerMemoryLimit: Int?
 
-    @Option(help: "Largest request body in bytes (past it: 413). [EMPTY_STATE_MAX_BODY_SIZE, default 1048576]")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Largest request body in bytes (past it: 413). [EMPTY_STATE_MAX_BODY_SIZE, default \(EmptyStateServer.defaults.http.maxBodySize), \(EmptyStateServer.Ranges.maxBodySize.help)]"
+    )
     var maxBodySize: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Largest translation file POST /v1/admin/translations/import takes, in bytes; that route's own limit, in place of --max-body-size (past it: 413). [EMPTY_STATE_MAX_IMPORT_SIZE, default 41943040]"
+            "Largest translation file POST /v1/admin/translations/import takes, in bytes; that route's own limit, in place of --max-body-size (past it: 413). [EMPTY_STATE_MAX_IMPORT_SIZE, default \(EmptyStateServer.defaults.maxImportSize), \(EmptyStateServer.Ranges.maxImportSize.help)]"
     )
     var maxImportSize: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Client answers remembered by request, so a repeated request skips parsing and negotiation; a publish forgets those made from the changed template and the bundles; 0 turns this off. [EMPTY_STATE_MEMO_ENTRIES, default 4096]"
+            "Client answers remembered by request, so a repeated request skips parsing and negotiation; a publish forgets those made from the changed template and the bundles; 0 turns this off. [EMPTY_STATE_MEMO_ENTRIES, default \(EmptyStateServer.defaults.http.memoEntries), \(EmptyStateServer.Ranges.memoEntries.help)]"
     )
     var memoEntries: Int?
 
-    @Option(help: "Seconds to let open connections finish on shutdown. [EMPTY_STATE_DRAIN_TIMEOUT, default 10]")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "Seconds to let open connections finish on shutdown. [EMPTY_STATE_DRAIN_TIMEOUT, default \(Int(EmptyStateServer.defaults.http.drainTimeout)), \(EmptyStateServer.Ranges.drainTimeout.help)]"
+    )
     var drainTimeout: Double?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Seconds clients and CDNs may use a template without revalidating (Cache-Control max-age): after an edit, apps may show the old copy for up to this long. [EMPTY_STATE_CACHE_MAX_AGE, default 300, 0–31536000]"
+            "Seconds clients and CDNs may use a template without revalidating (Cache-Control max-age): after an edit, apps may show the old copy for up to this long. [EMPTY_STATE_CACHE_MAX_AGE, default \(EmptyStateServer.defaults.cacheMaxAge), \(EmptyStateServer.Ranges.cacheMaxAge.help)]"
     )
     var cacheMaxAge: Int?
 
     @Option(
+        parsing: .unconditional,
         help:
-            "Seconds past max-age clients and CDNs may still show a template while they fetch the new one in the background (Cache-Control stale-while-revalidate): an app that was not opened for a while shows the old copy once more. [EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE, default 86400, 0–31536000]"
+            "Seconds past max-age clients and CDNs may still show a template while they fetch the new one in the background (Cache-Control stale-while-revalidate): an app that was not opened for a while shows the old copy once more. [EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE, default \(EmptyStateServer.defaults.staleWhileRevalidate), \(EmptyStateServer.Ranges.staleWhileRevalidate.help)]"
     )
     var cacheStaleWhileRevalidate: Int?
 
@@ -158,7 +216,9 @@ struct EmptyStateServer: ParsableCommand {
     var illustrationBaseUrl: String?
 
     @Option(
-        help: "Days analytics events are kept before they are pruned. [EMPTY_STATE_EVENT_RETENTION_DAYS, default 90]"
+        parsing: .unconditional,
+        help:
+            "Days analytics events are kept before they are pruned. [EMPTY_STATE_EVENT_RETENTION_DAYS, default \(EmptyStateServer.defaults.eventRetentionDays), \(EmptyStateServer.Ranges.eventRetentionDays.help)]"
     )
     var eventRetentionDays: Int?
 
@@ -256,12 +316,11 @@ struct EmptyStateServer: ParsableCommand {
             let application = try EmptyStateApplication(configuration: configuration, stores: stores, logger: logger)
             try application.runUntilSignalled()
         } catch let error as EmptyStateApplication.StartupError {
+            // Once: in the log's format (a JSON line with --log-format json), at critical.
             logger.critical("cannot start", metadata: ["error": "\(error.description)"])
-            FileHandle.standardError.write(Data("empty-state-server: \(error.description)\n".utf8))
             throw ExitCode(error.exitStatus)  // 78 EX_CONFIG, or 69 EX_UNAVAILABLE (database unreachable)
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
-            FileHandle.standardError.write(Data("empty-state-server: \(error)\n".utf8))
             throw ExitCode(71)  // EX_OSERR
         }
     }
@@ -291,7 +350,7 @@ struct EmptyStateServer: ParsableCommand {
     }
 
     private func resolvedLogLevel() throws -> Logger.Level {
-        let text = logLevel ?? environment("EMPTY_STATE_LOG_LEVEL") ?? "info"
+        let text = logLevel ?? environment("EMPTY_STATE_LOG_LEVEL") ?? Self.defaultLogLevel.rawValue
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
             throw ValidationError(
                 "--log-level must be trace, debug, info, notice, warning, error or critical (got \"\(text)\")"
@@ -301,7 +360,7 @@ struct EmptyStateServer: ParsableCommand {
     }
 
     private func resolvedLogFormat() throws -> LogFormat {
-        let text = logFormat ?? environment("EMPTY_STATE_LOG_FORMAT") ?? "text"
+        let text = logFormat ?? environment("EMPTY_STATE_LOG_FORMAT") ?? Self.defaults.logFormat.rawValue
         guard let format = LogFormat(rawValue: text.lowercased()) else {
             throw ValidationError("--log-format must be text or json (got \"\(text)\")")
         }
@@ -321,7 +380,7 @@ struct EmptyStateServer: ParsableCommand {
             "EMPTY_STATE_PORT",
             "--port",
             default: configuration.http.port,
-            range: 0...65535
+            range: Self.Ranges.port
         )
         configuration.dataDirectory = dataDir ?? environment("EMPTY_STATE_DATA_DIR") ?? configuration.dataDirectory
         configuration.configDirectory = configDir ?? environment("EMPTY_STATE_CONFIG_DIR")
@@ -330,8 +389,8 @@ struct EmptyStateServer: ParsableCommand {
             threads,
             "EMPTY_STATE_THREADS",
             "--threads",
-            default: 0,
-            range: 0...256
+            default: configuration.http.threads,
+            range: Self.Ranges.threads
         )
         // --connection-timeout and its variable, the former names, count when the new ones are
         // not given; an error names the one that was read.
@@ -341,71 +400,71 @@ struct EmptyStateServer: ParsableCommand {
             idleTimeout ?? connectionTimeout,
             legacyIdleVariable ? "EMPTY_STATE_CONNECTION_TIMEOUT" : "EMPTY_STATE_IDLE_TIMEOUT",
             idleTimeout == nil && connectionTimeout != nil ? "--connection-timeout" : "--idle-timeout",
-            default: 75,
-            range: 1...3600
+            default: configuration.http.idleTimeout,
+            range: Self.Ranges.idleTimeout
         )
         configuration.http.headerTimeout = try integer(
             headerTimeout,
             "EMPTY_STATE_HEADER_TIMEOUT",
             "--header-timeout",
-            default: 10,
-            range: 1...3600
+            default: configuration.http.headerTimeout,
+            range: Self.Ranges.headerTimeout
         )
         configuration.http.maxConnections = try integer(
             maxConnections,
             "EMPTY_STATE_MAX_CONNECTIONS",
             "--max-connections",
-            default: 1024,
-            range: 1...1_000_000
+            default: configuration.http.maxConnections,
+            range: Self.Ranges.maxConnections
         )
         configuration.http.maxConnectionsPerIP = try integer(
             maxConnectionsPerIp,
             "EMPTY_STATE_MAX_CONNECTIONS_PER_IP",
             "--max-connections-per-ip",
-            default: 256,
-            range: 0...1_000_000
+            default: configuration.http.maxConnectionsPerIP,
+            range: Self.Ranges.maxConnectionsPerIP
         )
         configuration.http.headerMemoryLimit = try integer(
             headerMemoryLimit,
             "EMPTY_STATE_HEADER_MEMORY_LIMIT",
             "--header-memory-limit",
-            default: 16 * 1024,
-            range: 4096...(16 * 1024 * 1024)
+            default: configuration.http.headerMemoryLimit,
+            range: Self.Ranges.headerMemoryLimit
         )
         configuration.http.maxBodySize = try integer(
             maxBodySize,
             "EMPTY_STATE_MAX_BODY_SIZE",
             "--max-body-size",
-            default: 1024 * 1024,
-            range: 0...(1 << 30)
+            default: configuration.http.maxBodySize,
+            range: Self.Ranges.maxBodySize
         )
         configuration.maxImportSize = try integer(
             maxImportSize,
             "EMPTY_STATE_MAX_IMPORT_SIZE",
             "--max-import-size",
-            default: 40 << 20,
-            range: 1024...(1 << 30)
+            default: configuration.maxImportSize,
+            range: Self.Ranges.maxImportSize
         )
         configuration.http.memoEntries = try integer(
             memoEntries,
             "EMPTY_STATE_MEMO_ENTRIES",
             "--memo-entries",
-            default: 4096,
-            range: 0...(1 << 20)
+            default: configuration.http.memoEntries,
+            range: Self.Ranges.memoEntries
         )
         configuration.cacheMaxAge = try integer(
             cacheMaxAge,
             "EMPTY_STATE_CACHE_MAX_AGE",
             "--cache-max-age",
-            default: 300,
-            range: 0...31_536_000
+            default: configuration.cacheMaxAge,
+            range: Self.Ranges.cacheMaxAge
         )
         configuration.staleWhileRevalidate = try integer(
             cacheStaleWhileRevalidate,
             "EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE",
             "--cache-stale-while-revalidate",
-            default: 86_400,
-            range: 0...31_536_000
+            default: configuration.staleWhileRevalidate,
+            range: Self.Ranges.staleWhileRevalidate
         )
         if let base = illustrationBaseUrl ?? environment("EMPTY_STATE_ILLUSTRATION_BASE_URL"), !base.isEmpty {
             guard base.hasPrefix("https://") || base.hasPrefix("http://"), !base.contains("\""), !base.contains(" ")
@@ -434,8 +493,8 @@ struct EmptyStateServer: ParsableCommand {
             eventRetentionDays,
             "EMPTY_STATE_EVENT_RETENTION_DAYS",
             "--event-retention-days",
-            default: 90,
-            range: 1...3650
+            default: configuration.eventRetentionDays,
+            range: Self.Ranges.eventRetentionDays
         )
         let tokenSpecifications =
             adminTokens.isEmpty
@@ -449,11 +508,16 @@ struct EmptyStateServer: ParsableCommand {
             return token
         }
         if let path = adminTokensFile ?? environment("EMPTY_STATE_ADMIN_TOKENS_FILE") {
-            configuration.adminTokens += try AdminToken.load(file: path)
+            let fromFile = try AdminToken.load(file: path)
+            configuration.adminTokens += fromFile
+            configuration.adminTokensFile = (path, fromFile.count)
         }
         _ = try resolvedDatabaseURL()
-        guard (0...600).contains(configuration.http.drainTimeout) else {
-            throw ValidationError("--drain-timeout must be between 0 and 600 seconds")
+        let drainRange = Double(Self.Ranges.drainTimeout.lowerBound)...Double(Self.Ranges.drainTimeout.upperBound)
+        guard drainRange.contains(configuration.http.drainTimeout) else {
+            throw ValidationError(
+                "--drain-timeout must be between \(Self.Ranges.drainTimeout.lowerBound) and \(Self.Ranges.drainTimeout.upperBound) seconds; \(configuration.http.drainTimeout) is out of range"
+            )
         }
         return configuration
     }
@@ -476,7 +540,7 @@ struct EmptyStateServer: ParsableCommand {
         }
         guard range.contains(resolved) else {
             throw ValidationError(
-                "\(name) must be between \(range.lowerBound) and \(range.upperBound) (got \(resolved))"
+                "\(name) must be between \(range.lowerBound) and \(range.upperBound); \(resolved) is out of range"
             )
         }
         return resolved
@@ -492,4 +556,9 @@ struct EmptyStateServer: ParsableCommand {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
         return value
     }
+}
+
+extension ClosedRange<Int> {
+    /// The range as the help texts write it: `1–3600`.
+    fileprivate var help: String { "\(lowerBound)–\(upperBound)" }
 }

@@ -16,10 +16,18 @@ final class PostgresSharedStore: SharedStore {
 
     /// Opens and migrates the database at `url`.
     /// - Parameter countsRollups: as `PostgresEventStore`'s (`false` only for a benchmark).
-    /// - Throws: `EmptyStateApplication.StartupError`: exit 69 when the database cannot be
-    ///   reached within 20 s, 78 when its schema is newer than this binary.
+    /// - Throws: `EmptyStateApplication.StartupError`: exit 69 when the database refuses the
+    ///   connection, cannot be reached or does not answer (a first connection tells at once; the
+    ///   migration waits up to 20 s), 78 when it refuses the login or TLS, or its schema is
+    ///   newer than this binary.
     @available(*, noasync)
     init(url: PostgresURL, countsRollups: Bool, logger: Logger) throws {
+        if let failure = PostgresBackend.firstContact(url, logger: logger) {
+            throw EmptyStateApplication.StartupError(
+                description: "cannot reach the database \(url.redacted): \(failure.description)",
+                exitStatus: failure.mayClear ? 69 : 78
+            )
+        }
         let database = PostgresBackend(url: url, logger: logger)
         database.startPool()
         let newer: Int?
@@ -44,6 +52,10 @@ final class PostgresSharedStore: SharedStore {
                 description: "cannot reach the database \(url.redacted): \(reason)",
                 exitStatus: 69
             )
+        } catch .database(let reason) {
+            // A refusal of the schema's own checks (PostgresSchema.EventsAheadOfCluster) reads as it is.
+            database.stopPool()
+            throw EmptyStateApplication.StartupError(description: "cannot use the database \(url.redacted): \(reason)")
         } catch {
             database.stopPool()
             throw EmptyStateApplication.StartupError(

@@ -64,6 +64,14 @@ class Server:
             self.stop()
             raise SystemExit(f"the server did not report its port within {start_timeout} s")
         self.url = f"http://127.0.0.1:{self.port}"
+        # `make test-libmicrohttpd-debian13` runs the checks on another libmicrohttpd (LD_LIBRARY_PATH):
+        # they must run on that one, not on whatever the dynamic linker found first.
+        expected = os.environ.get("EMPTY_STATE_EXPECT_LIBMICROHTTPD")
+        if expected:
+            found = re.search(r"http\.libmicrohttpd=(\S+)", open(self.log_path, errors="replace").read())
+            if not found or found.group(1) != expected:
+                self.stop()
+                raise SystemExit(f"the server runs on libmicrohttpd {found and found.group(1)}, not {expected}")
 
     def request(self, method, path, body=None, headers=None):
         """(status, headers, body bytes) of one request."""

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the curl integration suite against the built binary:
 #   bash Tests/integration/run.sh .build/debug/empty-state-server
+# (`make test-libmicrohttpd-debian13` runs it again on Debian 13's libmicrohttpd, through
+# LD_LIBRARY_PATH, with EMPTY_STATE_EXPECT_LIBMICROHTTPD naming the version the server must report.)
 # Starts the server on a free port with a scratch data directory, runs every test_*.sh in this
 # folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
 # behaviour, then admin roles and durability on a second server (admin_roles.sh), three replicas
@@ -76,7 +78,14 @@ wait_server_exit() {
 
 SERVER_LOG="$WORK/server.log"
 start_server "$SERVER_LOG" --max-body-size 65536
-echo "server at $BASE_URL (pid $SERVER_PID)"
+LIBMICROHTTPD=$(grep -o 'http.libmicrohttpd=[^ ]*' "$SERVER_LOG" | head -n 1 | cut -d= -f2)
+echo "server at $BASE_URL (pid $SERVER_PID), libmicrohttpd ${LIBMICROHTTPD:-unknown}"
+# EMPTY_STATE_EXPECT_LIBMICROHTTPD (make test-libmicrohttpd-debian13): the suite runs on that version,
+# not on whatever the dynamic linker found first.
+if [ -n "${EMPTY_STATE_EXPECT_LIBMICROHTTPD:-}" ]; then
+    expect_eq "the server runs on libmicrohttpd $EMPTY_STATE_EXPECT_LIBMICROHTTPD" \
+        "$EMPTY_STATE_EXPECT_LIBMICROHTTPD" "$LIBMICROHTTPD"
+fi
 
 for test in "$HERE"/test_*.sh; do
     echo "== $(basename "$test")"

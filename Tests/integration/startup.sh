@@ -32,6 +32,14 @@ expect_match "invalid JSON: the byte offset is reported" 'loading\.json.*invalid
 "$BIN" --port 70000 >"$WORK/bad-port.log" 2>&1
 expect_eq "bad --port: usage error (exit 64)" 64 "$?"
 expect_match "bad --port: says the range" '0 and 65535' "$(cat "$WORK/bad-port.log")"
+# A negative number is a value out of range, not a missing one (it is not taken for a flag).
+for flag in "--port -1" "--threads -2" "--idle-timeout -5"; do
+    # shellcheck disable=SC2086 # the flag and its value split on the space
+    "$BIN" $flag >"$WORK/negative.log" 2>&1
+    status=$?
+    expect_eq "$flag: usage error (exit 64) saying out of range, not a missing value" "64 out of range" \
+        "$status $(grep -o 'out of range' "$WORK/negative.log" | head -n 1)$(grep -io 'missing value' "$WORK/negative.log")"
+done
 EMPTY_STATE_LOG_LEVEL=loud "$BIN" >"$WORK/bad-level.log" 2>&1
 expect_eq "bad EMPTY_STATE_LOG_LEVEL: usage error" 64 "$?"
 "$BIN" --memo-entries -1 >"$WORK/bad-memo.log" 2>&1
@@ -76,8 +84,9 @@ for lang in de fr de; do
 done
 
 # A second server on a port in use must not start (no SO_REUSEPORT: it would take a share of
-# the first one's connections).
-"$BIN" --port "$no_memo_port" --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
+# the first one's connections). It says so once, naming the address it was given, and leaves no
+# admin token behind: nothing is written before the server listens.
+"$BIN" --host 127.0.0.1 --port "$no_memo_port" --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
     --data-dir "$WORK/second-data" >"$WORK/second.log" 2>&1 &
 second=$!
 for _ in $(seq 100); do kill -0 "$second" 2>/dev/null || break; sleep 0.1; done
@@ -87,7 +96,60 @@ if kill -0 "$second" 2>/dev/null; then
 else
     wait "$second"
     expect_eq "port in use: a second server refuses to start (exit 71)" 71 "$?"
-    expect_match "port in use: says why" 'in use' "$(cat "$WORK/second.log")"
+    expect_match "port in use: says why, naming the address asked for" \
+        "cannot listen on 127\.0\.0\.1:$no_memo_port: address already in use" "$(cat "$WORK/second.log")"
+    expect_eq "port in use: the error is printed once" 1 "$(grep -c 'in use' "$WORK/second.log")"
+    expect_eq "port in use: libmicrohttpd's own message stays out of the default log" 0 \
+        "$(grep -ci 'failed to bind' "$WORK/second.log")"
+    if [ -e "$WORK/second-data/admin-token" ]; then
+        fail "port in use: no admin token file is written" "$(ls -l "$WORK/second-data/admin-token")"
+    else
+        pass "port in use: no admin token file is written"
+    fi
+fi
+# An address that is not this machine's (TEST-NET-1, RFC 5737), with port 0: named as asked.
+"$BIN" --host 192.0.2.1 --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
+    --data-dir "$WORK/foreign-data" >"$WORK/foreign.log" 2>&1
+expect_eq "an address of another machine: exit 71" 71 "$?"
+expect_match "an address of another machine: names it and the port asked for" \
+    'cannot listen on 192\.0\.2\.1:0: cannot assign requested address' "$(cat "$WORK/foreign.log")"
+expect_eq "an address of another machine: said once, without libmicrohttpd's \"port 0\"" "1 0" \
+    "$(grep -c 'cannot listen' "$WORK/foreign.log") $(grep -ci 'failed to bind' "$WORK/foreign.log")"
+
+# PostgreSQL that refuses the connection (nothing listens on port 1): reported as refused, at
+# once, not after the start-up wait as a database that did not answer.
+started_at=$(date +%s)
+"$BIN" --database-url 'postgres://u:pw@127.0.0.1:1/db?sslmode=disable' --data-dir "$WORK/refused-data" \
+    >"$WORK/refused.log" 2>&1
+status=$?
+elapsed=$(($(date +%s) - started_at))
+expect_eq "PostgreSQL refusing the connection: exit 69" 69 "$status"
+expect_match "PostgreSQL refusing the connection: says refused, and where" \
+    'connection refused: nothing listens on 127\.0\.0\.1:1' "$(cat "$WORK/refused.log")"
+if [ "$elapsed" -le 5 ]; then
+    pass "PostgreSQL refusing the connection: reported at once (${elapsed} s)"
+else
+    fail "PostgreSQL refusing the connection: reported at once" "after ${elapsed} s"
+fi
+expect_eq "PostgreSQL refusing the connection: said once" 1 "$(grep -c 'refused' "$WORK/refused.log")"
+
+# A libmicrohttpd older than 0.9.75 (its MHD_get_version interposed with LD_PRELOAD): refused at
+# start, saying what to install (exit 78: an installation to fix).
+old_mhd="$WORK/old-mhd"
+mkdir -p "$old_mhd"
+printf 'const char *MHD_get_version(void) { return "0.9.73"; }\n' >"$old_mhd/version.c"
+cc_for_test=$(command -v cc || command -v gcc || command -v clang || true)
+if [ -n "$cc_for_test" ] && "$cc_for_test" -shared -fPIC -o "$old_mhd/libold.so" "$old_mhd/version.c" 2>"$old_mhd/cc.log"; then
+    LD_PRELOAD="$old_mhd/libold.so" "$BIN" --port 0 --config-dir "$ROOT/config" --openapi-path "$ROOT/openapi.yaml" \
+        --data-dir "$WORK/old-mhd-data" >"$WORK/old-mhd.log" 2>&1
+    expect_eq "libmicrohttpd 0.9.73: refuses to start (exit 78)" 78 "$?"
+    expect_match "libmicrohttpd 0.9.73: says which version it found and what to install" \
+        'libmicrohttpd 0\.9\.73 is older than 0\.9\.75.*install libmicrohttpd 0\.9\.75 or newer' \
+        "$(cat "$WORK/old-mhd.log")"
+    expect_eq "libmicrohttpd 0.9.73: said once, and no admin token written" "1 absent" \
+        "$(grep -c 'older than' "$WORK/old-mhd.log") $([ -e "$WORK/old-mhd-data/admin-token" ] && echo present || echo absent)"
+else
+    fail "libmicrohttpd 0.9.73: a C compiler builds the interposed library" "$(cat "$old_mhd/cc.log" 2>/dev/null)"
 fi
 
 # Shutdown: once SIGTERM arrives, a new connection is refused at once (a load balancer moves on)

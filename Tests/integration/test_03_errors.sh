@@ -49,6 +49,15 @@ expect_eq "control character in the query: field and reason" \
 fetch "$BASE_URL/v1/templates/verifyIdentity?param.provider=%C3%28"
 expect_eq "invalid UTF-8 in the query: reason" "not UTF-8 once percent-decoded" "$(json '.errors[0].detail')"
 
+# Many and long query arguments, sent raw: served, 400, or closed at once without an answer when
+# they would not fit in the connection's memory (Tests/integration/query_limits.py).
+while IFS= read -r line; do
+    case "$line" in
+    ok\ *) pass "${line#ok }" ;;
+    *) fail "${line#FAIL }" ;;
+    esac
+done < <(python3 "$HERE/query_limits.py" "${BASE_URL#http://}" 2>&1)
+
 big=$(mktemp)
 head -c 200000 /dev/zero >"$big"
 out=$(curl -s -v -o "$BODY" -D "$HEADERS" -X POST --data-binary @"$big" -H 'Content-Type: application/json' \

@@ -207,3 +207,9 @@ expect_eq "a form (curl's default type) is 415" "415 Content-Type" "$STATUS $(js
 fetch -X POST -H "$TR_AUTH" -H 'Content-Type: application/xml' --data-binary 'not a file' \
     "$TR_API/translations/import"
 expect_eq "a body of no known format: 400 naming the parameter" "400 format" "$STATUS $(json '.errors[0].parameter')"
+# curl sends nothing (and only warns) for a --data-binary @FILE it cannot read: say the body is empty.
+fetch -X POST -H "$TR_AUTH" -H 'Content-Type: application/xml' --data-binary "@$TR_DIR/no-such-file.xml" \
+    "$TR_API/translations/import?fileName=values-fr/strings.xml" 2>/dev/null
+expect_eq "an empty body (a file curl could not read): 400 saying so" \
+    "400 urn:empty-state:problem:invalid-translation-file The request has no body" \
+    "$STATUS $(json .type) $(json .detail | cut -d: -f1)"

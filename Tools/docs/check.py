@@ -25,10 +25,17 @@ Reads README.md and docs/*.md and fails (exit 1, one line per finding, `file:lin
   (`Routing/ResponseMemo.swift`, `CatalogueState.swift`, paths under `Sources/` as
   architecture.md writes them) must be the end of some file's path in the repository; a bare
   file name counts in code only (a code span or block), not in prose ("Node.js"). Build
-  outputs, files written at run time and placeholders (`<target>`, `{id}`, `…`) are not paths
-  of the repository and are not read as such.
+  outputs, files written at run time (a walk-through's own files: what its commands write or
+  make, and the blocks it saves) and placeholders (`<target>`, `{id}`, `…`) are not paths of
+  the repository and are not read as such;
+- a metric family the binary serves on `/metrics` is not in docs/observability.md's table, or a
+  row of it names none; the binary's `--version`, README's `from:` and the upgrade test's previous
+  release disagree with CHANGELOG.md (Tools/docs/binary_checks.py);
+- docs/api-reference.md is not what Tools/docs/api_reference.py makes of openapi.yaml (that one
+  check needs PyYAML, which `make lint` installs).
 
-Only the standard library: it runs before any pip install.
+Only the standard library (it runs before any pip install), but for the API reference check,
+which imports PyYAML itself and says so when it is missing.
 """
 
 import argparse
@@ -37,12 +44,16 @@ import re
 import subprocess
 import sys
 
+import api_reference
+import binary_checks
+
 # Flags of other programs that the docs show in a code span of their own, with the file that
 # must define each (so this list cannot go stale either).
 OTHER_TOOLS = {
     "--database-url-env": "Tests/browser/console.py",
     "--base-url": "Tests/integration/openapi_check.py",
     "--check": "Tools/openapi-generator/generate.sh",
+    "--static-swift-stdlib": "Makefile",
 }
 
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -179,11 +190,34 @@ def path_problem(token, page, root, files):
     return f"{token} is no file of the repository"
 
 
+# What a walk-through writes in its scratch directory (Tests/docs/walkthroughs.py): a block it
+# saves (`<!-- walkthrough: file NAME -->`), and what its commands write or make (`> f`, `-o f`,
+# `-D f`, `--file=f`, `mkdir [-p] [-m MODE] d…`).
+WALKTHROUGH_FILE = re.compile(r"<!--\s*walkthrough:\s*file\s+(\S+)\s*-->")
+WRITTEN = re.compile(r"(?:>>?|\s-[oD]|--file=)\s*['\"]?([\w.+-][\w./+-]*)")
+MADE_DIRECTORY = re.compile(r"\bmkdir\s+(?:-p\s+|-m\s+\d+\s+)*((?:[\w.+-][\w./+-]*\s*)+)")
+
+
+def written_by_walkthrough(page):
+    """The files and folders a page that opts in to walk-throughs makes itself: not repository paths."""
+    text = page.read_text(encoding="utf-8")
+    if page.suffix != ".md" or "<!-- walkthrough" not in text:
+        return set()
+    written = set(WALKTHROUGH_FILE.findall(text))
+    for _, line, fenced in lines_with_context(page):
+        if fenced:
+            written.update(WRITTEN.findall(line))
+            for group in MADE_DIRECTORY.findall(line):
+                written.update(group.split())
+    return {name.rstrip("/") for name in written}
+
+
 def check_paths(pages, root, problems):
     """Every repository path the pages and the suppression files name exists; returns how many."""
     files = repository_files(root)
     checked = 0
     for page in pages:
+        written = written_by_walkthrough(page)
         for number, text, fenced in lines_with_context(page):
             if page.suffix == ".supp":
                 if text.lstrip().startswith("#"):
@@ -199,6 +233,9 @@ def check_paths(pages, root, problems):
                 if "/" not in match.group(1) and not any(start <= match.start() < end for start, end in code):
                     continue
                 checked += 1
+                token = match.group(1).rstrip(".").rstrip("/")
+                if token in written or any(token.startswith(made + "/") for made in written):
+                    continue
                 reason = path_problem(match.group(1), page, root, files)
                 if reason:
                     problems.append(f"{page.relative_to(root)}:{number}: {reason}")
@@ -279,6 +316,8 @@ def main():
 
     path_pages = pages + [root / page for page in PATH_PAGES] + sorted((root / "Tests").glob("*.supp"))
     counts["paths"] = check_paths(path_pages, root, problems)
+    metric_problems, counts["metrics"] = binary_checks.metrics_problems(arguments.binary, root, sources)
+    problems += metric_problems + binary_checks.release_problems(arguments.binary, root) + api_reference.check()
 
     for line in problems:
         print(line)

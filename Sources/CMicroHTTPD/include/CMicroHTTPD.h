@@ -6,6 +6,39 @@
 // scans on the request path that are cheaper in C. This header only declares it; the logic is in
 // the .c files beside include/, one per section below (named in its MARK). Only the HTTPServer
 // module imports this one.
+//
+// Which libmicrohttpd: every version from 0.9.75 (Debian 12, Ubuntu 22.04) to 1.0.x (Debian 13,
+// 1.0.1), built against either's microhttpd.h. The server uses only what the library documents,
+// and only what 0.9.75 already has, so one binary runs on all of them (the library's soname,
+// libmicrohttpd.so.12, is the same): it never writes into memory libmicrohttpd owns. At start it
+// refuses an older library (`CMicroHTTPD_runningVersion`, HTTPServer.start()). What each
+// behaviour relies on, and since when it exists (the version that added it, or "≤ 0.9.51" for
+// what predates the project's oldest tagged history; every item is unchanged in 1.0.1):
+//
+// | behaviour (where)                                   | libmicrohttpd API                                          | since    |
+// | --------------------------------------------------- | ---------------------------------------------------------- | -------- |
+// | epoll thread pool, suspend/resume (HTTPServer)      | MHD_USE_EPOLL_INTERNAL_THREAD, MHD_ALLOW_SUSPEND_RESUME    | 0.9.53   |
+// | quiesce before stopping (HTTPServer.shutdown)       | MHD_USE_ITC, MHD_quiesce_daemon                            | 0.9.52   |
+// | the listening socket, made by the server (daemon.c) | MHD_OPTION_LISTEN_SOCKET                                   | ≤ 0.9.51 |
+// | open connections, to drain (daemon.c)               | MHD_get_daemon_info(CURRENT_CONNECTIONS)                   | ≤ 0.9.51 |
+// | MHD's own messages to the server's log (daemon.c)   | MHD_OPTION_EXTERNAL_LOGGER                                 | ≤ 0.9.51 |
+// | the running version (daemon.c)                      | MHD_get_version                                            | ≤ 0.9.51 |
+// | strict percent-decoding in Swift (daemon.c)         | MHD_OPTION_UNESCAPE_CALLBACK returning the length unchanged | ≤ 0.9.51 |
+// | query-argument limit (query_arguments.c)            | MHD_OPTION_URI_LOG_CALLBACK (reads the URI), its req_cls;  | ≤ 0.9.51 |
+// |                                                     | MHD_get_connection_info(CONNECTION_FD) to answer a query   | ≤ 0.9.51 |
+// |                                                     | too large to parse on the socket, before MHD parses it     |          |
+// | one shared body per answer (HTTPServer+Responses)   | MHD_create_response_from_buffer_with_free_callback_cls     | 0.9.74   |
+// | X-Request-ID per answer (PreparedResponse.swift)    | a response object lent to one request at a time, between   | ≤ 0.9.51 |
+// |                                                     | MHD_queue_response and MHD_OPTION_NOTIFY_COMPLETED; its    |          |
+// |                                                     | header replaced with MHD_del_response_header and           |          |
+// |                                                     | MHD_add_response_header while no request holds it          |          |
+// | headers, query and memo key in one pass (C)         | MHD_get_connection_values_n                                | 0.9.64   |
+// | connection guard (connection_guard.c)               | MHD_OPTION_NOTIFY_CONNECTION, CONNECTION_INFO_SOCKET_CONTEXT | 0.9.51 |
+// | client address for the access log (access_log.c)    | MHD_get_connection_info(CLIENT_ADDRESS)                    | ≤ 0.9.51 |
+//
+// Differences between the versions that the server sees are in the MHD's own answers to
+// malformed requests (1.0's request-line parser is stricter and answers 431 where 0.9.75 closed
+// the connection); none of them changes an answer the server gives.
 
 // microhttpd.h expects these to be included first.
 #include <sys/types.h>
@@ -16,35 +49,60 @@
 #include <stdarg.h>
 #include <microhttpd.h>
 
+#if !defined(MHD_VERSION) || MHD_VERSION < 0x00097500
+#error "libmicrohttpd 0.9.75 or newer is needed (Debian: apt-get install libmicrohttpd-dev)"
+#endif
+
 /// See "Slow and idle connections" below.
 struct CMicroHTTPD_Guard;
 
 // MARK: - Starting and asking the daemon (daemon.c)
 
-/// Whether the running libmicrohttpd is a version whose internals the server relies on were
-/// checked against (the in-place `X-Request-ID` write and the query-argument limit; see
-/// daemon.c). Returns 1 when it is, 0 otherwise; `*version` is set to the running version.
-int CMicroHTTPD_isVerifiedVersion(const char **version);
+/// A libmicrohttpd version.
+struct CMicroHTTPD_Version {
+    unsigned int major;
+    unsigned int minor;
+    unsigned int patch;
+    /// As the library spells it (`MHD_get_version()`); NULL when it reports none.
+    const char *text;
+};
 
-/// Starts a daemon listening on `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free one).
+/// The version of the libmicrohttpd the process has loaded (not the one it was built against):
+/// what the dynamic linker found. The fields are 0 when the version text cannot be read.
+struct CMicroHTTPD_Version CMicroHTTPD_runningVersion(void);
+
+/// Receives each message libmicrohttpd logs (MHD_OPTION_EXTERNAL_LOGGER), formatted, without
+/// its trailing newline; called on whichever thread MHD logs from.
+typedef void (*CMicroHTTPD_LogSink)(void *context, const char *message);
+
+/// A listening TCP socket on `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free one),
+/// non-blocking, with SO_REUSEADDR (and IPV6_V6ONLY on IPv6), as libmicrohttpd makes its own:
+/// the server makes it itself so that a failure to bind is known by its errno, which
+/// MHD_start_daemon does not promise to keep (1.0.1 does not). Returns the socket, with the
+/// port it is bound to in `*boundPort` and whether it is IPv6 in `*isIPv6`; or -1 with errno's
+/// value in `*error` (EINVAL when `host` is not an IP literal).
+int CMicroHTTPD_listen(const char *host, uint16_t port, int *error, uint16_t *boundPort, int *isIPv6);
+
+/// Starts a daemon on `listenSocket` (from `CMicroHTTPD_listen`; MHD_OPTION_LISTEN_SOCKET).
 /// `options` is an MHD_OPTION_END-terminated array for the tunables. `guard` is told about
 /// every connection, and holds the query-argument limits (see
-/// `CMicroHTTPD_tooManyArgumentsMarker`); it must outlive the daemon.
-/// Returns NULL when `host` is not an IP literal or MHD could not start (the reason is in errno
-/// and MHD's error log).
+/// `CMicroHTTPD_tooManyArgumentsMarker`); it must outlive the daemon. `log` receives MHD's own
+/// messages, which would otherwise go to stderr.
+/// Returns NULL when MHD could not start; its messages then say why. The socket is MHD's from
+/// this call on, even then: 1.0 closes it on failure, 0.9.75 leaves it to the process (which
+/// exits), so the caller must not close it.
 struct MHD_Daemon *CMicroHTTPD_start(
     unsigned int flags,
-    const char *host,
-    uint16_t port,
+    int listenSocket,
+    int isIPv6,
     MHD_AccessHandlerCallback handler,
     void *handlerContext,
     MHD_RequestCompletedCallback completed,
     struct CMicroHTTPD_Guard *guard,
+    CMicroHTTPD_LogSink log,
+    void *logContext,
     const struct MHD_OptionItem *options
 );
-
-/// The port the daemon is bound to (useful after asking for port 0).
-uint16_t CMicroHTTPD_boundPort(struct MHD_Daemon *daemon);
 
 /// The number of open connections, used to drain before stopping.
 unsigned int CMicroHTTPD_currentConnections(struct MHD_Daemon *daemon);
@@ -52,14 +110,37 @@ unsigned int CMicroHTTPD_currentConnections(struct MHD_Daemon *daemon);
 // MARK: - The query-argument limit (query_arguments.c)
 
 /// The value `con_cls` holds on the first access-handler call of a request whose query has more
-/// than the daemon's `maxArguments` arguments. Its arguments were not parsed (they would have
-/// taken the connection's memory, leaving none for the answer), so the request must be refused.
+/// than the daemon's `maxArguments` arguments (all parsed: they fit in the connection's memory).
+/// The request must be refused.
 void *CMicroHTTPD_tooManyArgumentsMarker(void);
 
-/// The value `con_cls` holds on the first access-handler call of a request whose query
-/// arguments would not fit in the connection's memory beside its request line (few, but long,
-/// arguments near the limit); likewise not parsed.
-void *CMicroHTTPD_argumentsTooLargeMarker(void);
+/// The value `con_cls` holds on the first access-handler call of a request whose query's
+/// arguments would not fit in the connection's memory with room for an answer: the URI callback
+/// has answered it already (a 400, `CMicroHTTPD_guardSetOverflowAnswer`) and ended the
+/// connection's sending side; nothing more is to be answered.
+void *CMicroHTTPD_argumentsOverflowMarker(void);
+
+/// Whether the records of `count` query arguments, in a request target of `targetLength` bytes,
+/// fit in a connection memory pool of `memoryLimit` bytes (MHD_OPTION_CONNECTION_MEMORY_LIMIT)
+/// beside the read buffer that holds the request line, with room left for the rest of the head
+/// and the answer: 1 or 0. An estimate on the safe side for both 0.9.75 and 1.0.x (the record
+/// size measured on both: about 210 short arguments at 16 KiB; fewer, longer ones).
+int CMicroHTTPD_argumentsFit(size_t targetLength, size_t count, size_t memoryLimit);
+
+/// Sets the answer the URI callback writes itself to a request whose query's arguments do not
+/// fit (see `CMicroHTTPD_argumentsOverflowMarker`): `head` is the status line and the fixed header
+/// lines (each ending in CRLF, without Date, X-Request-ID, Content-Length, Connection and the
+/// blank line, which are added per request), `body` the content, in which the 16 bytes at
+/// `idOffset` (SIZE_MAX: none) are replaced by the request's id. Returns 0, or -1 when they do
+/// not fit in the 2 KiB kept for them. Call before the daemon starts.
+int CMicroHTTPD_guardSetOverflowAnswer(
+    struct CMicroHTTPD_Guard *guard,
+    const char *head,
+    size_t headLength,
+    const char *body,
+    size_t bodyLength,
+    size_t idOffset
+);
 
 // MARK: - The access log (access_log.c)
 
@@ -190,8 +271,8 @@ uint64_t CMicroHTTPD_hashKey(const uint8_t *bytes, size_t count, uint64_t seed);
 
 /// Every open connection of a daemon, with how long it has been waiting for a request's line and
 /// headers: what cuts off clients that send them too slowly, and sheds the longest-waiting
-/// connections when the server nears its connection limit. libmicrohttpd 0.9.75 has only an
-/// idle timeout, which every received byte resets. (Declared at the top.)
+/// connections when the server nears its connection limit. libmicrohttpd (0.9.75 and 1.0.x) has
+/// only an idle timeout, which every received byte resets. (Declared at the top.)
 
 /// A guard for a daemon whose requests may carry `maxArguments` query arguments, in a connection
 /// memory pool of `memoryLimit` bytes (MHD_OPTION_CONNECTION_MEMORY_LIMIT); NULL when out of
@@ -223,6 +304,9 @@ struct CMicroHTTPD_SweepResult {
     unsigned int idle;
     /// Connections closed to make room near the connection limit.
     unsigned int shed;
+    /// Connections the URI callback closed since the previous sweep, their query's arguments
+    /// too large for the connection's memory (`CMicroHTTPD_argumentsFit`).
+    unsigned int argumentsOverflow;
 };
 
 /// Closes (`shutdown(2)`, so that libmicrohttpd sees the end and cleans up on its own thread)

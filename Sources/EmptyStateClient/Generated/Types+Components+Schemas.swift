@@ -4021,7 +4021,8 @@ extension Components {
         /// `updateAvailable` and `updateRequired`, else `null`; `askAgainAfterSeconds` is how long to
         /// wait after the user dismissed `updateAvailable` (else `null`); `minimumVersion` and
         /// `latestVersion` are the policy's (`null` without a policy); `template` is the state's
-        /// template (`null` for `ok`, or when ops deleted it).
+        /// template as `GET /v1/templates/{id}` renders it, with its `revision` (`null` for `ok`, or
+        /// when ops deleted it).
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/AppStatus`.

@@ -1848,8 +1848,9 @@ internal enum Operations {
     /// update.
     ///
     /// `template` is the state's template exactly as `GET /v1/templates/{id}` renders it for the
-    /// negotiated locale and the platform, except that its `openStore` action's `target` is the
-    /// policy's `storeUrl`; `param.*` fills its placeholders. Caching behaves as for templates
+    /// negotiated locale and the platform, its `revision` included (the app reports it with the
+    /// events of what it showed), except that its `openStore` action's `target` is the policy's
+    /// `storeUrl`; `param.*` fills its placeholders. Caching behaves as for templates
     /// (`ETag`, `304`, `Vary`, gzip); an `ok` answer has no template and no `Content-Language`.
     /// A policy change or a change of an update template is served from the next request on.
     ///
@@ -23228,9 +23229,11 @@ internal enum Operations {
                     }
                 }
             }
-            /// `invalid-translation-file`: the file cannot be read (`errors[0]` has its `line` and
-            /// `column` when known; `detail` says where and what) or cannot be imported at all (its
-            /// target locale is not a tag, is a pseudo-locale, or is its source locale).
+            /// `invalid-translation-file`: the body is empty (often a file the client could not read:
+            /// `curl --data-binary @FILE` sends nothing for a file it cannot open), the file cannot be read
+            /// (`errors[0]` has its `line` and `column` when known; `detail` says where and what) or
+            /// cannot be imported at all (its target locale is not a tag, is a pseudo-locale, or is its
+            /// source locale).
             /// `invalid-parameter`: `format`, `dryRun`, `strict`, `createLocales` or `fileName` is wrong, or no `format` was given
             /// and the first bytes do not tell it. As for every request: a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
@@ -23399,7 +23402,7 @@ internal enum Operations {
                 }
             }
             /// The body is not sent as a file: its `Content-Type` is not one of the request body's
-            /// media types (a form, as curl sends `--data-binary` by default, is not).
+            /// media types (a form, what `curl --data-binary` sends by default, is not).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
             ///
             ///

@@ -85,8 +85,9 @@ internal protocol APIProtocol: Sendable {
     /// update.
     ///
     /// `template` is the state's template exactly as `GET /v1/templates/{id}` renders it for the
-    /// negotiated locale and the platform, except that its `openStore` action's `target` is the
-    /// policy's `storeUrl`; `param.*` fills its placeholders. Caching behaves as for templates
+    /// negotiated locale and the platform, its `revision` included (the app reports it with the
+    /// events of what it showed), except that its `openStore` action's `target` is the policy's
+    /// `storeUrl`; `param.*` fills its placeholders. Caching behaves as for templates
     /// (`ETag`, `304`, `Vary`, gzip); an `ok` answer has no template and no `Content-Language`.
     /// A policy change or a change of an update template is served from the next request on.
     ///
@@ -1058,8 +1059,9 @@ extension APIProtocol {
     /// update.
     ///
     /// `template` is the state's template exactly as `GET /v1/templates/{id}` renders it for the
-    /// negotiated locale and the platform, except that its `openStore` action's `target` is the
-    /// policy's `storeUrl`; `param.*` fills its placeholders. Caching behaves as for templates
+    /// negotiated locale and the platform, its `revision` included (the app reports it with the
+    /// events of what it showed), except that its `openStore` action's `target` is the policy's
+    /// `storeUrl`; `param.*` fills its placeholders. Caching behaves as for templates
     /// (`ETag`, `304`, `Vary`, gzip); an `ok` answer has no template and no `Content-Language`.
     /// A policy change or a change of an update template is served from the next request on.
     ///

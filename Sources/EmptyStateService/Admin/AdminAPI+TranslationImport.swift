@@ -38,6 +38,18 @@ extension AdminAPI {
 
     private func importTranslations(_ request: HTTPRequest, actor: AdminToken) throws -> HTTPResponse {
         let query = try TranslationImportQuery(request)
+        // An empty body is most often a file the client could not read: curl sends nothing for
+        // `--data-binary @missing.xml` and only warns. Say so, rather than that the format is unknown.
+        guard !request.body.isEmpty else {
+            throw ProblemDetails(
+                status: 400,
+                slug: "invalid-translation-file",
+                title: "Bad Request",
+                detail:
+                    "The request has no body: send the file itself as the body (curl sends nothing, with only a warning, when --data-binary @FILE names a file it cannot read).",
+                errors: [.init(nil, "empty body")]
+            )
+        }
         guard let format = query.format ?? TranslationImportQuery.sniff(request.body) else {
             throw ProblemDetails.invalidParameters(
                 [.init(.parameter("format"), TranslationExportQuery.formats)],

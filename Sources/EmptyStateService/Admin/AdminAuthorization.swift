@@ -2,6 +2,7 @@ import EmptyStateStore
 import Foundation
 import HTTPServer
 import Logging
+import Synchronization
 
 /// A bearer token of the admin API and what it may do.
 package struct AdminToken: Sendable, Equatable {
@@ -119,9 +120,14 @@ package struct AdminToken: Sendable, Equatable {
 /// change needs an `Origin` equal to it, and no request may say (`Sec-Fetch-Site`) it was made by
 /// another origin or site.
 struct AdminAuthorization: Sendable {
-    let tokens: [AdminToken]
+    /// The configured tokens (flags, variable, tokens file), shared by every copy: the tokens
+    /// file replaces them when it is read again (`AdminTokensFile`).
+    let configured: ConfiguredAdminTokens
+    var tokens: [AdminToken] { configured.current }
     /// Tokens kept in the shared store, by the SHA-256 of their secret (valid on every replica).
-    var hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = []
+    var hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] { sharedTokens.current }
+    /// Where `hashed` is kept: read again once the first token is created (`FirstAdminToken`).
+    let sharedTokens = SharedTokens()
     /// How the shared store hashes a secret.
     var hash: (@Sendable (String) -> String)?
     /// The console's sessions; `nil`: bearer tokens only.
@@ -141,8 +147,8 @@ struct AdminAuthorization: Sendable {
         hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = [],
         hash: (@Sendable (String) -> String)? = nil
     ) {
-        self.tokens = tokens
-        self.hashed = hashed
+        configured = ConfiguredAdminTokens(tokens)
+        sharedTokens.set(hashed)
         self.hash = hash
     }
 
@@ -303,21 +309,26 @@ struct AdminAuthorization: Sendable {
     ///
     /// With a shared store (PostgreSQL) and no configured token, the tokens are the store's (see
     /// `loadShared`).
+    ///
+    /// Nothing is written here: a token to be made (the first start on a data directory or a
+    /// database) comes back as `first`, which the application creates once the server listens
+    /// (`FirstAdminToken.create`), so a start that fails leaves no token file, and no token in
+    /// the database whose secret nobody was given.
     static func load(
         configured: [AdminToken],
         dataDirectory: String,
         shared: (any SharedStore)?,
         logger: Logger
-    ) throws -> AdminAuthorization {
+    ) throws -> (authorization: AdminAuthorization, first: FirstAdminToken?) {
         if !configured.isEmpty {
             logger.info(
                 "admin tokens from configuration",
                 metadata: ["admin.tokens": "\(configured.map { "\($0.name):\($0.role.rawValue)" })"]
             )
-            return AdminAuthorization(tokens: configured)
+            return (AdminAuthorization(tokens: configured), nil)
         }
-        if let shared { return try loadShared(shared, dataDirectory: dataDirectory, logger: logger) }
         let path = (dataDirectory as NSString).appendingPathComponent("admin-token")
+        if let shared { return try loadShared(shared, tokenFile: path, logger: logger) }
         if let data = FileManager.default.contents(atPath: path),
             let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
             secret.count >= 16
@@ -331,60 +342,42 @@ struct AdminAuthorization: Sendable {
                 )
             }
             logger.notice("admin editor token read from file", metadata: ["admin.token_file": "\(path)"])
-            return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)])
+            return (AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)]), nil)
         }
+        // Valid from the first request on; written to `path` once the server listens.
         let secret = Self.generateSecret()
-        try Self.writeSecretFile(path, secret)
-        logger.notice(
-            "generated an admin editor token (no --admin-token configured)",
-            metadata: ["admin.token_file": "\(path)"]
+        return (
+            AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)]),
+            FirstAdminToken(secret: secret, path: path, shared: nil, tokens: nil)
         )
-        return AdminAuthorization(tokens: [AdminToken(name: "admin", role: .editor, secret: secret)])
     }
 
-    /// The tokens kept in PostgreSQL. When it holds none, this replica tries to create the
-    /// first, an editor token named `admin`: exactly one of several replicas starting together
-    /// succeeds, and it alone writes the secret to `admin-token` in its data directory (mode
-    /// 0600). The database keeps only the secret's SHA-256.
+    /// The tokens kept in PostgreSQL. When it holds none, the first (an editor token named
+    /// `admin`) is to be created once the server listens (`FirstAdminToken`): exactly one of
+    /// several replicas starting together succeeds, and it alone writes the secret to
+    /// `admin-token` in its data directory (mode 0600). The database keeps only the secret's
+    /// SHA-256. Until then, no token is valid on this replica.
     private static func loadShared(
         _ shared: any SharedStore,
-        dataDirectory: String,
+        tokenFile: String,
         logger: Logger
-    ) throws -> AdminAuthorization {
-        do {
-            let secret = generateSecret()
-            if try shared.createFirstToken(name: "admin", secret: secret) {
-                let path = (dataDirectory as NSString).appendingPathComponent("admin-token")
-                unlink(path)  // a token of an earlier database in this directory is not valid here
-                try writeSecretFile(path, secret)
-                logger.notice(
-                    "generated the first admin editor token, valid on every replica (no --admin-token configured)",
-                    metadata: ["admin.token_file": "\(path)"]
-                )
-            }
-            let tokens = try shared.adminTokens().compactMap { token in
-                AdminToken.Role(rawValue: token.role).map { (token.name, $0, Array(token.secretSHA256.utf8)) }
-            }
-            logger.info(
-                "admin tokens from the database",
-                metadata: ["admin.tokens": "\(tokens.map { "\($0.0):\($0.1.rawValue)" })"]
+    ) throws -> (authorization: AdminAuthorization, first: FirstAdminToken?) {
+        let authorization = AdminAuthorization(tokens: [], hash: { shared.hash(secret: $0) })
+        try FirstAdminToken.reload(authorization.sharedTokens, from: shared, logger: logger)
+        guard authorization.hashed.isEmpty else { return (authorization, nil) }
+        return (
+            authorization,
+            FirstAdminToken(
+                secret: generateSecret(),
+                path: tokenFile,
+                shared: shared,
+                tokens: authorization.sharedTokens
             )
-            return AdminAuthorization(tokens: [], hashed: tokens, hash: { shared.hash(secret: $0) })
-        } catch StoreError.unavailable(let reason) {
-            throw EmptyStateApplication.StartupError(
-                description: "cannot reach the database to read admin tokens: \(reason)",
-                exitStatus: 69
-            )
-        } catch {
-            if let startup = error as? EmptyStateApplication.StartupError { throw startup }
-            throw EmptyStateApplication.StartupError(
-                description: "cannot read admin tokens from the database: \(error)"
-            )
-        }
+        )
     }
 
     /// 256 random bits as 64 hex digits.
-    private static func generateSecret() -> String {
+    fileprivate static func generateSecret() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<4).map { _ in
             let hex = String(generator.next() as UInt64, radix: 16)
@@ -394,7 +387,7 @@ struct AdminAuthorization: Sendable {
 
     /// Creates `path` holding `secret`: mode 0600 from the start (Foundation's createFile
     /// writes a 0644 temp file first), exclusively, and synced before the path is logged.
-    private static func writeSecretFile(_ path: String, _ secret: String) throws {
+    fileprivate static func writeSecretFile(_ path: String, _ secret: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
             throw EmptyStateApplication.StartupError(
@@ -408,6 +401,86 @@ struct AdminAuthorization: Sendable {
         guard written == line.count, synced else {
             unlink(path)
             throw EmptyStateApplication.StartupError(description: "cannot write the admin token file \(path)")
+        }
+    }
+}
+
+/// The tokens of the shared store, as `AdminAuthorization.hashed` reads them: set at start and
+/// once more when the first token is created (after the server listens).
+final class SharedTokens: Sendable {
+    private let tokens = Mutex<[(name: String, role: AdminToken.Role, sha256: [UInt8])]>([])
+
+    var current: [(name: String, role: AdminToken.Role, sha256: [UInt8])] { tokens.withLock { $0 } }
+
+    func set(_ value: [(name: String, role: AdminToken.Role, sha256: [UInt8])]) { tokens.withLock { $0 = value } }
+}
+
+/// The first admin token of a data directory (SQLite) or of a database (PostgreSQL), made once
+/// the server listens: its secret is in the authorization already (SQLite) or not yet valid
+/// (PostgreSQL), and nothing is written until `create` runs.
+struct FirstAdminToken: Sendable {
+    let secret: String
+    /// Where the secret is written (`admin-token` in the data directory), mode 0600.
+    let path: String
+    /// PostgreSQL: where the token is created first, and whose tokens `tokens` holds.
+    let shared: (any SharedStore)?
+    let tokens: SharedTokens?
+
+    /// Writes the token: to the database first (PostgreSQL; another replica may have created the
+    /// first token meanwhile, and this one then writes nothing), then to `path`.
+    /// - Throws: `EmptyStateApplication.StartupError` when the file or the database cannot be
+    ///   written; exit 69 when the database cannot be reached.
+    func create(logger: Logger) throws {
+        guard let shared, let tokens else {
+            try AdminAuthorization.writeSecretFile(path, secret)
+            logger.notice(
+                "generated an admin editor token (no --admin-token configured)",
+                metadata: ["admin.token_file": "\(path)"]
+            )
+            return
+        }
+        do {
+            if try shared.createFirstToken(name: "admin", secret: secret) {
+                unlink(path)  // a token of an earlier database in this directory is not valid here
+                try AdminAuthorization.writeSecretFile(path, secret)
+                logger.notice(
+                    "generated the first admin editor token, valid on every replica (no --admin-token configured)",
+                    metadata: ["admin.token_file": "\(path)"]
+                )
+            }
+        } catch StoreError.unavailable(let reason) {
+            throw EmptyStateApplication.StartupError(
+                description: "cannot reach the database to create the first admin token: \(reason)",
+                exitStatus: 69
+            )
+        } catch let error as EmptyStateApplication.StartupError {
+            throw error
+        } catch {
+            throw EmptyStateApplication.StartupError(description: "cannot create the first admin token: \(error)")
+        }
+        try Self.reload(tokens, from: shared, logger: logger)
+    }
+
+    /// Reads the shared store's tokens into `tokens`.
+    static func reload(_ tokens: SharedTokens, from shared: any SharedStore, logger: Logger) throws {
+        do {
+            let loaded = try shared.adminTokens().compactMap { token in
+                AdminToken.Role(rawValue: token.role).map { (token.name, $0, Array(token.secretSHA256.utf8)) }
+            }
+            tokens.set(loaded)
+            logger.info(
+                "admin tokens from the database",
+                metadata: ["admin.tokens": "\(loaded.map { "\($0.0):\($0.1.rawValue)" })"]
+            )
+        } catch StoreError.unavailable(let reason) {
+            throw EmptyStateApplication.StartupError(
+                description: "cannot reach the database to read admin tokens: \(reason)",
+                exitStatus: 69
+            )
+        } catch {
+            throw EmptyStateApplication.StartupError(
+                description: "cannot read admin tokens from the database: \(error)"
+            )
         }
     }
 }

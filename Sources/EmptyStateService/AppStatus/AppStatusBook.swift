@@ -78,6 +78,7 @@ package final class AppStatusBook: Sendable {
                     state: state,
                     policy: policy,
                     template: entry.template,
+                    revision: entry.revision,
                     locale: locale,
                     platform: platform,
                     parameters: [:]
@@ -159,6 +160,7 @@ package final class AppStatusBook: Sendable {
             state: state,
             policy: answers.stored?.policy,
             template: entry.template,
+            revision: entry.revision,
             locale: entry.locales.resolve(preferences),
             platform: platform,
             parameters: parameters
@@ -174,11 +176,13 @@ package final class AppStatusBook: Sendable {
     // MARK: - Rendering
 
     /// `template` in `locale` with its `openStore` actions pointing at the policy's store URL,
-    /// inside the answer's body.
+    /// inside the answer's body. The template carries its store `revision`, as
+    /// `GET /v1/templates/{id}` writes it: the app reports it with the events of what it showed.
     private static func render(
         state: AppStatus,
         policy: AppPolicy?,
         template: Template,
+        revision: Int,
         locale: String,
         platform: Platform,
         parameters: [String: String]
@@ -195,6 +199,7 @@ package final class AppStatusBook: Sendable {
             copy: copy,
             platform: platform,
             parameters: parameters,
+            revision: revision,
             icons: IconSet.lucide
         )
         return (body(state: state, policy: policy, template: rendered), copy.locale)

@@ -88,6 +88,9 @@ extension EmptyStateApplication {
                 )
             )
         }
+        if let adminTokensFile {
+            services.append(AdminTokensFileWatch(file: adminTokensFile, step: next(), sequence: sequence))
+        }
         services.append(
             WorkerService(
                 name: "http",
@@ -100,16 +103,30 @@ extension EmptyStateApplication {
         return services
     }
 
-    /// Binds and starts serving; then `/readyz` says ready.
+    /// Binds and starts serving, writes the first admin token when there is one to make (nothing
+    /// is written before the server listens); then `/readyz` says ready.
     /// - Returns: the bound port.
     private func startServing() throws -> Int {
-        let port = try server.start()
+        let port: Int
+        do {
+            port = try server.start()
+        } catch let error as HTTPServer.StartError where error.reason == .libraryTooOld {
+            // An installation to fix, not a condition a restart may clear.
+            throw StartupError(description: error.description)
+        }
+        do {
+            try firstAdminToken?.create(logger: logger)
+        } catch {
+            server.shutdown()
+            throw error
+        }
         readiness.isReady = true
         logger.notice(
             "listening",
             metadata: [
                 "http.host": "\(configuration.http.host)", "http.port": "\(port)",
                 "http.threads": "\(configuration.http.resolvedThreads)",
+                "http.libmicrohttpd": "\(HTTPServer.libraryVersion)",
                 "data.dir": "\(configuration.dataDirectory)", "store.location": "\(store.location)",
             ]
         )

@@ -23,6 +23,12 @@ package final class EmptyStateApplication: Sendable {
         }
     }
 
+    /// The oldest libmicrohttpd the server runs on (`HTTPServer.oldestLibraryVersion`), as text.
+    package static var oldestLibmicrohttpd: String {
+        let oldest = HTTPServer.oldestLibraryVersion
+        return "\(oldest.major).\(oldest.minor).\(oldest.patch)"
+    }
+
     package let configuration: ServiceConfiguration
     /// What clients are served; replaced as ops publish changes.
     package let state: CatalogueState
@@ -32,6 +38,8 @@ package final class EmptyStateApplication: Sendable {
     let retention: RetentionPruner
     /// SQLite: publishes app policies other processes sharing the store file wrote.
     let policyWatcher: PolicyWatcher?
+    /// `--admin-tokens-file`, read again while the server runs; `nil` without one.
+    let adminTokensFile: AdminTokensFile?
     /// Counts the events an earlier release stored into the rollups.
     let backfill: RollupBackfillWorker
     let folder: RollupFolder
@@ -44,6 +52,9 @@ package final class EmptyStateApplication: Sendable {
     let server: HTTPServer
     /// One line per answered request, written in the background; `nil` above `info`.
     let accessLog: AccessLog?
+    /// The admin token to make once the server listens (the first start without a configured
+    /// token), so that a start that fails writes nothing.
+    let firstAdminToken: FirstAdminToken?
     let logger: Logger
     let readiness = Readiness()
 
@@ -94,16 +105,11 @@ package final class EmptyStateApplication: Sendable {
         } else {
             openAPI = BuiltinFiles.openAPI
         }
+        // SQLite: SQLiteStores made it already; PostgreSQL: it receives a generated admin token.
         do {
-            try FileManager.default.createDirectory(
-                atPath: configuration.dataDirectory,
-                withIntermediateDirectories: true
-            )
+            try DataDirectory.prepare(configuration.dataDirectory)
         } catch {
-            throw StartupError(
-                description:
-                    "cannot create the data directory \(configuration.dataDirectory): \(error.localizedDescription)"
-            )
+            throw StartupError(description: error.description)
         }
         stores.observeCommits { metrics.recordCommit(store: $0, seconds: $1) }
         store = stores.templates
@@ -148,13 +154,23 @@ package final class EmptyStateApplication: Sendable {
                 "catalogue.load_ms": "\((ContinuousClock.now - started).milliseconds)",
             ]
         )
-        var authorization = try AdminAuthorization.load(
+        var (authorization, firstAdminToken) = try AdminAuthorization.load(
             configured: configuration.adminTokens,
             dataDirectory: configuration.dataDirectory,
             shared: shared,
             logger: logger
         )
+        self.firstAdminToken = firstAdminToken
         authorization.sessions = ConsoleSessions(store: stores.sessions, publicOrigin: configuration.publicOrigin)
+        adminTokensFile = configuration.adminTokensFile.map { file in
+            AdminTokensFile(
+                path: file.path,
+                fixed: Array(configuration.adminTokens.dropLast(file.tokensAtStart)),
+                tokens: authorization.configured,
+                metrics: metrics,
+                logger: logger
+            )
+        }
 
         let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
         var router = Router()

@@ -33,6 +33,9 @@ package struct ServiceConfiguration: Sendable {
     package var publicOrigin: PublicOrigin?
     /// Bearer tokens of the admin API. Empty: an editor token is generated into the data directory.
     package var adminTokens: [AdminToken] = []
+    /// `--admin-tokens-file`, read again while the server runs (`AdminTokensFile`): its path, and
+    /// how many of `adminTokens` (the last ones) it held at start.
+    package var adminTokensFile: (path: String, tokensAtStart: Int)?
 
     package init() {}
 

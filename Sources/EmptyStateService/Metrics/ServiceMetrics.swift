@@ -98,6 +98,12 @@ package final class ServiceMetrics: Sendable {
         if rejected > 0 { eventsRejected.increment(by: rejected) }
     }
 
+    /// `admin_tokens_file_reloads_total{outcome}`: the tokens file read again while the server
+    /// runs, `applied` or `refused` (the tokens in use stayed); both exist, at 0, once asked for.
+    package func adminTokensFileReloads(_ outcome: String) -> Counter {
+        Counter(label: "admin_tokens_file_reloads_total", dimensions: [("outcome", outcome)], factory: factory)
+    }
+
     /// Records the duration of one write transaction of `store` (`templates` or `events`).
     package func recordCommit(store: String, seconds: Double) {
         let timer =

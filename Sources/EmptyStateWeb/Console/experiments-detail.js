@@ -189,8 +189,10 @@ export function mountDetail(main, experimentID, context) {
         ),
       );
       renderSummary();
-      await loadResults();
+      // Focus the result at once: the results reload below may take a while, and the keyboard
+      // user should not be left on the Ship button meanwhile.
       actionStatus.querySelector("a")?.focus();
+      await loadResults();
     } catch (error) {
       actionStatus.replaceChildren(
         error.status === 412 ? problemView({ message: "Not shipped: someone changed this experiment meanwhile. It is shown as it is now; try again.", errors: [] }) : problemView(error),

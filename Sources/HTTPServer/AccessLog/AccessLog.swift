@@ -267,6 +267,8 @@ private struct ProducerState: @unchecked Sendable {
 extension AccessLog {
     /// Logs the answer to the request on `connection`, on its MHD thread (its headers and query
     /// arguments are read from the connection; nothing is copied first).
+    /// - Parameter target: the path and query fields written already (a remembered answer's,
+    ///   `ResponseMemo.Entry.logTarget`); empty to write them from `path` and the connection.
     func log(
         connection: OpaquePointer,
         requestID: UnsafePointer<CChar>,
@@ -274,7 +276,8 @@ extension AccessLog {
         path: UnsafePointer<CChar>,
         status: Int,
         responseBytes: Int,
-        nanoseconds: Int64
+        nanoseconds: Int64,
+        target: [UInt8] = []
     ) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -283,21 +286,25 @@ extension AccessLog {
         // INET6_ADDRSTRLEN is 46.
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 48) { address in
             let known = CMicroHTTPD_clientAddress(connection, address.baseAddress, 48) == 0
-            log(
-                AccessLogEntry(
-                    seconds: now.tv_sec,
-                    milliseconds: now.tv_nsec / 1_000_000,
-                    requestID: Self.bytes(requestID),
-                    method: Self.bytes(method),
-                    path: Self.bytes(path),
-                    query: .arguments(connection),
-                    status: status,
-                    responseBytes: responseBytes,
-                    nanoseconds: nanoseconds,
-                    clientAddress: known ? Self.bytes(address.baseAddress!) : UnsafeBufferPointer(start: nil, count: 0),
-                    userAgent: userAgent.map(Self.bytes)
+            target.withUnsafeBufferPointer { target in
+                log(
+                    AccessLogEntry(
+                        seconds: now.tv_sec,
+                        milliseconds: now.tv_nsec / 1_000_000,
+                        requestID: Self.bytes(requestID),
+                        method: Self.bytes(method),
+                        path: Self.bytes(path),
+                        query: .arguments(connection),
+                        status: status,
+                        responseBytes: responseBytes,
+                        nanoseconds: nanoseconds,
+                        clientAddress: known
+                            ? Self.bytes(address.baseAddress!) : UnsafeBufferPointer(start: nil, count: 0),
+                        userAgent: userAgent.map(Self.bytes),
+                        target: target.isEmpty ? nil : target
+                    )
                 )
-            )
+            }
         }
     }
 

@@ -1,6 +1,10 @@
 import CMicroHTTPD
 import JSONCoding
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Writes access-log lines, byte by byte, into a buffer: no `String`, no dictionary.
 ///
 /// Fields, in this order: time (RFC 3339, UTC, milliseconds), request id, method, path, query,
@@ -29,21 +33,21 @@ enum AccessLogFormatter {
         out.append(threeDigits: entry.milliseconds)
         if json {
             out.append(#"Z","log":"access","request.id":""#)
-            escape(entry.requestID, json: true, into: &out)
+            // Request ids are sane (`RequestID.isSane`): nothing in them is escaped.
+            out.append(entry.requestID)
             out.append(#"","http.method":""#)
-            escape(entry.method, json: true, into: &out)
-            out.append(#"","http.path":""#)
-            escape(entry.path, json: true, into: &out)
-            out.append(#"","http.query":""#)
-            query(entry.query, json: true, into: &out)
-            out.append(#"","http.status":"#)
+            method(entry.method, json: true, into: &out)
+            out.append(#"","#)
+            target(entry, json: true, into: &out)
+            out.append(#","http.status":"#)
             out.append(decimal: entry.status)
             out.append(#","http.response_bytes":"#)
             out.append(decimal: entry.responseBytes)
             out.append(#","http.duration_ms":"#)
             milliseconds(entry.nanoseconds, into: &out)
             out.append(#","client.address":""#)
-            escape(entry.clientAddress, json: true, into: &out)
+            // Formatted by the server from the socket address: digits, dots, colons, hex.
+            out.append(entry.clientAddress)
             out.append(#"","http.user_agent":"#)
             if let userAgent = entry.userAgent {
                 out.append(UInt8(ascii: "\""))
@@ -54,14 +58,12 @@ enum AccessLogFormatter {
             }
         } else {
             out.append("Z access request.id=")
-            escape(entry.requestID, json: false, into: &out)
+            out.append(entry.requestID)
             out.append(" http.method=")
-            escape(entry.method, json: false, into: &out)
-            out.append(#" http.path=""#)
-            escape(entry.path, json: false, into: &out)
-            out.append(#"" http.query=""#)
-            query(entry.query, json: false, into: &out)
-            out.append(#"" http.status="#)
+            method(entry.method, json: false, into: &out)
+            out.append(UInt8(ascii: " "))
+            target(entry, json: false, into: &out)
+            out.append(" http.status=")
             out.append(decimal: entry.status)
             out.append(" http.response_bytes=")
             out.append(decimal: entry.responseBytes)
@@ -71,7 +73,7 @@ enum AccessLogFormatter {
             if entry.clientAddress.isEmpty {
                 out.append(UInt8(ascii: "-"))
             } else {
-                escape(entry.clientAddress, json: false, into: &out)
+                out.append(entry.clientAddress)
             }
             if let userAgent = entry.userAgent {
                 out.append(#" http.user_agent=""#)
@@ -80,6 +82,73 @@ enum AccessLogFormatter {
             } else {
                 out.append(" http.user_agent=-\n")
             }
+        }
+    }
+
+    /// The method: `GET` and `HEAD` (nearly every line) as they are, any other escaped (MHD hands
+    /// over whatever token the request line had).
+    private static func method(_ bytes: UnsafeBufferPointer<UInt8>, json: Bool, into out: inout AccessLogLineWriter) {
+        if bytes.elementsEqual("GET".utf8) || bytes.elementsEqual("HEAD".utf8) {
+            out.append(bytes)
+        } else {
+            escape(bytes, json: json, into: &out)
+        }
+    }
+
+    /// The path and query fields: `http.path="…" http.query="…"` (`"http.path":"…","http.query":"…"`
+    /// in JSON), escaped; or what `entry.target` holds already.
+    private static func target(_ entry: AccessLogEntry, json: Bool, into out: inout AccessLogLineWriter) {
+        if let target = entry.target {
+            out.append(target)
+            return
+        }
+        out.append(json ? #""http.path":""# : #"http.path=""#)
+        escape(entry.path, json: json, into: &out)
+        out.append(json ? #"","http.query":""# : #"" http.query=""#)
+        query(entry.query, json: json, into: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The path and query fields of a request's line, as `write` writes them in `format`, for an
+    /// answer that is sent again to the same request (`ResponseMemo.Entry`): what `target` then
+    /// holds. Empty when they do not fit in 16 KiB (the fields are then written per line).
+    static func target(
+        path: UnsafeBufferPointer<UInt8>,
+        query: AccessLogEntry.Query,
+        format: AccessLogFormat
+    ) -> [UInt8] {
+        let capacity = 16 * 1024
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var out = AccessLogLineWriter(base: buffer.baseAddress!, capacity: capacity)
+            let none = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+            let entry = AccessLogEntry(
+                seconds: 0,
+                milliseconds: 0,
+                requestID: none,
+                method: none,
+                path: path,
+                query: query,
+                status: 0,
+                responseBytes: 0,
+                nanoseconds: 0,
+                clientAddress: none,
+                userAgent: nil
+            )
+            target(entry, json: format == .json, into: &out)
+            return out.overflow ? [] : Array(UnsafeBufferPointer(start: buffer.baseAddress, count: out.count))
+        }
+    }
+
+    /// `target(path:query:format:)` for the request on `connection` (its raw URL and the query
+    /// arguments MHD parsed).
+    static func target(path: UnsafePointer<CChar>, query connection: OpaquePointer, format: AccessLogFormat) -> [UInt8]
+    {
+        UnsafeRawPointer(path).withMemoryRebound(to: UInt8.self, capacity: 1) { start in
+            target(
+                path: UnsafeBufferPointer(start: start, count: strlen(path)),
+                query: .arguments(connection),
+                format: format
+            )
         }
     }
 

@@ -51,20 +51,28 @@ struct AccessLogLineWriter {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// `value` in decimal (negative values as 0: the fields are counts and sizes).
+    /// `value` in decimal (negative values as 0: the fields are counts and sizes), written from its
+    /// last digit back, straight into the line.
     mutating func append(decimal value: Int) {
         guard value > 0 else { return append(UInt8(ascii: "0")) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes hold any Int's 19 digits
-        withUnsafeMutableBytes(of: &digits) { raw in
-            var value = value
-            var index = raw.count
-            while value > 0 {
-                index -= 1
-                raw[index] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
-                value /= 10
-            }
-            append(UnsafeRawBufferPointer(rebasing: raw[index...]).bindMemory(to: UInt8.self))
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
         }
+        guard capacity - count >= digits else {
+            overflow = true
+            return
+        }
+        var remaining = value
+        var index = count + digits
+        while remaining > 0 {
+            index -= 1
+            base[index] = UInt8(truncatingIfNeeded: 0x30 + remaining % 10)
+            remaining /= 10
+        }
+        count += digits
     }
 
     /// `value` (0–999) as exactly 3 digits, zeros in front.

@@ -8,15 +8,19 @@ import Synchronization
 /// A response sent many times with the same status, headers and body (a pre-rendered
 /// representation), kept as libmicrohttpd response objects that are reused rather than rebuilt.
 ///
-/// Every answer must carry its own `X-Request-ID`, and libmicrohttpd 0.9.75 can add a header to
-/// a response object only, not to one answer: one object cannot serve two connections at once.
-/// So each object is lent to one connection at a time. It is taken from `idle` (or made, with
-/// every header, the first time), given this request's id, queued, and given back when MHD
-/// reports the request complete. MHD 0.9.75 reports completion before it lets go of the
-/// response and only reads a queued response's headers while building that answer's header
-/// block, so an object is never changed while a connection still reads it. Building a fresh
-/// response per request (allocating it and copying every header twice) cost about a fifth of
-/// the throughput on the 2-core development machine.
+/// Every answer must carry its own `X-Request-ID`, and libmicrohttpd (0.9.75 and 1.0.x alike) can
+/// add a header to a response object only, not to one answer. Its documentation allows one
+/// object to answer many requests "as long as the header information is not
+/// connection-specific" (`MHD_create_response_for_upgrade`); this one's is. So each object is
+/// lent to one request at a time: taken from `idle` (or made, with every header, the first
+/// time), given this request's id through the library's API (`MHD_del_response_header`, then
+/// `MHD_add_response_header`), queued, and given back when MHD reports the request complete
+/// (`MHD_OPTION_NOTIFY_COMPLETED`, after the answer was sent). Between those two points no
+/// other request holds the object, so its headers only ever change while no answer is being
+/// built from it. MHD holds its own reference while it sends (`MHD_destroy_response`'s
+/// reference count), so an object is never freed under a connection either. Building a fresh
+/// response per request instead (allocating it and copying every header) costs several
+/// allocations per header; swapping the one header costs three frees and three allocations.
 package final class PreparedResponse: Sendable {
     package let status: Int
     /// Every header but `X-Request-ID`, which the server sets per answer.
@@ -39,22 +43,14 @@ package final class PreparedResponse: Sendable {
         }
     }
 
-    /// A response object for one answer, carrying `requestID` (at most
-    /// `RequestID.maximumLength` bytes); `nil` when MHD cannot allocate one.
-    ///
-    /// An id as long as the one the object carries (generated ids always are, and a client's
-    /// are usually as long as its last) is written over it in place; another length replaces
-    /// the header. The in-place write is what makes a lent answer cheap: removing and adding
-    /// the header frees and allocates three blocks and checks the name against MHD's special
-    /// headers each time, a third of what the server itself spent on a remembered answer.
+    /// A response object for one answer, carrying `requestID` (1 to `RequestID.maximumLength`
+    /// bytes, NUL-terminated); `nil` when MHD cannot allocate one.
     func lend(requestID: UnsafePointer<CChar>) -> ResponseLease? {
         let length = strlen(requestID)
-        guard length <= RequestID.maximumLength,
+        guard length > 0, length <= RequestID.maximumLength,
             let lease = idle.withLock({ $0.popLast() }) ?? makeLease()
         else { return nil }
-        if let carried = lease.requestID, lease.requestIDLength == length {
-            memcpy(carried, requestID, length)
-        } else if !lease.replaceRequestID(with: requestID, length: length) {
+        guard lease.carry(requestID, length: length) else {
             putBack(lease)
             return nil
         }
@@ -82,19 +78,20 @@ final class ResponseLease: @unchecked Sendable {
     // Unchecked: the fields change only on the thread of the connection that holds the lease,
     // and the hand-overs (`idle`'s lock, MHD's completion callback) order those changes.
     let response: OpaquePointer
-    /// The value of the object's `X-Request-ID` header: MHD's own NUL-terminated copy (a block
-    /// it allocated), which `lend` overwrites in place with an id of the same length. MHD
-    /// 0.9.75 keeps a header's value and its length in the header's entry and copies them into
-    /// the connection's buffer when it builds an answer's header block, which it does after
-    /// `MHD_queue_response` and before it reports the request complete, that is while the
-    /// object is lent to that request alone. `nil` while the object carries no id.
-    private(set) var requestID: UnsafeMutablePointer<CChar>?
-    private(set) var requestIDLength = 0
+    /// Our copy of the `X-Request-ID` value the object carries (NUL-terminated; `count` is 0
+    /// while it carries none): `MHD_del_response_header` finds the header by name and value.
+    private let carried = UnsafeMutablePointer<CChar>.allocate(capacity: RequestID.maximumLength + 1)
+    private var carriedLength = 0
     /// Set while lent: keeps the prepared response, and with it the body, alive until MHD is done.
     var owner: PreparedResponse?
 
     init(response: OpaquePointer) {
         self.response = response
+        carried[0] = 0
+    }
+
+    deinit {
+        carried.deallocate()
     }
 
     /// Gives the object back to the prepared response it was lent from, once MHD no longer uses
@@ -109,21 +106,42 @@ final class ResponseLease: @unchecked Sendable {
         owner.putBack(self)
     }
 
-    /// Replaces the object's `X-Request-ID` header with one of `id` (`length` bytes, NUL-terminated).
+    /// Makes the object's `X-Request-ID` header `id` (`length` bytes, NUL-terminated): the one it
+    /// carries is removed and `id` added, through the library's API (the object is lent to no
+    /// request meanwhile). An id equal to the one carried (a client that repeats its own) is kept.
     /// - Returns: `false` when MHD could not add it (out of memory); the object then carries no id.
-    func replaceRequestID(with id: UnsafePointer<CChar>, length: Int) -> Bool {
-        if let carried = requestID {
-            // MHD finds the header by this value before it frees the value: passing its own copy is safe.
+    func carry(_ id: UnsafePointer<CChar>, length: Int) -> Bool {
+        if carriedLength == length, memcmp(carried, id, length) == 0 { return true }
+        if carriedLength > 0 {
             _ = MHD_del_response_header(response, requestIDHeader.cString, carried)
-            requestID = nil
+            carriedLength = 0
+            carried[0] = 0
         }
         guard MHD_add_response_header(response, requestIDHeader.cString, id) == .YES else { return false }
-        guard let stored = MHD_get_response_header(response, requestIDHeader.cString) else {
-            _ = MHD_del_response_header(response, requestIDHeader.cString, id)
-            return false
-        }
-        requestID = UnsafeMutablePointer(mutating: stored)
-        requestIDLength = length
+        memcpy(carried, id, length + 1)
+        carriedLength = length
         return true
+    }
+}
+
+extension ResponseLease {
+    /// The values of the object's `X-Request-ID` headers, as libmicrohttpd reports them (for
+    /// tests: an object must carry exactly one).
+    var requestIDValues: [String] {
+        var values: [String] = []
+        withUnsafeMutablePointer(to: &values) { pointer in
+            _ = MHD_get_response_headers(
+                response,
+                { context, _, name, value in
+                    guard let context, let name, let value,
+                        strcasecmp(name, requestIDHeader.cString) == 0
+                    else { return .YES }
+                    context.assumingMemoryBound(to: [String].self).pointee.append(String(cString: value))
+                    return .YES
+                },
+                pointer
+            )
+        }
+        return values
     }
 }

@@ -71,6 +71,10 @@ package final class ResponseMemo: Sendable {
         let method: HTTPMethod
         /// What the answer was made from (see `invalidate(tags:)`).
         let tag: any MemoTag
+        /// The path and query fields of the access-log line of every request this answers (they
+        /// are part of the key), written once (`AccessLogFormatter.target`); empty without an
+        /// access log.
+        let logTarget: [UInt8]
 
         init(
             key: [UInt8],
@@ -78,7 +82,8 @@ package final class ResponseMemo: Sendable {
             answer: PreparedResponse,
             route: String,
             method: HTTPMethod,
-            tag: any MemoTag
+            tag: any MemoTag,
+            logTarget: [UInt8] = []
         ) {
             self.key = key
             self.hash = hash
@@ -86,6 +91,7 @@ package final class ResponseMemo: Sendable {
             self.route = route
             self.method = method
             self.tag = tag
+            self.logTarget = logTarget
         }
     }
 
@@ -158,13 +164,15 @@ package final class ResponseMemo: Sendable {
 
     /// Remembers `answer` for `key` under `tag`, unless the memo was invalidated since the
     /// lookup that gave `generation` (the answer may come from the state before it).
+    /// - Parameter logTarget: see `Entry.logTarget`.
     func remember(
         _ answer: PreparedResponse,
         for key: Key,
         generation: UInt64,
         route: String,
         method: HTTPMethod,
-        tag: any MemoTag
+        tag: any MemoTag,
+        logTarget: [UInt8] = []
     ) {
         let entry = Entry(
             key: Array(key.bytes),
@@ -172,7 +180,8 @@ package final class ResponseMemo: Sendable {
             answer: answer,
             route: route,
             method: method,
-            tag: tag
+            tag: tag,
+            logTarget: logTarget
         )
         table.withLock { table in
             guard table.generation == generation else { return }

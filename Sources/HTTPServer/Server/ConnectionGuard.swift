@@ -38,13 +38,16 @@ final class ConnectionGuard: @unchecked Sendable {
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    /// Connections closed because their head was late, and to make room.
+    /// Connections closed because their head was late, to make room, and because their query's
+    /// arguments would not fit in the connection's memory (answered and ended by the URI
+    /// callback; counted here).
     let timedOut = Atomic<Int>(0)
     let shed = Atomic<Int>(0)
+    let argumentsOverflow = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - maxArguments, memoryLimit: what the C guard also holds for the URI callback (see
-    ///     `CMicroHTTPD_tooManyArgumentsMarker`).
+    ///     `CMicroHTTPD_tooManyArgumentsMarker` and `CMicroHTTPD_argumentsFit`).
     init?(
         headerTimeout: Int,
         idleTimeout: Int,
@@ -80,7 +83,7 @@ final class ConnectionGuard: @unchecked Sendable {
     }
 
     private func run() {
-        var unreported = (timedOut: 0, shed: 0)
+        var unreported = (timedOut: 0, shed: 0, argumentsOverflow: 0)
         var lastReport = ContinuousClock.now - .seconds(10)  // the first closing is reported at once
         while !stopping.load(ordering: .relaxed) {
             let result = CMicroHTTPD_guardSweep(
@@ -94,25 +97,30 @@ final class ConnectionGuard: @unchecked Sendable {
             )
             // Idle keep-alive connections closed on time (`result.idle`) are the normal end of a
             // connection: neither counted nor logged.
-            if result.timedOut > 0 || result.shed > 0 {
+            if result.timedOut > 0 || result.shed > 0 || result.argumentsOverflow > 0 {
                 timedOut.add(Int(result.timedOut), ordering: .relaxed)
                 shed.add(Int(result.shed), ordering: .relaxed)
+                argumentsOverflow.add(Int(result.argumentsOverflow), ordering: .relaxed)
                 unreported.timedOut += Int(result.timedOut)
                 unreported.shed += Int(result.shed)
+                unreported.argumentsOverflow += Int(result.argumentsOverflow)
             }
             // One line every 10 s at most: under attack a line per sweep would flood the log.
-            if unreported != (0, 0), ContinuousClock.now - lastReport >= .seconds(10) {
+            if unreported != (0, 0, 0), ContinuousClock.now - lastReport >= .seconds(10) {
                 logger.warning(
                     "closed connections waiting for a request",
                     metadata: [
                         "http.connections_header_timeout": "\(unreported.timedOut)",
                         "http.connections_shed": "\(unreported.shed)",
+                        // Answered 400 by the URI callback and ended: the query's arguments would
+                        // not have left room for an answer in --header-memory-limit.
+                        "http.connections_query_too_large": "\(unreported.argumentsOverflow)",
                         "http.open_connections": "\(result.open)",
                         "http.waiting_connections": "\(result.waiting)",
                         "http.header_timeout_s": "\(headerTimeout.components.seconds)",
                     ]
                 )
-                unreported = (0, 0)
+                unreported = (0, 0, 0)
                 lastReport = .now
             }
             Thread.sleep(forTimeInterval: Self.intervalSeconds)

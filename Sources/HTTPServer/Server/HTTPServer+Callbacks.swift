@@ -59,6 +59,9 @@ extension HTTPServer {
                 // The body announced is never read: the connection cannot carry another request.
                 response.headers.append(("Connection", "close"))
                 return call.answer(response, requestID: requestID, started: server.startTime())
+            case .close:
+                // The URI callback answered already: MHD ends the connection on this answer.
+                return .NO
             case .readBody, .awaitDispatch:
                 return .YES
             }

@@ -100,7 +100,10 @@ struct RequestCall {
                     generation: remembering.generation,
                     route: route,
                     method: request.method,
-                    tag: tag
+                    tag: tag,
+                    logTarget: server.accessLog.map {
+                        AccessLogFormatter.target(path: url, query: connection, format: $0.format)
+                    } ?? []
                 )
             }
             return answer(response, requestID: requestID, route: route, requestMethod: request.method, started: started)

@@ -16,16 +16,32 @@ extension HTTPServer {
         detail: "The query has more than \(HTTPServerConfiguration.maxQueryArguments) arguments."
     )
 
-    /// The 400 for a query whose arguments do not fit in the connection's memory.
+    /// The 400 for a query whose arguments would not fit in the connection's memory with room for
+    /// an answer. The URI callback writes it itself (`CMicroHTTPD_guardSetOverflowAnswer`).
     static let argumentsTooLarge = ProblemDetails.invalidParameters(
         [.init(nil, "the query's arguments need more than the header memory limit leaves")],
         detail: "The query's arguments are too long to parse beside the request's headers."
     )
 
+    /// `argumentsTooLarge` as the URI callback writes it: the status line and headers (Date,
+    /// X-Request-ID, Content-Length and Connection are added per request), the body, and where
+    /// in it the request id goes (`nil`: nowhere).
+    func argumentsTooLargeAnswer() -> (head: [UInt8], body: [UInt8], idOffset: Int?) {
+        let placeholder = String(repeating: "0", count: 16)
+        let response = Self.argumentsTooLarge.response(requestID: placeholder, in: configuration.problemTypes)
+        let reason = MHD_get_reason_phrase_for(UInt32(response.status)).map { String(cString: $0) } ?? ""
+        var head = "HTTP/1.1 \(response.status) \(reason)\r\n"
+        for header in response.headers { head += "\(header.name): \(header.value)\r\n" }
+        let body = response.bodyBytes
+        let marker = Array("\"requestId\":\"\(placeholder)\"".utf8)
+        let start = body.indices.first { body[$0...].starts(with: marker) }
+        return (Array(head.utf8), body, start.map { $0 + marker.count - 17 })
+    }
+
     /// Whether `pointer` is one of the markers the URI callback leaves in `con_cls` for a query
-    /// that was not parsed.
+    /// it refused.
     static func isArgumentsMarker(_ pointer: UnsafeMutableRawPointer?) -> Bool {
-        pointer == CMicroHTTPD_tooManyArgumentsMarker() || pointer == CMicroHTTPD_argumentsTooLargeMarker()
+        pointer == CMicroHTTPD_tooManyArgumentsMarker() || pointer == CMicroHTTPD_argumentsOverflowMarker()
     }
 
     /// The 503 for a request that shutdown answered before its handler ran: it was not carried

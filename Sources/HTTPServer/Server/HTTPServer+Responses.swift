@@ -91,7 +91,8 @@ extension HTTPServer {
                 method: method,
                 url: url,
                 requestID: requestID,
-                started: started
+                started: started,
+                logTarget: entry.logTarget
             )
         }
         return result
@@ -121,7 +122,8 @@ extension HTTPServer {
         method: UnsafePointer<CChar>,
         url: UnsafePointer<CChar>,
         requestID: UnsafePointer<CChar>,
-        started: Int64
+        started: Int64,
+        logTarget: [UInt8] = []
     ) {
         guard observer != nil || accessLog != nil else { return }
         let nanoseconds = MonotonicClock.nanoseconds() - started
@@ -143,7 +145,8 @@ extension HTTPServer {
                 path: url,
                 status: status,
                 responseBytes: bytes,
-                nanoseconds: nanoseconds
+                nanoseconds: nanoseconds,
+                target: logTarget
             )
         }
     }

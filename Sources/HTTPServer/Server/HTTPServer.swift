@@ -16,7 +16,18 @@ import Synchronization
 package final class HTTPServer: Sendable {
     /// Why the server could not start.
     package struct StartError: Error, CustomStringConvertible {
+        /// What kind of problem it is, for the caller's exit status.
+        package enum Reason: Sendable {
+            /// The address cannot be listened on (in use, not this machine's, not allowed).
+            case cannotListen
+            /// The libmicrohttpd the process loaded is older than `oldestLibraryVersion`.
+            case libraryTooOld
+            /// Out of memory, or a port outside 0–65535.
+            case other
+        }
+
         package let description: String
+        package var reason: Reason = .other
     }
 
     /// Told about every response once it is queued, on the connection's thread: it must be quick.
@@ -30,6 +41,10 @@ package final class HTTPServer: Sendable {
     private let daemon = Mutex<DaemonHandle?>(nil)
     /// Set once shutdown begins: responses then carry `Connection: close`.
     let isDraining = Atomic<Bool>(false)
+    /// Set once the daemon listens: libmicrohttpd's messages from then on are about connections.
+    let isStarted = Atomic<Bool>(false)
+    /// libmicrohttpd's messages while the daemon starts: the reason given when it does not.
+    let startMessages = Mutex<[String]>([])
     /// Where blocking handlers run while their connection is suspended.
     let blockingQueue = DispatchQueue(label: "http.blocking-handlers", attributes: .concurrent)
     /// Where background handlers run: threads of their own at nice 19 (libdispatch shares its
@@ -81,29 +96,51 @@ package final class HTTPServer: Sendable {
         daemon.withLock { handle in handle.map { Int(CMicroHTTPD_currentConnections($0.pointer)) } ?? 0 }
     }
 
-    /// Connections closed because a request's head was late (`headerTimeout`), and to make room
-    /// near `maxConnections`, since start.
-    package var guardClosedConnections: (headerTimeout: Int, shed: Int) {
+    /// Connections closed because a request's head was late (`headerTimeout`), to make room near
+    /// `maxConnections`, and because a query's arguments would not fit in `headerMemoryLimit`,
+    /// since start (as of the guard's last sweep).
+    package var guardClosedConnections: (headerTimeout: Int, shed: Int, queryTooLarge: Int) {
         connectionGuard.withLock { value in
-            value.map { ($0.timedOut.load(ordering: .relaxed), $0.shed.load(ordering: .relaxed)) } ?? (0, 0)
+            value.map {
+                (
+                    $0.timedOut.load(ordering: .relaxed), $0.shed.load(ordering: .relaxed),
+                    $0.argumentsOverflow.load(ordering: .relaxed)
+                )
+            } ?? (0, 0, 0)
         }
+    }
+
+    /// The oldest libmicrohttpd the server runs on (Debian 12's): every
+    /// function and option it uses exists there (the table in Sources/CMicroHTTPD/include).
+    package static let oldestLibraryVersion = (major: 0 as UInt32, minor: 9 as UInt32, patch: 75 as UInt32)
+
+    /// The version of the libmicrohttpd the process loaded, as the library spells it.
+    package static var libraryVersion: String {
+        CMicroHTTPD_runningVersion().text.map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// Why the loaded libmicrohttpd cannot be used (it is older than `oldestLibraryVersion`), or
+    /// `nil` when it can.
+    static func libraryVersionProblem(_ version: CMicroHTTPD_Version) -> String? {
+        let oldest = oldestLibraryVersion
+        guard (version.major, version.minor, version.patch) < (oldest.major, oldest.minor, oldest.patch) else {
+            return nil
+        }
+        let found = version.text.map { String(cString: $0) } ?? "of unknown version"
+        return
+            "libmicrohttpd \(found) is older than \(oldest.major).\(oldest.minor).\(oldest.patch), the oldest this server runs on: install libmicrohttpd \(oldest.major).\(oldest.minor).\(oldest.patch) or newer (Debian 12: libmicrohttpd12; Debian 13: libmicrohttpd12t64)"
     }
 
     /// Binds and starts the worker threads.
     /// - Returns: the bound port (the one the kernel picked when the configuration says 0).
     /// - Throws: `StartError` when the host is not an IP literal, the port cannot be bound, or
-    ///   libmicrohttpd is a version the server was not checked against.
+    ///   libmicrohttpd is older than `oldestLibraryVersion`.
     package func start() throws -> Int {
         guard (0...65535).contains(configuration.port) else {
             throw StartError(description: "port \(configuration.port) is outside 0–65535")
         }
-        var version: UnsafePointer<CChar>?
-        guard CMicroHTTPD_isVerifiedVersion(&version) != 0 else {
-            let found = version.map { String(cString: $0) } ?? "unknown"
-            throw StartError(
-                description:
-                    "libmicrohttpd \(found) is not a version this server was checked against (0.9.75): it relies on how that version keeps header values and parses query arguments (see Sources/CMicroHTTPD/daemon.c)"
-            )
+        if let problem = Self.libraryVersionProblem(CMicroHTTPD_runningVersion()) {
+            throw StartError(description: problem, reason: .libraryTooOld)
         }
         guard
             let guardian = ConnectionGuard(
@@ -115,6 +152,24 @@ package final class HTTPServer: Sendable {
                 logger: logger
             )
         else { throw StartError(description: "cannot allocate the connection guard") }
+        let overflow = argumentsTooLargeAnswer()
+        let answerSet = overflow.head.withUnsafeBufferPointer { head in
+            overflow.body.withUnsafeBufferPointer { body in
+                CMicroHTTPD_guardSetOverflowAnswer(
+                    guardian.pointer,
+                    UnsafeRawPointer(head.baseAddress!).assumingMemoryBound(to: CChar.self),
+                    head.count,
+                    UnsafeRawPointer(body.baseAddress!).assumingMemoryBound(to: CChar.self),
+                    body.count,
+                    overflow.idOffset ?? -1  // SIZE_MAX: nowhere
+                )
+            }
+        }
+        // Without it, such a query's connection is closed unanswered (the problem types' namespace
+        // would have to be very long for the answer not to fit).
+        if answerSet != 0 {
+            logger.warning("the answer to queries too large to parse does not fit; their connections will be closed")
+        }
         let flags =
             UInt32(MHD_USE_EPOLL_INTERNAL_THREAD.rawValue) | UInt32(MHD_USE_ITC.rawValue)
             | UInt32(MHD_USE_ERROR_LOG.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
@@ -125,9 +180,6 @@ package final class HTTPServer: Sendable {
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.maxConnections, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.headerMemoryLimit, ptr_value: nil),
         ]
-        // No MHD_OPTION_LISTENING_ADDRESS_REUSE: its 1 is SO_REUSEPORT, with which a second
-        // instance binds the same port and silently takes a share of the connections. MHD's
-        // default, SO_REUSEADDR, already lets a restarted server bind past TIME_WAIT.
         // One thread is MHD's internal thread itself: a pool of 1 only makes MHD log a warning.
         if configuration.resolvedThreads > 1 {
             options.append(
@@ -145,30 +197,53 @@ package final class HTTPServer: Sendable {
         }
         options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
+        var bindError: Int32 = 0
+        var boundPort: UInt16 = 0
+        var isIPv6: Int32 = 0
+        let listenSocket = CMicroHTTPD_listen(
+            configuration.host,
+            UInt16(configuration.port),
+            &bindError,
+            &boundPort,
+            &isIPv6
+        )
+        guard listenSocket >= 0 else {
+            let reason = String(cString: strerror(bindError))
+            throw StartError(
+                description:
+                    "cannot listen on \(Self.address(configuration.host, configuration.port)): \(reason.prefix(1).lowercased() + reason.dropFirst())",
+                reason: .cannotListen
+            )
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
+        startMessages.withLock { $0 = [] }
         let started = options.withUnsafeBufferPointer { buffer in
             CMicroHTTPD_start(
                 flags,
-                configuration.host,
-                UInt16(configuration.port),
+                listenSocket,
+                isIPv6,
                 HTTPServer.accessHandler,
                 context,
                 HTTPServer.completedHandler,
                 guardian.pointer,
+                HTTPServer.libraryMessage,
+                context,
                 buffer.baseAddress
             )
         }
         guard let started else {
-            let reason = String(cString: strerror(errno))
+            // The socket is libmicrohttpd's now (see CMicroHTTPD_start); its messages say why.
+            let messages = startMessages.withLock { $0 }.joined(separator: "; ")
             throw StartError(
                 description:
-                    "cannot listen on \(configuration.host):\(configuration.port) (\(reason))"
+                    "libmicrohttpd \(Self.libraryVersion) did not start on \(Self.address(configuration.host, Int(boundPort))): \(messages.isEmpty ? "it gave no reason" : messages)"
             )
         }
+        isStarted.store(true, ordering: .releasing)
         daemon.withLock { $0 = DaemonHandle(pointer: started) }
         guardian.start()
         connectionGuard.withLock { $0 = guardian }
-        return Int(CMicroHTTPD_boundPort(started))
+        return Int(boundPort)
     }
 
     /// Stops accepting connections, waits up to `drainTimeout` for open ones to close
@@ -300,6 +375,27 @@ package final class HTTPServer: Sendable {
                 ), route, false
             )
         }
+    }
+}
+
+extension HTTPServer {
+    /// `host:port` as a client writes it: an IPv6 literal in brackets.
+    static func address(_ host: String, _ port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// Where libmicrohttpd's own messages go (they would otherwise be printed to stderr as they
+    /// are): the log, with the message as metadata. While the daemon starts they are at debug,
+    /// and kept: a failure to start is reported once, by `start()`'s error, which quotes them.
+    /// Afterwards they are about connections and requests (a malformed request, a
+    /// client gone, the connection limit), so at info, the access log's level.
+    static let libraryMessage: CMicroHTTPD_LogSink = { context, message in
+        guard let context, let message else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+        let text = String(cString: message)
+        let started = server.isStarted.load(ordering: .acquiring)
+        if !started { server.startMessages.withLock { $0.append(text) } }
+        server.logger.log(level: started ? .info : .debug, "libmicrohttpd", metadata: ["mhd.message": "\(text)"])
     }
 }
 

@@ -23,10 +23,12 @@ package struct HTTPServerConfiguration: Sendable {
     /// Open connections accepted from one IP address; 0 means no per-IP limit.
     package var maxConnectionsPerIP: Int = 256
     /// Bytes of memory per connection for the request line and headers; past it MHD answers 431.
-    /// 16 KiB (Node.js's limit too; nginx refuses a header line over 8 KiB): libmicrohttpd 0.9.75
-    /// zeroes the whole pool between two requests on a connection: serving one template at about
-    /// 150,000 requests/s, `memset` was 4.4 % of the server's CPU at MHD's default of 32 KiB and
-    /// is 1.8 % at 16 KiB (perf).
+    /// The query's parsed arguments take it too: a query whose arguments would not fit with room
+    /// for an answer (about 210 short ones at 16 KiB) gets 400 (`CMicroHTTPD_argumentsFit`).
+    /// 16 KiB (Node.js's limit too; nginx refuses a header line over 8 KiB): libmicrohttpd (0.9.75
+    /// and 1.0.1) zeroes the whole pool between two requests on a connection: serving one
+    /// template at about 150,000 requests/s, `memset` was 4.4 % of the server's CPU at MHD's
+    /// default of 32 KiB and is 1.8 % at 16 KiB (perf).
     package var headerMemoryLimit: Int = 16 * 1024
     /// Largest request body accepted; larger bodies get 413.
     package var maxBodySize: Int = 1024 * 1024
@@ -39,9 +41,8 @@ package struct HTTPServerConfiguration: Sendable {
     /// down. The application names its own; `about:blank` for all of them otherwise.
     package var problemTypes = ProblemTypeNamespace.blank
 
-    /// Query arguments a request may carry. libmicrohttpd keeps each parsed argument in the
-    /// connection's memory (`headerMemoryLimit`), which must leave room for the answer: a few
-    /// hundred short ones fit under the limit and leave none. A request with more gets 400.
+    /// Query arguments a request may carry; a request with more gets 400 (as does one whose
+    /// arguments would not fit in `headerMemoryLimit`: see there).
     package static let maxQueryArguments = 64
 
     package init() {}

@@ -13,6 +13,8 @@ import Synchronization
 ///
 /// ```
 /// awaitingHead ──head──▶ answered             refused: bad framing, query or size (answer now)
+///      │          ├─────▶ closed               a query too large for the connection's memory (answered
+///      │          │                            by the URI callback)
 ///      │          ├─────▶ awaitingDispatch     no body
 ///      │          └─────▶ readingBody(upload)  ──chunk──▶ readingBody, or closed past the limit
 /// awaitingDispatch, readingBody ──end──▶ dispatched(upload?), or answered (413)
@@ -24,7 +26,7 @@ import Synchronization
 struct RequestStateMachine {
     enum State {
         /// The first call: only the head has arrived. `refusal` when the URI callback refused the
-        /// query (its arguments were not parsed).
+        /// query.
         case awaitingHead(refusal: QueryRefusal?)
         /// A request without a body, dispatched on the next call.
         case awaitingDispatch
@@ -40,10 +42,13 @@ struct RequestStateMachine {
         case closed
     }
 
-    /// Why the URI callback left the query unparsed (see `CMicroHTTPD_tooManyArgumentsMarker`).
+    /// What the URI callback found wrong with the query (see `CMicroHTTPD_tooManyArgumentsMarker`).
     enum QueryRefusal {
+        /// More arguments than `HTTPServerConfiguration.maxQueryArguments`: answered 400.
         case tooManyArguments
-        case argumentsTooLarge
+        /// Arguments that would not fit in the connection's memory: the URI callback has answered
+        /// 400 already, and ended the connection.
+        case argumentsOverflow
     }
 
     /// What the head says about the message's framing and `Host` (`CMicroHTTPD_messageHeaders`).
@@ -73,6 +78,8 @@ struct RequestStateMachine {
         case refusePayloadTooLarge(limit: Int)
         /// Answer now with the route's refusal; the body is never read.
         case refuseBody(HTTPResponse, requestID: String)
+        /// Answer nothing more and close the connection (the URI callback answered already).
+        case close
         /// Read the body into a new `UploadState` (stored in the slot).
         case readBody
         /// Answer on the next call.
@@ -115,12 +122,15 @@ struct RequestStateMachine {
     ///   server's limit.
     mutating func receivedHead(_ head: Head, terms: () -> BodyTerms? = { nil }) -> HeadAction {
         guard case .awaitingHead(let refusal) = state else { preconditionFailure("a second head for one request") }
-        if let refusal {
+        switch refusal {
+        case .tooManyArguments:
             state = .answered
-            return .refuse(
-                refusal == .tooManyArguments ? HTTPServer.tooManyArguments : HTTPServer.argumentsTooLarge,
-                closeConnection: true
-            )
+            return .refuse(HTTPServer.tooManyArguments, closeConnection: true)
+        case .argumentsOverflow:
+            state = .closed
+            return .close
+        case nil:
+            break
         }
         if let problem = Self.badMessage(head) {
             state = .answered
@@ -304,7 +314,7 @@ struct RequestSlot {
     var state: RequestStateMachine.State {
         guard let value = pointer.pointee else { return .awaitingHead(refusal: nil) }
         if value == CMicroHTTPD_tooManyArgumentsMarker() { return .awaitingHead(refusal: .tooManyArguments) }
-        if value == CMicroHTTPD_argumentsTooLargeMarker() { return .awaitingHead(refusal: .argumentsTooLarge) }
+        if value == CMicroHTTPD_argumentsOverflowMarker() { return .awaitingHead(refusal: .argumentsOverflow) }
         if value == bodilessRequest { return .awaitingDispatch }
         let upload = Unmanaged<UploadState>.fromOpaque(value).takeUnretainedValue()
         return upload.pending == nil ? .readingBody(upload) : .suspended(upload)

@@ -200,6 +200,33 @@ struct AppStatusAPITests {
         #expect(try client.appStatus(request(query)).json()["state"] == .string("updateRequired"))
     }
 
+    @Test("the template is what GET /v1/templates/{id} answers, its revision included, but for the store URL")
+    func templateAsServed() throws {
+        let (client, state, _) = try api()
+        let required = try #require(try ServiceFixture.catalogue().template(named: "appUpdateRequired"))
+        try state.publish(
+            .upsert(StoredTemplate(template: required, revision: 7, updatedAt: "", updatedBy: "t")),
+            store: try scratchStore()
+        )
+        let status = try client.appStatus(request([("platform", "ios"), ("appVersion", "4"), ("locale", "fr")])).json()
+        let served = try client.template(
+            ServiceFixture.request("appUpdateRequired", query: [("locale", "fr"), ("platform", "ios")])
+        ).json()
+        guard case .object(let statusMembers)? = status["template"], case .object(let servedMembers) = served else {
+            Issue.record("no template object: \(status)")
+            return
+        }
+        #expect(status["template"]?["revision"] == .number(7))
+        #expect(statusMembers.map(\.key) == servedMembers.map(\.key))
+        for (key, value) in servedMembers where key != "actions" {
+            #expect(status["template"]?[key] == value, "member \(key)")
+        }
+        // The one difference: the openStore action's target is the policy's store URL.
+        let actions = try #require(status["template"]?["actions"]?.arrayValue)
+        #expect(actions.first?["target"] == .string("https://apps.apple.com/app/id123456789"))
+        #expect(actions.count == served["actions"]?.arrayValue?.count)
+    }
+
     @Test("a change of an update template forgets the app-status answers; another template's does not")
     func templatePublish() throws {
         let (client, state, swaps) = try api()

@@ -16,7 +16,8 @@ struct AccessLogTests {
         query: [UInt8] = Array("locale=fr&platform=ios".utf8),
         userAgent: [UInt8]? = Array("curl/8.5.0".utf8),
         client: [UInt8] = Array("127.0.0.1".utf8),
-        nanoseconds: Int64 = 42_600
+        nanoseconds: Int64 = 42_600,
+        target: [UInt8]? = nil
     ) -> String {
         let requestID = Array("trace-abc.123".utf8)
         let method = Array("GET".utf8)
@@ -30,24 +31,27 @@ struct AccessLogTests {
                     query.withUnsafeBufferPointer { query in
                         client.withUnsafeBufferPointer { client in
                             let write = { (userAgent: UnsafeBufferPointer<UInt8>?) in
-                                AccessLogFormatter.write(
-                                    AccessLogEntry(
-                                        seconds: 1_795_462_993,  // 2026-11-23T19:43:13Z
-                                        milliseconds: 7,
-                                        requestID: requestID,
-                                        method: method,
-                                        path: path,
-                                        query: .bytes(query),
-                                        status: 200,
-                                        responseBytes: 470,
-                                        nanoseconds: nanoseconds,
-                                        clientAddress: client,
-                                        userAgent: userAgent
-                                    ),
-                                    format: format,
-                                    dates: &dates,
-                                    into: &writer
-                                )
+                                (target ?? []).withUnsafeBufferPointer { written in
+                                    AccessLogFormatter.write(
+                                        AccessLogEntry(
+                                            seconds: 1_795_462_993,  // 2026-11-23T19:43:13Z
+                                            milliseconds: 7,
+                                            requestID: requestID,
+                                            method: method,
+                                            path: path,
+                                            query: .bytes(query),
+                                            status: 200,
+                                            responseBytes: 470,
+                                            nanoseconds: nanoseconds,
+                                            clientAddress: client,
+                                            userAgent: userAgent,
+                                            target: target == nil ? nil : written
+                                        ),
+                                        format: format,
+                                        dates: &dates,
+                                        into: &writer
+                                    )
+                                }
                             }
                             if let userAgent {
                                 userAgent.withUnsafeBufferPointer { write($0) }
@@ -126,6 +130,31 @@ struct AccessLogTests {
             object["http.user_agent"] as? String
                 == "/a\u{1B}[31m\r\n\u{0}\t\u{7F}\u{85}\u{2028}\u{FFFD}\"\\\u{FFFD}\u{FFFD}A\u{FFFD}\u{FFFD}é"
         )
+    }
+
+    /// A remembered answer's line: its path and query fields written once (`ResponseMemo.Entry`)
+    /// and copied into every line, which must then read as the line written field by field.
+    @Test("path and query written once: the same line, in both formats, hostile bytes included")
+    func writtenTarget() {
+        for format in [AccessLogFormat.text, .json] {
+            for bytes in [Array("/v1/templates/loading".utf8), hostile] {
+                let target = bytes.withUnsafeBufferPointer { path in
+                    bytes.withUnsafeBufferPointer { query in
+                        AccessLogFormatter.target(path: path, query: .bytes(query), format: format)
+                    }
+                }
+                #expect(!target.isEmpty)
+                #expect(
+                    line(format: format, path: bytes, query: bytes, target: target)
+                        == line(format: format, path: bytes, query: bytes)
+                )
+                // The fields come from `target` alone.
+                #expect(
+                    line(format: format, path: [], query: [], target: target)
+                        == line(format: format, path: bytes, query: bytes)
+                )
+            }
+        }
     }
 
     @Test("a field past its limit is cut, and marked")

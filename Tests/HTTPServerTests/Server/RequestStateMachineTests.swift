@@ -85,16 +85,27 @@ struct RequestStateMachineTests {
         }
     }
 
-    @Test("a query the URI callback refused is answered 400 with the head, whatever the headers")
-    func refusedQuery() {
-        for refusal in [RequestStateMachine.QueryRefusal.tooManyArguments, .argumentsTooLarge] {
-            var machine = RequestStateMachine(state: .awaitingHead(refusal: refusal), maxBodySize: limit)
-            guard case .refuse(let problem, closeConnection: true) = machine.receivedHead(head(contentLength: "5"))
-            else {
-                Issue.record("not refused")
-                continue
-            }
-            #expect(problem.status == 400)
+    @Test("too many query arguments: answered 400 with the head, whatever the headers")
+    func tooManyArguments() {
+        var machine = RequestStateMachine(state: .awaitingHead(refusal: .tooManyArguments), maxBodySize: limit)
+        guard case .refuse(let problem, closeConnection: true) = machine.receivedHead(head(contentLength: "5"))
+        else {
+            Issue.record("not refused")
+            return
+        }
+        #expect(problem.status == 400)
+    }
+
+    @Test("query arguments too large for the connection's memory: answered by the URI callback, nothing more")
+    func argumentsOverflow() {
+        var machine = RequestStateMachine(state: .awaitingHead(refusal: .argumentsOverflow), maxBodySize: limit)
+        guard case .close = machine.receivedHead(head(contentLength: "5")) else {
+            Issue.record("not closed")
+            return
+        }
+        guard case .closed = machine.state else {
+            Issue.record("in state \(machine.state)")
+            return
         }
     }
 
