@@ -42,8 +42,9 @@ tr17_checks() {
     TR17_DIR="$WORK/tr17-$store"
     mkdir -p "$TR17_DIR"
 
-    # A template in English, French and German, with verifyIdentity's example of {provider}.
-    jq --arg id "$id" '.id = $id | del(.aliases) | .strings = {en: .strings.en, fr: .strings.fr, de: .strings.de}' \
+    # A template in English, French and German, with an example of {provider}.
+    jq --arg id "$id" '.id = $id | del(.aliases) | .strings = {en: .strings.en, fr: .strings.fr, de: .strings.de}
+        | .examples = {provider: "BankID"}' \
         "$ROOT/config/templates/verifyIdentity.json" >"$TR17_DIR/template.json"
     fetch -X PUT -H "$auth" -H 'Content-Type: application/json' -H 'If-None-Match: *' \
         --data-binary "@$TR17_DIR/template.json" "$api/templates/$id"
