@@ -219,9 +219,20 @@ if command -v taskset >/dev/null 2>&1; then
     expect_eq "pinned to one CPU: SIGTERM exits 0" 0 "$?"
 fi
 
-# --version: the version CHANGELOG.md's newest release names (ServiceVersion.current).
+# --version: the version CHANGELOG.md's newest release names while [Unreleased] is empty, the
+# next version with -dev while it lists changes (ServiceVersion.current, docs/releases.md).
 changelog_version=$(grep -oE '^## \[[0-9]+\.[0-9]+\.[0-9]+\]' "$ROOT/CHANGELOG.md" | head -n 1 | tr -d '#[] ')
-expect_eq "--version prints the version of CHANGELOG.md's newest release" "$changelog_version" "$("$BIN" --version 2>&1)"
+unreleased=$(awk '/^## \[Unreleased\]/ { inside = 1; next } /^## \[/ { inside = 0 } inside && NF' "$ROOT/CHANGELOG.md")
+printed_version=$("$BIN" --version 2>&1)
+if [ -z "$unreleased" ]; then
+    expect_eq "--version prints the version of CHANGELOG.md's newest release" "$changelog_version" "$printed_version"
+else
+    # A later X.Y.Z, with -dev (make lint's rule: Tools/docs/binary_checks.py).
+    later=$(printf '%s\n%s\n' "$changelog_version" "${printed_version%-dev}" | sort -V | tail -n 1)
+    expect_eq "--version prints a later version with -dev while [Unreleased] lists changes" \
+        "${printed_version%-dev}-dev later" \
+        "$printed_version $([ "$later" != "$changelog_version" ] && echo later)"
+fi
 
 # Freshness is a setting: --cache-max-age and EMPTY_STATE_CACHE_STALE_WHILE_REVALIDATE reach the
 # Cache-Control of template answers, the memoized repeat included; out-of-range values are refused.
