@@ -140,46 +140,79 @@ struct PostgresCatalogueTransaction: CatalogueTransaction {
         try await connection.all("DELETE FROM template_alias WHERE template_id = ANY(\(ids))", logger: logger)
     }
 
+    /// The string rows of one statement, column by column (postgres-nio binds arrays).
+    private struct StringRows {
+        var ids: [String] = [], locales: [String] = [], keys: [String] = [], values: [String] = []
+        var ats: [String] = [], bys: [String] = [], revisions: [Int] = [], reviews: [String] = []
+
+        mutating func append(_ content: TemplateContent, _ string: (locale: String, key: String, value: String)) {
+            ids.append(content.templateID)
+            locales.append(string.locale)
+            keys.append(string.key)
+            values.append(string.value)
+            ats.append(content.at)
+            bys.append(content.by)
+            revisions.append(content.revision)
+            reviews.append(content.review(locale: string.locale, key: string.key).rawValue)
+        }
+    }
+
     /// Templates' strings and aliases as the contents have them. Unchanged strings keep who
-    /// changed them and when (the upsert changes a row only when its value differs).
+    /// changed them and when (the upsert changes a row only when its value differs), unless the
+    /// write marks them (`TemplateContent.marks`: their own upsert stamps them whatever their
+    /// value).
     private static func replaceContents(
         _ contents: [TemplateContent],
         _ connection: PostgresConnection,
         _ logger: Logger
     ) async throws {
-        var ids: [String] = [], locales: [String] = [], keys: [String] = [], values: [String] = []
-        var ats: [String] = [], bys: [String] = [], revisions: [Int] = []
+        var all = StringRows()
+        var plain = StringRows()
+        var marked = StringRows()
         for content in contents {
             for string in content.strings {
-                ids.append(content.templateID)
-                locales.append(string.locale)
-                keys.append(string.key)
-                values.append(string.value)
-                ats.append(content.at)
-                bys.append(content.by)
-                revisions.append(content.revision)
+                all.append(content, string)
+                if content.marks(locale: string.locale, key: string.key) {
+                    marked.append(content, string)
+                } else {
+                    plain.append(content, string)
+                }
             }
         }
         let templateIDs = contents.map(\.templateID)
         try await connection.all(
             """
             DELETE FROM template_string s WHERE s.template_id = ANY(\(templateIDs)) AND NOT EXISTS (
-                SELECT 1 FROM unnest(\(ids)::text[], \(locales)::text[], \(keys)::text[]) AS w(id, locale, key)
+                SELECT 1 FROM unnest(\(all.ids)::text[], \(all.locales)::text[], \(all.keys)::text[]) AS w(id, locale, key)
                 WHERE w.id = s.template_id AND w.locale = s.locale AND w.key = s.key)
             """,
             logger: logger
         )
-        try await connection.all(
-            """
-            INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by, revision)
-            SELECT * FROM unnest(\(ids)::text[], \(locales)::text[], \(keys)::text[], \(values)::text[],
-                \(ats)::text[], \(bys)::text[], \(revisions)::int8[])
-            ON CONFLICT (template_id, locale, key) DO UPDATE SET value = excluded.value,
-                updated_at = excluded.updated_at, updated_by = excluded.updated_by, revision = excluded.revision
-            WHERE template_string.value <> excluded.value
-            """,
-            logger: logger
-        )
+        for (rows, onlyChanged) in [(plain, true), (marked, false)] where !rows.ids.isEmpty {
+            // postgres-nio binds values, not SQL: the two statements differ in their WHERE alone.
+            let statement: PostgresQuery =
+                onlyChanged
+                ? """
+                INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by, revision, review)
+                SELECT * FROM unnest(\(rows.ids)::text[], \(rows.locales)::text[], \(rows.keys)::text[],
+                    \(rows.values)::text[], \(rows.ats)::text[], \(rows.bys)::text[], \(rows.revisions)::int8[],
+                    \(rows.reviews)::text[])
+                ON CONFLICT (template_id, locale, key) DO UPDATE SET value = excluded.value,
+                    updated_at = excluded.updated_at, updated_by = excluded.updated_by, revision = excluded.revision,
+                    review = excluded.review
+                WHERE template_string.value <> excluded.value
+                """
+                : """
+                INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by, revision, review)
+                SELECT * FROM unnest(\(rows.ids)::text[], \(rows.locales)::text[], \(rows.keys)::text[],
+                    \(rows.values)::text[], \(rows.ats)::text[], \(rows.bys)::text[], \(rows.revisions)::int8[],
+                    \(rows.reviews)::text[])
+                ON CONFLICT (template_id, locale, key) DO UPDATE SET value = excluded.value,
+                    updated_at = excluded.updated_at, updated_by = excluded.updated_by, revision = excluded.revision,
+                    review = excluded.review
+                """
+            try await connection.all(statement, logger: logger)
+        }
         try await connection.all("DELETE FROM template_alias WHERE template_id = ANY(\(templateIDs))", logger: logger)
         let aliased = contents.flatMap { content in content.aliases.map { (content.templateID, $0) } }
         if !aliased.isEmpty {

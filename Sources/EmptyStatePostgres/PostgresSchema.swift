@@ -170,6 +170,7 @@ package enum PostgresSchema {
         eventIDsByPartition,
         changeRequests,
         webhooks,
+        stringReviews,
     ]
 
     /// Why the schema cannot be used.

@@ -18,13 +18,13 @@ extension PostgresTemplateStore {
         let logger = logger
         return try read { client in
             var strings: [StoredString] = []
-            for try await (locale, key, value, updatedAt, updatedBy, revision) in try await client.query(
+            for try await (locale, key, value, updatedAt, updatedBy, revision, review) in try await client.query(
                 """
-                SELECT locale, key, value, updated_at, updated_by, revision FROM template_string
+                SELECT locale, key, value, updated_at, updated_by, revision, review FROM template_string
                 WHERE template_id = \(id) ORDER BY locale COLLATE "C", key COLLATE "C"
                 """,
                 logger: logger
-            ).decode((String, String, String, String, String, Int).self) {
+            ).decode((String, String, String, String, String, Int, String).self) {
                 strings.append(
                     StoredString(
                         locale: locale,
@@ -32,7 +32,8 @@ extension PostgresTemplateStore {
                         value: value,
                         updatedAt: updatedAt,
                         updatedBy: updatedBy,
-                        revision: revision
+                        revision: revision,
+                        review: ReviewState(rawValue: review) ?? .translated
                     )
                 )
             }
@@ -45,20 +46,21 @@ extension PostgresTemplateStore {
         return try read { client in
             var stamps: [StringStamp] = []
             // Deleted templates have no strings (a delete removes them), app policies none at all.
-            for try await (templateID, locale, key, revision, updatedAt) in try await client.query(
+            for try await (templateID, locale, key, revision, updatedAt, review) in try await client.query(
                 """
-                SELECT template_id, locale, key, revision, updated_at FROM template_string
+                SELECT template_id, locale, key, revision, updated_at, review FROM template_string
                 ORDER BY template_id COLLATE "C"
                 """,
                 logger: logger
-            ).decode((String, String, String, Int, String).self) {
+            ).decode((String, String, String, Int, String, String).self) {
                 stamps.append(
                     StringStamp(
                         templateID: templateID,
                         locale: locale,
                         key: key,
                         revision: revision,
-                        updatedAt: updatedAt
+                        updatedAt: updatedAt,
+                        review: ReviewState(rawValue: review) ?? .translated
                     )
                 )
             }

@@ -119,26 +119,33 @@ struct SQLiteCatalogueTransaction: CatalogueTransaction {
     }
 
     /// Templates' strings and aliases as the contents have them. Unchanged strings keep who
-    /// changed them and when (the upsert changes a row only when its value differs); a template
-    /// that had none gets plain inserts.
+    /// changed them and when (the upsert changes a row only when its value differs), unless the
+    /// write marks them (`TemplateContent.marks`: the marking upsert stamps them whatever their
+    /// value); a template that had none gets plain inserts.
     private func replaceContents(_ contents: [TemplateContent]) throws {
         guard !contents.isEmpty else { return }
+        let columns = "template_id, locale, key, value, updated_at, updated_by, revision, review"
         var insert = RawBindings(
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by, revision)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """
-            )
+            try db.cachedStatement(sql: "INSERT INTO template_string (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         )
+        let set = """
+            value = excluded.value, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
+                revision = excluded.revision, review = excluded.review
+            """
         var upsert = RawBindings(
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO template_string (template_id, locale, key, value, updated_at, updated_by, revision)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(template_id, locale, key) DO UPDATE SET value = excluded.value,
-                        updated_at = excluded.updated_at, updated_by = excluded.updated_by, revision = excluded.revision
+                    INSERT INTO template_string (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(template_id, locale, key) DO UPDATE SET \(set)
                     WHERE template_string.value <> excluded.value
+                    """
+            )
+        )
+        var mark = RawBindings(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO template_string (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(template_id, locale, key) DO UPDATE SET \(set)
                     """
             )
         )
@@ -150,6 +157,8 @@ struct SQLiteCatalogueTransaction: CatalogueTransaction {
             for (locale, key, value) in content.strings {
                 if content.replacesNothing {
                     try Self.run(&insert, content, locale, key, value)
+                } else if content.marks(locale: locale, key: key) {
+                    try Self.run(&mark, content, locale, key, value)
                 } else {
                     try Self.run(&upsert, content, locale, key, value)
                 }
@@ -179,6 +188,7 @@ struct SQLiteCatalogueTransaction: CatalogueTransaction {
         statement.bind(content.at)
         statement.bind(content.by)
         statement.bind(content.revision)
+        statement.bind(content.review(locale: locale, key: key).rawValue)
         try statement.execute()
     }
 

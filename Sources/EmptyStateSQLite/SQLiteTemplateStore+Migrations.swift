@@ -216,6 +216,19 @@ extension SQLiteTemplateStore {
                     """
             )
         }
+        // Review states (issue 36): how far each translation was confirmed (`ReviewState`:
+        // translated, reviewed, final), so a reviewer's `final` comes back out of the next export
+        // and XLIFF 1.2 says `approved="yes"` for it. Every row there is `translated`, which is
+        // all an earlier release knew. One column on its own: a step that can be renumbered
+        // beside other migrations (it is v8 so that v6 and v7, written beside it, keep theirs).
+        migrator.registerMigration("v8: string review states") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE template_string ADD COLUMN review TEXT NOT NULL DEFAULT 'translated'
+                        CHECK (review IN ('translated', 'reviewed', 'final'))
+                    """
+            )
+        }
         return migrator
     }
 }

@@ -52,7 +52,7 @@ extension SQLiteTemplateStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT locale, key, value, updated_at, updated_by, revision FROM template_string
+                    SELECT locale, key, value, updated_at, updated_by, revision, review FROM template_string
                     WHERE template_id = ? ORDER BY locale, key
                     """,
                 arguments: [id]
@@ -63,7 +63,8 @@ extension SQLiteTemplateStore {
                     value: $0["value"],
                     updatedAt: $0["updated_at"],
                     updatedBy: $0["updated_by"],
-                    revision: $0["revision"]
+                    revision: $0["revision"],
+                    review: ReviewState(rawValue: $0["review"]) ?? .translated
                 )
             }
         }
@@ -74,7 +75,10 @@ extension SQLiteTemplateStore {
             // Deleted templates have no strings (a delete removes them), app policies none at all.
             let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT template_id, locale, key, revision, updated_at FROM template_string ORDER BY template_id"
+                sql: """
+                    SELECT template_id, locale, key, revision, updated_at, review FROM template_string
+                    ORDER BY template_id
+                    """
             )
             var stamps: [StringStamp] = []
             while let row = try rows.next() {
@@ -84,7 +88,8 @@ extension SQLiteTemplateStore {
                         locale: row[1],
                         key: row[2],
                         revision: row[3],
-                        updatedAt: row[4]
+                        updatedAt: row[4],
+                        review: ReviewState(rawValue: row[5]) ?? .translated
                     )
                 )
             }

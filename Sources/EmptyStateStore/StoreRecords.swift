@@ -129,6 +129,18 @@ package struct Page<Item: Sendable>: Sendable {
     }
 }
 
+/// How far a translation was confirmed, besides being written: `translated` (the default:
+/// written, nobody said more), `reviewed` or `final` (a reviewer's file said so: XLIFF 2.0
+/// `reviewed`/`final`, XLIFF 1.2 `approved="yes"`). A write that changes the text resets it to
+/// `translated` unless the write marks it too. Ordered: a file never lowers it.
+package enum ReviewState: String, Sendable, CaseIterable, Comparable {
+    case translated, reviewed, final
+
+    package static func < (lhs: ReviewState, rhs: ReviewState) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
 /// One stored string with who last changed it.
 package struct StoredString: Sendable, Equatable {
     package var locale: String
@@ -140,14 +152,24 @@ package struct StoredString: Sendable, Equatable {
     /// exactly where `updatedAt` (whole seconds) ties. 0 when unknown (a row older than the
     /// column that no revision's time matched).
     package var revision: Int
+    package var review: ReviewState
 
-    package init(locale: String, key: String, value: String, updatedAt: String, updatedBy: String, revision: Int) {
+    package init(
+        locale: String,
+        key: String,
+        value: String,
+        updatedAt: String,
+        updatedBy: String,
+        revision: Int,
+        review: ReviewState = .translated
+    ) {
         self.locale = locale
         self.key = key
         self.value = value
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
         self.revision = revision
+        self.review = review
     }
 }
 
@@ -160,12 +182,22 @@ package struct StringStamp: Sendable, Equatable {
     /// The template revision that last changed the value (see `StoredString.revision`).
     package var revision: Int
     package var updatedAt: String
+    /// How far the translation was confirmed (`ReviewState`).
+    package var review: ReviewState
 
-    package init(templateID: String, locale: String, key: String, revision: Int, updatedAt: String) {
+    package init(
+        templateID: String,
+        locale: String,
+        key: String,
+        revision: Int,
+        updatedAt: String,
+        review: ReviewState = .translated
+    ) {
         self.templateID = templateID
         self.locale = locale
         self.key = key
         self.revision = revision
         self.updatedAt = updatedAt
+        self.review = review
     }
 }

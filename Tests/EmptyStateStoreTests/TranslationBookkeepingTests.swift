@@ -67,6 +67,55 @@ struct TranslationBookkeepingTests {
         }
     }
 
+    @Test(
+        "a marking write confirms a string without changing it; a later change of its text resets the mark",
+        arguments: StoreBackend.all
+    )
+    func reviewMarks(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeStore(backend)
+            try store.importBuiltins([try builtin("loading")])
+            func french(_ key: String) throws -> StoredString? {
+                try store.strings(id: "loading").first { $0.locale == "fr" && $0.key == key }
+            }
+            #expect(try store.strings(id: "loading").allSatisfy { $0.review == .translated })
+            let before = try #require(try french("title"))
+            // The English title changes: the French one is now older than its source (stale).
+            _ = try store.updateStrings(id: "loading", expectedRevision: 1, actor: "editor") {
+                (current: Template) throws(StoreError) -> Template in
+                var copy = current
+                let index = copy.strings.firstIndex { $0.locale == "en" }!
+                copy.strings[index].values["title"] = "Hold on"
+                return copy
+            }
+            // A reviewer confirms the French title as it is: same text, restamped at revision 3.
+            let confirmed = try store.updateStrings(
+                id: "loading",
+                expectedRevision: 2,
+                actor: "reviewer",
+                note: "imported from fr.xlf",
+                marks: [TemplateContent.markKey(locale: "fr", key: "title"): .final]
+            ) { (current: Template) throws(StoreError) -> Template in current }
+            #expect(confirmed.revision == 3)
+            let after = try #require(try french("title"))
+            #expect(after.value == before.value)
+            #expect(after.review == .final && after.revision == 3 && after.updatedBy == "reviewer")
+            // Every other string keeps its stamp and state.
+            #expect(try french("message")?.revision == 1 && french("message")?.review == .translated)
+            let stamp = try store.stringStamps().first { $0.locale == "fr" && $0.key == "title" }
+            #expect(stamp?.review == .final && stamp?.revision == 3)
+            // A write that leaves the text alone keeps the mark; one that changes it resets it.
+            _ = try store.updateStrings(id: "loading", expectedRevision: 3, actor: "editor") {
+                (current: Template) throws(StoreError) -> Template in retitled(current, french: after.value)
+            }
+            #expect(try french("title")?.review == .final && french("title")?.revision == 3)
+            _ = try store.updateStrings(id: "loading", expectedRevision: 4, actor: "editor") {
+                (current: Template) throws(StoreError) -> Template in retitled(current, french: "Patientez")
+            }
+            #expect(try french("title")?.review == .translated && french("title")?.revision == 5)
+        }
+    }
+
     @Test("the SQLite migration gives existing strings the revision committed at their time")
     func sqliteBackfill() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")

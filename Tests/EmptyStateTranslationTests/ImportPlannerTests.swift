@@ -85,7 +85,9 @@ struct ImportPlannerTests {
         #expect(write.changedKeys == ["title"])
         #expect(write.template.strings(for: "fr")?["title"] == "Vérifiez avec {provider}")
         #expect(write.template.strings(for: "fr")?["actions.later"] == "Plus tard")
-        #expect(plan.counts == ["new": 0, "changed": 1, "unchanged": 1, "untranslated": 1, "rejected": 4])
+        #expect(
+            plan.counts == ["new": 0, "changed": 1, "unchanged": 1, "confirmed": 0, "untranslated": 1, "rejected": 4]
+        )
     }
 
     @Test("importing the same file twice plans nothing the second time")
@@ -142,6 +144,59 @@ struct ImportPlannerTests {
                     to: "Continuez avec {provider} et {app}."
                 )
         )
+    }
+
+    @Test("a reviewer's reviewed or final on an unchanged translation confirms it: stale cleared, state recorded")
+    func confirmations() throws {
+        // The French title is stale: its English source was written after it.
+        let stale = TranslationExportTests.snapshot(source: "2026-11-22T00:00:00Z", target: "2026-11-21T00:00:00Z")
+        var document = TranslationExport.document(
+            [stale],
+            sourceLocale: "en",
+            targetLocale: "fr",
+            exportedAt: "2026-11-23T10:00:00Z"
+        )
+        #expect(document.units[0].state == .stale)
+        document.units[0].state = .final
+        document.units[1].state = .reviewed
+        var plan = try plan(document, [stale])
+        #expect(plan.entries[0].outcome == .confirmed(.final))
+        #expect(plan.entries[1].outcome == .confirmed(.reviewed))
+        // `translated` in an XLIFF file is not a review: the stale strings stay as they are.
+        #expect(plan.entries[2].outcome == .unchanged)
+        let write = try #require(plan.writes.first)
+        #expect(write.changedKeys.isEmpty)
+        #expect(write.marks == ["title": .final, "message": .reviewed])
+        #expect(write.template == stale.template)
+        #expect(plan.counts["confirmed"] == 2)
+
+        // Confirmed already (the store has `final`, nothing stale): a second import is a no-op,
+        // and a lower state in a file never lowers the store's.
+        var confirmed = TranslationExportTests.snapshot()
+        confirmed.reviews = ["fr": ["title": .final, "message": .reviewed]]
+        plan = try self.plan(document, [confirmed])
+        #expect(plan.entries[0].outcome == .unchanged && plan.entries[1].outcome == .unchanged)
+        document.units[1].state = .final
+        #expect(try self.plan(document, [confirmed]).entries[1].outcome == .confirmed(.final))
+
+        // A reviewer who saw another source confirmed nothing about this one.
+        var moved = stale
+        let en = moved.template.strings.firstIndex { $0.locale == "en" }!
+        moved.template.strings[en].values["title"] = "Confirm with {provider}"
+        #expect(try self.plan(document, [moved]).entries[0].outcome.reasons == [.sourceChanged])
+
+        // A String Catalog has no review state: its `translated` (Xcode's "Mark as Reviewed")
+        // confirms a stale string; its `needs_review` leaves it stale.
+        var catalog = document
+        catalog.translatedConfirms = true
+        catalog.units[0].state = .translated
+        catalog.units[1].state = .stale
+        plan = try self.plan(catalog, [stale])
+        #expect(plan.entries[0].outcome == .confirmed(.translated))
+        #expect(plan.entries[1].outcome == .unchanged)
+        // An older catalogue (another source) confirms nothing, and is not refused for it: its
+        // `translated` is also what every translated string says.
+        #expect(try self.plan(catalog, [moved]).entries[0].outcome == .unchanged)
     }
 
     @Test("a new locale is written whole; a partial one is refused with the rule it would break")

@@ -37,6 +37,11 @@ struct StringCatalogTests {
             {
               "sourceLanguage" : "en",
               "strings" : {
+                "empty-state-service export" : {
+                  "comment" : "exportedAt=2026-11-23T10:00:00Z (written by empty-state-service when it exported this file; keep this entry: an import compares this time with later edits of the catalogue). Not a string to translate.",
+                  "extractionState" : "manual",
+                  "shouldTranslate" : false
+                },
                 "verifyIdentity/actions.later" : {
                   "extractionState" : "manual",
                   "localizations" : {
@@ -98,11 +103,12 @@ struct StringCatalogTests {
         expectSameBytes(StringCatalogWriter.write([german, XLIFF2Tests.small]), Array(expected.utf8))
     }
 
-    /// What a document looks like after a trip through a catalogue: units in key order, and
-    /// reviewed and final as translated (the catalogue has no review states).
+    /// What a document looks like after a trip through a catalogue: units in key order,
+    /// reviewed and final as translated (the catalogue has no review states, so its `translated`
+    /// is a reviewer's confirmation), the export time kept in the export record.
     private func throughCatalog(_ document: TranslationDocument) -> TranslationDocument {
         var expected = document
-        expected.exportedAt = nil
+        expected.translatedConfirms = true
         expected.units.sort { $0.id.description.utf8.lexicographicallyPrecedes($1.id.description.utf8) }
         for index in expected.units.indices where [.reviewed, .final].contains(expected.units[index].state) {
             expected.units[index].state = .translated
@@ -125,6 +131,41 @@ struct StringCatalogTests {
         }
     }
 
+    @Test("the export time survives a save in Xcode: another key order, layout and a translator's comment")
+    func exportRecordSurvivesXcode() throws {
+        let bytes = StringCatalogWriter.write([XLIFF2Tests.small])
+        // What Xcode does to a catalogue it saves: its own JSON layout and key order (the record
+        // may sort anywhere), a state changed in its editor, a comment added to a string. The
+        // record's members are kept as they are, as Xcode keeps a manual entry's.
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        var strings = try #require(root["strings"] as? [String: Any])
+        var title = try #require(strings["verifyIdentity/title"] as? [String: Any])
+        title["comment"] = "Shown on the sign-in screen"
+        var localizations = try #require(title["localizations"] as? [String: Any])
+        localizations["fr"] = ["stringUnit": ["state": "translated", "value": "Identifiez-vous avec {provider}"]]
+        title["localizations"] = localizations
+        strings["verifyIdentity/title"] = title
+        root["strings"] = strings
+        let resaved = try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted])
+        let read = try #require(try StringCatalogReader.read(Array(resaved)).first)
+        #expect(read.exportedAt == XLIFF2Tests.small.exportedAt)
+        #expect(read.translatedConfirms)
+        #expect(read.units.first { $0.id.key == "title" }?.target == "Identifiez-vous avec {provider}")
+        #expect(read.units.count == XLIFF2Tests.small.units.count)
+
+        // Without the record (a catalogue from elsewhere), the file gives no export time: an
+        // import then has nothing to compare edits with, as for any format without one.
+        strings[StringCatalogWriter.exportKey] = nil
+        root["strings"] = strings
+        let bare = try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted])
+        #expect(try StringCatalogReader.read(Array(bare)).first?.exportedAt == nil)
+        // A record whose time is not one is refused, naming it.
+        strings[StringCatalogWriter.exportKey] = ["comment": "exportedAt=yesterday", "shouldTranslate": false]
+        root["strings"] = strings
+        let broken = try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted])
+        #expect(throws: TranslationFormatError.self) { try StringCatalogReader.read(Array(broken)) }
+    }
+
     @Test("Foundation's JSONDecoder reads the catalogue into Apple's documented shape")
     func appleShape() throws {
         let documents = [Fixtures.hardDocument(), try Fixtures.builtinDocument()]
@@ -133,7 +174,11 @@ struct StringCatalogTests {
             let catalog = try JSONDecoder().decode(AppleStringCatalog.self, from: Data(bytes))
             #expect(catalog.sourceLanguage == "en")
             #expect(catalog.version == "1.0")
-            #expect(catalog.strings.count == document.units.count)
+            // The units, and the export record, which Xcode shows as "Don't Translate".
+            #expect(catalog.strings.count == document.units.count + 1)
+            let record = try #require(catalog.strings[StringCatalogWriter.exportKey])
+            #expect(record.shouldTranslate == false && record.extractionState == "manual")
+            #expect(record.comment?.hasPrefix("exportedAt=\(document.exportedAt!) ") == true)
             for unit in document.units {
                 let entry = try #require(catalog.strings[unit.id.description])
                 #expect(entry.extractionState == "manual")

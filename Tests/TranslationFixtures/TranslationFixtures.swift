@@ -77,7 +77,13 @@ package enum TranslationFixtures {
             catalogue.units[index].state = state
             if state == .missing, index % 2 == 0 { catalogue.units[index].target = nil }
         }
-        return [("catalogue-fr", catalogue), ("hard-pt-BR", hardDocument())]
+        // Examples of placeholders (Android's `<xliff:g example>`) with characters XML escapes; the
+        // built-in catalogue has verifyIdentity's own.
+        var hard = hardDocument()
+        for index in hard.units.indices where index % 2 == 0 {
+            hard.units[index].examples = ["a": "Ä & \"x\" <y>", "unused": "never written"]
+        }
+        return [("catalogue-fr", catalogue), ("hard-pt-BR", hard)]
     }
 
     /// Writes every format of the interop documents into `directory` (`xliff2/`, `xliff12/`,
@@ -135,6 +141,14 @@ package enum TranslationFixtures {
             json.beginArray()
             for note in unit.notes { json.string(note) }
             json.endArray()
+            // The examples the Android files carry: those of the unit's placeholders.
+            json.key("examples")
+            json.beginObject()
+            let names = AndroidEscaping.placeholderOrder(source: unit.source, target: unit.target)
+            for name in unit.examples.keys.sorted() where names.contains(name) {
+                json.member(name, unit.examples[name]!)
+            }
+            json.endObject()
             json.key("placeholders")
             json.beginArray()
             for name in unit.placeholders { json.string(name) }

@@ -1107,6 +1107,16 @@ def run_translations(checker: Checker, token: str) -> None:
                 extra=[body_field("all unchanged, nothing written", lambda b: b["dryRun"] and b["summary"]["unchanged"] > 0 and b["summary"]["unchanged"] == b["documents"][0]["units"] and b["summary"]["revisionsWritten"] == 0)],
             )
         )
+        # Locale resolution, and strict mode (issue 36).
+        regional = xliff.replace('trgLang="fr"', 'trgLang="fr-FR"').encode("utf-8")
+        run(Case("import fr-FR into fr", "POST", f"{imported}?fileName=fr-FR.xlf", 200, headers=as_file, body=regional, extra=[body_field("nearest fr", lambda b: b["documents"][0]["locale"]["locale"] == "fr" and b["documents"][0]["locale"]["match"] == "nearest")]))
+        unknown = xliff.replace('trgLang="fr"', 'trgLang="qq"').encode("utf-8")
+        run(Case("import unknown locale", "POST", f"{imported}?fileName=qq.xlf", 422, headers=as_file, body=unknown, extra=[problem_type("unknown-locale")]))
+        run(Case("import createLocales", "POST", f"{imported}?fileName=qq.xlf&createLocales=true", 200, headers=as_file, body=unknown, extra=[body_field("created qq", lambda b: b["documents"][0]["locale"]["match"] == "created")]))
+        refused = xliff.replace("verifyIdentity", "noSuchTemplateX").encode("utf-8")
+        run(Case("import strict with refusals", "POST", f"{imported}?fileName=fr.xlf&strict=true&dryRun=false", 422, headers=as_file, body=refused, extra=[problem_type("translation-strings-rejected"), body_field("the report", lambda b: b["report"]["strict"] and b["report"]["summary"]["rejected"] > 0)]))
+        run(Case("import strict dry run, clean", "POST", f"{imported}?fileName=fr.xlf&strict=true", 200, headers=as_file, body=xliff.encode("utf-8"), extra=[body_field("strict", lambda b: b["strict"] and b["summary"]["rejected"] == 0)]))
+        run(Case("import bad strict", "POST", f"{imported}?strict=maybe&createLocales=1", 400, headers=as_file, body=xliff.encode("utf-8"), extra=[problem_type("invalid-parameter")]))
     bad = b'<?xml version="1.0"?>\n<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="en" trgLang="fr"><file id="f">\n</xliff>\n'
     run(Case("import unreadable file", "POST", imported, 400, headers=as_file, body=bad, extra=[problem_type("invalid-translation-file"), body_field("line and column", lambda b: b["errors"][0]["line"] == 3 and b["errors"][0]["column"] == 1)]))
     run(Case("import unknown format", "POST", f"{imported}?dryRun=maybe", 400, headers=as_file, body=b"hello", extra=[problem_type("invalid-parameter")]))

@@ -23,6 +23,8 @@ cleanup() {
     [ -n "$SERVER_PID" ] && kill -9 "$SERVER_PID" 2>/dev/null
     # replicas.sh's replicas and PostgreSQL, when it was interrupted
     declare -F rep_cleanup >/dev/null && rep_cleanup
+    # test_17's server on PostgreSQL and its PostgreSQL, when it was interrupted
+    declare -F tr17_cleanup >/dev/null && tr17_cleanup
     rm -rf "$WORK"
 }
 trap cleanup EXIT

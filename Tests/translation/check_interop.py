@@ -13,8 +13,12 @@ each file stands for).
   Xliff2File.parsestring; its known gaps (the 2.0 class returns no notes) are reported, not
   counted as failures.
 - Android strings are decoded by this script's own implementation of aapt2's rules (trim,
-  escapes, quotes, whitespace collapse, <xliff:g>, %%), independent of the Swift reader.
-- The String Catalogs are read with json.
+  escapes, quotes, whitespace collapse, <xliff:g>, %%), independent of the Swift reader; each
+  <xliff:g> carries the template's example of its placeholder (`example=`), and a stale
+  translation has the stale-marker comment right above it, which translate-toolkit's Android
+  reader (the one Weblate and Pootle use) returns as the string's note and keeps when it saves.
+- The String Catalogs are read with json, the export record (the export time an import compares
+  with later edits) included.
 - translate-toolkit then saves each XLIFF file again, once as read and once with a translation
   added through its API, into DIR/toolkit/, for TranslationInteropTests/readToolkitOutput.
 
@@ -27,12 +31,14 @@ import sys
 from pathlib import Path
 
 from lxml import etree
-from translate.storage import factory, xliff2
+from translate.storage import aresource, factory, xliff2
 
 XLIFF2 = "urn:oasis:names:tc:xliff:document:2.0"
 XLIFF12 = "urn:oasis:names:tc:xliff:document:1.2"
 MDA = "urn:oasis:names:tc:xliff:metadata:2.0"
 STALE = "empty-state:stale"
+ANDROID_STALE = "needs review: its source changed after this translation was written"
+CATALOG_EXPORT_KEY = "empty-state-service export"
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,31})\}")
 NMTOKEN = re.compile(r"^[\w.\-:]+$")
 ASCII_SPACE = " \t\n\r\x0b\x0c"
@@ -239,8 +245,9 @@ def write(path, data):
 
 # Android ---------------------------------------------------------------------------------------
 
-def aapt2_decode(element, order):
-    """The text aapt2 compiles a <string> to, placeholders back as {name}."""
+def aapt2_decode(element, order, examples=None):
+    """The text aapt2 compiles a <string> to, placeholders back as {name}; each <xliff:g>
+    carries `examples`' example of its placeholder, or none."""
     pieces = []
     if element.text:
         pieces.append([element.text, None])
@@ -250,6 +257,10 @@ def aapt2_decode(element, order):
         elif child.tag == f"{{{XLIFF12}}}g":
             check(len(child) == 0, "nested element in <xliff:g>")
             pieces.append([child.text or "", child.get("id")])
+            if examples is not None:
+                want = examples.get(child.get("id"))
+                check(child.get("example") == want,
+                      f"<xliff:g id={child.get('id')}> example={child.get('example')!r}, expected {want!r}")
         else:
             failures.append(f"unexpected <{child.tag}> in <string>")
         if child.tail:
@@ -298,22 +309,26 @@ def aapt2_decode(element, order):
 
 
 def read_android(path, units_by_name, use):
+    """Each string's text, its notes, and whether the stale marker is right above it."""
     root = parse(path)
     check(root.tag == "resources", f"{path}: root {root.tag}")
-    found, notes = {}, []
+    found, notes, stale = {}, [], False
     header = None
     for child in root:
         if isinstance(child, etree._Comment):
             text = child.text.strip()
             if header is None and text.startswith("empty-state-service "):
                 header = dict(word.split("=", 1) for word in text.split()[1:])
+            elif text == ANDROID_STALE:
+                stale = True
             else:
+                check(not stale, f"{path}: a note between the stale marker and its string")
                 notes.append(text)
             continue
         unit = units_by_name[child.get("name")]
         order = placeholder_order(unit["source"], unit["target"])
-        found[unit["id"]] = (aapt2_decode(child, order), notes)
-        notes = []
+        found[unit["id"]] = (aapt2_decode(child, order, unit["examples"]), notes, stale)
+        notes, stale = [], False
         check(child.get("formatted") in (None, "false"), f"{path}: formatted={child.get('formatted')}")
         if child.get("formatted") == "false":
             check("%" in use(unit) and not PLACEHOLDER.search(use(unit)), f"{path}: formatted=false on {unit['id']}")
@@ -339,6 +354,35 @@ def check_android(directory, name, expected):
         else:
             check(got is not None and got[0] == unit["target"], f"android {name} {unit['id']}: {got!r} != {unit['target']!r}")
             check(got is not None and got[1] == unit["notes"], f"android {name} notes {unit['id']}: {got!r}")
+            check(got is not None and got[2] == (unit["state"] == "stale"),
+                  f"android {name} {unit['id']}: stale marker {got[2] if got else None} for {unit['state']}")
+    check_android_toolkit(directory / expected["androidFolder"] / "strings.xml", expected, name)
+
+
+def check_android_toolkit(path, expected, name):
+    """translate-toolkit's Android reader: the stale marker is the stale strings' note (what
+    Weblate and Pootle show the translator), and a save keeps it right above its string."""
+    store = aresource.AndroidResourceFile.parsefile(str(path))
+    by_name = {unit.getid(): unit for unit in store.units}
+    for unit in expected["units"]:
+        if unit["target"] is None or unit["state"] == "missing":
+            continue
+        got = by_name.get(unit["resourceName"])
+        check(got is not None, f"translate-toolkit android {name}: {unit['resourceName']} not read")
+        if got is not None:
+            marked = ANDROID_STALE in got.getnotes()
+            check(marked == (unit["state"] == "stale"),
+                  f"translate-toolkit android {name} {unit['id']}: marker in notes {marked} for {unit['state']}")
+    resaved = etree.fromstring(bytes(store), etree.XMLParser(resolve_entities=False, no_network=True))
+    marked_after = set()
+    previous = None
+    for child in resaved:
+        if not isinstance(child, etree._Comment) and previous is not None and previous.text.strip() == ANDROID_STALE:
+            marked_after.add(child.get("name"))
+        previous = child
+    want = {unit["resourceName"] for unit in expected["units"]
+            if unit["state"] == "stale" and unit["target"] is not None}
+    check(marked_after == want, f"translate-toolkit android {name}: marked after a save {sorted(marked_after ^ want)}")
 
 
 # String Catalog --------------------------------------------------------------------------------
@@ -352,6 +396,13 @@ def check_catalog(path, name, expected):
     check(catalog["sourceLanguage"] == expected["sourceLocale"] and catalog["version"] == "1.0",
           f"xcstrings {name}: header")
     check(list(catalog["strings"]) == sorted(catalog["strings"], key=lambda key: key.encode()), f"xcstrings {name}: order")
+    # The export record: not a string to translate, its comment the export time.
+    record = catalog["strings"].get(CATALOG_EXPORT_KEY)
+    check(record is not None and record.get("shouldTranslate") is False and record.get("extractionState") == "manual"
+          and "localizations" not in record
+          and record.get("comment", "").startswith(f"exportedAt={expected['exportedAt']} "),
+          f"xcstrings {name}: export record {record!r}")
+    check(len(catalog["strings"]) == len(expected["units"]) + 1, f"xcstrings {name}: {len(catalog['strings'])} keys")
     for unit in expected["units"]:
         entry = catalog["strings"][unit["id"]]
         localizations = entry["localizations"]

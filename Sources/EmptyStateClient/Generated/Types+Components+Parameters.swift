@@ -54,6 +54,21 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/DryRun`.
         internal typealias DryRun = Swift.Bool
+        /// `true`: any refused string fails the whole import (`422 translation-strings-rejected`
+        /// with the report), and the templates are written in one transaction; nothing is written
+        /// unless everything is. `false` (the default): the accepted strings are written, the
+        /// refused ones reported.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/ImportStrict`.
+        internal typealias ImportStrict = Swift.Bool
+        /// `true`: a target locale the catalogue does not have is added (the file's tag after CLDR's
+        /// language alias), rather than refused with `422 unknown-locale`; only an exact tag or an
+        /// alias is then matched with the catalogue's (`fr-CA` is created beside `fr`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/ImportCreateLocales`.
+        internal typealias ImportCreateLocales = Swift.Bool
         /// The file's name, for the revisions' note ("imported from fr.xlf"); for Android, its
         /// folder gives the locale (`values-fr/strings.xml`). `upload` by default. 1 to 255 bytes,
         /// no control characters.

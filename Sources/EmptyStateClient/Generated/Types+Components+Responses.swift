@@ -271,6 +271,165 @@ extension Components {
                 self.body = body
             }
         }
+        internal struct TranslationImportUnprocessable: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationImportUnprocessable/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportUnprocessable/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportUnprocessable/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationImportUnprocessable.Headers
+            /// - Remark: Generated from `#/components/responses/TranslationImportUnprocessable/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TranslationImportUnprocessable/content/applicationProblemJson`.
+                internal enum ApplicationProblemJsonPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/responses/TranslationImportUnprocessable/content/applicationProblemJson/case1`.
+                    case Problem(Components.Schemas.Problem)
+                    /// - Remark: Generated from `#/components/responses/TranslationImportUnprocessable/content/applicationProblemJson/case2`.
+                    case TranslationImportProblem(Components.Schemas.TranslationImportProblem)
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        var errors: [any Swift.Error] = []
+                        do {
+                            self = .Problem(try .init(from: decoder))
+                            return
+                        } catch {
+                            errors.append(error)
+                        }
+                        do {
+                            self = .TranslationImportProblem(try .init(from: decoder))
+                            return
+                        } catch {
+                            errors.append(error)
+                        }
+                        throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                            type: Self.self,
+                            codingPath: decoder.codingPath,
+                            errors: errors
+                        )
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        switch self {
+                        case let .Problem(value):
+                            try value.encode(to: encoder)
+                        case let .TranslationImportProblem(value):
+                            try value.encode(to: encoder)
+                        }
+                    }
+                }
+                /// - Remark: Generated from `#/components/responses/TranslationImportUnprocessable/content/application\/problem+json`.
+                case applicationProblemJson(Components.Responses.TranslationImportUnprocessable.Body.ApplicationProblemJsonPayload)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Responses.TranslationImportUnprocessable.Body.ApplicationProblemJsonPayload {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TranslationImportUnprocessable.Body
+            /// Creates a new `TranslationImportUnprocessable`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TranslationImportUnprocessable.Headers,
+                body: Components.Responses.TranslationImportUnprocessable.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct TranslationImportConflict: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TranslationImportConflict/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportConflict/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/TranslationImportConflict/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.TranslationImportConflict.Headers
+            /// - Remark: Generated from `#/components/responses/TranslationImportConflict/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TranslationImportConflict/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.TranslationImportProblem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.TranslationImportProblem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.TranslationImportConflict.Body
+            /// Creates a new `TranslationImportConflict`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.TranslationImportConflict.Headers,
+                body: Components.Responses.TranslationImportConflict.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         internal struct TranslationImportBadRequest: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/TranslationImportBadRequest/headers`.
             internal struct Headers: Sendable, Hashable {

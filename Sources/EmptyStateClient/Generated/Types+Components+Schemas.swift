@@ -26,6 +26,10 @@ extension Components {
             internal var changed: Swift.Int
             /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/unchanged`.
             internal var unchanged: Swift.Int
+            /// Unchanged translations whose review state the file records (a stale one made current).
+            ///
+            /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/confirmed`.
+            internal var confirmed: Swift.Int
             /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/untranslated`.
             internal var untranslated: Swift.Int
             /// - Remark: Generated from `#/components/schemas/TranslationImportCounts/rejected`.
@@ -48,6 +52,7 @@ extension Components {
             ///   - new:
             ///   - changed:
             ///   - unchanged:
+            ///   - confirmed: Unchanged translations whose review state the file records (a stale one made current).
             ///   - untranslated:
             ///   - rejected:
             ///   - templatesChanged: Templates that get (in a dry run, would get) a revision.
@@ -57,6 +62,7 @@ extension Components {
                 new: Swift.Int,
                 changed: Swift.Int,
                 unchanged: Swift.Int,
+                confirmed: Swift.Int,
                 untranslated: Swift.Int,
                 rejected: Swift.Int,
                 templatesChanged: Swift.Int,
@@ -66,6 +72,7 @@ extension Components {
                 self.new = new
                 self.changed = changed
                 self.unchanged = unchanged
+                self.confirmed = confirmed
                 self.untranslated = untranslated
                 self.rejected = rejected
                 self.templatesChanged = templatesChanged
@@ -76,6 +83,7 @@ extension Components {
                 case new
                 case changed
                 case unchanged
+                case confirmed
                 case untranslated
                 case rejected
                 case templatesChanged
@@ -95,6 +103,10 @@ extension Components {
                 self.unchanged = try container.decode(
                     Swift.Int.self,
                     forKey: .unchanged
+                )
+                self.confirmed = try container.decode(
+                    Swift.Int.self,
+                    forKey: .confirmed
                 )
                 self.untranslated = try container.decode(
                     Swift.Int.self,
@@ -120,6 +132,7 @@ extension Components {
                     "new",
                     "changed",
                     "unchanged",
+                    "confirmed",
                     "untranslated",
                     "rejected",
                     "templatesChanged",
@@ -130,8 +143,9 @@ extension Components {
         }
         /// What an import does, per template (by id) and string (in file order). A template's
         /// `result` is `changed` (written, or in a dry run would be: `revision` is the one written),
-        /// `unchanged`, `rejected` (nothing to write, some strings refused) or `conflict` (changed
-        /// meanwhile: nothing of it written, `detail` says why; import the file again).
+        /// `unchanged`, `rejected` (nothing to write, some strings refused), `conflict` (changed
+        /// meanwhile: nothing of it written, `detail` says why; import the file again) or
+        /// `withheld` (a strict import that failed: nothing of it written).
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/TranslationImportReport`.
@@ -142,6 +156,10 @@ extension Components {
             internal var format: Components.Schemas.TranslationFormat
             /// - Remark: Generated from `#/components/schemas/TranslationImportReport/dryRun`.
             internal var dryRun: Swift.Bool
+            /// The import was strict (`strict=true`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/TranslationImportReport/strict`.
+            internal var strict: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/TranslationImportReport/summary`.
             internal var summary: Components.Schemas.TranslationImportCounts
             /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload`.
@@ -156,6 +174,80 @@ extension Components {
                 internal var exportedAt: Components.Schemas.Timestamp?
                 /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/units`.
                 internal var units: Swift.Int
+                /// Which of the catalogue's locales the file's target locale went to, and how.
+                ///
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/locale`.
+                internal struct LocalePayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/locale/locale`.
+                    internal var locale: Components.Schemas.LocaleTag
+                    /// `exact`, `alias` (CLDR's language alias: `fre` → `fr`), `nearest` (a shorter tag
+                    /// of the same language and script: `fr-FR` → `fr`) or `created` (new to the
+                    /// catalogue, with `createLocales=true`).
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/locale/match`.
+                    internal enum MatchPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case exact = "exact"
+                        case alias = "alias"
+                        case nearest = "nearest"
+                        case created = "created"
+                    }
+                    /// `exact`, `alias` (CLDR's language alias: `fre` → `fr`), `nearest` (a shorter tag
+                    /// of the same language and script: `fr-FR` → `fr`) or `created` (new to the
+                    /// catalogue, with `createLocales=true`).
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/locale/match`.
+                    internal var match: Components.Schemas.TranslationImportReport.DocumentsPayloadPayload.LocalePayload.MatchPayload
+                    /// The same in words.
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/locale/detail`.
+                    internal var detail: Swift.String
+                    /// Creates a new `LocalePayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - locale:
+                    ///   - match: `exact`, `alias` (CLDR's language alias: `fre` → `fr`), `nearest` (a shorter tag
+                    ///   - detail: The same in words.
+                    internal init(
+                        locale: Components.Schemas.LocaleTag,
+                        match: Components.Schemas.TranslationImportReport.DocumentsPayloadPayload.LocalePayload.MatchPayload,
+                        detail: Swift.String
+                    ) {
+                        self.locale = locale
+                        self.match = match
+                        self.detail = detail
+                    }
+                    internal enum CodingKeys: String, CodingKey {
+                        case locale
+                        case match
+                        case detail
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.locale = try container.decode(
+                            Components.Schemas.LocaleTag.self,
+                            forKey: .locale
+                        )
+                        self.match = try container.decode(
+                            Components.Schemas.TranslationImportReport.DocumentsPayloadPayload.LocalePayload.MatchPayload.self,
+                            forKey: .match
+                        )
+                        self.detail = try container.decode(
+                            Swift.String.self,
+                            forKey: .detail
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "locale",
+                            "match",
+                            "detail"
+                        ])
+                    }
+                }
+                /// Which of the catalogue's locales the file's target locale went to, and how.
+                ///
+                /// - Remark: Generated from `#/components/schemas/TranslationImportReport/DocumentsPayload/locale`.
+                internal var locale: Components.Schemas.TranslationImportReport.DocumentsPayloadPayload.LocalePayload?
                 /// Creates a new `DocumentsPayloadPayload`.
                 ///
                 /// - Parameters:
@@ -163,22 +255,26 @@ extension Components {
                 ///   - targetLocale:
                 ///   - exportedAt: The export time the file carries; absent when it carries none.
                 ///   - units:
+                ///   - locale: Which of the catalogue's locales the file's target locale went to, and how.
                 internal init(
                     sourceLocale: Swift.String,
                     targetLocale: Swift.String,
                     exportedAt: Components.Schemas.Timestamp? = nil,
-                    units: Swift.Int
+                    units: Swift.Int,
+                    locale: Components.Schemas.TranslationImportReport.DocumentsPayloadPayload.LocalePayload? = nil
                 ) {
                     self.sourceLocale = sourceLocale
                     self.targetLocale = targetLocale
                     self.exportedAt = exportedAt
                     self.units = units
+                    self.locale = locale
                 }
                 internal enum CodingKeys: String, CodingKey {
                     case sourceLocale
                     case targetLocale
                     case exportedAt
                     case units
+                    case locale
                 }
                 internal init(from decoder: any Swift.Decoder) throws {
                     let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -198,11 +294,16 @@ extension Components {
                         Swift.Int.self,
                         forKey: .units
                     )
+                    self.locale = try container.decodeIfPresent(
+                        Components.Schemas.TranslationImportReport.DocumentsPayloadPayload.LocalePayload.self,
+                        forKey: .locale
+                    )
                     try decoder.ensureNoAdditionalProperties(knownKeys: [
                         "sourceLocale",
                         "targetLocale",
                         "exportedAt",
-                        "units"
+                        "units",
+                        "locale"
                     ])
                 }
             }
@@ -228,6 +329,7 @@ extension Components {
                     case unchanged = "unchanged"
                     case rejected = "rejected"
                     case conflict = "conflict"
+                    case withheld = "withheld"
                 }
                 /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/result`.
                 internal var result: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.ResultPayload
@@ -250,6 +352,7 @@ extension Components {
                         case new = "new"
                         case changed = "changed"
                         case unchanged = "unchanged"
+                        case confirmed = "confirmed"
                         case untranslated = "untranslated"
                         case rejected = "rejected"
                     }
@@ -263,6 +366,22 @@ extension Components {
                     ///
                     /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/previous`.
                     internal var previous: Swift.String?
+                    /// The review state recorded (`confirmed`, and `new` or `changed` when the file
+                    /// gives one: `reviewed`, `final`, or a String Catalog's `translated`).
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/review`.
+                    internal enum ReviewPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case translated = "translated"
+                        case reviewed = "reviewed"
+                        case final = "final"
+                    }
+                    /// The review state recorded (`confirmed`, and `new` or `changed` when the file
+                    /// gives one: `reviewed`, `final`, or a String Catalog's `translated`).
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/review`.
+                    internal var review: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReviewPayload?
                     /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload`.
                     internal struct ReasonsPayloadPayload: Codable, Hashable, Sendable {
                         /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload/reason`.
@@ -336,6 +455,7 @@ extension Components {
                     ///   - outcome:
                     ///   - value: The translation imported (`new`, `changed`).
                     ///   - previous: The translation it replaces (`changed`).
+                    ///   - review: The review state recorded (`confirmed`, and `new` or `changed` when the file
                     ///   - reasons:
                     internal init(
                         locale: Swift.String,
@@ -343,6 +463,7 @@ extension Components {
                         outcome: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.OutcomePayload,
                         value: Swift.String? = nil,
                         previous: Swift.String? = nil,
+                        review: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReviewPayload? = nil,
                         reasons: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayload? = nil
                     ) {
                         self.locale = locale
@@ -350,6 +471,7 @@ extension Components {
                         self.outcome = outcome
                         self.value = value
                         self.previous = previous
+                        self.review = review
                         self.reasons = reasons
                     }
                     internal enum CodingKeys: String, CodingKey {
@@ -358,6 +480,7 @@ extension Components {
                         case outcome
                         case value
                         case previous
+                        case review
                         case reasons
                     }
                     internal init(from decoder: any Swift.Decoder) throws {
@@ -382,6 +505,10 @@ extension Components {
                             Swift.String.self,
                             forKey: .previous
                         )
+                        self.review = try container.decodeIfPresent(
+                            Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReviewPayload.self,
+                            forKey: .review
+                        )
                         self.reasons = try container.decodeIfPresent(
                             Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayload.self,
                             forKey: .reasons
@@ -392,6 +519,7 @@ extension Components {
                             "outcome",
                             "value",
                             "previous",
+                            "review",
                             "reasons"
                         ])
                     }
@@ -478,6 +606,7 @@ extension Components {
             ///   - fileName:
             ///   - format:
             ///   - dryRun:
+            ///   - strict: The import was strict (`strict=true`).
             ///   - summary:
             ///   - documents: One per target locale in the file (a String Catalog may hold several).
             ///   - templates:
@@ -485,6 +614,7 @@ extension Components {
                 fileName: Swift.String,
                 format: Components.Schemas.TranslationFormat,
                 dryRun: Swift.Bool,
+                strict: Swift.Bool,
                 summary: Components.Schemas.TranslationImportCounts,
                 documents: Components.Schemas.TranslationImportReport.DocumentsPayload,
                 templates: Components.Schemas.TranslationImportReport.TemplatesPayload
@@ -492,6 +622,7 @@ extension Components {
                 self.fileName = fileName
                 self.format = format
                 self.dryRun = dryRun
+                self.strict = strict
                 self.summary = summary
                 self.documents = documents
                 self.templates = templates
@@ -500,6 +631,7 @@ extension Components {
                 case fileName
                 case format
                 case dryRun
+                case strict
                 case summary
                 case documents
                 case templates
@@ -518,6 +650,10 @@ extension Components {
                     Swift.Bool.self,
                     forKey: .dryRun
                 )
+                self.strict = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .strict
+                )
                 self.summary = try container.decode(
                     Components.Schemas.TranslationImportCounts.self,
                     forKey: .summary
@@ -534,9 +670,119 @@ extension Components {
                     "fileName",
                     "format",
                     "dryRun",
+                    "strict",
                     "summary",
                     "documents",
                     "templates"
+                ])
+            }
+        }
+        /// An RFC 9457 problem of a strict import that wrote nothing, with the import's report:
+        /// `translation-strings-rejected` (`422`) or `translation-import-conflict` (`409`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/TranslationImportProblem`.
+        internal struct TranslationImportProblem: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/type`.
+            internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case urn_colon_emptyState_colon_problem_colon_translationStringsRejected = "urn:empty-state:problem:translation-strings-rejected"
+                case urn_colon_emptyState_colon_problem_colon_translationImportConflict = "urn:empty-state:problem:translation-import-conflict"
+            }
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/type`.
+            internal var _type: Components.Schemas.TranslationImportProblem._TypePayload
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/title`.
+            internal var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/status`.
+            internal enum StatusPayload: Int, Codable, Hashable, Sendable, CaseIterable {
+                case _409 = 409
+                case _422 = 422
+            }
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/status`.
+            internal var status: Components.Schemas.TranslationImportProblem.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/detail`.
+            internal var detail: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/requestId`.
+            internal var requestId: Components.Schemas.RequestId
+            /// One per refused string: `<templateId>/<key> (<locale>): <reason>: <detail>`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/errors`.
+            internal var errors: [Components.Schemas.ProblemError]?
+            /// - Remark: Generated from `#/components/schemas/TranslationImportProblem/report`.
+            internal var report: Components.Schemas.TranslationImportReport
+            /// Creates a new `TranslationImportProblem`.
+            ///
+            /// - Parameters:
+            ///   - _type:
+            ///   - title:
+            ///   - status:
+            ///   - detail:
+            ///   - requestId:
+            ///   - errors: One per refused string: `<templateId>/<key> (<locale>): <reason>: <detail>`.
+            ///   - report:
+            internal init(
+                _type: Components.Schemas.TranslationImportProblem._TypePayload,
+                title: Swift.String,
+                status: Components.Schemas.TranslationImportProblem.StatusPayload,
+                detail: Swift.String,
+                requestId: Components.Schemas.RequestId,
+                errors: [Components.Schemas.ProblemError]? = nil,
+                report: Components.Schemas.TranslationImportReport
+            ) {
+                self._type = _type
+                self.title = title
+                self.status = status
+                self.detail = detail
+                self.requestId = requestId
+                self.errors = errors
+                self.report = report
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case _type = "type"
+                case title
+                case status
+                case detail
+                case requestId
+                case errors
+                case report
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self._type = try container.decode(
+                    Components.Schemas.TranslationImportProblem._TypePayload.self,
+                    forKey: ._type
+                )
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.status = try container.decode(
+                    Components.Schemas.TranslationImportProblem.StatusPayload.self,
+                    forKey: .status
+                )
+                self.detail = try container.decode(
+                    Swift.String.self,
+                    forKey: .detail
+                )
+                self.requestId = try container.decode(
+                    Components.Schemas.RequestId.self,
+                    forKey: .requestId
+                )
+                self.errors = try container.decodeIfPresent(
+                    [Components.Schemas.ProblemError].self,
+                    forKey: .errors
+                )
+                self.report = try container.decode(
+                    Components.Schemas.TranslationImportReport.self,
+                    forKey: .report
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "type",
+                    "title",
+                    "status",
+                    "detail",
+                    "requestId",
+                    "errors",
+                    "report"
                 ])
             }
         }
@@ -1267,6 +1513,7 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_crossOriginRequest = "urn:empty-state:problem:cross-origin-request"
                 case urn_colon_emptyState_colon_problem_colon_invalidTranslationFile = "urn:empty-state:problem:invalid-translation-file"
                 case urn_colon_emptyState_colon_problem_colon_importBusy = "urn:empty-state:problem:import-busy"
+                case urn_colon_emptyState_colon_problem_colon_unknownLocale = "urn:empty-state:problem:unknown-locale"
                 case urn_colon_emptyState_colon_problem_colon_unknownExperiment = "urn:empty-state:problem:unknown-experiment"
                 case urn_colon_emptyState_colon_problem_colon_invalidTransition = "urn:empty-state:problem:invalid-transition"
                 case urn_colon_emptyState_colon_problem_colon_splitFrozen = "urn:empty-state:problem:split-frozen"
@@ -2039,6 +2286,38 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/TemplateDocument/strings`.
             internal var strings: Components.Schemas.TemplateDocument.StringsPayload
+            /// Optional: placeholder name → an example of its value (`{"provider": "BankID"}`), which
+            /// translators see (Android's `<xliff:g example>`, every translation file's notes). Each
+            /// name is a placeholder of the default locale's strings; an example is at most 32
+            /// columns. Absent when there are none.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/TemplateDocument/examples`.
+            internal struct ExamplesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Swift.String]
+                /// Creates a new `ExamplesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Optional: placeholder name → an example of its value (`{"provider": "BankID"}`), which
+            /// translators see (Android's `<xliff:g example>`, every translation file's notes). Each
+            /// name is a placeholder of the default locale's strings; an example is at most 32
+            /// columns. Absent when there are none.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/TemplateDocument/examples`.
+            internal var examples: Components.Schemas.TemplateDocument.ExamplesPayload?
             /// Creates a new `TemplateDocument`.
             ///
             /// - Parameters:
@@ -2050,6 +2329,7 @@ extension Components {
             ///   - visual:
             ///   - actions: 0–3 actions (none when absent); when there are any, exactly one is `primary`, and a
             ///   - strings: Locale tag → that locale's strings; must include the default locale.
+            ///   - examples: Optional: placeholder name → an example of its value (`{"provider": "BankID"}`), which
             internal init(
                 id: Components.Schemas.TemplateId,
                 aliases: [Components.Schemas.TemplateId]? = nil,
@@ -2058,7 +2338,8 @@ extension Components {
                 defaultLocale: Components.Schemas.DocumentLocaleTag,
                 visual: Components.Schemas.TemplateVisual,
                 actions: [Components.Schemas.TemplateAction]? = nil,
-                strings: Components.Schemas.TemplateDocument.StringsPayload
+                strings: Components.Schemas.TemplateDocument.StringsPayload,
+                examples: Components.Schemas.TemplateDocument.ExamplesPayload? = nil
             ) {
                 self.id = id
                 self.aliases = aliases
@@ -2068,6 +2349,7 @@ extension Components {
                 self.visual = visual
                 self.actions = actions
                 self.strings = strings
+                self.examples = examples
             }
             internal enum CodingKeys: String, CodingKey {
                 case id
@@ -2078,6 +2360,7 @@ extension Components {
                 case visual
                 case actions
                 case strings
+                case examples
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -2113,6 +2396,10 @@ extension Components {
                     Components.Schemas.TemplateDocument.StringsPayload.self,
                     forKey: .strings
                 )
+                self.examples = try container.decodeIfPresent(
+                    Components.Schemas.TemplateDocument.ExamplesPayload.self,
+                    forKey: .examples
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "id",
                     "aliases",
@@ -2121,7 +2408,8 @@ extension Components {
                     "defaultLocale",
                     "visual",
                     "actions",
-                    "strings"
+                    "strings",
+                    "examples"
                 ])
             }
         }

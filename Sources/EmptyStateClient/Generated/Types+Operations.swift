@@ -28579,9 +28579,16 @@ internal enum Operations {
     /// A translation is `missing` when the locale lacks the key, stale when it was written
     /// before its source string last changed (XLIFF 2.0 `initial` with
     /// `subState="empty-state:stale"`, XLIFF 1.2 `needs-review-translation`, String Catalog
-    /// `needs_review`), translated otherwise. Templates by id, strings in the order a screen
-    /// shows them; a template without strings in the source locale is left out. Any admin token
-    /// (`viewer` or `editor`) may export. Every parameter that is wrong is named in one `400`.
+    /// `needs_review`, Android the comment `needs review: its source changed after this
+    /// translation was written` right above the string), otherwise its review state: `final` or
+    /// `reviewed` when a reviewer's file confirmed it (XLIFF 2.0 `final`/`reviewed`, XLIFF 1.2
+    /// `approved="yes"`), `translated` otherwise. A String Catalog carries the export's time in
+    /// an entry of its own, `empty-state-service export` (`shouldTranslate: false`, the time in
+    /// its `comment`), which Xcode keeps. Android's `<xliff:g>` carries the template's
+    /// `examples` of its placeholder as `example`. Templates by id, strings in the order a
+    /// screen shows them; a template without strings in the source locale is left out. Any
+    /// admin token (`viewer` or `editor`) may export. Every parameter that is wrong is named in
+    /// one `400`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/translations/export`.
@@ -29199,9 +29206,22 @@ internal enum Operations {
     /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
     /// invalid-translation-file` with the line and column in `errors[0]`.
     ///
+    /// The file's target locale is matched with the catalogue's (`documents[].locale` says
+    /// how): the same tag (`exact`); else the tag under CLDR's language alias (`alias`: `fre`,
+    /// `fra` → `fr`, `iw` → `he`, `tl` → `fil`); else the nearest shorter tag of the same
+    /// language and script the catalogue has (`nearest`: `fr-FR` → `fr`; never `zh-TW` → `zh`,
+    /// written in another script). A locale the catalogue has none of is refused with `422
+    /// unknown-locale` naming it (nothing written), unless `createLocales=true`: then the
+    /// file's tag (after the alias) is a new locale (`created`), and only an exact tag or an
+    /// alias is matched.
+    ///
     /// Each string is compared with the store: `new` (the locale lacks it), `changed`,
-    /// `unchanged` (the same text, scalar for scalar), `untranslated` (no target, or a draft),
-    /// or `rejected` with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
+    /// `unchanged` (the same text, scalar for scalar), `confirmed` (the same text, and the file
+    /// says a reviewer confirmed it while the store has it stale or less reviewed: XLIFF 2.0
+    /// `reviewed`/`final`, XLIFF 1.2 `approved="yes"`, a String Catalog's `translated`, which
+    /// is what Xcode's "Mark as Reviewed" writes; its `review` is recorded and a stale
+    /// translation becomes current), `untranslated` (no target, or a draft), or `rejected`
+    /// with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
     /// `placeholders` (the `{placeholder}` set differs from the source's), `copyRule` (the admin
     /// API's `422` reasons and pointers: a template must stay valid, so a new locale arrives
     /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
@@ -29215,6 +29235,14 @@ internal enum Operations {
     /// precondition: a template changed meanwhile is a `conflict` (nothing of it written), the
     /// others are written. Importing the same file again writes nothing. One import runs at a
     /// time on a server: another gets `503 import-busy`.
+    ///
+    /// By default the strings accepted are written and the refused ones reported with `200`
+    /// (a translator's file is rarely perfect, and the good strings should not wait for the
+    /// last one). `strict=true` is for scripts: any refused string fails the whole import with
+    /// `422 translation-strings-rejected`, whose `report` member is the report (string by
+    /// string, as a dry run gives it) and whose `errors` list each refusal; nothing is written.
+    /// A strict import writes every template in one transaction: a template changed meanwhile
+    /// fails it with `409 translation-import-conflict`, nothing written.
     ///
     ///
     /// - Remark: HTTP `POST /v1/admin/translations/import`.
@@ -29235,6 +29263,21 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/query/dryRun`.
                 internal var dryRun: Components.Parameters.DryRun?
+                /// `true`: any refused string fails the whole import (`422 translation-strings-rejected`
+                /// with the report), and the templates are written in one transaction; nothing is written
+                /// unless everything is. `false` (the default): the accepted strings are written, the
+                /// refused ones reported.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/query/strict`.
+                internal var strict: Components.Parameters.ImportStrict?
+                /// `true`: a target locale the catalogue does not have is added (the file's tag after CLDR's
+                /// language alias), rather than refused with `422 unknown-locale`; only an exact tag or an
+                /// alias is then matched with the catalogue's (`fr-CA` is created beside `fr`).
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/translations/import/POST/query/createLocales`.
+                internal var createLocales: Components.Parameters.ImportCreateLocales?
                 /// The file's name, for the revisions' note ("imported from fr.xlf"); for Android, its
                 /// folder gives the locale (`values-fr/strings.xml`). `upload` by default. 1 to 255 bytes,
                 /// no control characters.
@@ -29247,14 +29290,20 @@ internal enum Operations {
                 /// - Parameters:
                 ///   - format: The file's format; without it, told from its first bytes (a JSON object is a String
                 ///   - dryRun: `true` (the default): report what the file would change and write nothing; `false`: write it.
+                ///   - strict: `true`: any refused string fails the whole import (`422 translation-strings-rejected`
+                ///   - createLocales: `true`: a target locale the catalogue does not have is added (the file's tag after CLDR's
                 ///   - fileName: The file's name, for the revisions' note ("imported from fr.xlf"); for Android, its
                 internal init(
                     format: Components.Parameters.ImportFormat? = nil,
                     dryRun: Components.Parameters.DryRun? = nil,
+                    strict: Components.Parameters.ImportStrict? = nil,
+                    createLocales: Components.Parameters.ImportCreateLocales? = nil,
                     fileName: Components.Parameters.ImportFileName? = nil
                 ) {
                     self.format = format
                     self.dryRun = dryRun
+                    self.strict = strict
+                    self.createLocales = createLocales
                     self.fileName = fileName
                 }
             }
@@ -29343,7 +29392,7 @@ internal enum Operations {
             /// (`errors[0]` has its `line` and `column` when known; `detail` says where and what) or
             /// cannot be imported at all (its target locale is not a tag, is a pseudo-locale, or is its
             /// source locale).
-            /// `invalid-parameter`: `format`, `dryRun` or `fileName` is wrong, or no `format` was given
+            /// `invalid-parameter`: `format`, `dryRun`, `strict`, `createLocales` or `fileName` is wrong, or no `format` was given
             /// and the first bytes do not tell it. As for every request: a malformed path or query
             /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-translation-file`,
@@ -29458,6 +29507,32 @@ internal enum Operations {
                     }
                 }
             }
+            /// `translation-import-conflict`: a strict import (`strict=true`) found a template changed
+            /// between its read and its write; nothing was written (`report` says which template, as
+            /// `conflict`). Import the file again.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.TranslationImportConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.TranslationImportConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The file is larger than the import's own limit, `--max-import-size` (40 MiB by default).
             /// When `Content-Length` announces it, refused with the head, before the file is read
             /// (`errors[0].header` is `Content-Length`); a chunked body is answered when it ends
@@ -29508,6 +29583,34 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `unknown-locale`: the file's target locale is none of the catalogue's, nor an alias or
+            /// regional form of one (`detail` names it and the catalogue's locales; `errors[].parameter`
+            /// is `createLocales`); nothing is written. `translation-strings-rejected`: a strict import
+            /// (`strict=true`) with refused strings: `report` is the import's report, `errors` one per
+            /// refusal (`<templateId>/<key> (<locale>): <reason>: <detail>`); nothing is written.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/translations/import/post(importTranslations)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.TranslationImportUnprocessable)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.TranslationImportUnprocessable {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

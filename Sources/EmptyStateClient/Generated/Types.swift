@@ -927,9 +927,16 @@ internal protocol APIProtocol: Sendable {
     /// A translation is `missing` when the locale lacks the key, stale when it was written
     /// before its source string last changed (XLIFF 2.0 `initial` with
     /// `subState="empty-state:stale"`, XLIFF 1.2 `needs-review-translation`, String Catalog
-    /// `needs_review`), translated otherwise. Templates by id, strings in the order a screen
-    /// shows them; a template without strings in the source locale is left out. Any admin token
-    /// (`viewer` or `editor`) may export. Every parameter that is wrong is named in one `400`.
+    /// `needs_review`, Android the comment `needs review: its source changed after this
+    /// translation was written` right above the string), otherwise its review state: `final` or
+    /// `reviewed` when a reviewer's file confirmed it (XLIFF 2.0 `final`/`reviewed`, XLIFF 1.2
+    /// `approved="yes"`), `translated` otherwise. A String Catalog carries the export's time in
+    /// an entry of its own, `empty-state-service export` (`shouldTranslate: false`, the time in
+    /// its `comment`), which Xcode keeps. Android's `<xliff:g>` carries the template's
+    /// `examples` of its placeholder as `example`. Templates by id, strings in the order a
+    /// screen shows them; a template without strings in the source locale is left out. Any
+    /// admin token (`viewer` or `editor`) may export. Every parameter that is wrong is named in
+    /// one `400`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/translations/export`.
@@ -954,9 +961,22 @@ internal protocol APIProtocol: Sendable {
     /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
     /// invalid-translation-file` with the line and column in `errors[0]`.
     ///
+    /// The file's target locale is matched with the catalogue's (`documents[].locale` says
+    /// how): the same tag (`exact`); else the tag under CLDR's language alias (`alias`: `fre`,
+    /// `fra` → `fr`, `iw` → `he`, `tl` → `fil`); else the nearest shorter tag of the same
+    /// language and script the catalogue has (`nearest`: `fr-FR` → `fr`; never `zh-TW` → `zh`,
+    /// written in another script). A locale the catalogue has none of is refused with `422
+    /// unknown-locale` naming it (nothing written), unless `createLocales=true`: then the
+    /// file's tag (after the alias) is a new locale (`created`), and only an exact tag or an
+    /// alias is matched.
+    ///
     /// Each string is compared with the store: `new` (the locale lacks it), `changed`,
-    /// `unchanged` (the same text, scalar for scalar), `untranslated` (no target, or a draft),
-    /// or `rejected` with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
+    /// `unchanged` (the same text, scalar for scalar), `confirmed` (the same text, and the file
+    /// says a reviewer confirmed it while the store has it stale or less reviewed: XLIFF 2.0
+    /// `reviewed`/`final`, XLIFF 1.2 `approved="yes"`, a String Catalog's `translated`, which
+    /// is what Xcode's "Mark as Reviewed" writes; its `review` is recorded and a stale
+    /// translation becomes current), `untranslated` (no target, or a draft), or `rejected`
+    /// with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
     /// `placeholders` (the `{placeholder}` set differs from the source's), `copyRule` (the admin
     /// API's `422` reasons and pointers: a template must stay valid, so a new locale arrives
     /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
@@ -970,6 +990,14 @@ internal protocol APIProtocol: Sendable {
     /// precondition: a template changed meanwhile is a `conflict` (nothing of it written), the
     /// others are written. Importing the same file again writes nothing. One import runs at a
     /// time on a server: another gets `503 import-busy`.
+    ///
+    /// By default the strings accepted are written and the refused ones reported with `200`
+    /// (a translator's file is rarely perfect, and the good strings should not wait for the
+    /// last one). `strict=true` is for scripts: any refused string fails the whole import with
+    /// `422 translation-strings-rejected`, whose `report` member is the report (string by
+    /// string, as a dry run gives it) and whose `errors` list each refusal; nothing is written.
+    /// A strict import writes every template in one transaction: a template changed meanwhile
+    /// fails it with `409 translation-import-conflict`, nothing written.
     ///
     ///
     /// - Remark: HTTP `POST /v1/admin/translations/import`.
@@ -2884,9 +2912,16 @@ extension APIProtocol {
     /// A translation is `missing` when the locale lacks the key, stale when it was written
     /// before its source string last changed (XLIFF 2.0 `initial` with
     /// `subState="empty-state:stale"`, XLIFF 1.2 `needs-review-translation`, String Catalog
-    /// `needs_review`), translated otherwise. Templates by id, strings in the order a screen
-    /// shows them; a template without strings in the source locale is left out. Any admin token
-    /// (`viewer` or `editor`) may export. Every parameter that is wrong is named in one `400`.
+    /// `needs_review`, Android the comment `needs review: its source changed after this
+    /// translation was written` right above the string), otherwise its review state: `final` or
+    /// `reviewed` when a reviewer's file confirmed it (XLIFF 2.0 `final`/`reviewed`, XLIFF 1.2
+    /// `approved="yes"`), `translated` otherwise. A String Catalog carries the export's time in
+    /// an entry of its own, `empty-state-service export` (`shouldTranslate: false`, the time in
+    /// its `comment`), which Xcode keeps. Android's `<xliff:g>` carries the template's
+    /// `examples` of its placeholder as `example`. Templates by id, strings in the order a
+    /// screen shows them; a template without strings in the source locale is left out. Any
+    /// admin token (`viewer` or `editor`) may export. Every parameter that is wrong is named in
+    /// one `400`.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/translations/export`.
@@ -2927,9 +2962,22 @@ extension APIProtocol {
     /// or loaded), a BOM and CRLF are accepted, anything else wrong is `400
     /// invalid-translation-file` with the line and column in `errors[0]`.
     ///
+    /// The file's target locale is matched with the catalogue's (`documents[].locale` says
+    /// how): the same tag (`exact`); else the tag under CLDR's language alias (`alias`: `fre`,
+    /// `fra` → `fr`, `iw` → `he`, `tl` → `fil`); else the nearest shorter tag of the same
+    /// language and script the catalogue has (`nearest`: `fr-FR` → `fr`; never `zh-TW` → `zh`,
+    /// written in another script). A locale the catalogue has none of is refused with `422
+    /// unknown-locale` naming it (nothing written), unless `createLocales=true`: then the
+    /// file's tag (after the alias) is a new locale (`created`), and only an exact tag or an
+    /// alias is matched.
+    ///
     /// Each string is compared with the store: `new` (the locale lacks it), `changed`,
-    /// `unchanged` (the same text, scalar for scalar), `untranslated` (no target, or a draft),
-    /// or `rejected` with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
+    /// `unchanged` (the same text, scalar for scalar), `confirmed` (the same text, and the file
+    /// says a reviewer confirmed it while the store has it stale or less reviewed: XLIFF 2.0
+    /// `reviewed`/`final`, XLIFF 1.2 `approved="yes"`, a String Catalog's `translated`, which
+    /// is what Xcode's "Mark as Reviewed" writes; its `review` is recorded and a stale
+    /// translation becomes current), `untranslated` (no target, or a draft), or `rejected`
+    /// with reasons: `unknownTemplate`, `unknownKey`, `duplicate`,
     /// `placeholders` (the `{placeholder}` set differs from the source's), `copyRule` (the admin
     /// API's `422` reasons and pointers: a template must stay valid, so a new locale arrives
     /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
@@ -2943,6 +2991,14 @@ extension APIProtocol {
     /// precondition: a template changed meanwhile is a `conflict` (nothing of it written), the
     /// others are written. Importing the same file again writes nothing. One import runs at a
     /// time on a server: another gets `503 import-busy`.
+    ///
+    /// By default the strings accepted are written and the refused ones reported with `200`
+    /// (a translator's file is rarely perfect, and the good strings should not wait for the
+    /// last one). `strict=true` is for scripts: any refused string fails the whole import with
+    /// `422 translation-strings-rejected`, whose `report` member is the report (string by
+    /// string, as a dry run gives it) and whose `errors` list each refusal; nothing is written.
+    /// A strict import writes every template in one transaction: a template changed meanwhile
+    /// fails it with `409 translation-import-conflict`, nothing written.
     ///
     ///
     /// - Remark: HTTP `POST /v1/admin/translations/import`.

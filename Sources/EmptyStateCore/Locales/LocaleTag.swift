@@ -18,6 +18,19 @@ package struct LocaleTag: Sendable, Hashable, CustomStringConvertible {
         return candidate
     }
 
+    /// The region subtag (`BR`, `419`) when there is one: the subtag in region position (after the
+    /// language, extlangs and script), never an extension's.
+    package var region: String? {
+        var rest = subtags.dropFirst()
+        while let next = rest.first, next.count == 3, next.allSatisfy(\.isLetter) { rest = rest.dropFirst() }
+        if let next = rest.first, next.count == 4, next.allSatisfy(\.isLetter) { rest = rest.dropFirst() }
+        guard let candidate = rest.first,
+            (candidate.count == 2 && candidate.allSatisfy(\.isLetter))
+                || (candidate.count == 3 && candidate.allSatisfy(\.isNumber))
+        else { return nil }
+        return candidate
+    }
+
     /// Parses a tag; `nil` when it is not well-formed. `_` is accepted as a separator.
     package init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).flatMap {

@@ -44,6 +44,9 @@ extension Template {
                 )
             )
         )
+        if !examples.isEmpty {
+            members.append(("examples", .object(examples.keys.sorted().map { ($0, .string(examples[$0]!)) })))
+        }
         return .object(members)
     }
 

@@ -41,12 +41,16 @@ package struct Template: Sendable, Equatable {
     /// Locale (canonical tag) → string key (`title`, `message`, `actions.<id>`, `visual.label`) → text,
     /// in file order.
     package var strings: [(locale: String, values: [String: String])]
+    /// Placeholder name → an example of its value (`provider` → `BankID`), shown to translators
+    /// (Android's `<xliff:g example>`, the files' notes). Optional; empty for most templates.
+    package var examples: [String: String] = [:]
 
     package static func == (lhs: Template, rhs: Template) -> Bool {
         lhs.id == rhs.id && lhs.aliases == rhs.aliases && lhs.category == rhs.category && lhs.style == rhs.style
             && lhs.defaultLocale == rhs.defaultLocale && lhs.visual == rhs.visual && lhs.actions == rhs.actions
             && lhs.strings.count == rhs.strings.count
             && zip(lhs.strings, rhs.strings).allSatisfy { $0.locale == $1.locale && $0.values == $1.values }
+            && lhs.examples == rhs.examples
     }
 
     /// The strings of `locale` (exact canonical tag).

@@ -12,6 +12,7 @@ package enum TemplateDiff {
         if old.defaultLocale != new.defaultLocale { changed.append("/defaultLocale") }
         if old.visual != new.visual { changed.append("/visual") }
         if old.actions != new.actions { changed.append("/actions") }
+        if old.examples != new.examples { changed.append("/examples") }
         var locales = new.strings.map(\.locale)
         for entry in old.strings where !locales.contains(entry.locale) { locales.append(entry.locale) }
         for locale in locales {

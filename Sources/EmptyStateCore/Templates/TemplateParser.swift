@@ -13,7 +13,7 @@ import JSONCoding
 package struct TemplateParser {
     package static let idPattern = "^[A-Za-z][A-Za-z0-9_-]{0,63}$"
     private static let knownKeys: Set<String> = [
-        "id", "aliases", "category", "style", "defaultLocale", "visual", "actions", "strings",
+        "id", "aliases", "category", "style", "defaultLocale", "visual", "actions", "strings", "examples",
     ]
 
     /// Where a document comes from, which decides the rules it is held to.
@@ -188,6 +188,7 @@ package struct TemplateParser {
             }
         }
         let strings = parseStrings(document["strings"], defaultLocale: defaultLocale, actionIDs: actionIDs)
+        let examples = parseExamples(document["examples"], strings: strings, defaultLocale: defaultLocale)
 
         guard let id, let category, let style, let defaultLocale, let visual, let actions, let strings else {
             return nil
@@ -200,7 +201,8 @@ package struct TemplateParser {
             defaultLocale: defaultLocale,
             visual: visual,
             actions: actions,
-            strings: strings
+            strings: strings,
+            examples: examples
         )
     }
 
@@ -432,6 +434,41 @@ package struct TemplateParser {
     /// `{a}, {b}` for a set of placeholder names, `{}` for none.
     private static func list(_ names: Set<String>) -> String {
         "{" + names.sorted().joined(separator: "}, {") + "}"
+    }
+
+    /// `examples`: placeholder name → an example of its value (`provider` → `BankID`), which the
+    /// translator files show (Android's `<xliff:g example>`, the notes of every format). Each name
+    /// is a placeholder of the default locale's strings; an example is a label's length at most.
+    private mutating func parseExamples(
+        _ value: JSONValue?,
+        strings: [(locale: String, values: [String: String])]?,
+        defaultLocale: String?
+    ) -> [String: String] {
+        guard let value else { return [:] }
+        guard case .object(let members) = value else {
+            fail("/examples", "expected an object of placeholder name → example, found \(value.kindName)")
+            return [:]
+        }
+        var used: Set<String> = []
+        if let defaultLocale, let reference = strings?.first(where: { $0.locale == defaultLocale }) {
+            for text in reference.values.values { used.formUnion(CopyRules.placeholders(in: text)) }
+        }
+        var examples: [String: String] = [:]
+        for (name, member) in members {
+            let pointer = "/examples/" + jsonPointerToken(name)
+            guard let text = string(member, at: pointer) else { continue }
+            // A stored document is read as it was accepted (its strings may have changed since).
+            if origin == .new, strings != nil, !used.contains(name) {
+                fail(pointer, "no string of the default locale has the placeholder {\(name)}")
+                continue
+            }
+            if CopyRules.columns(text) > CopyRules.labelColumns {
+                fail(pointer, "an example is at most \(CopyRules.labelColumns) columns")
+                continue
+            }
+            examples[name] = text
+        }
+        return examples
     }
 
     private mutating func checkCopy(_ text: String, key: String, at pointer: String) {

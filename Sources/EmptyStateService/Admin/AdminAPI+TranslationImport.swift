@@ -1,6 +1,7 @@
 import EmptyStateCore
 import EmptyStateStore
 import EmptyStateTranslation
+import Foundation
 import HTTPServer
 import Synchronization
 
@@ -86,45 +87,220 @@ extension AdminAPI {
             throw Self.unreadable(error, format: format)
         }
         if format != .android { byID = try catalogueByID() }
-        var plans: [ImportPlan] = []
-        for document in documents {
-            do {
-                plans.append(try ImportPlanner.plan(document, templates: byID))
-            } catch {
-                throw ProblemDetails(
-                    status: 400,
-                    slug: "invalid-translation-file",
-                    title: "Bad Request",
-                    detail: "The file cannot be imported: \(error.message).",
-                    errors: [.init(nil, error.message)]
-                )
-            }
-        }
+        let (plans, matches) = try plan(documents, templates: byID, createLocales: query.createLocales)
         var importer = TranslationImporter(plans: plans, templates: byID)
+        func report() -> TranslationImportReport {
+            importer.report(
+                fileName: query.fileName,
+                format: format,
+                dryRun: query.dryRun,
+                strict: query.strict,
+                documents: documents,
+                locales: matches
+            )
+        }
+        if query.strict, importer.hasRejections {
+            return try Self.strictFailure(
+                report(),
+                status: 422,
+                slug: "translation-strings-rejected",
+                title: "Unprocessable Content",
+                detail:
+                    "The import is strict and \(report().summary.rejected) string(s) of the file are refused: nothing was written. The report says why, string by string.",
+                request: request
+            )
+        }
         if !query.dryRun {
-            try importer.apply { id, write in
-                let stored = try store.updateStrings(
-                    id: id,
-                    expectedRevision: write.baseRevision,
-                    actor: actor.name,
-                    note: "imported from \(query.fileName)"
-                ) { (_: Template) throws(StoreError) -> Template in write.template }
-                try publish(stored, action: "translations imported", actor: actor, request: request)
-                return stored.revision
+            if query.strict {
+                if let conflict = try applyAtOnce(&importer, actor: actor, request: request, note: query.fileName) {
+                    return try Self.strictFailure(
+                        report(),
+                        status: 409,
+                        slug: "translation-import-conflict",
+                        title: "Conflict",
+                        detail:
+                            "The import is strict and \(conflict) changed after the file was planned: nothing was written. Import the file again.",
+                        request: request
+                    )
+                }
+            } else {
+                try importer.apply { id, write in
+                    let stored = try store.updateStrings(
+                        id: id,
+                        expectedRevision: write.baseRevision,
+                        actor: actor.name,
+                        note: "imported from \(query.fileName)",
+                        marks: write.storeMarks
+                    ) { (_: Template) throws(StoreError) -> Template in write.template }
+                    try publish(stored, action: "translations imported", actor: actor, request: request)
+                    return stored.revision
+                }
             }
             logger.notice(
                 "translations imported",
                 metadata: [
                     "import.file": "\(query.fileName)", "import.format": "\(format.rawValue)",
+                    "import.strict": "\(query.strict)",
                     "import.revisions": "\(importer.revisionsWritten)",
                     "import.conflicts": "\(importer.conflicts.count)",
                     "admin.actor": "\(actor.name)", "request.id": "\(request.id)",
                 ]
             )
         }
-        return try .json(
-            importer.report(fileName: query.fileName, format: format, dryRun: query.dryRun, documents: documents)
-        )
+        return try .json(report())
+    }
+
+    /// Plans each document against the catalogue's locale its own resolves to.
+    /// - Throws: 422 `unknown-locale` naming each target locale the catalogue does not have (and
+    ///   `createLocales` was not given); 400 for a document that cannot be planned at all.
+    private func plan(
+        _ documents: [TranslationDocument],
+        templates: [String: TemplateSnapshot],
+        createLocales: Bool
+    ) throws -> (plans: [ImportPlan], matches: [TranslationImportReport.LocaleMatch]) {
+        var locales: Set<String> = []
+        for snapshot in templates.values {
+            locales.insert(snapshot.template.defaultLocale)
+            for entry in snapshot.template.strings { locales.insert(entry.locale) }
+        }
+        var plans: [ImportPlan] = []
+        var matches: [TranslationImportReport.LocaleMatch] = []
+        var unknown: [String] = []
+        for document in documents {
+            let sourceLocale = LocaleTag(document.sourceLocale).flatMap {
+                LocaleResolution.resolve($0, among: locales).locale
+            }
+            let match: TranslationImportReport.LocaleMatch
+            guard let tag = LocaleTag(document.targetLocale), !PseudoLocale.isPseudo(tag.description) else {
+                // The planner says why (a pseudo-locale is generated, never imported).
+                plans.append(try planOne(document, templates: templates, locale: nil, sourceLocale: sourceLocale))
+                continue
+            }
+            switch TranslationImportQuery.resolve(tag, among: locales, createLocales: createLocales) {
+            case .some(let found):
+                match = found
+            case nil:
+                unknown.append(tag.description)
+                continue
+            }
+            matches.append(match)
+            plans.append(
+                try planOne(document, templates: templates, locale: match.locale, sourceLocale: sourceLocale)
+            )
+        }
+        guard unknown.isEmpty else {
+            let known = locales.sorted().joined(separator: ", ")
+            throw ProblemDetails(
+                status: 422,
+                slug: "unknown-locale",
+                title: "Unprocessable Content",
+                detail:
+                    "The file translates into \(unknown.joined(separator: ", ")), which the catalogue does not have (its locales: \(known)). Fix the file's locale, or import with createLocales=true to add it.",
+                errors: unknown.map {
+                    .init(
+                        .parameter("createLocales"),
+                        "\($0) is not a locale of the catalogue, nor an alias or regional form of one"
+                    )
+                }
+            )
+        }
+        return (plans, matches)
+    }
+
+    private func planOne(
+        _ document: TranslationDocument,
+        templates: [String: TemplateSnapshot],
+        locale: String?,
+        sourceLocale: String?
+    ) throws -> ImportPlan {
+        do {
+            return try ImportPlanner.plan(document, templates: templates, locale: locale, sourceLocale: sourceLocale)
+        } catch {
+            throw ProblemDetails(
+                status: 400,
+                slug: "invalid-translation-file",
+                title: "Bad Request",
+                detail: "The file cannot be imported: \(error.message).",
+                errors: [.init(nil, error.message)]
+            )
+        }
+    }
+
+    /// A strict import's writes, every template in one transaction: all written, or none.
+    /// - Returns: `nil` when written; the template that changed since the plan when nothing was.
+    private func applyAtOnce(
+        _ importer: inout TranslationImporter,
+        actor: AdminToken,
+        request: HTTPRequest,
+        note fileName: String
+    ) throws -> String? {
+        let writes = importer.orderedWrites
+        guard !writes.isEmpty else { return nil }
+        let stored: [StoredTemplate]
+        do {
+            stored = try store.write { edits in
+                try writes.map { id, write in
+                    try edits.updateStrings(
+                        id: id,
+                        expectedRevision: write.baseRevision,
+                        actor: actor.name,
+                        note: "imported from \(fileName)",
+                        marks: write.storeMarks
+                    ) { (_: Template) throws(StoreError) -> Template in write.template }
+                }
+            }
+        } catch let error as StoreError {
+            switch error {
+            case .stale(let id, _), .deleted(let id, _), .notFound(let id):
+                if importer.recordConflict(error, id: id) { return id }
+                throw error
+            default:
+                throw error
+            }
+        }
+        for template in stored {
+            try publish(template, action: "translations imported", actor: actor, request: request)
+        }
+        importer.recordWritten(Dictionary(uniqueKeysWithValues: stored.map { ($0.template.id, $0.revision) }))
+        return nil
+    }
+
+    /// A strict import's failure: a problem (`status`, `slug`) whose `report` member is the import's
+    /// report, so a script sees which strings failed and why, as the dry run shows them.
+    private static func strictFailure(
+        _ report: TranslationImportReport,
+        status: Int,
+        slug: String,
+        title: String,
+        detail: String,
+        request: HTTPRequest
+    ) throws -> HTTPResponse {
+        var errors: [ProblemDetails.FieldError] = []
+        for template in report.templates {
+            for string in template.strings where string.outcome == "rejected" {
+                for reason in string.reasons ?? [] {
+                    errors.append(
+                        .init(
+                            nil,
+                            "\(template.templateId)/\(string.key) (\(string.locale)): \(reason.reason): \(reason.detail)"
+                        )
+                    )
+                }
+            }
+            if let detail = template.detail { errors.append(.init(nil, detail)) }
+        }
+        var response = ProblemDetails(status: status, slug: slug, title: title, detail: detail, errors: errors)
+            .response(requestID: request.id)
+        // The problem's members, then `report`: the body is a JSON object, so its last byte closes it.
+        guard case .bytes(var body) = response.body, body.last == UInt8(ascii: "}") else { return response }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        body.removeLast()
+        body.append(contentsOf: Array(",\"report\":".utf8))
+        body.append(contentsOf: Array(try encoder.encode(report)))
+        body.append(UInt8(ascii: "}"))
+        response.body = .bytes(body)
+        return response
     }
 
     /// The served templates with their string stamps, by id.
@@ -154,6 +330,13 @@ struct TranslationImportQuery {
     /// `nil`: told from the file's first bytes (`sniff`).
     var format: TranslationFormat?
     var dryRun: Bool
+    /// `strict=true`: one refused string fails the whole import (422, nothing written), and the
+    /// templates are written in one transaction (all or nothing).
+    var strict: Bool
+    /// `createLocales=true`: a target locale the catalogue does not have is added (after CLDR's
+    /// alias: `fre-FR` is created as `fr-FR`), rather than refused; no regional form is then
+    /// matched with its language.
+    var createLocales: Bool
     /// For the revisions' note, and Android's locale folder (`values-fr/strings.xml`).
     var fileName: String
 
@@ -191,6 +374,18 @@ struct TranslationImportQuery {
         case "false": dryRun = false
         default: errors.append(.init(.parameter("dryRun"), "must be true or false"))
         }
+        strict = false
+        switch request.queryValue("strict") {
+        case nil, "false": break
+        case "true": strict = true
+        default: errors.append(.init(.parameter("strict"), "must be true or false"))
+        }
+        createLocales = false
+        switch request.queryValue("createLocales") {
+        case nil, "false": break
+        case "true": createLocales = true
+        default: errors.append(.init(.parameter("createLocales"), "must be true or false"))
+        }
         fileName = request.queryValue("fileName") ?? "upload"
         if fileName.isEmpty || fileName.utf8.count > 255
             || fileName.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
@@ -199,6 +394,54 @@ struct TranslationImportQuery {
         }
         guard errors.isEmpty else {
             throw ProblemDetails.invalidParameters(errors, detail: "A query parameter of the import is invalid.")
+        }
+    }
+
+    /// The catalogue's locale a file's target locale `tag` goes to (`LocaleResolution`), as the
+    /// report says it; `nil` when the catalogue has none and `createLocales` is not given.
+    static func resolve(
+        _ tag: LocaleTag,
+        among locales: Set<String>,
+        createLocales: Bool
+    ) -> TranslationImportReport.LocaleMatch? {
+        let resolution: LocaleResolution
+        if createLocales {
+            // Only the same language under another code is matched; anything else is created.
+            let aliased = LocaleAliases.replacingLanguage(of: tag) ?? tag
+            if locales.contains(tag.description) {
+                resolution = .exact(tag.description)
+            } else if aliased.description != tag.description {
+                resolution = .alias(from: tag.description, to: aliased.description)
+            } else {
+                resolution = .unknown(tag.description)
+            }
+        } else {
+            resolution = LocaleResolution.resolve(tag, among: locales)
+        }
+        switch resolution {
+        case .exact(let locale):
+            return .init(locale: locale, match: "exact", detail: "\(locale) is a locale of the catalogue")
+        case .alias(let from, let to):
+            let created = locales.contains(to) ? "" : " (new to the catalogue: createLocales=true)"
+            return .init(
+                locale: to,
+                match: locales.contains(to) ? "alias" : "created",
+                detail: "\(from) is \(to) by CLDR's language alias\(created)"
+            )
+        case .nearest(let from, let to):
+            return .init(
+                locale: to,
+                match: "nearest",
+                detail:
+                    "\(from) is imported into \(to): the catalogue has \(to) and not \(from) (same language and script)"
+            )
+        case .unknown(let locale):
+            guard createLocales else { return nil }
+            return .init(
+                locale: locale,
+                match: "created",
+                detail: "\(locale) is new to the catalogue, added as asked (createLocales=true)"
+            )
         }
     }
 

@@ -222,6 +222,10 @@ package final class EmptyStateApplication: Sendable {
         }
         ConsoleRoutes(illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)
         let staleCounts = StaleStringCounts(catalogue: translations)
+        // The first count starts now, beside the rest of start-up rather than before it (it reads
+        // every string's stamp: a noticeable part of a restart at 10,000 templates), so the
+        // gauge is on /metrics from the first count's end, without waiting for a scrape.
+        staleCounts.startFirstCount(logger: logger)
         metrics.countStaleStrings { staleCounts.counts() }
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)

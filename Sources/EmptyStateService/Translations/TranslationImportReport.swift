@@ -1,3 +1,4 @@
+import EmptyStateCore
 import EmptyStateTranslation
 
 /// The answer to an import, dry run or applied: what each string of the file does (or would do),
@@ -9,6 +10,8 @@ struct TranslationImportReport: Encodable {
         var new = 0
         var changed = 0
         var unchanged = 0
+        /// Unchanged text whose review state the file records (a stale translation made current).
+        var confirmed = 0
         var untranslated = 0
         var rejected = 0
         /// Templates that get (or, in a dry run, would get) a revision.
@@ -23,6 +26,7 @@ struct TranslationImportReport: Encodable {
             case "new": new += 1
             case "changed": changed += 1
             case "unchanged": unchanged += 1
+            case "confirmed": confirmed += 1
             case "untranslated": untranslated += 1
             default: rejected += 1
             }
@@ -32,10 +36,26 @@ struct TranslationImportReport: Encodable {
     /// One locale of the file (a String Catalog holds several).
     struct Document: Encodable {
         var sourceLocale: String
+        /// As the file says it (canonical case).
         var targetLocale: String
         /// When the file was exported, as it says; `null` when it does not.
         var exportedAt: String?
         var units: Int
+        /// Which of the catalogue's locales the file's target is; `null` when the file could not
+        /// be planned.
+        var locale: LocaleMatch?
+    }
+
+    /// How a file's target locale was matched with the catalogue's (`LocaleResolution`).
+    struct LocaleMatch: Encodable {
+        /// The catalogue's locale the strings go to.
+        var locale: String
+        /// `exact`, `alias` (CLDR's language alias: `fre` → `fr`), `nearest` (a shorter tag of the
+        /// same language and script: `fr-FR` → `fr`), or `created` (new to the catalogue, asked for
+        /// with `createLocales=true`).
+        var match: String
+        /// In words, for a person reading the dry run.
+        var detail: String
     }
 
     /// Why a string is not imported.
@@ -53,12 +73,15 @@ struct TranslationImportReport: Encodable {
     struct StringResult: Encodable {
         var locale: String
         var key: String
-        /// `new`, `changed`, `unchanged`, `untranslated` or `rejected`.
+        /// `new`, `changed`, `unchanged`, `confirmed`, `untranslated` or `rejected`.
         var outcome: String
         /// The translation imported (`new`, `changed`).
         var value: String?
         /// The store's translation it replaces (`changed`).
         var previous: String?
+        /// The review state recorded (`confirmed`, and `new`/`changed` when the file gives one):
+        /// `translated`, `reviewed` or `final`.
+        var review: String?
         var reasons: [Reason]?
     }
 
@@ -69,8 +92,9 @@ struct TranslationImportReport: Encodable {
         /// unknown template.
         var baseRevision: Int?
         /// `changed` (written, or in a dry run would be), `unchanged`, `rejected` (nothing to
-        /// write and some strings refused) or `conflict` (changed by someone else meanwhile:
-        /// nothing written; import the file again).
+        /// write and some strings refused), `conflict` (changed by someone else meanwhile:
+        /// nothing written; import the file again) or `withheld` (a strict import that failed
+        /// elsewhere: nothing written).
         var result: String
         /// The revision written.
         var revision: Int?
@@ -82,6 +106,8 @@ struct TranslationImportReport: Encodable {
     var fileName: String
     var format: String
     var dryRun: Bool
+    /// `strict=true`: a refused string fails the whole import (422), nothing written.
+    var strict: Bool
     var summary: Summary
     var documents: [Document]
     /// By template id.

@@ -12,6 +12,20 @@ struct TranslationImporter {
         /// The revision the plans read: the write's precondition.
         var baseRevision: Int
         var template: Template
+        /// Locale → key → the review state the write records (`ImportPlan.TemplateWrite.marks`).
+        var marks: [String: [String: TranslationState]] = [:]
+
+        /// The marks as the store takes them.
+        var storeMarks: [String: ReviewState] {
+            var result: [String: ReviewState] = [:]
+            for (locale, keys) in marks {
+                for (key, state) in keys {
+                    result[TemplateContent.markKey(locale: locale, key: key)] =
+                        state == .final ? .final : state == .reviewed ? .reviewed : .translated
+                }
+            }
+            return result
+        }
     }
 
     private let plans: [ImportPlan]
@@ -34,8 +48,13 @@ struct TranslationImporter {
         var merged: Set<String> = []
         for plan in plans {
             for write in plan.writes {
+                let marks = write.marks.isEmpty ? [:] : [plan.targetLocale: write.marks]
                 guard var existing = writes[write.templateID] else {
-                    writes[write.templateID] = Write(baseRevision: write.baseRevision, template: write.template)
+                    writes[write.templateID] = Write(
+                        baseRevision: write.baseRevision,
+                        template: write.template,
+                        marks: marks
+                    )
                     continue
                 }
                 let values = write.template.strings(for: plan.targetLocale) ?? [:]
@@ -44,6 +63,7 @@ struct TranslationImporter {
                 } else {
                     existing.template.strings.append((plan.targetLocale, values))
                 }
+                existing.marks.merge(marks) { _, new in new }
                 writes[write.templateID] = existing
                 merged.insert(write.templateID)
             }
@@ -62,36 +82,71 @@ struct TranslationImporter {
         }
     }
 
+    /// The templates to write, in id order.
+    var orderedWrites: [(id: String, write: Write)] {
+        writes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).map { ($0, writes[$0]!) }
+    }
+
+    /// Whether a string of the file is refused: what a strict import fails on.
+    var hasRejections: Bool { plans.contains(where: \.hasRejections) || !mergeRejections.isEmpty }
+
     /// Writes each template in its own transaction, in id order, with `write` (which returns
     /// the revision written). A template changed meanwhile is a conflict, and the others go on.
     /// - Throws: any other store failure, at once: the templates written before it stay written
     ///   (and importing the file again finds them unchanged).
     mutating func apply(_ write: (String, Write) throws -> Int) throws {
-        for id in writes.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            guard let change = writes[id] else { continue }
+        for (id, change) in orderedWrites {
             do {
                 written[id] = try write(id, change)
-            } catch StoreError.stale(_, let current) {
-                conflicts[id] =
-                    "\(id) changed after the file was planned against revision \(change.baseRevision): it is at revision \(current). Import the file again."
-            } catch StoreError.deleted(_, let revision) {
-                conflicts[id] = "\(id) was deleted at revision \(revision) while the file was imported."
-            } catch StoreError.notFound {
-                conflicts[id] = "\(id) no longer exists."
-            } catch StoreError.reviewRequired(_, let rule, let approvals) {
-                // The review rules hold back direct writes of it; the other templates go on.
-                conflicts[id] =
-                    "\(id) needs \(approvals) approval\(approvals == 1 ? "" : "s") before it changes (review rules, \(rule)): propose its strings in a change request."
+            } catch let error as StoreError {
+                guard let conflict = Self.conflict(error, id: id, change: change) else { throw error }
+                conflicts[id] = conflict
             }
         }
     }
 
+    /// Records the revisions of an import written as one transaction (strict mode).
+    mutating func recordWritten(_ revisions: [String: Int]) {
+        written = revisions
+    }
+
+    /// Records the template whose change made a one-transaction import fail (strict mode).
+    mutating func recordConflict(_ error: StoreError, id: String) -> Bool {
+        guard let change = writes[id], let conflict = Self.conflict(error, id: id, change: change) else { return false }
+        conflicts[id] = conflict
+        return true
+    }
+
+    /// Why a template's write found it changed, or `nil` for any other failure.
+    private static func conflict(_ error: StoreError, id: String, change: Write) -> String? {
+        switch error {
+        case .stale(_, let current):
+            return
+                "\(id) changed after the file was planned against revision \(change.baseRevision): it is at revision \(current). Import the file again."
+        case .deleted(_, let revision):
+            return "\(id) was deleted at revision \(revision) while the file was imported."
+        case .notFound:
+            return "\(id) no longer exists."
+        case .reviewRequired(_, let rule, let approvals):
+            // The review rules hold back direct writes of it; the other templates go on.
+            return
+                "\(id) needs \(approvals) approval\(approvals == 1 ? "" : "s") before it changes (review rules, \(rule)): propose its strings in a change request."
+        default:
+            return nil
+        }
+    }
+
     /// The report of the import: per template, each string of the file in file order.
+    /// - Parameters:
+    ///   - locales: per document, how its locales were resolved (`TranslationImportReport.Document`).
+    ///   - strict: the import was strict (then nothing is written unless everything is).
     func report(
         fileName: String,
         format: TranslationFormat,
         dryRun: Bool,
-        documents: [TranslationDocument]
+        strict: Bool = false,
+        documents: [TranslationDocument],
+        locales: [TranslationImportReport.LocaleMatch] = []
     ) -> TranslationImportReport {
         var summary = TranslationImportReport.Summary()
         var strings: [String: [TranslationImportReport.StringResult]] = [:]
@@ -103,23 +158,29 @@ struct TranslationImporter {
                     key: id.key,
                     outcome: "unchanged"
                 )
+                let mark = plan.writes.first { $0.templateID == id.template }?.marks[id.key]
                 switch entry.outcome {
-                case .new(let text):
+                case .new(let value):
                     result.outcome = "new"
-                    result.value = text
+                    result.value = value
+                    result.review = mark?.rawValue
                 case .changed(let from, let to):
                     result.outcome = "changed"
                     result.value = to
                     result.previous = from
+                    result.review = mark?.rawValue
                 case .unchanged:
                     result.outcome = "unchanged"
+                case .confirmed(let state):
+                    result.outcome = "confirmed"
+                    result.review = state.rawValue
                 case .untranslated:
                     result.outcome = "untranslated"
                 case .rejected(let rejections):
                     result.outcome = "rejected"
                     result.reasons = rejections.map(TranslationImportReport.Reason.init)
                 }
-                if result.value != nil, let rejections = mergeRejections[id.template] {
+                if result.value != nil || result.outcome == "confirmed", let rejections = mergeRejections[id.template] {
                     result = TranslationImportReport.StringResult(
                         locale: result.locale,
                         key: result.key,
@@ -136,6 +197,9 @@ struct TranslationImporter {
             let result: String
             if conflicts[id] != nil {
                 result = "conflict"
+            } else if writes[id] != nil, !dryRun, written[id] == nil {
+                // A strict import that failed elsewhere writes none of its templates.
+                result = "withheld"
             } else if writes[id] != nil {
                 result = "changed"
             } else if entries.contains(where: { $0.outcome == "rejected" }) {
@@ -159,13 +223,15 @@ struct TranslationImporter {
             fileName: fileName,
             format: format.rawValue,
             dryRun: dryRun,
+            strict: strict,
             summary: summary,
-            documents: documents.map {
+            documents: documents.enumerated().map { index, document in
                 TranslationImportReport.Document(
-                    sourceLocale: $0.sourceLocale,
-                    targetLocale: $0.targetLocale,
-                    exportedAt: $0.exportedAt,
-                    units: $0.units.count
+                    sourceLocale: document.sourceLocale,
+                    targetLocale: document.targetLocale,
+                    exportedAt: document.exportedAt,
+                    units: document.units.count,
+                    locale: index < locales.count ? locales[index] : nil
                 )
             },
             templates: results

@@ -34,11 +34,17 @@ package struct CatalogueRows: Sendable {
 
 /// A template's strings and aliases as a write leaves them: they replace what the template had.
 /// A string whose value is unchanged keeps who changed it, when and in which revision; a changed
-/// or new one is stamped with this write's.
+/// or new one is stamped with this write's, with the review state `translated`. A string this
+/// write marks (`marks`) is stamped with this write's and takes the mark's review state whether
+/// its value changed or not: that is how a reviewer confirms a stale translation without
+/// changing it.
 package struct TemplateContent: Sendable {
     package var templateID: String
     /// One row per locale and key (`RevisionWrite.strings(of:)`).
     package var strings: [(locale: String, key: String, value: String)]
+    /// `locale` + `"\u{0}"` + `key` → the review state this write gives the string
+    /// (`TemplateContent.markKey`).
+    package var marks: [String: ReviewState]
     package var aliases: [String]
     /// The revision that writes them, its time and author.
     package var revision: Int
@@ -48,14 +54,37 @@ package struct TemplateContent: Sendable {
     /// (which removed them). A backend then inserts, with nothing to compare or remove.
     package var replacesNothing: Bool
 
-    /// - Parameter replacing: the live template the write replaces, `nil` when there is none.
-    package init(_ template: Template, _ write: RevisionWrite, replacing: CurrentDocument?) {
+    /// - Parameters:
+    ///   - replacing: the live template the write replaces, `nil` when there is none.
+    ///   - marks: `markKey(locale:key:)` → the review state this write gives that string.
+    package init(
+        _ template: Template,
+        _ write: RevisionWrite,
+        replacing: CurrentDocument?,
+        marks: [String: ReviewState] = [:]
+    ) {
         templateID = template.id
         strings = RevisionWrite.strings(of: template)
+        self.marks = marks
         aliases = template.aliases
         revision = write.revision
         at = write.at
         by = write.by
         replacesNothing = replacing == nil
+    }
+}
+
+extension TemplateContent {
+    /// The key of `marks` for one string.
+    package static func markKey(locale: String, key: String) -> String { locale + "\u{0}" + key }
+
+    /// The review state the row of `locale`/`key` gets when this write changes or marks it.
+    package func review(locale: String, key: String) -> ReviewState {
+        marks[Self.markKey(locale: locale, key: key)] ?? .translated
+    }
+
+    /// Whether this write marks the row (stamps it even when its value is unchanged).
+    package func marks(locale: String, key: String) -> Bool {
+        marks[Self.markKey(locale: locale, key: key)] != nil
     }
 }

@@ -148,15 +148,17 @@ package final class CatalogueWrite {
 
     /// Queues a template's current row, strings, aliases and revision.
     /// - Parameter replacing: the live row the write replaces; `nil` when it had none.
+    /// - Parameter marks: strings this write marks (`TemplateContent.marks`).
     @discardableResult
     func queue(
         _ template: Template,
         _ write: RevisionWrite,
         replacing: CurrentDocument?,
-        edited: Bool
+        edited: Bool,
+        marks: [String: ReviewState] = [:]
     ) -> StoredTemplate {
         queue(write, edited: edited)
-        pending.contents.append(TemplateContent(template, write, replacing: replacing))
+        pending.contents.append(TemplateContent(template, write, replacing: replacing, marks: marks))
         return StoredTemplate(template: template, revision: write.revision, updatedAt: write.at, updatedBy: write.by)
     }
 
@@ -191,6 +193,10 @@ package final class CatalogueWrite {
     /// write.
     /// - Parameters:
     ///   - note: why, recorded with the revision; `nil` for none.
+    ///   - marks: strings whose review state this write sets, changed or not
+    ///     (`TemplateContent.markKey` → state): a reviewer's confirmation of a translation,
+    ///     which also makes a stale one current. A revision is written even when only marks
+    ///     change (its changed fields are then empty, its note says why).
     ///   - build: makes the new template from the current one, or throws its validation error
     ///     (rethrown as it is; nothing is written).
     package func updateStrings<Failure: Error>(
@@ -198,6 +204,7 @@ package final class CatalogueWrite {
         expectedRevision: Int,
         actor: String,
         note: String?,
+        marks: [String: ReviewState] = [:],
         build: (Template) throws(Failure) -> Template
     ) throws -> StoredTemplate {
         let live = try CatalogueRules.change(
@@ -216,7 +223,7 @@ package final class CatalogueWrite {
             actor: actor,
             note: note
         )
-        return queue(template, write, replacing: live, edited: true)
+        return queue(template, write, replacing: live, edited: true, marks: marks)
     }
 
     /// Deletes a live template: clients get 404 from now on; its revisions stay.

@@ -20,6 +20,7 @@ extension TemplateStoring {
     /// of work (one locale through the admin API, the accepted strings of a translation file).
     /// - Parameters:
     ///   - note: why, recorded with the revision (`imported from fr.xlf`); `nil` for none.
+    ///   - marks: strings whose review state this write sets (`CatalogueWrite.updateStrings`).
     ///   - build: makes the new template from the current one, or throws its validation error
     ///     (rethrown as it is; nothing is written).
     package func updateStrings<Failure: Error>(
@@ -27,10 +28,18 @@ extension TemplateStoring {
         expectedRevision: Int,
         actor: String,
         note: String? = nil,
+        marks: [String: ReviewState] = [:],
         build: (Template) throws(Failure) -> Template
     ) throws -> StoredTemplate {
         try write { edits in
-            try edits.updateStrings(id: id, expectedRevision: expectedRevision, actor: actor, note: note, build: build)
+            try edits.updateStrings(
+                id: id,
+                expectedRevision: expectedRevision,
+                actor: actor,
+                note: note,
+                marks: marks,
+                build: build
+            )
         }
     }
 

@@ -35,7 +35,11 @@ package enum AndroidEscaping {
         return sourceNames.sorted() + extra.sorted()
     }
 
-    package static func encode(_ text: String, order: [String]) -> Encoded {
+    /// - Parameters:
+    ///   - order: the placeholders' positional order (`placeholderOrder`).
+    ///   - examples: a value per placeholder for `<xliff:g example>` (what Android Studio and
+    ///     translation tools show a translator in its place).
+    package static func encode(_ text: String, order: [String], examples: [String: String] = [:]) -> Encoded {
         let segments = InlineSegment.segments(of: text)
         let hasPlaceholders = segments.contains {
             if case .placeholder = $0 { return true }
@@ -54,7 +58,8 @@ package enum AndroidEscaping {
             switch segment {
             case .placeholder(let name):
                 let position = (order.firstIndex(of: name) ?? order.count) + 1
-                out += "<xliff:g id=\"\(name)\">%\(position)$s</xliff:g>"
+                let example = examples[name].map { " example=\"\(attributeEscaped($0))\"" } ?? ""
+                out += "<xliff:g id=\"\(name)\"\(example)>%\(position)$s</xliff:g>"
                 previousWasLiteralSpace = false
             case .codePoint(let scalar):
                 escapeScalar(scalar)
@@ -100,6 +105,24 @@ package enum AndroidEscaping {
             atStart = false
         }
         return Encoded(content: out, formatted: hasPlaceholders || !text.contains("%"))
+    }
+
+    /// `text` as an XML attribute value in double quotes; characters XML cannot hold are dropped.
+    private static func attributeEscaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars where isXMLCharacter(scalar) {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\n": out += "&#10;"
+            case "\t": out += "&#9;"
+            case "\r": out += "&#13;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// One piece of a `<string>`'s content: text, or the text of an `<xliff:g>` with its id.

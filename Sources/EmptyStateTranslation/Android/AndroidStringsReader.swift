@@ -9,9 +9,13 @@ import EmptyStateCore
 /// and column: another root, a `<string>` whose name is not a unit id, one twice, styled text
 /// (`<b>`…: copy has no formatting), plurals and arrays, the escapes aapt2 rejects (a bare
 /// apostrophe, a bad `\u`) and those it would silently change (`\r`, an unescaped leading `@`).
+/// A string right below `staleMarker` reads back `stale`.
 package enum AndroidStringsReader {
     /// The first word of the header comment `AndroidStringsWriter` writes.
     package static let headerMarker = "empty-state-service"
+    /// The comment right above a stale translation in a locale file: read back as that string's
+    /// state (`stale`), not as a note.
+    package static let staleMarker = "needs review: its source changed after this translation was written"
 
     /// - Parameters:
     ///   - bytes: the locale's `strings.xml`.
@@ -66,38 +70,27 @@ package enum AndroidStringsReader {
             )
         }
 
+        func unit(source: Resource?, target: Resource?) -> TranslationUnit {
+            let id = (source ?? target)!.id
+            return TranslationUnit(
+                id: id,
+                source: source?.text,
+                target: target?.text,
+                state: target == nil ? .missing : target!.stale ? .stale : .translated,
+                // A tool that rewrote the locale file may have dropped its comments.
+                notes: target.map { $0.notes.isEmpty ? (source?.notes ?? []) : $0.notes } ?? source?.notes ?? []
+            )
+        }
         var units: [TranslationUnit] = []
         if let sourceFile {
             let targets = Dictionary(targetFile.strings.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            for entry in sourceFile.strings {
-                let target = targets[entry.id]
-                units.append(
-                    TranslationUnit(
-                        id: entry.id,
-                        source: entry.text,
-                        target: target?.text,
-                        state: target == nil ? .missing : .translated,
-                        // A tool that rewrote the locale file may have dropped its comments.
-                        notes: target.map { $0.notes.isEmpty ? entry.notes : $0.notes } ?? entry.notes
-                    )
-                )
-            }
+            for entry in sourceFile.strings { units.append(unit(source: entry, target: targets[entry.id])) }
             let known = Set(sourceFile.strings.map(\.id))
             for entry in targetFile.strings where !known.contains(entry.id) {
-                units.append(
-                    TranslationUnit(
-                        id: entry.id,
-                        source: nil,
-                        target: entry.text,
-                        state: .translated,
-                        notes: entry.notes
-                    )
-                )
+                units.append(unit(source: nil, target: entry))
             }
         } else {
-            units = targetFile.strings.map {
-                TranslationUnit(id: $0.id, source: nil, target: $0.text, state: .translated, notes: $0.notes)
-            }
+            units = targetFile.strings.map { unit(source: nil, target: $0) }
         }
         return TranslationDocument(
             sourceLocale: sourceTag,
@@ -110,7 +103,16 @@ package enum AndroidStringsReader {
     private struct File {
         var header: [String: String] = [:]
         var headerOffset = 0
-        var strings: [(id: UnitID, text: String, notes: [String])] = []
+        var strings: [Resource] = []
+    }
+
+    /// A `<string>`.
+    private struct Resource {
+        var id: UnitID
+        var text: String
+        var notes: [String]
+        /// The stale marker was right above it.
+        var stale: Bool
     }
 
     private static func parse(
@@ -129,6 +131,7 @@ package enum AndroidStringsReader {
         var file = File()
         var ids = UnitIDRegistry()
         var notes: [String] = []
+        var stale = false
         for child in root.children {
             switch child {
             case .text(let text, let offset):
@@ -140,6 +143,8 @@ package enum AndroidStringsReader {
                 if file.strings.isEmpty, notes.isEmpty, comment.hasPrefix(headerMarker + " ") {
                     file.header = headerFields(comment)
                     file.headerOffset = offset
+                } else if comment == staleMarker {
+                    stale = true
                 } else {
                     notes.append(comment)
                 }
@@ -170,6 +175,7 @@ package enum AndroidStringsReader {
                 }
                 if element.attribute("translatable") == "false" {
                     notes = []
+                    stale = false
                     continue
                 }
                 let pieces = try pieces(of: element, document: document, unit: id)
@@ -179,8 +185,9 @@ package enum AndroidStringsReader {
                 } catch {
                     throw document.error(at: error.offset, unitID: id.description, error.message)
                 }
-                file.strings.append((id, text, notes))
+                file.strings.append(Resource(id: id, text: text, notes: notes, stale: stale))
                 notes = []
+                stale = false
             }
         }
         return file

@@ -10,27 +10,43 @@
 /// ```
 /// The first comment says which locales and when, so the file reads back on its own; each
 /// string's notes are the comments above it. A locale file holds the strings that have a
-/// translation (a missing one falls back to `values/`, as on Android); Android has no review
-/// states, so every string in it reads back `translated`.
+/// translation (a missing one falls back to `values/`, as on Android). Android has no review
+/// states: a stale translation is marked by a comment right above it
+/// (`AndroidStringsReader.staleMarker`), which aapt2 ignores and Android Studio and the tools
+/// built on translate-toolkit (Weblate, Pootle) keep and show as the string's note; every other
+/// string reads back `translated`.
+///
+/// A placeholder's `<xliff:g>` carries an `example` when the template gives one (its `examples`:
+/// `<xliff:g id="provider" example="BankID">%1$s</xliff:g>`), which Android Studio's translations
+/// editor and the upload tools show the translator.
 package enum AndroidStringsWriter {
     /// The path of a locale's file in a `res/` tree; `nil` locale for the source file.
     package static func path(for locale: String?) -> String {
         (locale.map(AndroidLocaleFolder.folder(for:)) ?? "values") + "/strings.xml"
     }
 
-    /// The target locale's file: its translated strings.
+    /// The target locale's file: its translated strings, a stale one marked (`staleMarker`).
     package static func write(_ document: TranslationDocument) -> [UInt8] {
-        let entries = document.units.compactMap { unit -> (TranslationUnit, String)? in
+        let entries = document.units.compactMap { unit -> Entry? in
             guard let target = unit.target, unit.state != .missing else { return nil }
-            return (unit, target)
+            return Entry(unit: unit, text: target, stale: unit.state == .stale)
         }
         return write(entries, header: header(document, target: true))
     }
 
     /// The source locale's file (`values/strings.xml`): every source text.
     package static func writeSource(_ document: TranslationDocument) -> [UInt8] {
-        let entries = document.units.compactMap { unit in unit.source.map { (unit, $0) } }
+        let entries = document.units.compactMap { unit in
+            unit.source.map { Entry(unit: unit, text: $0, stale: false) }
+        }
         return write(entries, header: header(document, target: false))
+    }
+
+    /// One `<string>`, and whether it is marked stale.
+    private struct Entry {
+        var unit: TranslationUnit
+        var text: String
+        var stale: Bool
     }
 
     private static func header(_ document: TranslationDocument, target: Bool) -> String {
@@ -40,14 +56,17 @@ package enum AndroidStringsWriter {
         return header
     }
 
-    private static func write(_ entries: [(unit: TranslationUnit, text: String)], header: String) -> [UInt8] {
+    private static func write(_ entries: [Entry], header: String) -> [UInt8] {
         var writer = XMLWriter(capacity: 256 + entries.count * 320)
         writer.open("resources", [("xmlns:xliff", XLIFF12Reader.namespace)], depth: 0)
         writer.comment(commentSafe(header), depth: 1)
-        for (unit, text) in entries {
+        for entry in entries {
+            let unit = entry.unit
             for note in unit.notes { writer.comment(commentSafe(note), depth: 1) }
+            if entry.stale { writer.comment(AndroidStringsReader.staleMarker, depth: 1) }
             let order = AndroidEscaping.placeholderOrder(source: unit.source, target: unit.target)
-            let encoded = AndroidEscaping.encode(text, order: order)
+            let examples = unit.examples.filter { order.contains($0.key) }
+            let encoded = AndroidEscaping.encode(entry.text, order: order, examples: examples)
             var attributes = [("name", AndroidResourceName.name(for: unit.id))]
             if !encoded.formatted { attributes.append(("formatted", "false")) }
             writer.line("string", attributes, depth: 1) { $0.raw(encoded.content) }

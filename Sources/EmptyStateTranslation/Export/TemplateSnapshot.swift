@@ -14,17 +14,27 @@ package struct TemplateSnapshot: Sendable {
     /// `StoredString.revision`; 0 or absent when unknown). Orders two strings exactly where
     /// their whole-second `updatedAt` ties.
     package var revisions: [String: [String: Int]]
+    /// Locale → key → how far the translation was confirmed (the store's `review`); absent is
+    /// `translated`.
+    package var reviews: [String: [String: TranslationState]]
 
     package init(
         template: Template,
         revision: Int,
         updatedAt: [String: [String: String]] = [:],
-        revisions: [String: [String: Int]] = [:]
+        revisions: [String: [String: Int]] = [:],
+        reviews: [String: [String: TranslationState]] = [:]
     ) {
         self.template = template
         self.revision = revision
         self.updatedAt = updatedAt
         self.revisions = revisions
+        self.reviews = reviews
+    }
+
+    /// The review state of a translation: `translated`, `reviewed` or `final`.
+    package func review(key: String, locale: String) -> TranslationState {
+        reviews[locale]?[key] ?? .translated
     }
 
     /// Whether the `locale` translation of `key` was written before its `sourceLocale` string last

@@ -8,7 +8,8 @@ package enum TranslationExport {
     ///
     /// A template without strings in `sourceLocale` is left out (it has nothing to translate
     /// from). A string is `missing` when the locale lacks it, `stale` when its source changed
-    /// after it was written (`TemplateSnapshot.isStale`), otherwise `translated`.
+    /// after it was written (`TemplateSnapshot.isStale`), otherwise its review state
+    /// (`translated`, `reviewed` or `final`).
     package static func document(
         _ templates: [TemplateSnapshot],
         sourceLocale: String,
@@ -29,7 +30,7 @@ package enum TranslationExport {
                 } else if snapshot.isStale(key: key, locale: targetLocale, sourceLocale: sourceLocale) {
                     state = .stale
                 } else {
-                    state = .translated
+                    state = snapshot.review(key: key, locale: targetLocale)
                 }
                 if selection.onlyMissingOrStale, state != .missing, state != .stale { continue }
                 units.append(
@@ -38,7 +39,8 @@ package enum TranslationExport {
                         source: source[key],
                         target: target,
                         state: state,
-                        notes: notes(for: template, key: key, source: source[key] ?? "")
+                        notes: notes(for: template, key: key, source: source[key] ?? ""),
+                        examples: template.examples
                     )
                 )
             }
@@ -97,7 +99,9 @@ package enum TranslationExport {
         }
         let placeholders = CopyRules.placeholders(in: source)
         if !placeholders.isEmpty {
-            let names = placeholders.map { "{" + $0 + "}" }.joined(separator: ", ")
+            let names = placeholders.map { name in
+                "{" + name + "}" + (template.examples[name].map { " (e.g. \($0))" } ?? "")
+            }.joined(separator: ", ")
             notes.append(
                 placeholders.count == 1
                     ? "Placeholder \(names): keep it; the app puts a value in its place"

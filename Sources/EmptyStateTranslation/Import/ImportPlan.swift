@@ -9,6 +9,10 @@ package struct ImportPlan: Sendable {
         case changed(from: String, to: String)
         /// The file's translation is the store's, scalar for scalar.
         case unchanged
+        /// The file's translation is the store's, and the file says a reviewer confirmed it
+        /// (`reviewed`, `final`; a String Catalog's `translated` after `needs_review`): the write
+        /// records that state, and a stale translation becomes current.
+        case confirmed(TranslationState)
         /// Nothing to import: no target, an empty one, or a draft (state `missing`).
         case untranslated
         case rejected([ImportRejection])
@@ -29,6 +33,9 @@ package struct ImportPlan: Sendable {
         package var template: Template
         /// The target locale's keys this write changes, in the template's key order.
         package var changedKeys: [String]
+        /// The target locale's keys whose review state this write records (`reviewed`, `final`,
+        /// or `translated` for a confirmation a String Catalog can express), changed or not.
+        package var marks: [String: TranslationState] = [:]
     }
 
     package var sourceLocale: String
@@ -43,17 +50,23 @@ package struct ImportPlan: Sendable {
     /// How many entries have each kind of outcome: `new`, `changed`, `unchanged`, `untranslated`,
     /// `rejected`.
     package var counts: [String: Int] {
-        var counts = ["new": 0, "changed": 0, "unchanged": 0, "untranslated": 0, "rejected": 0]
+        var counts = ["new": 0, "changed": 0, "unchanged": 0, "confirmed": 0, "untranslated": 0, "rejected": 0]
         for entry in entries {
             switch entry.outcome {
             case .new: counts["new"]! += 1
             case .changed: counts["changed"]! += 1
             case .unchanged: counts["unchanged"]! += 1
+            case .confirmed: counts["confirmed"]! += 1
             case .untranslated: counts["untranslated"]! += 1
             case .rejected: counts["rejected"]! += 1
             }
         }
         return counts
+    }
+
+    /// Whether any string of the file is refused (what a strict import fails on).
+    package var hasRejections: Bool {
+        entries.contains { if case .rejected = $0.outcome { true } else { false } }
     }
 }
 

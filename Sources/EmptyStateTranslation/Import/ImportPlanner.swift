@@ -6,8 +6,12 @@ import JSONCoding
 /// A unit is checked in this order, and the first answer stands:
 /// 1. its template and key exist (`unknownTemplate`, `unknownKey`);
 /// 2. it has a translation to import (otherwise `untranslated`: no target, an empty one, or a draft);
-/// 3. the translation is already the store's, scalar for scalar (`unchanged`: importing the same
-///    file twice plans nothing, whatever happened to the source meanwhile);
+/// 3. the translation is already the store's, scalar for scalar. Then it is `unchanged` (importing the same file twice plans nothing, whatever happened to the
+///    source meanwhile), unless the file says a reviewer confirmed it (`reviewed`, `final`; in a
+///    String Catalog, whose only review is Xcode's "Mark as Reviewed", `translated`) and the store
+///    has it stale or less reviewed: then it is `confirmed`, provided the file was translated
+///    from the current source (else `sourceChanged`: a reviewer of an older source confirmed
+///    nothing about this one; a String Catalog's plain `translated` then stays `unchanged`);
 /// 4. the file was translated from the store's current source (`sourceChanged`: the file's
 ///    source text differs, or, for a file without source text, the source was written after
 ///    the export), and the store's translation was not edited since the export
@@ -16,35 +20,41 @@ import JSONCoding
 ///    edit is never overwritten unseen (at worst the file must be exported again);
 /// 5. it keeps the source's placeholders (`placeholders`, worded as the admin API words it);
 /// 6. the template, with the file's accepted strings of that template, passes every rule of
-///    `TemplateParser` (`copyRule`, with the 422's pointer and reason). A rule broken elsewhere in
-///    the template (a locale left incomplete) rejects all of that template's changes, since they
+///    `TemplateParser` (`copyRule`, with the 422's pointer and reason). A rule broken elsewhere
+///    in the template (a locale left incomplete) rejects all of that template's changes, since they
 ///    could only be written together.
 package enum ImportPlanner {
     /// - Parameters:
     ///   - document: the file, read by one of the readers.
     ///   - templates: the store's templates by id, as of now.
+    ///   - locale: the catalogue's locale the file's target locale resolved to
+    ///     (`LocaleResolution`); the file's own when `nil`.
+    ///   - sourceLocale: likewise for the file's source locale.
     /// - Throws: `ImportPlanError` when the target locale cannot be written at all.
     package static func plan(
         _ document: TranslationDocument,
-        templates: [String: TemplateSnapshot]
+        templates: [String: TemplateSnapshot],
+        locale: String? = nil,
+        sourceLocale: String? = nil
     )
         throws(ImportPlanError) -> ImportPlan
     {
-        guard let targetTag = LocaleTag(document.targetLocale) else {
+        guard let targetTag = LocaleTag(locale ?? document.targetLocale) else {
             throw ImportPlanError(message: "the target locale \(document.targetLocale) is not a BCP 47 tag")
         }
         let locale = targetTag.description
         guard !PseudoLocale.isPseudo(locale) else {
             throw ImportPlanError(message: "\(locale) is a pseudo-locale the service generates; it cannot be imported")
         }
-        guard locale != LocaleTag(document.sourceLocale)?.description else {
+        let sourceLocale = sourceLocale ?? LocaleTag(document.sourceLocale)?.description ?? document.sourceLocale
+        guard locale != sourceLocale else {
             throw ImportPlanError(message: "the file translates \(locale) into itself")
         }
-        var planner = Planner(document: document, locale: locale, templates: templates)
+        var planner = Planner(document: document, locale: locale, sourceLocale: sourceLocale, templates: templates)
         for unit in document.units { planner.check(unit) }
         let writes = planner.validatePending()
         return ImportPlan(
-            sourceLocale: document.sourceLocale,
+            sourceLocale: sourceLocale,
             targetLocale: locale,
             entries: planner.entries,
             writes: writes
@@ -53,73 +63,93 @@ package enum ImportPlanner {
 }
 
 private struct Planner {
+    /// One accepted string of a template, not yet validated with the others.
+    struct Change {
+        /// The text to write (the store's own for a confirmation).
+        var value: String
+        var entry: Int
+        /// The review state to record, when the file gives one.
+        var mark: TranslationState?
+        /// Whether the value differs from the store's.
+        var changesText: Bool
+    }
+
     let document: TranslationDocument
     let locale: String
+    let sourceLocale: String
     let templates: [String: TemplateSnapshot]
     var entries: [ImportPlan.Entry] = []
     var seen: Set<UnitID> = []
-    /// Template id → the accepted changes not yet validated together: key → (text, entry index).
-    var pending: [String: [String: (text: String, entry: Int)]] = [:]
+    /// Template id → the accepted changes not yet validated together, by key.
+    var pending: [String: [String: Change]] = [:]
 
-    init(document: TranslationDocument, locale: String, templates: [String: TemplateSnapshot]) {
+    init(document: TranslationDocument, locale: String, sourceLocale: String, templates: [String: TemplateSnapshot]) {
         self.document = document
         self.locale = locale
+        self.sourceLocale = sourceLocale
         self.templates = templates
     }
 
     mutating func check(_ unit: TranslationUnit) {
-        let outcome = outcome(of: unit)
+        let (outcome, change) = outcome(of: unit)
         entries.append(ImportPlan.Entry(unitID: unit.id.description, outcome: outcome))
-        if case .new(let text) = outcome {
-            pending[unit.id.template, default: [:]][unit.id.key] = (text, entries.count - 1)
-        } else if case .changed(_, let text) = outcome {
-            pending[unit.id.template, default: [:]][unit.id.key] = (text, entries.count - 1)
+        if var change {
+            change.entry = entries.count - 1
+            pending[unit.id.template, default: [:]][unit.id.key] = change
         }
     }
 
-    private mutating func outcome(of unit: TranslationUnit) -> ImportPlan.Outcome {
+    /// The review state a unit's file state records, when it records one.
+    private func mark(of unit: TranslationUnit) -> TranslationState? {
+        switch unit.state {
+        case .reviewed, .final: return unit.state
+        case .translated: return document.translatedConfirms ? .translated : nil
+        case .missing, .stale: return nil
+        }
+    }
+
+    private mutating func outcome(of unit: TranslationUnit) -> (ImportPlan.Outcome, Change?) {
         let id = unit.id
         guard seen.insert(id).inserted else {
-            return .rejected([ImportRejection(.duplicate, "the unit appears twice in the file")])
+            return (.rejected([ImportRejection(.duplicate, "the unit appears twice in the file")]), nil)
         }
         guard let snapshot = templates[id.template] else {
-            return .rejected([ImportRejection(.unknownTemplate, "no template has the id \(id.template)")])
+            return (.rejected([ImportRejection(.unknownTemplate, "no template has the id \(id.template)")]), nil)
         }
         let template = snapshot.template
         let reference = template.strings(for: template.defaultLocale) ?? [:]
-        guard let source = template.strings(for: document.sourceLocale)?[id.key], let defaultText = reference[id.key]
-        else {
+        guard let source = template.strings(for: sourceLocale)?[id.key], let defaultText = reference[id.key] else {
             let keys = reference.keys.sorted().joined(separator: ", ")
-            return .rejected([
-                ImportRejection(
-                    .unknownKey,
-                    "\(id.template) has no \(id.key) in \(document.sourceLocale) (its keys: \(keys))"
-                )
-            ])
-        }
-        guard let target = unit.target, !target.isEmpty, unit.state != .missing else { return .untranslated }
-        let current = template.strings(for: locale)?[id.key]
-        if sameText(current, target) { return .unchanged }
-
-        var rejections: [ImportRejection] = []
-        let sourceUpdatedAt = snapshot.updatedAt[document.sourceLocale]?[id.key]
-        if let exported = unit.source {
-            if !sameText(exported, source) {
-                rejections.append(
+            return (
+                .rejected([
                     ImportRejection(
-                        .sourceChanged,
-                        "the \(document.sourceLocale) source changed since the export: it was \"\(exported)\", it is \"\(source)\"; export again"
+                        .unknownKey,
+                        "\(id.template) has no \(id.key) in \(sourceLocale) (its keys: \(keys))"
                     )
-                )
-            }
-        } else if let exportedAt = document.exportedAt, let sourceUpdatedAt, exportedAt <= sourceUpdatedAt {
-            rejections.append(
-                ImportRejection(
-                    .sourceChanged,
-                    "the \(document.sourceLocale) source changed at \(sourceUpdatedAt), after the export at \(exportedAt); export again"
-                )
+                ]),
+                nil
             )
         }
+        guard let value = unit.target, !value.isEmpty, unit.state != .missing else { return (.untranslated, nil) }
+        let current = template.strings(for: locale)?[id.key]
+        let sourceRejection = sourceChanged(unit, source: source, snapshot: snapshot)
+
+        if let current, sameText(current, value) {
+            guard let mark = mark(of: unit) else { return (.unchanged, nil) }
+            let stale = snapshot.isStale(key: id.key, locale: locale, sourceLocale: template.defaultLocale)
+            let review = snapshot.review(key: id.key, locale: locale)
+            guard stale || rank(mark) > rank(review) else { return (.unchanged, nil) }
+            if let sourceRejection {
+                // A String Catalog's `translated` is every translated string's state, not only a
+                // review: from an older export it says nothing, as before. An explicit review of
+                // another source is refused, so the reviewer learns to export again.
+                return unit.state == .translated ? (.unchanged, nil) : (.rejected([sourceRejection]), nil)
+            }
+            return (.confirmed(mark), Change(value: current, entry: 0, mark: mark, changesText: false))
+        }
+
+        var rejections: [ImportRejection] = []
+        if let sourceRejection { rejections.append(sourceRejection) }
         if current != nil, let exportedAt = document.exportedAt,
             let targetUpdatedAt = snapshot.updatedAt[locale]?[id.key], exportedAt <= targetUpdatedAt
         {
@@ -131,7 +161,7 @@ private struct Planner {
             )
         }
         let want = Set(CopyRules.placeholders(in: defaultText))
-        let have = Set(CopyRules.placeholders(in: target))
+        let have = Set(CopyRules.placeholders(in: value))
         if want != have {
             // TemplateParser's wording, so the reason reads as the admin API's 422.
             rejections.append(
@@ -142,8 +172,41 @@ private struct Planner {
                 )
             )
         }
-        if !rejections.isEmpty { return .rejected(rejections) }
-        return current.map { .changed(from: $0, to: target) } ?? .new(target)
+        if !rejections.isEmpty { return (.rejected(rejections), nil) }
+        let change = Change(value: value, entry: 0, mark: mark(of: unit), changesText: true)
+        return (current.map { .changed(from: $0, to: value) } ?? .new(value), change)
+    }
+
+    /// `sourceChanged`, when the file was not translated from the store's current source: its
+    /// source text differs, or, for a file without source text, the source was written after the
+    /// export.
+    private func sourceChanged(_ unit: TranslationUnit, source: String, snapshot: TemplateSnapshot) -> ImportRejection?
+    {
+        if let exported = unit.source {
+            guard !sameText(exported, source) else { return nil }
+            return ImportRejection(
+                .sourceChanged,
+                "the \(sourceLocale) source changed since the export: it was \"\(exported)\", it is \"\(source)\"; export again"
+            )
+        }
+        if let exportedAt = document.exportedAt, let sourceUpdatedAt = snapshot.updatedAt[sourceLocale]?[unit.id.key],
+            exportedAt <= sourceUpdatedAt
+        {
+            return ImportRejection(
+                .sourceChanged,
+                "the \(sourceLocale) source changed at \(sourceUpdatedAt), after the export at \(exportedAt); export again"
+            )
+        }
+        return nil
+    }
+
+    /// translated < reviewed < final.
+    private func rank(_ state: TranslationState) -> Int {
+        switch state {
+        case .final: return 2
+        case .reviewed: return 1
+        default: return 0
+        }
     }
 
     private func pointer(_ key: String) -> String {
@@ -159,7 +222,7 @@ private struct Planner {
             while !changes.isEmpty {
                 var candidate = snapshot.template
                 var values = candidate.strings(for: locale) ?? [:]
-                for (key, change) in changes { values[key] = change.text }
+                for (key, change) in changes { values[key] = change.value }
                 if let index = candidate.strings.firstIndex(where: { $0.locale == locale }) {
                     candidate.strings[index].values = values
                 } else {
@@ -174,7 +237,8 @@ private struct Planner {
                             templateID: templateID,
                             baseRevision: snapshot.revision,
                             template: template,
-                            changedKeys: order.filter { changes[$0] != nil }
+                            changedKeys: order.filter { changes[$0]?.changesText == true },
+                            marks: changes.compactMapValues(\.mark)
                         )
                     )
                     changes = [:]

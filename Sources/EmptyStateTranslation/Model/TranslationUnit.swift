@@ -64,13 +64,24 @@ package struct TranslationUnit: Sendable, Equatable {
     package var state: TranslationState
     /// One line each.
     package var notes: [String]
+    /// Example values of the source's placeholders (`provider` → `BankID`), for the formats that
+    /// show translators one (Android's `<xliff:g example>`). Written, never read back.
+    package var examples: [String: String]
 
-    package init(id: UnitID, source: String?, target: String?, state: TranslationState, notes: [String] = []) {
+    package init(
+        id: UnitID,
+        source: String?,
+        target: String?,
+        state: TranslationState,
+        notes: [String] = [],
+        examples: [String: String] = [:]
+    ) {
         self.id = id
         self.source = source
         self.target = target
         self.state = state
         self.notes = notes
+        self.examples = examples
     }
 
     /// The `{name}` placeholders of the source text (of the target when there is no source), in

@@ -5,9 +5,12 @@ import JSONCoding
 /// (a locale without an entry for a key has it `missing`), in the file's key order.
 ///
 /// The JSON is parsed strictly (`JSONParser`: no duplicate keys, no comments); errors carry the
-/// line and column, and the unit id when known. Refused: a key that is not `template/key`,
-/// plural or device `variations` and `substitutions` (the copy has one form), an unknown state.
-/// Keys with `shouldTranslate: false` are skipped.
+/// line and column, and the unit id when known. The export record
+/// (`StringCatalogWriter.exportKey`) gives the export's time. Refused: a key that is not
+/// `template/key`, plural or device `variations` and `substitutions` (the copy has one form),
+/// an unknown state.
+/// Keys with `shouldTranslate: false` are skipped. A String Catalog has no review state: an
+/// unchanged `translated` string is Xcode's "Mark as Reviewed" (`translatedConfirms`).
 package enum StringCatalogReader {
     /// As `XMLReader.Limits.maximumBytes`. A catalogue holds every locale, so the whole
     /// 10,000-template catalogue in seven locales does not fit it: export it by selection.
@@ -62,9 +65,14 @@ private struct Reader {
 
         var keys: [(id: UnitID, source: String?, notes: [String])] = []
         /// Target locale → unit id → (state, value).
-        var targets: [String: [UnitID: (TranslationState, String)]] = [:]
+        var targets: [String: [UnitID: (state: TranslationState, value: String)]] = [:]
+        var exportedAt: String?
         for (key, entry) in strings {
             let path = ["strings", key]
+            if key == StringCatalogWriter.exportKey {
+                exportedAt = try exportTime(entry, path: path)
+                continue
+            }
             guard let id = UnitID(key), key.contains("/") else {
                 throw fail(path, unit: key, "the key is not a unit id template/key (e.g. connectionRefused/title)")
             }
@@ -112,13 +120,33 @@ private struct Reader {
                 return TranslationUnit(
                     id: key.id,
                     source: key.source,
-                    target: translation?.1,
-                    state: translation?.0 ?? .missing,
+                    target: translation?.value,
+                    state: translation?.state ?? .missing,
                     notes: key.notes
                 )
             }
-            return TranslationDocument(sourceLocale: sourceLocale, targetLocale: locale, exportedAt: nil, units: units)
+            return TranslationDocument(
+                sourceLocale: sourceLocale,
+                targetLocale: locale,
+                exportedAt: exportedAt,
+                units: units,
+                translatedConfirms: true
+            )
         }
+    }
+
+    /// The time in the export record's comment (`exportedAt=…`); `nil` when it was edited away.
+    private func exportTime(_ entry: JSONValue, path: [String]) throws(TranslationFormatError) -> String? {
+        guard case .string(let comment)? = entry["comment"], comment.hasPrefix("exportedAt=") else { return nil }
+        let time = comment.dropFirst("exportedAt=".count).prefix { $0 != " " }
+        // `2026-11-23T10:00:00Z`, the store's form (times are compared as text).
+        let shape = Array(time.utf8)
+        guard shape.count == 20, shape[4] == UInt8(ascii: "-"), shape[10] == UInt8(ascii: "T"),
+            shape[19] == UInt8(ascii: "Z")
+        else {
+            throw fail(path + ["comment"], unit: StringCatalogWriter.exportKey, "exportedAt \"\(time)\" is not a time")
+        }
+        return String(time)
     }
 
     private func stringUnit(

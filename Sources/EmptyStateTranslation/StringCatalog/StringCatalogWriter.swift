@@ -23,6 +23,18 @@ import JSONCoding
 /// - Notes are the `comment`, one per line. `extractionState` is `manual`: the keys are not
 ///   extracted from source code, so Xcode never marks them stale or removes them.
 package enum StringCatalogWriter {
+    /// The key of the export record: the one entry that is not a string of the catalogue, marked
+    /// `shouldTranslate: false` (Xcode shows it as "Don't Translate"), whose `comment` holds the
+    /// export's time. Xcode keeps an entry with `extractionState: manual` whatever it holds, and
+    /// keeps comments as written, so the time survives a save in Xcode, wherever it sorts the
+    /// entry. No unit id has a space.
+    package static let exportKey = "empty-state-service export"
+
+    /// The export record's comment for a time: the time first, as `exportedAt=…`.
+    package static func exportComment(_ exportedAt: String) -> String {
+        "exportedAt=\(exportedAt) (written by empty-state-service when it exported this file; keep this entry: an import compares this time with later edits of the catalogue). Not a string to translate."
+    }
+
     /// - Parameter documents: one per target locale, all with the same source locale.
     package static func write(_ documents: [TranslationDocument]) -> [UInt8] {
         let sourceLocale = documents.first?.sourceLocale ?? "en"
@@ -32,10 +44,10 @@ package enum StringCatalogWriter {
                 let key = unit.id.description
                 var entry = entries[key] ?? Entry(notes: unit.notes)
                 if entry.localizations[sourceLocale] == nil, let source = unit.source {
-                    entry.localizations[sourceLocale] = ("translated", source)
+                    entry.localizations[sourceLocale] = Localization(state: "translated", value: source)
                 }
                 if let target = unit.target, document.targetLocale != sourceLocale {
-                    entry.localizations[document.targetLocale] = (state(unit.state), target)
+                    entry.localizations[document.targetLocale] = Localization(state: state(unit.state), value: target)
                 }
                 entries[key] = entry
             }
@@ -46,8 +58,20 @@ package enum StringCatalogWriter {
         out.member("sourceLanguage") { $0.string(sourceLocale) }
         out.member("strings") { out in
             out.beginObject()
-            for key in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                let entry = entries[key]!
+            var keys = Array(entries.keys)
+            let exportedAt = documents.lazy.compactMap(\.exportedAt).first
+            if exportedAt != nil { keys.append(exportKey) }
+            for key in keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                guard let entry = entries[key] else {
+                    out.member(key) { out in
+                        out.beginObject()
+                        out.member("comment") { $0.string(exportComment(exportedAt ?? "")) }
+                        out.member("extractionState") { $0.string("manual") }
+                        out.member("shouldTranslate") { $0.raw("false") }
+                        out.endObject()
+                    }
+                    continue
+                }
                 out.member(key) { out in
                     out.beginObject()
                     let comment = entry.notes.joined(separator: "\n")
@@ -57,17 +81,7 @@ package enum StringCatalogWriter {
                         out.beginObject()
                         let locales = entry.localizations.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                         for locale in locales {
-                            let (state, value) = entry.localizations[locale]!
-                            out.member(locale) { out in
-                                out.beginObject()
-                                out.member("stringUnit") { out in
-                                    out.beginObject()
-                                    out.member("state") { $0.string(state) }
-                                    out.member("value") { $0.string(value) }
-                                    out.endObject()
-                                }
-                                out.endObject()
-                            }
+                            out.member(locale) { out in entry.localizations[locale]!.write(into: &out) }
                         }
                         out.endObject()
                     }
@@ -83,7 +97,24 @@ package enum StringCatalogWriter {
 
     private struct Entry {
         var notes: [String]
-        var localizations: [String: (state: String, value: String)] = [:]
+        var localizations: [String: Localization] = [:]
+    }
+
+    /// One locale of a string: its `stringUnit`.
+    private struct Localization {
+        var state: String
+        var value: String
+
+        func write(into out: inout PrettyJSON) {
+            out.beginObject()
+            out.member("stringUnit") { out in
+                out.beginObject()
+                out.member("state") { $0.string(state) }
+                out.member("value") { $0.string(value) }
+                out.endObject()
+            }
+            out.endObject()
+        }
     }
 
     private static func state(_ state: TranslationState) -> String {
@@ -121,6 +152,11 @@ struct PrettyJSON {
         string(key)
         bytes.append(contentsOf: " : ".utf8)
         value(&self)
+    }
+
+    /// A literal JSON value as it is (`false`).
+    mutating func raw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
     }
 
     mutating func string(_ text: String) {

@@ -45,6 +45,24 @@ private let fourActions = Documents.document(
 
 private let ruleCases: [RuleCase] = [
     RuleCase(
+        name: "an example of a placeholder the default locale does not have",
+        document: sample.setting("/examples", to: .object([("count", .string("3"))])),
+        pointers: ["/examples/count"],
+        rule: "no string of the default locale has the placeholder {count}"
+    ),
+    RuleCase(
+        name: "an example longer than a label",
+        document: sample.setting("/examples", to: .object([("provider", .string(String(repeating: "B", count: 33)))])),
+        pointers: ["/examples/provider"],
+        rule: "an example is at most 32 columns"
+    ),
+    RuleCase(
+        name: "examples that are not an object",
+        document: sample.setting("/examples", to: .string("BankID")),
+        pointers: ["/examples"],
+        rule: "expected an object of placeholder name → example"
+    ),
+    RuleCase(
         name: "unknown top-level field",
         document: sample.setting("/colour", to: .string("blue")),
         pointers: ["/colour"],
@@ -387,6 +405,20 @@ struct TemplateParserTests {
         let template = try TemplateParser.parse(document).get()
         #expect(template.actions.map(\.target) == ["https://example.com/help", nil])
         #expect(template.actions.map(\.kind) == [.openURL, .openStore])
+    }
+
+    @Test("examples of placeholders are kept, in the document the server returns")
+    func examples() throws {
+        let document = sample.setting("/examples", to: .object([("provider", .string("BankID"))]))
+        guard case .success(let template) = TemplateParser.parse(document, expectedID: "sample") else {
+            Issue.record("the document with examples is refused")
+            return
+        }
+        #expect(template.examples == ["provider": "BankID"])
+        #expect(template.document["examples"] == .object([("provider", .string("BankID"))]))
+        guard case .success(let without) = TemplateParser.parse(sample, expectedID: "sample") else { return }
+        #expect(without.examples.isEmpty && without.document["examples"] == nil)
+        #expect(TemplateDiff.changedFields(from: without, to: template) == ["/examples"])
     }
 
     @Test("each broken rule is reported at its JSON pointer", arguments: ruleCases)
