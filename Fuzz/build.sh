@@ -37,6 +37,9 @@ modules_for() {
         events)
             echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStoreSQL EmptyStateStore EmptyStateCore JSONCoding HTTPServer ZlibCompression \
                 Crypto CryptoBoringWrapper CCryptoBoringSSLShims CCryptoBoringSSL CXKCPShims CXKCP \
+                WebhookClient NIOHTTP1 NIOSSL NIOTLS NIOPosix NIOCore NIOConcurrencyHelpers _NIODataStructures _NIOBase64 \
+                CNIOLLHTTP CNIOBoringSSLShims CNIOBoringSSL CNIOPosix CNIOLinux CNIOAtomics CNIODarwin CNIOWindows CNIOWASI \
+                CNIOOpenBSD CNIOFreeBSD \
                 CMicroHTTPD GRDB Logging Metrics \
                 CoreMetrics Prometheus Atomics _AtomicsShims ServiceLifecycle UnixSignals ConcurrencyHelpers AsyncAlgorithms \
                 DequeModule OrderedCollections InternalCollectionsUtilities
@@ -80,14 +83,18 @@ for target in "${TARGETS[@]}"; do
         while IFS= read -r -d '' object; do objects+=("$object"); done \
             < <(find "$PRODUCTS/$module.build" -name '*.o' -print0)
     done
+    # The C modules' maps: those SwiftPM wrote (a C target without one of its own) and those the
+    # packages ship (`Sources/<target>/include/module.modulemap`), so that a Swift module built
+    # against any of them (the service's webhooks reach SwiftNIO's) loads in the harness.
+    module_maps=()
+    while IFS= read -r -d '' map; do module_maps+=(-Xcc "-fmodule-map-file=$map"); done \
+        < <(find -L "$PRODUCTS" -maxdepth 2 -path '*.build/module.modulemap' -print0;
+            find "$CHECKOUTS" -path '*/Sources/*/include/module.modulemap' -print0)
     # ld.gold warns about every ASan helper symbol; lld does not.
     "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -swift-version 6 "$OPTIMIZE" -g -use-ld=lld \
         -package-name "$PACKAGE_NAME" -enable-upcoming-feature ExistentialAny \
         -I "$PRODUCTS/Modules" -I Sources/CZlib \
-        -Xcc -fmodule-map-file="$PRODUCTS/CMicroHTTPD.build/module.modulemap" \
-        -Xcc -fmodule-map-file="$PRODUCTS/CAssets.build/module.modulemap" \
-        -Xcc -fmodule-map-file="$CHECKOUTS/GRDB.swift/Sources/GRDBSQLite/module.modulemap" \
-        -Xcc -fmodule-map-file="$CHECKOUTS/swift-atomics/Sources/_AtomicsShims/include/module.modulemap" \
+        "${module_maps[@]}" -Xcc -fmodule-map-file="$CHECKOUTS/GRDB.swift/Sources/GRDBSQLite/module.modulemap" \
         "Fuzz/Targets/$target.swift" "${objects[@]}" -lsqlite3 -lmicrohttpd -lz \
         -o "$BIN/fuzz-$target"
 done
