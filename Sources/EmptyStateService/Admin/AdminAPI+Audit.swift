@@ -132,20 +132,9 @@ extension AdminAPI {
     /// One CSV record (RFC 4180). A cell that a spreadsheet would read as a formula (`=`, `+`,
     /// `-`, `@`, tab, CR) starts with `'`: an actor's name is whatever a token was called.
     static func csvLine(_ record: RevisionRecord) -> String {
-        let platform = StoredDocuments.appPolicyPlatform(documentID: record.templateID)
-        let request = ChangeRequest.id(documentID: record.templateID)
-        let kind =
-            switch DocumentKind(documentID: record.templateID) {
-            case .appPolicy: "appPolicy"
-            case .changeRequest: "changeRequest"
-            case .reviewRules: "reviewRules"
-            case .webhook: "webhook"
-            case .experiment, .template: "template"
-            }
+        let subject = AuditSubject(documentID: record.templateID)
         let cells = [
-            record.createdAt, record.createdBy, kind,
-            platform?.rawValue ?? request.map(String.init) ?? StoredDocuments.webhookName(documentID: record.templateID)
-                ?? record.templateID, String(record.revision),
+            record.createdAt, record.createdBy, subject.kind, subject.id, String(record.revision),
             record.action.rawValue,
             record.changedFields.joined(separator: " "),
         ]

@@ -131,19 +131,13 @@ enum AdminResponses {
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyKey.self)
-            let platform = StoredDocuments.appPolicyPlatform(documentID: record.templateID)
-            let webhook = StoredDocuments.webhookName(documentID: record.templateID)
-            if let platform {
-                try container.encode(platform.rawValue, forKey: AnyKey("appPolicy"))
-            } else if let request = ChangeRequest.id(documentID: record.templateID) {
-                // A change request's trail: no document (GET …/change-requests/{id} has it).
-                try container.encode(request, forKey: AnyKey("changeRequest"))
-            } else if record.templateID == StoredDocuments.reviewRulesID {
-                try container.encode(true, forKey: AnyKey("reviewRules"))
-            } else if let webhook {
-                try container.encode(webhook, forKey: AnyKey("webhook"))
-            } else {
-                try container.encode(record.templateID, forKey: AnyKey("templateId"))
+            let subject = AuditSubject(documentID: record.templateID)
+            switch subject {
+            case .appPolicy(let platform): try container.encode(platform.rawValue, forKey: AnyKey("appPolicy"))
+            case .changeRequest(let request): try container.encode(request, forKey: AnyKey("changeRequest"))
+            case .reviewRules: try container.encode(true, forKey: AnyKey("reviewRules"))
+            case .webhook(let webhook): try container.encode(webhook, forKey: AnyKey("webhook"))
+            case .template(let id), .experiment(let id): try container.encode(id, forKey: AnyKey("templateId"))
             }
             try container.encode(record.revision, forKey: AnyKey("revision"))
             try container.encode(record.action.rawValue, forKey: AnyKey("action"))
@@ -151,14 +145,7 @@ enum AdminResponses {
             try container.encode(record.createdBy, forKey: AnyKey("createdBy"))
             try container.encode(record.changedFields, forKey: AnyKey("changedFields"))
             if let note = record.note { try container.encode(note, forKey: AnyKey("note")) }
-            let documentKey: String? =
-                switch DocumentKind(documentID: record.templateID) {
-                case .template: "template"
-                case .appPolicy: "policy"
-                case .webhook: "subscription"
-                case .experiment, .changeRequest, .reviewRules: nil
-                }
-            if let document = record.document, let documentKey {
+            if let document = record.document, let documentKey = subject.documentMember {
                 try container.encode(document, forKey: AnyKey(documentKey))
             }
         }
