@@ -142,6 +142,22 @@ extension PostgresTemplateStore: WebhookStoring {
     ) throws(StoreError) -> [ClaimedDelivery] {
         guard limit > 0 else { return [] }
         let logger = logger
+        // The dispatcher polls every second: with nothing due, one read answers it, so an idle
+        // outbox opens no transaction (and counts no commit in `store_commit_duration_seconds`).
+        let anythingDue = try readConnection { connection in
+            for try await _ in try await connection.query(
+                """
+                SELECT 1 FROM webhook_delivery d
+                JOIN webhook_endpoint e ON e.webhook_id = d.webhook_id AND e.enabled
+                WHERE d.status = 'pending' AND d.next_attempt_at <= \(now)
+                    AND (d.lease_until IS NULL OR d.lease_until <= \(now))
+                LIMIT 1
+                """,
+                logger: logger
+            ).decode(Int32.self) { return true }
+            return false
+        }
+        guard anythingDue else { return [] }
         let claim = WebhookOutbox.newID("clm_")
         return try transaction { connection in
             var due: [(id: String, webhookID: String)] = []

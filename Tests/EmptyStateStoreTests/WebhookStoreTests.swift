@@ -1,6 +1,9 @@
 import EmptyStateCore
+import EmptyStateSQLite
 import EmptyStateStore
 import Foundation
+import Logging
+import Synchronization
 import Testing
 
 private struct Abort: Error {}
@@ -327,5 +330,28 @@ struct WebhookStoreTests {
             let scheduled = try #require(try claimOne(webhooks, now + 300_000))
             #expect(scheduled.attempt == 4 && scheduled.scheduled == 2)
         }
+    }
+
+    /// The dispatcher claims every second: an idle outbox must not write (a commit a second would
+    /// count in `store_commit_duration_seconds` and take SQLite's writer lock for nothing).
+    @Test("claiming with nothing due commits nothing; claiming a due delivery commits once")
+    func idleClaimsDoNotWrite() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let commits = Atomic<Int>(0)
+        let store = try SQLiteTemplateStore(path: directory.path + "/store.sqlite", logger: Logger(label: "test")) {
+            _ in commits.add(1, ordering: .relaxed)
+        }
+        let now = Timestamp.nowMilliseconds()
+        #expect(try claimOne(store, now) == nil)
+        try subscribe(store)
+        let afterSubscribe = commits.load(ordering: .relaxed)
+        #expect(try claimOne(store, now) == nil)
+        #expect(commits.load(ordering: .relaxed) == afterSubscribe)
+        try publish(store, "1.0")
+        let afterPublish = commits.load(ordering: .relaxed)
+        #expect(try claimOne(store, Timestamp.nowMilliseconds()) != nil)
+        #expect(commits.load(ordering: .relaxed) == afterPublish + 1)
     }
 }
