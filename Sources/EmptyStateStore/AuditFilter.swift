@@ -2,8 +2,9 @@
 package struct AuditFilter: Sendable, Equatable {
     /// One document's changes (a template id, or `StoredDocuments.appPolicyID`).
     package var documentID: String?
-    /// Only templates (`false`: only app policies); `nil`: both. Ignored with `documentID`.
-    package var templates: Bool?
+    /// Only the changes of one kind of document (templates, app policies, experiments, change
+    /// requests, the review rules, webhooks); `nil`: every kind. Ignored with `documentID`.
+    package var kind: DocumentKind?
     /// The author, exactly (a token's name).
     package var actor: String?
     package var action: RevisionRecord.Action?
@@ -17,7 +18,7 @@ package struct AuditFilter: Sendable, Equatable {
 
     package init(
         documentID: String? = nil,
-        templates: Bool? = nil,
+        kind: DocumentKind? = nil,
         actor: String? = nil,
         action: RevisionRecord.Action? = nil,
         from: String? = nil,
@@ -25,7 +26,7 @@ package struct AuditFilter: Sendable, Equatable {
         field: String? = nil
     ) {
         self.documentID = documentID
-        self.templates = templates
+        self.kind = kind
         self.actor = actor
         self.action = action
         self.from = from

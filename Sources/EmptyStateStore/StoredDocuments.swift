@@ -120,6 +120,19 @@ package enum DocumentKind: String, Sendable, CaseIterable {
     /// A webhook subscription (`WebhookSubscription`), `webhook:<id>`.
     case webhook
 
+    /// The start of every store id of this kind (`app-policy:`, …); the review rules' whole id;
+    /// `nil` for templates, whose ids have no colon.
+    package var idPrefix: String? {
+        switch self {
+        case .template: nil
+        case .appPolicy: StoredDocuments.appPolicyPrefix
+        case .experiment: StoredDocuments.experimentPrefix
+        case .changeRequest: StoredDocuments.changeRequestPrefix
+        case .reviewRules: StoredDocuments.reviewRulesID
+        case .webhook: StoredDocuments.webhookPrefix
+        }
+    }
+
     /// The kind of the store id `documentID`: templates have no colon in their ids, every other
     /// kind a prefix of its own.
     package init(documentID: String) {

@@ -16,10 +16,19 @@ extension AuditFilter {
         if let documentID {
             clauses.append("template_id = ?")
             arguments.append(documentID)
-        } else if let templates {
-            let prefix = StoredDocuments.appPolicyPrefix
-            clauses.append("substr(template_id, 1, \(prefix.count)) \(templates ? "<>" : "=") ?")
-            arguments.append(prefix)
+        } else if let kind {
+            if let prefix = kind.idPrefix {
+                // Prefixes are ASCII: a character count is a byte count on both backends.
+                clauses.append("substr(template_id, 1, \(prefix.count)) = ?")
+                arguments.append(prefix)
+            } else {
+                // A template's id has no colon; every other kind's has one.
+                switch dialect {
+                case .sqlite: clauses.append("instr(template_id, ?) = 0")
+                case .postgres: clauses.append("position(? in template_id) = 0")
+                }
+                arguments.append(":")
+            }
         }
         if let actor {
             clauses.append("created_by = ?")

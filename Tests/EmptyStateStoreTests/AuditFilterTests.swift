@@ -41,8 +41,9 @@ struct AuditFilterTests {
             #expect(try store.audit(AuditFilter(), page: 1, pageSize: 1).total == 19)
             #expect(try ids(AuditFilter(actor: "alice")) == ["app-policy:ios@1", "loading@2"])
             #expect(try ids(AuditFilter(actor: "bob", action: .rollback)) == ["loading@3"])
-            #expect(try ids(AuditFilter(templates: false)) == ["app-policy:ios@1"])
-            #expect(try store.audit(AuditFilter(templates: true), page: 1, pageSize: 1).total == 18)
+            #expect(try ids(AuditFilter(kind: .appPolicy)) == ["app-policy:ios@1"])
+            #expect(try store.audit(AuditFilter(kind: .template), page: 1, pageSize: 1).total == 18)
+            #expect(try ids(AuditFilter(kind: .experiment)) == [])
             #expect(try ids(AuditFilter(action: .strings)) == ["noDocuments@2"])
             // A field prefix: every change under /strings/de, not /strings/d* of another locale.
             #expect(try ids(AuditFilter(actor: "bob", field: "/strings/de")) == ["noDocuments@2"])

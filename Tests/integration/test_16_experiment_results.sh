@@ -196,6 +196,17 @@ expect_eq "ship: the experiment's new ETag" '"r3"' "$(header ETag)"
 fetch -H "$XR_AUTH" "$BASE_URL/v1/admin/audit?templateId=$XR_TEMPLATE&pageSize=1"
 expect_eq "ship: the template's revision is in the audit trail" "$((xr_template_revision + 1))" \
     "$(json '.items[0].revision')"
+# The experiment's own revisions are audited under `experiment`, apart from the templates'.
+fetch -H "$XR_AUTH" "$BASE_URL/v1/admin/audit?kind=experiment&pageSize=100"
+expect_eq "audit: kind=experiment lists the experiment's revisions under its id" \
+    "results-e2e 3" "$(json '[.items[] | select(.experiment == "results-e2e")] | "\(.[0].experiment) \(.[0].revision)"')"
+expect_eq "audit: an experiment's revision has no templateId" 0 "$(json '[.items[] | select(has("templateId"))] | length')"
+fetch -H "$XR_AUTH" "$BASE_URL/v1/admin/audit?kind=template&pageSize=100"
+expect_eq "audit: kind=template lists templates only" 0 \
+    "$(json '[.items[] | select(has("templateId") | not) ] | length')"
+fetch -H "$XR_AUTH" "$BASE_URL/v1/admin/audit/export?format=csv&kind=experiment"
+expect_match "audit export: an experiment's kind is experiment" '^[^,]+,[^,]+,experiment,results-e2e,3,' \
+    "$(sed -n 2p "$BODY")"
 
 # Every install (control ones included) and a client without an install id get b's copy now.
 xr_after="$WORK/xr-after.tsv"

@@ -244,12 +244,16 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/AuditAppPolicy`.
         internal typealias AuditAppPolicy = Components.Schemas.Platform
-        /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+        /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
         ///
         /// - Remark: Generated from `#/components/parameters/AuditKind`.
         internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
             case template = "template"
             case appPolicy = "appPolicy"
+            case experiment = "experiment"
+            case changeRequest = "changeRequest"
+            case reviewRules = "reviewRules"
+            case webhook = "webhook"
         }
         /// Only the changes by this author (the token's name, exactly), 1–200 characters.
         ///

@@ -2845,8 +2845,9 @@ extension Components {
         /// into the document; `["/"]` for a whole new document or a deletion). `template` is the
         /// document at this revision, only when one revision is asked for and never for a deletion.
         /// A template's revision has `templateId` (and may have `template`, never `policy`); an app
-        /// policy's has `appPolicy` (and may have `policy`, never `template`). In a page of
-        /// revisions neither `template` nor `policy` is present.
+        /// policy's has `appPolicy` (and may have `policy`, never `template`); an experiment's has
+        /// `experiment`, a change request's `changeRequest`, the review rules' `reviewRules`, a
+        /// webhook's `webhook`. In a page of revisions neither `template` nor `policy` is present.
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/Revision`.
@@ -2857,6 +2858,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/appPolicy`.
             internal var appPolicy: Components.Schemas.Platform?
+            /// The experiment's id, for a revision of an experiment (instead of `templateId`; `GET /v1/admin/experiments/{id}` has its document).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/experiment`.
+            internal var experiment: Swift.String?
             /// The change request, for an action on one (instead of `templateId`; `propose`, `edit`, `approve`, `publish` …, the note says more).
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/changeRequest`.
@@ -2918,6 +2923,7 @@ extension Components {
             /// - Parameters:
             ///   - templateId:
             ///   - appPolicy: The platform, for a revision of an app policy (instead of `templateId`).
+            ///   - experiment: The experiment's id, for a revision of an experiment (instead of `templateId`; `GET /v1/admin/experiments/{id}` has its document).
             ///   - changeRequest: The change request, for an action on one (instead of `templateId`; `propose`, `edit`, `approve`, `publish` …, the note says more).
             ///   - reviewRules: Present on a change of the review rules (instead of `templateId`).
             ///   - webhook: The webhook's id (`wh_…`), for a revision of a webhook subscription (instead of `templateId`); a secret rotation is a revision whose `changedFields` is `["/secret"]`, the secret itself never recorded.
@@ -2933,6 +2939,7 @@ extension Components {
             internal init(
                 templateId: Components.Schemas.TemplateId? = nil,
                 appPolicy: Components.Schemas.Platform? = nil,
+                experiment: Swift.String? = nil,
                 changeRequest: Swift.Int? = nil,
                 reviewRules: Swift.Bool? = nil,
                 webhook: Swift.String? = nil,
@@ -2948,6 +2955,7 @@ extension Components {
             ) {
                 self.templateId = templateId
                 self.appPolicy = appPolicy
+                self.experiment = experiment
                 self.changeRequest = changeRequest
                 self.reviewRules = reviewRules
                 self.webhook = webhook
@@ -2964,6 +2972,7 @@ extension Components {
             internal enum CodingKeys: String, CodingKey {
                 case templateId
                 case appPolicy
+                case experiment
                 case changeRequest
                 case reviewRules
                 case webhook
@@ -2986,6 +2995,10 @@ extension Components {
                 self.appPolicy = try container.decodeIfPresent(
                     Components.Schemas.Platform.self,
                     forKey: .appPolicy
+                )
+                self.experiment = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .experiment
                 )
                 self.changeRequest = try container.decodeIfPresent(
                     Swift.Int.self,
@@ -3038,6 +3051,7 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "templateId",
                     "appPolicy",
+                    "experiment",
                     "changeRequest",
                     "reviewRules",
                     "webhook",

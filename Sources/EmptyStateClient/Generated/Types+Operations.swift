@@ -25047,8 +25047,12 @@ internal enum Operations {
                 internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
                     case template = "template"
                     case appPolicy = "appPolicy"
+                    case experiment = "experiment"
+                    case changeRequest = "changeRequest"
+                    case reviewRules = "reviewRules"
+                    case webhook = "webhook"
                 }
-                /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/kind`.
                 internal var kind: Components.Parameters.AuditKind?
@@ -25102,7 +25106,7 @@ internal enum Operations {
                 ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
                 ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
-                ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
                 ///   - action: Only changes of this kind. Another value → `400`.
                 ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
@@ -25433,8 +25437,12 @@ internal enum Operations {
                 internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
                     case template = "template"
                     case appPolicy = "appPolicy"
+                    case experiment = "experiment"
+                    case changeRequest = "changeRequest"
+                    case reviewRules = "reviewRules"
+                    case webhook = "webhook"
                 }
-                /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/kind`.
                 internal var kind: Components.Parameters.AuditKind?
@@ -25488,7 +25496,7 @@ internal enum Operations {
                 ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
                 ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
-                ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
                 ///   - action: Only changes of this kind. Another value → `400`.
                 ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
@@ -25737,8 +25745,12 @@ internal enum Operations {
                 internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
                     case template = "template"
                     case appPolicy = "appPolicy"
+                    case experiment = "experiment"
+                    case changeRequest = "changeRequest"
+                    case reviewRules = "reviewRules"
+                    case webhook = "webhook"
                 }
-                /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/kind`.
                 internal var kind: Components.Parameters.AuditKind?
@@ -25791,7 +25803,7 @@ internal enum Operations {
                 ///   - format: `ndjson` (the default) or `csv`. Another value → `400`.
                 ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
-                ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
                 ///   - action: Only changes of this kind. Another value → `400`.
                 ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
@@ -26127,8 +26139,12 @@ internal enum Operations {
                 internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
                     case template = "template"
                     case appPolicy = "appPolicy"
+                    case experiment = "experiment"
+                    case changeRequest = "changeRequest"
+                    case reviewRules = "reviewRules"
+                    case webhook = "webhook"
                 }
-                /// Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/kind`.
                 internal var kind: Components.Parameters.AuditKind?
@@ -26181,7 +26197,7 @@ internal enum Operations {
                 ///   - format: `ndjson` (the default) or `csv`. Another value → `400`.
                 ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
-                ///   - kind: Only the changes of templates (`template`) or of app policies (`appPolicy`). Another value → `400`.
+                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
                 ///   - action: Only changes of this kind. Another value → `400`.
                 ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.

@@ -76,10 +76,12 @@ extension AdminAPI {
             }
         }
         if let text = request.queryValue("kind") {
-            switch text {
-            case "template": filter.templates = true
-            case "appPolicy": filter.templates = false
-            default: errors.append(.init(.parameter("kind"), "template or appPolicy"))
+            if let kind = AuditSubject.kinds[text] {
+                filter.kind = kind
+            } else {
+                errors.append(
+                    .init(.parameter("kind"), "one of " + AuditSubject.kinds.keys.sorted().joined(separator: ", "))
+                )
             }
         }
         if let text = request.queryValue("actor") {

@@ -137,7 +137,8 @@ enum AdminResponses {
             case .changeRequest(let request): try container.encode(request, forKey: AnyKey("changeRequest"))
             case .reviewRules: try container.encode(true, forKey: AnyKey("reviewRules"))
             case .webhook(let webhook): try container.encode(webhook, forKey: AnyKey("webhook"))
-            case .template(let id), .experiment(let id): try container.encode(id, forKey: AnyKey("templateId"))
+            case .template(let id): try container.encode(id, forKey: AnyKey("templateId"))
+            case .experiment(let id): try container.encode(id, forKey: AnyKey("experiment"))
             }
             try container.encode(record.revision, forKey: AnyKey("revision"))
             try container.encode(record.action.rawValue, forKey: AnyKey("action"))

@@ -7,8 +7,8 @@ import EmptyStateStore
 enum AuditSubject: Equatable {
     /// A template (`templateId`, its document under `template`).
     case template(String)
-    /// An experiment: shown under its store id as `templateId` (`experiment:<id>`), without its
-    /// document (`GET /v1/admin/experiments/{id}` has it).
+    /// An experiment (`experiment`, its id), without its document
+    /// (`GET /v1/admin/experiments/{id}` has it).
     case experiment(String)
     /// An app policy (`appPolicy`, its document under `policy`).
     case appPolicy(Platform)
@@ -29,17 +29,24 @@ enum AuditSubject: Equatable {
             self = .reviewRules
         } else if let webhook = StoredDocuments.webhookName(documentID: id) {
             self = .webhook(webhook)
-        } else if DocumentKind(documentID: id) == .experiment {
-            self = .experiment(id)
+        } else if let experiment = StoredDocuments.experimentName(documentID: id) {
+            self = .experiment(experiment)
         } else {
             self = .template(id)
         }
     }
 
-    /// The export's `kind` column: experiments are listed as templates (their store id says which).
+    /// The `kind` query parameter's values and the kinds of document they select.
+    static let kinds: [String: DocumentKind] = [
+        "template": .template, "appPolicy": .appPolicy, "experiment": .experiment,
+        "changeRequest": .changeRequest, "reviewRules": .reviewRules, "webhook": .webhook,
+    ]
+
+    /// The export's `kind` column: the `kind` parameter's value that selects this subject.
     var kind: String {
         switch self {
-        case .template, .experiment: "template"
+        case .template: "template"
+        case .experiment: "experiment"
         case .appPolicy: "appPolicy"
         case .changeRequest: "changeRequest"
         case .reviewRules: "reviewRules"

@@ -5,7 +5,25 @@ import { get } from "./api.js";
 import { field, h, routeLink, select, tableRegion, time } from "./dom.js";
 
 const PAGE_SIZE = 50;
-const ACTIONS = ["import", "create", "replace", "strings", "delete", "rollback"];
+// The Revision schema's actions (openapi.yaml), in the order a change goes through them.
+const ACTIONS = ["import", "create", "replace", "strings", "delete", "rollback", "propose", "edit", "rebase", "comment",
+  "approve", "reject", "withdraw", "schedule", "unschedule", "publish", "previewToken"];
+const KINDS = [["", "Everything"], ["template", "Templates"], ["appPolicy", "App policies"], ["experiment", "Experiments"],
+  ["changeRequest", "Change requests"], ["reviewRules", "Review rules"], ["webhook", "Webhooks"]];
+
+/** What a revision is of, linked to its screen where the console has one. */
+function subject(item) {
+  if (item.templateId !== undefined) {
+    return h("a", { href: routeLink(`/templates/${encodeURIComponent(item.templateId)}/history`, { b: item.revision }) }, item.templateId);
+  }
+  if (item.appPolicy !== undefined) return h("a", { href: routeLink(`/policies/${item.appPolicy}`) }, `${item.appPolicy} app policy`);
+  if (item.experiment !== undefined) {
+    return h("a", { href: routeLink(`/experiments/${encodeURIComponent(item.experiment)}`) }, `experiment ${item.experiment}`);
+  }
+  if (item.changeRequest !== undefined) return `change request #${item.changeRequest}`;
+  if (item.webhook !== undefined) return `webhook ${item.webhook}`;
+  return "review rules";
+}
 const FILTERS = ["actor", "kind", "templateId", "appPolicy", "field", "action", "from", "to"];
 
 /** A `datetime-local` value (local time) as RFC 3339 UTC, or "". */
@@ -27,7 +45,7 @@ export function mount(main, { query }, context) {
 
   const controls = {
     actor: h("input", { type: "text", name: "actor", value: filters.actor, autocomplete: "off" }),
-    kind: select([["", "Templates and policies"], ["template", "Templates"], ["appPolicy", "App policies"]], filters.kind, { name: "kind" }),
+    kind: select(KINDS, filters.kind, { name: "kind" }),
     templateId: h("input", { type: "text", name: "templateId", value: filters.templateId, autocomplete: "off", spellcheck: "false" }),
     appPolicy: select([["", "Any"], "ios", "android", "web"], filters.appPolicy, { name: "appPolicy" }),
     field: h("input", { type: "text", name: "field", value: filters.field, placeholder: "/strings/fr", autocomplete: "off", spellcheck: "false" }),
@@ -77,9 +95,7 @@ export function mount(main, { query }, context) {
       const pages = Math.max(1, Math.ceil(data.total / data.pageSize));
       summary.textContent = `${data.total} ${data.total === 1 ? "change" : "changes"}; page ${data.page} of ${pages}.`;
       const rows = data.items.map((item) => {
-        const what = item.appPolicy
-          ? h("a", { href: routeLink(`/policies/${item.appPolicy}`) }, `${item.appPolicy} app policy`)
-          : h("a", { href: routeLink(`/templates/${encodeURIComponent(item.templateId)}/history`, { b: item.revision }) }, item.templateId);
+        const what = subject(item);
         return h(
           "tr",
           {},
