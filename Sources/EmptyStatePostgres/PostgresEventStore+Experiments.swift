@@ -106,14 +106,14 @@ extension PostgresEventStore {
     ) throws(StoreError) -> ExperimentDailyCounts {
         let logger = logger
         // One statement, so one snapshot. An install that counts: not crossed, in the variant it
-        // is assigned (`~` marks a claim the assignment contradicts), first seen in the window;
+        // is assigned (`~` marks a claim the assignment contradicts, `=` a QA override, `!` an install outside the target), first seen in the window;
         // its conversion is its first tap that counts, in the window. Excluded installs once each,
         // by the first reason that applies (`ExperimentDailyCounts`).
         let action = metric.convertingAction
         let query: PostgresQuery = """
             WITH counted AS (
                 SELECT install_id, variant, first_seen_at, converted_at FROM experiment_install
-                WHERE experiment_id = \(experimentID) AND NOT crossed AND left(variant, 1) <> '~'
+                WHERE experiment_id = \(experimentID) AND NOT crossed AND left(variant, 1) NOT IN ('~', '=', '!')
                     AND first_seen_at BETWEEN \(from) AND \(to)
             )
             SELECT 'installs', variant, first_seen_at / 86400000, count(*) FROM counted GROUP BY 2, 3
@@ -128,13 +128,19 @@ extension PostgresEventStore {
             SELECT 'excluded', '', 0, count(*) FILTER (WHERE crossed) FROM experiment_install
                 WHERE experiment_id = \(experimentID)
             UNION ALL
+            SELECT 'override', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) = '=')
+                FROM experiment_install WHERE experiment_id = \(experimentID)
+            UNION ALL
+            SELECT 'outside target', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) = '!')
+                FROM experiment_install WHERE experiment_id = \(experimentID)
+            UNION ALL
             SELECT 'not assigned', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) = '~')
                 FROM experiment_install WHERE experiment_id = \(experimentID)
             UNION ALL
-            SELECT 'before start', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) <> '~'
+            SELECT 'before start', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) NOT IN ('~', '=', '!')
                 AND first_seen_at < \(from)) FROM experiment_install WHERE experiment_id = \(experimentID)
             UNION ALL
-            SELECT 'after stop', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) <> '~'
+            SELECT 'after stop', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) NOT IN ('~', '=', '!')
                 AND first_seen_at > \(to)) FROM experiment_install WHERE experiment_id = \(experimentID)
             """
         return try database.blocking(timeout: Self.analyticsWait) { client in
@@ -148,6 +154,8 @@ extension PostgresEventStore {
                 case "installs": installs.append((variant, day, count))
                 case "conversions": conversions.append((variant, day, count))
                 case "excluded": excluded.crossed = count
+                case "override": excluded.override = count
+                case "outside target": excluded.outsideTarget = count
                 case "not assigned": excluded.notAssigned = count
                 case "before start": excluded.beforeStart = count
                 default: excluded.afterStop = count

@@ -153,9 +153,11 @@ extension SQLiteEventStore {
                     conversions: conversions.map { (variant: $0.0, day: $0.1, count: $0.2) },
                     excluded: .init(
                         crossed: row?[0] ?? 0,
-                        notAssigned: row?[1] ?? 0,
-                        beforeStart: row?[2] ?? 0,
-                        afterStop: row?[3] ?? 0
+                        override: row?[1] ?? 0,
+                        outsideTarget: row?[2] ?? 0,
+                        notAssigned: row?[3] ?? 0,
+                        beforeStart: row?[4] ?? 0,
+                        afterStop: row?[5] ?? 0
                     )
                 )
             }
@@ -170,9 +172,10 @@ extension SQLiteEventStore {
 /// `experiment_install_by_variant` (experiment, not crossed); each is read once per results read,
 /// so the cost grows with the experiment's installs, not its events.
 enum ExperimentDailySQL {
-    /// An install that counts: not crossed, in the variant it is assigned, first seen in the window.
+    /// An install that counts: not crossed, in the variant it is assigned (no `~`, `=` or `!`
+    /// prefix: `ExperimentDailyCounts`), first seen in the window.
     private static let counted = """
-        i.experiment_id = ?1 AND i.crossed = 0 AND substr(i.variant, 1, 1) <> '~'
+        i.experiment_id = ?1 AND i.crossed = 0 AND substr(i.variant, 1, 1) NOT IN ('~', '=', '!')
             AND i.first_seen_at BETWEEN ?2 AND ?3
         """
 
@@ -199,9 +202,11 @@ enum ExperimentDailySQL {
     static let excluded = """
         SELECT
             COALESCE(SUM(crossed = 1), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '='), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '!'), 0),
             COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '~'), 0),
-            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) <> '~' AND first_seen_at < ?2), 0),
-            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) <> '~' AND first_seen_at > ?3), 0)
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) NOT IN ('~', '=', '!') AND first_seen_at < ?2), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) NOT IN ('~', '=', '!') AND first_seen_at > ?3), 0)
         FROM experiment_install WHERE experiment_id = ?1
         """
 }

@@ -152,8 +152,9 @@ def fixture(verdict, words, winner=None, variants=None, mismatch=False, excluded
         "experimentId": "hostile-copy", "templateId": "connectionRefused", "status": "running",
         "primaryMetric": {"type": "tap", "action": "retry"}, "minimumInstallsPerVariant": 100,
         "enoughData": verdict != "collecting", "excludedInstalls": excluded,
-        "excluded": {"crossed": excluded - 2, "notAssigned": 1, "beforeStart": 1, "afterStop": 0} if excluded else
-                    {"crossed": 0, "notAssigned": 0, "beforeStart": 0, "afterStop": 0},
+        "excluded": {"crossed": excluded - 4, "override": 1, "outsideTarget": 1, "notAssigned": 1, "beforeStart": 1,
+                     "afterStop": 0} if excluded else
+                    {"crossed": 0, "override": 0, "outsideTarget": 0, "notAssigned": 0, "beforeStart": 0, "afterStop": 0},
         "sampleRatio": {"chiSquare": 14.2 if mismatch else 0.83, "pValue": 0.0002 if mismatch else 0.36, "mismatch": mismatch},
         "verdict": verdict, "winner": winner, "verdictText": words, "warnings": [],
         "guardrails": [{"key": "back", "harm": "increase", "state": "harmed" if verdict == "winner" else "inconclusive",
@@ -417,7 +418,8 @@ class ExperimentChecks(Console):
                   chart["rows"] == ["control", "b"] and "95 % interval" in chart["label"] and chart["described"] == "results-table", chart)
             excluded = page.locator(".excluded").text_content()
             check(f"verdicts {verdict}: the excluded installs are counted, by reason",
-                  excluded.startswith(f"{answer['excludedInstalls']} installs are excluded: {answer['excludedInstalls'] - 2} saw more than one variant"), excluded)
+                  excluded.startswith(f"{answer['excludedInstalls']} installs are excluded: {answer['excludedInstalls'] - 4} saw more than one variant; "
+                                     "1 forced to a variant by a QA override; 1 reported from outside the target"), excluded)
             b_seq = b.get("sequential")
             wanted = (f"{points(b_seq['difference'])} points ({points(b_seq['lower'])} to {points(b_seq['upper'])})"
                       if b_seq else "—")

@@ -6,7 +6,7 @@
 
 import { get, ifMatch, post, put, seg } from "./api.js";
 import { announce, h, problemView, time } from "./dom.js";
-import { fact, statusBadge, verdictText } from "./experiments-format.js";
+import { fact, overridesText, statusBadge, targetText, verdictText } from "./experiments-format.js";
 import { resultsView } from "./experiments-results.js";
 import { variantsView } from "./experiments-variants.js";
 import { confirmDialog } from "./part-dialog.js";
@@ -70,6 +70,8 @@ export function mountDetail(main, experimentID, context) {
         fact("Template", h("a", { href: `#/templates/${seg(experiment.templateId)}` }, experiment.templateId)),
         fact("Status", statusBadge(experiment.status)),
         fact("Coverage", `${percent(experiment.coverage)} of installs`),
+        fact("Target", targetText(experiment.targeting)),
+        fact("QA overrides", overridesText(experiment.overrides)),
         fact("Primary metric", metric),
         fact("Started", experiment.startedAt ? time(experiment.startedAt) : "not yet"),
         fact("Stopped", experiment.stoppedAt ? time(experiment.stoppedAt) : "—"),
