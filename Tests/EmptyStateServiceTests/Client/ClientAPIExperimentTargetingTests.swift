@@ -134,6 +134,34 @@ struct ClientAPIExperimentTargetingTests {
         #expect(item?["title"] == .string(ExperimentFixture.title))
     }
 
+    @Test("HTML: the target and the overrides apply as to the JSON")
+    func html() throws {
+        let b = ExperimentFixture.install(getting: "b")
+        let web = WebAPI(
+            client: try api(
+                Self.experiment(
+                    targeting: .init(platforms: [.ios]),
+                    overrides: [ExperimentOverride(installID: "qa-web", variant: "b")]
+                )
+            ),
+            illustrationBaseURL: nil
+        )
+        func html(_ install: String, platform: String) -> HTTPResponse {
+            var request = HTTPRequest(
+                method: .get,
+                path: "/v1/web/templates/connectionRefused",
+                query: [("locale", "en"), ("platform", platform)],
+                headers: HTTPHeaders([("X-Install-ID", install)]),
+                id: "test-request"
+            )
+            request.pathParameters["id"] = "connectionRefused"
+            return web.html(ClientAPI.Request(request), page: false)
+        }
+        #expect(html(b, platform: "ios").bodyText.contains("data-variant=\"b\""))
+        #expect(!html(b, platform: "web").bodyText.contains("data-experiment-id"))
+        #expect(html("qa-web", platform: "web").bodyText.contains("data-variant=\"b\""))
+    }
+
     @Test("bundles: the target sees the bundle's locale and platform")
     func bundleTarget() throws {
         let api = try api(Self.experiment(targeting: .init(platforms: [.android])))
