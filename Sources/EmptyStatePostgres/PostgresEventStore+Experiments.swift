@@ -3,55 +3,6 @@ import EmptyStateStore
 import Logging
 import PostgresNIO
 
-/// The exact exposures of copy experiments on PostgreSQL (`ExperimentExposures`): the upserts
-/// the group commit's statement runs over the events it inserted, and the read of the results.
-extension PostgresEventStore {
-    package func experimentExposures(
-        experimentID: String,
-        metric: Experiment.Metric
-    ) throws(StoreError) -> ExperimentExposures {
-        let logger = logger
-        // One statement, so one snapshot: installs and conversions per variant of the installs
-        // not crossed; for a one-action metric, the first taps of that action per variant less
-        // those of the crossed installs (few), so what is left are the non-crossed installs',
-        // each labelled with its only variant; and the crossed installs.
-        let action = metric.convertingAction ?? ""
-        let query: PostgresQuery = """
-            SELECT 'installs', variant, count(*), count(converted_at) FROM experiment_install
-                WHERE experiment_id = \(experimentID) AND crossed = false GROUP BY variant
-            UNION ALL
-            SELECT 'taps', variant, count(*), 0 FROM experiment_install_tap
-                WHERE experiment_id = \(experimentID) AND action_id = \(action) GROUP BY variant
-            UNION ALL
-            SELECT 'crossed taps', t.variant, count(*), 0 FROM experiment_install i
-                JOIN experiment_install_tap t ON t.experiment_id = i.experiment_id AND t.install_id = i.install_id
-                WHERE i.experiment_id = \(experimentID) AND i.crossed AND t.action_id = \(action) GROUP BY t.variant
-            UNION ALL
-            SELECT 'crossed', '', count(*), 0 FROM experiment_install
-                WHERE experiment_id = \(experimentID) AND crossed
-            """
-        return try database.blocking(timeout: Self.analyticsWait) { client in
-            var variants: [String: ExperimentExposures.Variant] = [:]
-            var taps: [String: Int] = [:]
-            var crossed = 0
-            for try await (kind, key, count, converted) in try await client.query(query, logger: logger).decode(
-                (String, String, Int, Int).self
-            ) {
-                switch kind {
-                case "installs": variants[key] = .init(key: key, installs: count, conversions: converted)
-                case "taps": taps[key, default: 0] += count
-                case "crossed taps": taps[key, default: 0] -= count
-                default: crossed = count
-                }
-            }
-            if metric.convertingAction != nil {
-                for key in variants.keys { variants[key]?.conversions = taps[key] ?? 0 }
-            }
-            return ExperimentExposures(perVariant: Array(variants.values), crossed: crossed)
-        }
-    }
-}
-
 /// The exposures' part of the group commit's statement (`PostgresEventStore.commit`): CTEs over
 /// `inserted`, the events the statement inserted (a resent id is not among them, so it changes
 /// nothing), committed with them.
@@ -106,14 +57,14 @@ extension PostgresEventStore {
     ) throws(StoreError) -> ExperimentDailyCounts {
         let logger = logger
         // One statement, so one snapshot. An install that counts: not crossed, in the variant it
-        // is assigned (`~` marks a claim the assignment contradicts), first seen in the window;
+        // is assigned (`~` marks a claim the assignment contradicts, `=` a QA override, `!` an install outside the target), first seen in the window;
         // its conversion is its first tap that counts, in the window. Excluded installs once each,
         // by the first reason that applies (`ExperimentDailyCounts`).
         let action = metric.convertingAction
         let query: PostgresQuery = """
             WITH counted AS (
                 SELECT install_id, variant, first_seen_at, converted_at FROM experiment_install
-                WHERE experiment_id = \(experimentID) AND NOT crossed AND left(variant, 1) <> '~'
+                WHERE experiment_id = \(experimentID) AND NOT crossed AND left(variant, 1) NOT IN ('~', '=', '!')
                     AND first_seen_at BETWEEN \(from) AND \(to)
             )
             SELECT 'installs', variant, first_seen_at / 86400000, count(*) FROM counted GROUP BY 2, 3
@@ -128,13 +79,19 @@ extension PostgresEventStore {
             SELECT 'excluded', '', 0, count(*) FILTER (WHERE crossed) FROM experiment_install
                 WHERE experiment_id = \(experimentID)
             UNION ALL
+            SELECT 'override', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) = '=')
+                FROM experiment_install WHERE experiment_id = \(experimentID)
+            UNION ALL
+            SELECT 'outside target', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) = '!')
+                FROM experiment_install WHERE experiment_id = \(experimentID)
+            UNION ALL
             SELECT 'not assigned', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) = '~')
                 FROM experiment_install WHERE experiment_id = \(experimentID)
             UNION ALL
-            SELECT 'before start', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) <> '~'
+            SELECT 'before start', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) NOT IN ('~', '=', '!')
                 AND first_seen_at < \(from)) FROM experiment_install WHERE experiment_id = \(experimentID)
             UNION ALL
-            SELECT 'after stop', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) <> '~'
+            SELECT 'after stop', '', 0, count(*) FILTER (WHERE NOT crossed AND left(variant, 1) NOT IN ('~', '=', '!')
                 AND first_seen_at > \(to)) FROM experiment_install WHERE experiment_id = \(experimentID)
             """
         return try database.blocking(timeout: Self.analyticsWait) { client in
@@ -148,6 +105,8 @@ extension PostgresEventStore {
                 case "installs": installs.append((variant, day, count))
                 case "conversions": conversions.append((variant, day, count))
                 case "excluded": excluded.crossed = count
+                case "override": excluded.override = count
+                case "outside target": excluded.outsideTarget = count
                 case "not assigned": excluded.notAssigned = count
                 case "before start": excluded.beforeStart = count
                 default: excluded.afterStop = count

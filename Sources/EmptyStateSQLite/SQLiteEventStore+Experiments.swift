@@ -3,7 +3,7 @@ import EmptyStateStore
 import GRDB
 
 /// The exact exposures of copy experiments on SQLite (`ExperimentExposures`): the upsert a group
-/// commit runs for each new event of an experiment, and the read of the results.
+/// commit runs for each new event of an experiment (the results read them: `experimentDailyCounts`).
 extension SQLiteEventStore {
     /// Counts `event` in its experiment's exposures, in the group commit's transaction; nothing
     /// for an event without an experiment variant or an install id.
@@ -19,41 +19,6 @@ extension SQLiteEventStore {
             try db.cachedStatement(sql: ExperimentExposureSQL.tap).execute(arguments: [
                 experimentID, action, key, installID, tap,
             ])
-        }
-    }
-
-    package func experimentExposures(
-        experimentID: String,
-        metric: Experiment.Metric
-    ) throws(StoreError) -> ExperimentExposures {
-        do {
-            return try pool.read { db in
-                var variants: [String: ExperimentExposures.Variant] = [:]
-                for row in try Row.fetchAll(db, sql: ExperimentExposureSQL.installs, arguments: [experimentID]) {
-                    let key: String = row[0]
-                    variants[key] = .init(key: key, installs: row[1], conversions: row[2])
-                }
-                if let action = metric.convertingAction {
-                    for key in variants.keys { variants[key]?.conversions = 0 }
-                    // Every install's first tap by the variant it tapped in, less those of the
-                    // crossed installs (few): what is left are the non-crossed installs', each
-                    // labelled with its only variant.
-                    for (sql, sign) in [
-                        (ExperimentExposureSQL.actionTaps, 1), (ExperimentExposureSQL.crossedActionTaps, -1),
-                    ] {
-                        for row in try Row.fetchAll(db, sql: sql, arguments: [experimentID, action]) {
-                            let key: String = row[0]
-                            let count: Int = row[1]
-                            variants[key]?.conversions += sign * count
-                        }
-                    }
-                }
-                let crossed =
-                    try Int.fetchOne(db, sql: ExperimentExposureSQL.crossed, arguments: [experimentID]) ?? 0
-                return ExperimentExposures(perVariant: Array(variants.values), crossed: crossed)
-            }
-        } catch {
-            throw .database("\(error)")
         }
     }
 }
@@ -103,28 +68,6 @@ enum ExperimentExposureSQL {
         VALUES (?, ?, ?, ?, ?)
         """
 
-    static let installs = """
-        SELECT variant, COUNT(*), COUNT(converted_at) FROM experiment_install
-        WHERE experiment_id = ? AND crossed = 0 GROUP BY variant
-        """
-
-    /// First taps of an action per variant: a range of the primary key.
-    static let actionTaps = """
-        SELECT variant, COUNT(*) FROM experiment_install_tap
-        WHERE experiment_id = ? AND action_id = ? GROUP BY variant
-        """
-
-    /// The crossed installs' first taps of an action per variant, from the crossed installs
-    /// (`CROSS JOIN` keeps them the outer loop: SQLite would otherwise scan every tap of the
-    /// action and look each install up).
-    static let crossedActionTaps = """
-        SELECT t.variant, COUNT(*) FROM experiment_install AS i CROSS JOIN experiment_install_tap AS t
-        WHERE i.experiment_id = ?1 AND i.crossed = 1 AND t.experiment_id = i.experiment_id
-            AND t.install_id = i.install_id AND t.action_id = ?2
-        GROUP BY t.variant
-        """
-
-    static let crossed = "SELECT COUNT(*) FROM experiment_install WHERE experiment_id = ? AND crossed = 1"
 }
 
 extension SQLiteEventStore {
@@ -153,9 +96,11 @@ extension SQLiteEventStore {
                     conversions: conversions.map { (variant: $0.0, day: $0.1, count: $0.2) },
                     excluded: .init(
                         crossed: row?[0] ?? 0,
-                        notAssigned: row?[1] ?? 0,
-                        beforeStart: row?[2] ?? 0,
-                        afterStop: row?[3] ?? 0
+                        override: row?[1] ?? 0,
+                        outsideTarget: row?[2] ?? 0,
+                        notAssigned: row?[3] ?? 0,
+                        beforeStart: row?[4] ?? 0,
+                        afterStop: row?[5] ?? 0
                     )
                 )
             }
@@ -170,9 +115,10 @@ extension SQLiteEventStore {
 /// `experiment_install_by_variant` (experiment, not crossed); each is read once per results read,
 /// so the cost grows with the experiment's installs, not its events.
 enum ExperimentDailySQL {
-    /// An install that counts: not crossed, in the variant it is assigned, first seen in the window.
+    /// An install that counts: not crossed, in the variant it is assigned (no `~`, `=` or `!`
+    /// prefix: `ExperimentDailyCounts`), first seen in the window.
     private static let counted = """
-        i.experiment_id = ?1 AND i.crossed = 0 AND substr(i.variant, 1, 1) <> '~'
+        i.experiment_id = ?1 AND i.crossed = 0 AND substr(i.variant, 1, 1) NOT IN ('~', '=', '!')
             AND i.first_seen_at BETWEEN ?2 AND ?3
         """
 
@@ -199,9 +145,11 @@ enum ExperimentDailySQL {
     static let excluded = """
         SELECT
             COALESCE(SUM(crossed = 1), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '='), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '!'), 0),
             COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '~'), 0),
-            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) <> '~' AND first_seen_at < ?2), 0),
-            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) <> '~' AND first_seen_at > ?3), 0)
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) NOT IN ('~', '=', '!') AND first_seen_at < ?2), 0),
+            COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) NOT IN ('~', '=', '!') AND first_seen_at > ?3), 0)
         FROM experiment_install WHERE experiment_id = ?1
         """
 }

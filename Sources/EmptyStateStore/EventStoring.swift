@@ -53,16 +53,6 @@ package protocol EventStoring: Sendable {
     @discardableResult
     func backfillRollups(limit: Int) throws(StoreError) -> RollupBackfill
 
-    /// The installs experiment `experimentID` exposed, per variant, with those that converted
-    /// by `metric`, and the installs seen in more than one variant (`ExperimentExposures`): a
-    /// query over the experiment's rows of `experiment_install`, by an index that starts with
-    /// the experiment.
-    func experimentExposures(
-        experimentID: String,
-        metric: Experiment.Metric
-    ) throws(StoreError)
-        -> ExperimentExposures
-
     /// The installs and conversions of experiment `experimentID` by the variant and UTC day, of
     /// the installs first seen from `from` to `to` (ms, inclusive) and their conversions by
     /// `metric` up to `to`, and the installs excluded by reason (`ExperimentDailyCounts`).

@@ -54,6 +54,12 @@ struct ExperimentDailyCountsTests {
                     exposure("x5", "b", install: "both", at: start + 2 * hour),
                     // … and a variant the assignment contradicts (stored as ~b by the ingest).
                     exposure("x6", "~b", install: "forged", tap: "retry", at: start + hour),
+                    // … a QA device forced to b by an override (stored as =b), converting …
+                    exposure("x7", "=b", install: "qa-device", at: start + hour),
+                    exposure("x8", "=b", install: "qa-device", tap: "retry", at: start + 2 * hour),
+                    // … and an install outside the target (stored as !control), twice.
+                    exposure("x9", "!control", install: "outsider", at: start + hour),
+                    exposure("x10", "!control", install: "outsider", tap: "retry", at: start + 3 * hour),
                 ],
                 quarantined: []
             )
@@ -72,8 +78,11 @@ struct ExperimentDailyCountsTests {
                     .init(variant: "b", day: day0 + 2, installs: 1, conversions: 1),
                 ]
             )
-            #expect(retry.excluded == .init(crossed: 1, notAssigned: 1, beforeStart: 1, afterStop: 1))
-            #expect(retry.excluded.total == 4)
+            #expect(
+                retry.excluded
+                    == .init(crossed: 1, override: 1, outsideTarget: 1, notAssigned: 1, beforeStart: 1, afterStop: 1)
+            )
+            #expect(retry.excluded.total == 6)
 
             let anyTap = try store.experimentDailyCounts(experimentID: "copy", metric: .anyTap, from: start, to: stop)
             #expect(
@@ -91,7 +100,10 @@ struct ExperimentDailyCountsTests {
                 from: start,
                 to: .max
             )
-            #expect(running.excluded == .init(crossed: 1, notAssigned: 1, beforeStart: 1, afterStop: 0))
+            #expect(
+                running.excluded
+                    == .init(crossed: 1, override: 1, outsideTarget: 1, notAssigned: 1, beforeStart: 1, afterStop: 0)
+            )
             #expect(running.days.map(\.installs).reduce(0, +) == 6)
             #expect(running.days.map(\.conversions).reduce(0, +) == 3)
             // Another experiment: nothing.

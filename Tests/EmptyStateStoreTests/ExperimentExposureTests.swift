@@ -11,6 +11,44 @@ import Testing
 
 @Suite("EventStore: experiment exposures")
 struct ExperimentExposureTests {
+    /// An experiment's exposures over all time, per variant, as the results count them.
+    struct Exposures: Equatable {
+        struct Variant: Equatable {
+            var key: String
+            var installs: Int
+            var conversions: Int
+        }
+
+        var perVariant: [Variant]
+        var crossed: Int
+
+        init(perVariant: [Variant], crossed: Int) {
+            self.perVariant = perVariant.sorted { $0.key < $1.key }
+            self.crossed = crossed
+        }
+
+        subscript(key: String) -> Variant {
+            perVariant.first { $0.key == key } ?? Variant(key: key, installs: 0, conversions: 0)
+        }
+    }
+
+    /// What `experimentDailyCounts` reads over all time, summed per variant.
+    private func exposures(
+        in store: any EventStoring,
+        experimentID: String,
+        metric: Experiment.Metric
+    ) throws -> Exposures {
+        let counts = try store.experimentDailyCounts(experimentID: experimentID, metric: metric, from: 0, to: .max)
+        var variants: [String: Exposures.Variant] = [:]
+        for day in counts.days {
+            variants[day.variant, default: .init(key: day.variant, installs: 0, conversions: 0)].installs +=
+                day.installs
+            variants[day.variant, default: .init(key: day.variant, installs: 0, conversions: 0)].conversions +=
+                day.conversions
+        }
+        return Exposures(perVariant: Array(variants.values), crossed: counts.excluded.crossed)
+    }
+
     /// An event of install `install` in the variant `variant` (`<experimentId>/<key>`).
     private func exposure(
         _ id: String,
@@ -70,10 +108,10 @@ struct ExperimentExposureTests {
                 quarantined: []
             )
 
-            let anyTap = try store.experimentExposures(experimentID: "copy", metric: .anyTap)
+            let anyTap = try exposures(in: store, experimentID: "copy", metric: .anyTap)
             #expect(
                 anyTap
-                    == ExperimentExposures(
+                    == Exposures(
                         perVariant: [
                             .init(key: "control", installs: 1, conversions: 1),
                             .init(key: "b", installs: 2, conversions: 2),
@@ -81,18 +119,18 @@ struct ExperimentExposureTests {
                         crossed: 3
                     )
             )
-            let retry = try store.experimentExposures(experimentID: "copy", metric: .tap(action: "retry"))
+            let retry = try exposures(in: store, experimentID: "copy", metric: .tap(action: "retry"))
             #expect(retry["control"] == .init(key: "control", installs: 1, conversions: 1))
             #expect(retry["b"] == .init(key: "b", installs: 2, conversions: 1))
-            let back = try store.experimentExposures(experimentID: "copy", metric: .tap(action: "back"))
+            let back = try exposures(in: store, experimentID: "copy", metric: .tap(action: "back"))
             #expect(back["control"].conversions == 0)
             #expect(back["b"].conversions == 1)
-            let other = try store.experimentExposures(experimentID: "other", metric: .anyTap)
+            let other = try exposures(in: store, experimentID: "other", metric: .anyTap)
             #expect(
-                other == ExperimentExposures(perVariant: [.init(key: "b", installs: 1, conversions: 0)], crossed: 0)
+                other == Exposures(perVariant: [.init(key: "b", installs: 1, conversions: 0)], crossed: 0)
             )
-            let none = try store.experimentExposures(experimentID: "nobody", metric: .anyTap)
-            #expect(none == ExperimentExposures(perVariant: [], crossed: 0))
+            let none = try exposures(in: store, experimentID: "nobody", metric: .anyTap)
+            #expect(none == Exposures(perVariant: [], crossed: 0))
         }
     }
 
@@ -110,8 +148,8 @@ struct ExperimentExposureTests {
             ]
             #expect(try store.append(resent, quarantined: []) == [false, false])
             #expect(
-                try store.experimentExposures(experimentID: "copy", metric: .anyTap)
-                    == ExperimentExposures(perVariant: [.init(key: "control", installs: 1, conversions: 0)], crossed: 0)
+                try exposures(in: store, experimentID: "copy", metric: .anyTap)
+                    == Exposures(perVariant: [.init(key: "control", installs: 1, conversions: 0)], crossed: 0)
             )
             // A duplicate within one group: the first is stored, the second is not seen.
             #expect(
@@ -120,7 +158,7 @@ struct ExperimentExposureTests {
                     quarantined: []
                 ) == [true, false]
             )
-            let exposures = try store.experimentExposures(experimentID: "copy", metric: .anyTap)
+            let exposures = try exposures(in: store, experimentID: "copy", metric: .anyTap)
             #expect(exposures["b"].installs == 1)
             #expect(exposures.crossed == 0)
         }
@@ -143,8 +181,8 @@ struct ExperimentExposureTests {
             }
             #expect(try store.counts().events == 0)
             #expect(
-                try store.experimentExposures(experimentID: "copy", metric: .tap(action: "retry"))
-                    == ExperimentExposures(perVariant: [], crossed: 0)
+                try exposures(in: store, experimentID: "copy", metric: .tap(action: "retry"))
+                    == Exposures(perVariant: [], crossed: 0)
             )
             // The same events, resent once the database takes them, are counted once.
             #expect(
@@ -153,8 +191,8 @@ struct ExperimentExposureTests {
                 ]
             )
             #expect(
-                try store.experimentExposures(experimentID: "copy", metric: .tap(action: "retry"))
-                    == ExperimentExposures(perVariant: [.init(key: "control", installs: 1, conversions: 1)], crossed: 0)
+                try exposures(in: store, experimentID: "copy", metric: .tap(action: "retry"))
+                    == Exposures(perVariant: [.init(key: "control", installs: 1, conversions: 1)], crossed: 0)
             )
         }
     }

@@ -16,6 +16,9 @@ holds. The experiments are created through the admin API; the console is driven 
               of them under both variants: the table shows the server's counts and rates, the
               crossed install excluded, the verdict the server's in its words, a day over time, the
               CSV link downloading with the console's session
+  overrides   QA overrides on a running experiment: an empty or malformed install id refused on its
+              field (the server's 422), one added (stored, served its variant by the client API),
+              shown in the summary, removed (back to its hashed variant); axe clean
   verdicts    the results panel's table (one-look and always-valid figures), chart, exclusions by
               reason, plan and progress, chart and table over time, and verdict in words for each
               verdict the contract names, and an error answer (these answers are fixtures served
@@ -64,7 +67,9 @@ HOSTILE_EXPERIMENT = experiment("hostile-copy", "connectionRefused", "retry", {
     "ar": {"title": ARABIC_TITLE},
 })
 KEYBOARD_EXPERIMENT = experiment("keyboard-ship", "noDocuments", "create", {"en": {"title": KEYBOARD_TITLE}})
-VIEWER_EXPERIMENT = experiment("viewer-view", "verifyIdentity", "verify", {"en": {"title": "Confirm it is you"}})
+VIEWER_EXPERIMENT = dict(experiment("viewer-view", "verifyIdentity", "verify", {"en": {"title": "Confirm it is you"}}),
+                         targeting={"platforms": ["ios", "android"], "locales": ["en", "fr"], "appVersion": {"min": "5.2"}},
+                         overrides=[{"installId": "qa-viewer-phone", "variant": "b"}])
 REAL_EXPERIMENT = experiment("real-results", "somethingWentWrong", "retry", {"en": {"actions.retry": "Reload the page"}})
 
 
@@ -152,8 +157,9 @@ def fixture(verdict, words, winner=None, variants=None, mismatch=False, excluded
         "experimentId": "hostile-copy", "templateId": "connectionRefused", "status": "running",
         "primaryMetric": {"type": "tap", "action": "retry"}, "minimumInstallsPerVariant": 100,
         "enoughData": verdict != "collecting", "excludedInstalls": excluded,
-        "excluded": {"crossed": excluded - 2, "notAssigned": 1, "beforeStart": 1, "afterStop": 0} if excluded else
-                    {"crossed": 0, "notAssigned": 0, "beforeStart": 0, "afterStop": 0},
+        "excluded": {"crossed": excluded - 4, "override": 1, "outsideTarget": 1, "notAssigned": 1, "beforeStart": 1,
+                     "afterStop": 0} if excluded else
+                    {"crossed": 0, "override": 0, "outsideTarget": 0, "notAssigned": 0, "beforeStart": 0, "afterStop": 0},
         "sampleRatio": {"chiSquare": 14.2 if mismatch else 0.83, "pValue": 0.0002 if mismatch else 0.36, "mismatch": mismatch},
         "verdict": verdict, "winner": winner, "verdictText": words, "warnings": [],
         "guardrails": [{"key": "back", "harm": "increase", "state": "harmed" if verdict == "winner" else "inconclusive",
@@ -417,7 +423,8 @@ class ExperimentChecks(Console):
                   chart["rows"] == ["control", "b"] and "95 % interval" in chart["label"] and chart["described"] == "results-table", chart)
             excluded = page.locator(".excluded").text_content()
             check(f"verdicts {verdict}: the excluded installs are counted, by reason",
-                  excluded.startswith(f"{answer['excludedInstalls']} installs are excluded: {answer['excludedInstalls'] - 2} saw more than one variant"), excluded)
+                  excluded.startswith(f"{answer['excludedInstalls']} installs are excluded: {answer['excludedInstalls'] - 4} saw more than one variant; "
+                                     "1 forced to a variant by a QA override; 1 reported from outside the target"), excluded)
             b_seq = b.get("sequential")
             wanted = (f"{points(b_seq['difference'])} points ({points(b_seq['lower'])} to {points(b_seq['upper'])})"
                       if b_seq else "—")
@@ -454,6 +461,50 @@ class ExperimentChecks(Console):
               "The results need the event store." in text and page.locator("article.variant").count() == 2, text)
         context.close()
 
+    def overrides(self):
+        """QA overrides on a running experiment: added and removed in the console, served by the client API."""
+        check = self.check
+        if self.experiment_status("real-results") != "running":
+            status, headers, body = self.server.admin("GET", "/experiments/real-results")
+            self.server.admin("PUT", "/experiments/real-results", dict(json.loads(body)["experiment"], status="running"),
+                              {"If-Match": headers["ETag"]})
+
+        def served(install):
+            _, _, body = self.server.request("GET", "/v1/templates/somethingWentWrong?locale=en", headers={"X-Install-ID": install})
+            return (json.loads(body).get("experiment") or {}).get("variant")
+        # An install the hash gives control, to force into b.
+        install = next(f"qa-browser-{n}" for n in range(200) if served(f"qa-browser-{n}") == "control")
+        context, page = self.signed_in()
+        self.open(page, "/experiments/real-results", ".experiment-results[data-state=ready]")
+        section = page.get_by_role("region", name="QA overrides")
+        check("overrides: none yet", "No install is forced to a variant." in section.text_content())
+        section.get_by_role("button", name="Add override").click()
+        page.wait_for_selector(".override-form [aria-invalid=true]", timeout=5000)
+        check("overrides: an empty install id is refused on its field",
+              "Give the install id" in section.text_content() and page.evaluate("document.activeElement.name") == "installId")
+        section.get_by_label("Install id", exact=True).fill("has space")
+        section.get_by_role("button", name="Add override").click()
+        page.wait_for_selector(".experiment-overrides .problem", timeout=5000)
+        problem = section.locator(".problem").text_content()
+        check("overrides: the server's 422 is shown at the override's field", "override 1: installId" in problem, problem)
+        section.get_by_label("Install id", exact=True).fill(install)
+        section.get_by_label("Variant", exact=True).select_option("b")
+        section.get_by_role("button", name="Add override").click()
+        page.wait_for_selector("table.qa-overrides", timeout=5000)
+        rows = page.evaluate("() => [...document.querySelectorAll('table.qa-overrides tbody tr')].map(r => [...r.children].slice(0, 2).map(c => c.textContent))")
+        _, _, body = self.server.admin("GET", "/experiments/real-results")
+        stored = json.loads(body)["experiment"].get("overrides")
+        check("overrides: added, shown, stored", rows == [[install, "b"]] and stored == [{"installId": install, "variant": "b"}], (rows, stored))
+        check("overrides: the device is served b now (the hash gives it control)", served(install) == "b")
+        check("overrides: the summary names it", page.locator(".facts").get_by_text(f"{install} → b").count() == 1)
+        self.axe(page, "experiment with a QA override")
+        page.get_by_role("button", name=f"Remove the override of {install}").click()
+        page.wait_for_selector("text=No install is forced to a variant.", timeout=5000)
+        _, _, body = self.server.admin("GET", "/experiments/real-results")
+        check("overrides: removed, the device is back to its hashed variant",
+              "overrides" not in json.loads(body)["experiment"] and served(install) == "control")
+        context.close()
+
     def viewer(self):
         check = self.check
         context, page = self.signed_in(VIEWER_TOKEN)
@@ -461,9 +512,16 @@ class ExperimentChecks(Console):
         writes = page.evaluate("""() => [...document.querySelectorAll('[data-write]')].map(b => ({
             text: b.textContent, disabled: b.disabled, reason: b.getAttribute('aria-describedby')}))""")
         check("viewer: start and ship are there, disabled, with the reason",
-              sorted(w["text"] for w in writes) == ["Check", "Save", "Ship b…", "Ship control…", "Start…"]
+              sorted(w["text"] for w in writes) == ["Add override", "Check", "Remove", "Save", "Ship b…", "Ship control…", "Start…"]
               and all(w["disabled"] and w["reason"] == "viewer-note" for w in writes), writes)
         check("viewer: the results are shown", page.locator(".results-table").count() == 1)
+        facts = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.facts dt')].map(dt =>
+            [dt.textContent, dt.nextElementSibling.textContent]))""")
+        check("viewer: the target and the QA overrides are shown in words",
+              facts.get("Target") == "iOS and Android · locales en, fr · app 5.2.0 or later"
+              and facts.get("QA overrides") == "qa-viewer-phone → b", facts)
+        check("viewer: the override form's fields are disabled too",
+              page.get_by_label("Install id", exact=True).is_disabled() and page.get_by_label("Variant", exact=True).is_disabled())
         check("viewer: the JSON cannot be typed in", page.evaluate("document.querySelector('.json-text').readOnly"))
         check("viewer: no link to create an experiment", page.goto(self.server.url + "/admin/#/experiments") is None
               and page.wait_for_selector("table.experiments", timeout=5000) is not None
@@ -603,7 +661,7 @@ def main():
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             checks = ExperimentChecks(server, browser, results, axe_source, backend)
-            flows = [checks.render, checks.hostile, checks.real, checks.verdicts, checks.json_editor, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
+            flows = [checks.render, checks.hostile, checks.real, checks.overrides, checks.verdicts, checks.json_editor, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
             if backend == "sqlite":  # the markup does not depend on the backend
                 flows.insert(3, checks.screens_axe)
             for flow in flows:

@@ -142,7 +142,7 @@ expect_eq "results: conversions (installs that tapped retry)" "control:$xr_contr
 # xr-1, so it is stored under ~<variant> and counts as an event of neither.
 expect_eq "results: displayed events per variant" "control:$xr_control b:$xr_b" \
     "$(json '[.variants[] | "\(.key):\(.displayed)"] | join(" ")')"
-expect_eq "results: the excluded install, by reason" '{"afterStop":0,"beforeStart":0,"crossed":1,"notAssigned":0}' \
+expect_eq "results: the excluded install, by reason" '{"afterStop":0,"beforeStart":0,"crossed":1,"notAssigned":0,"outsideTarget":0,"override":0}' \
     "$(jq -c .excluded "$BODY")"
 expect_eq "results: tapped counts the metric's taps (retry), not back" \
     "control:$xr_expected_control_conversions b:$xr_expected_b_conversions" \

@@ -184,6 +184,16 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -490,6 +500,16 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -661,6 +681,16 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -815,6 +845,16 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Install-ID",
                     value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -1092,6 +1132,16 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -1251,6 +1301,16 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Install-ID",
                     value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -1914,6 +1974,16 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2237,6 +2307,16 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2425,6 +2505,16 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2585,6 +2675,16 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Install-ID",
                     value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -2911,6 +3011,16 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -3096,6 +3206,16 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Install-ID",
                     value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-App-Version",
+                    value: input.headers.xAppVersion
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Installed-At",
+                    value: input.headers.xInstalledAt
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,

@@ -187,6 +187,24 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/InstallId`.
         internal typealias InstallId = Swift.String
+        /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+        /// `X-Install-ID` for a template in a running experiment that targets an app version range
+        /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+        /// range and is served the base copy. A malformed value answers `400
+        /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/AppVersionHeader`.
+        internal typealias AppVersionHeader = Swift.String
+        /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+        /// template in a running experiment that targets new installs: the install is new when this
+        /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+        /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+        /// read; elsewhere it is ignored.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/InstalledAtHeader`.
+        internal typealias InstalledAtHeader = Swift.String
         /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
         /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
         ///

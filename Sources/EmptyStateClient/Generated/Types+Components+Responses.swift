@@ -1669,7 +1669,7 @@ extension Components {
                 internal var accessControlAllowMethods: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload
                 /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Headers`.
                 internal enum AccessControlAllowHeadersPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                    case xInstallID = "X-Install-ID"
+                    case xInstallID_comma_XAppVersion_comma_XInstalledAt = "X-Install-ID, X-App-Version, X-Installed-At"
                 }
                 /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Headers`.
                 internal var accessControlAllowHeaders: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload

@@ -1519,6 +1519,7 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_splitFrozen = "urn:empty-state:problem:split-frozen"
                 case urn_colon_emptyState_colon_problem_colon_templateInExperiment = "urn:empty-state:problem:template-in-experiment"
                 case urn_colon_emptyState_colon_problem_colon_invalidInstallId = "urn:empty-state:problem:invalid-install-id"
+                case urn_colon_emptyState_colon_problem_colon_invalidInstallAttributes = "urn:empty-state:problem:invalid-install-attributes"
                 case urn_colon_emptyState_colon_problem_colon_reviewRequired = "urn:empty-state:problem:review-required"
                 case urn_colon_emptyState_colon_problem_colon_unknownChangeRequest = "urn:empty-state:problem:unknown-change-request"
                 case urn_colon_emptyState_colon_problem_colon_changeRequestClosed = "urn:empty-state:problem:change-request-closed"
@@ -4826,6 +4827,18 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Experiment/guardrails`.
             internal var guardrails: [Components.Schemas.ExperimentGuardrail]?
+            /// - Remark: Generated from `#/components/schemas/Experiment/targeting`.
+            internal var targeting: Components.Schemas.ExperimentTargeting?
+            /// QA overrides: install ids each forced to a variant, served it whatever the hash and
+            /// the target say. Their events are kept but excluded from the results
+            /// (`excluded.override`). They may change while the experiment runs: an install's place
+            /// depends on its own id alone, so adding or removing one moves nobody else. Each
+            /// install id once (`422` at `/overrides/<i>/installId`), each variant one of the
+            /// experiment's (`422` at `/overrides/<i>/variant`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Experiment/overrides`.
+            internal var overrides: [Components.Schemas.ExperimentOverride]?
             /// - Remark: Generated from `#/components/schemas/Experiment/startedAt`.
             internal var startedAt: Components.Schemas.Timestamp?
             /// - Remark: Generated from `#/components/schemas/Experiment/stoppedAt`.
@@ -4841,6 +4854,8 @@ extension Components {
             ///   - variants:
             ///   - plan:
             ///   - guardrails: Secondary rates that must not get worse: each the share of exposed installs that tapped
+            ///   - targeting:
+            ///   - overrides: QA overrides: install ids each forced to a variant, served it whatever the hash and
             ///   - startedAt:
             ///   - stoppedAt:
             internal init(
@@ -4852,6 +4867,8 @@ extension Components {
                 variants: [Components.Schemas.ExperimentVariant],
                 plan: Components.Schemas.ExperimentPlanSettings? = nil,
                 guardrails: [Components.Schemas.ExperimentGuardrail]? = nil,
+                targeting: Components.Schemas.ExperimentTargeting? = nil,
+                overrides: [Components.Schemas.ExperimentOverride]? = nil,
                 startedAt: Components.Schemas.Timestamp? = nil,
                 stoppedAt: Components.Schemas.Timestamp? = nil
             ) {
@@ -4863,6 +4880,8 @@ extension Components {
                 self.variants = variants
                 self.plan = plan
                 self.guardrails = guardrails
+                self.targeting = targeting
+                self.overrides = overrides
                 self.startedAt = startedAt
                 self.stoppedAt = stoppedAt
             }
@@ -4875,6 +4894,8 @@ extension Components {
                 case variants
                 case plan
                 case guardrails
+                case targeting
+                case overrides
                 case startedAt
                 case stoppedAt
             }
@@ -4912,6 +4933,14 @@ extension Components {
                     [Components.Schemas.ExperimentGuardrail].self,
                     forKey: .guardrails
                 )
+                self.targeting = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentTargeting.self,
+                    forKey: .targeting
+                )
+                self.overrides = try container.decodeIfPresent(
+                    [Components.Schemas.ExperimentOverride].self,
+                    forKey: .overrides
+                )
                 self.startedAt = try container.decodeIfPresent(
                     Components.Schemas.Timestamp.self,
                     forKey: .startedAt
@@ -4929,8 +4958,177 @@ extension Components {
                     "variants",
                     "plan",
                     "guardrails",
+                    "targeting",
+                    "overrides",
                     "startedAt",
                     "stoppedAt"
+                ])
+            }
+        }
+        /// Who may enter the experiment; every member left out admits everyone, those given must
+        /// all hold. A caller outside the target is served the base copy (control, without the
+        /// `experiment` member), is never assigned, and its events count as
+        /// `excluded.outsideTarget`. Checked before the hash, so it moves no install inside the
+        /// target to another variant. Frozen once the experiment has run (`409 split-frozen` at
+        /// `/targeting`). Platform and locale are those of the request (`platform`, default `web`,
+        /// and the locale it is served in); the app version comes from `X-App-Version` and the
+        /// install time from `X-Installed-At`. `422` names the field: an unknown platform, a
+        /// locale the template does not have, a malformed version, `min` above `max`, an empty list.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentTargeting`.
+        internal struct ExperimentTargeting: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/PlatformsPayload`.
+            internal enum PlatformsPayloadPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case ios = "ios"
+                case android = "android"
+                case web = "web"
+            }
+            /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/platforms`.
+            internal typealias PlatformsPayload = [Components.Schemas.ExperimentTargeting.PlatformsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/platforms`.
+            internal var platforms: Components.Schemas.ExperimentTargeting.PlatformsPayload?
+            /// Locales of the template, as it spells them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/locales`.
+            internal var locales: [Swift.String]?
+            /// The lowest and highest app versions admitted, both inclusive (SemVer precedence).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/appVersion`.
+            internal struct AppVersionPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/appVersion/min`.
+                internal var min: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/appVersion/max`.
+                internal var max: Swift.String?
+                /// Creates a new `AppVersionPayload`.
+                ///
+                /// - Parameters:
+                ///   - min:
+                ///   - max:
+                internal init(
+                    min: Swift.String? = nil,
+                    max: Swift.String? = nil
+                ) {
+                    self.min = min
+                    self.max = max
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case min
+                    case max
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.min = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .min
+                    )
+                    self.max = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .max
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "min",
+                        "max"
+                    ])
+                }
+            }
+            /// The lowest and highest app versions admitted, both inclusive (SemVer precedence).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/appVersion`.
+            internal var appVersion: Components.Schemas.ExperimentTargeting.AppVersionPayload?
+            /// Only installs first launched (`X-Installed-At`) at or after `startedAt`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentTargeting/newInstalls`.
+            internal var newInstalls: Swift.Bool?
+            /// Creates a new `ExperimentTargeting`.
+            ///
+            /// - Parameters:
+            ///   - platforms:
+            ///   - locales: Locales of the template, as it spells them.
+            ///   - appVersion: The lowest and highest app versions admitted, both inclusive (SemVer precedence).
+            ///   - newInstalls: Only installs first launched (`X-Installed-At`) at or after `startedAt`.
+            internal init(
+                platforms: Components.Schemas.ExperimentTargeting.PlatformsPayload? = nil,
+                locales: [Swift.String]? = nil,
+                appVersion: Components.Schemas.ExperimentTargeting.AppVersionPayload? = nil,
+                newInstalls: Swift.Bool? = nil
+            ) {
+                self.platforms = platforms
+                self.locales = locales
+                self.appVersion = appVersion
+                self.newInstalls = newInstalls
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case platforms
+                case locales
+                case appVersion
+                case newInstalls
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.platforms = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentTargeting.PlatformsPayload.self,
+                    forKey: .platforms
+                )
+                self.locales = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .locales
+                )
+                self.appVersion = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentTargeting.AppVersionPayload.self,
+                    forKey: .appVersion
+                )
+                self.newInstalls = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .newInstalls
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "platforms",
+                    "locales",
+                    "appVersion",
+                    "newInstalls"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ExperimentOverride`.
+        internal struct ExperimentOverride: Codable, Hashable, Sendable {
+            /// The install id as the app sends it in `X-Install-ID`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentOverride/installId`.
+            internal var installId: Swift.String
+            /// The key of one of the experiment's variants.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentOverride/variant`.
+            internal var variant: Swift.String
+            /// Creates a new `ExperimentOverride`.
+            ///
+            /// - Parameters:
+            ///   - installId: The install id as the app sends it in `X-Install-ID`.
+            ///   - variant: The key of one of the experiment's variants.
+            internal init(
+                installId: Swift.String,
+                variant: Swift.String
+            ) {
+                self.installId = installId
+                self.variant = variant
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case installId
+                case variant
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.installId = try container.decode(
+                    Swift.String.self,
+                    forKey: .installId
+                )
+                self.variant = try container.decode(
+                    Swift.String.self,
+                    forKey: .variant
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "installId",
+                    "variant"
                 ])
             }
         }
@@ -6390,7 +6588,9 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excludedInstalls`.
             internal var excludedInstalls: Swift.Int
             /// The installs left out of every count, each once, by the first reason that applies:
-            /// seen in more than one variant (`crossed`); reported in a variant the assignment does
+            /// seen in more than one variant (`crossed`); forced to its variant by a QA override
+            /// (`override`); reported from outside the experiment's target (`outsideTarget`: its
+            /// platform, locale or app version); reported in a variant the assignment does
             /// not give it (`notAssigned`: a forged report, an install outside the coverage); first
             /// seen before the start (`beforeStart`: while a draft); first seen after the stop
             /// (`afterStop`).
@@ -6400,6 +6600,10 @@ extension Components {
             internal struct ExcludedPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/crossed`.
                 internal var crossed: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/override`.
+                internal var override: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/outsideTarget`.
+                internal var outsideTarget: Swift.Int
                 /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/notAssigned`.
                 internal var notAssigned: Swift.Int
                 /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/excluded/beforeStart`.
@@ -6410,22 +6614,30 @@ extension Components {
                 ///
                 /// - Parameters:
                 ///   - crossed:
+                ///   - override:
+                ///   - outsideTarget:
                 ///   - notAssigned:
                 ///   - beforeStart:
                 ///   - afterStop:
                 internal init(
                     crossed: Swift.Int,
+                    override: Swift.Int,
+                    outsideTarget: Swift.Int,
                     notAssigned: Swift.Int,
                     beforeStart: Swift.Int,
                     afterStop: Swift.Int
                 ) {
                     self.crossed = crossed
+                    self.override = override
+                    self.outsideTarget = outsideTarget
                     self.notAssigned = notAssigned
                     self.beforeStart = beforeStart
                     self.afterStop = afterStop
                 }
                 internal enum CodingKeys: String, CodingKey {
                     case crossed
+                    case override
+                    case outsideTarget
                     case notAssigned
                     case beforeStart
                     case afterStop
@@ -6435,6 +6647,14 @@ extension Components {
                     self.crossed = try container.decode(
                         Swift.Int.self,
                         forKey: .crossed
+                    )
+                    self.override = try container.decode(
+                        Swift.Int.self,
+                        forKey: .override
+                    )
+                    self.outsideTarget = try container.decode(
+                        Swift.Int.self,
+                        forKey: .outsideTarget
                     )
                     self.notAssigned = try container.decode(
                         Swift.Int.self,
@@ -6450,6 +6670,8 @@ extension Components {
                     )
                     try decoder.ensureNoAdditionalProperties(knownKeys: [
                         "crossed",
+                        "override",
+                        "outsideTarget",
                         "notAssigned",
                         "beforeStart",
                         "afterStop"
@@ -6457,7 +6679,9 @@ extension Components {
                 }
             }
             /// The installs left out of every count, each once, by the first reason that applies:
-            /// seen in more than one variant (`crossed`); reported in a variant the assignment does
+            /// seen in more than one variant (`crossed`); forced to its variant by a QA override
+            /// (`override`); reported from outside the experiment's target (`outsideTarget`: its
+            /// platform, locale or app version); reported in a variant the assignment does
             /// not give it (`notAssigned`: a forged report, an install outside the coverage); first
             /// seen before the start (`beforeStart`: while a draft); first seen after the stop
             /// (`afterStop`).

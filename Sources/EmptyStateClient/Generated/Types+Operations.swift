@@ -148,6 +148,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -162,6 +180,8 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -169,6 +189,8 @@ internal enum Operations {
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplate.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -176,6 +198,8 @@ internal enum Operations {
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -249,8 +273,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/templates/{id}/get(getTemplate)/responses/400`.
@@ -527,6 +553,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -540,18 +584,24 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                 }
             }
@@ -833,6 +883,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -847,6 +915,8 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -854,6 +924,8 @@ internal enum Operations {
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplate.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -861,6 +933,8 @@ internal enum Operations {
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -911,8 +985,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)/responses/400`.
@@ -1093,6 +1169,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/GET/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/GET/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/GET/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -1107,6 +1201,8 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -1114,6 +1210,8 @@ internal enum Operations {
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListTemplates.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -1121,6 +1219,8 @@ internal enum Operations {
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -1191,8 +1291,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/templates/get(listTemplates)/responses/400`.
@@ -1428,6 +1530,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -1441,18 +1561,24 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                 }
             }
@@ -1693,6 +1819,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -1707,6 +1851,8 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -1714,6 +1860,8 @@ internal enum Operations {
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightListTemplates.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -1721,6 +1869,8 @@ internal enum Operations {
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -1768,8 +1918,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)/responses/400`.
@@ -2078,8 +2230,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/app-status/get(getAppStatus)/responses/400`.
@@ -2611,6 +2765,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2625,6 +2797,8 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -2632,6 +2806,8 @@ internal enum Operations {
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplateFragment.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -2639,6 +2815,8 @@ internal enum Operations {
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -2712,8 +2890,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/400`.
@@ -2994,6 +3174,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3007,18 +3205,24 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                 }
             }
@@ -3304,6 +3508,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3318,6 +3540,8 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -3325,6 +3549,8 @@ internal enum Operations {
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplateFragment.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -3332,6 +3558,8 @@ internal enum Operations {
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -3382,8 +3610,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)/responses/400`.
@@ -3580,6 +3810,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3594,6 +3842,8 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -3601,6 +3851,8 @@ internal enum Operations {
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplatePage.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -3608,6 +3860,8 @@ internal enum Operations {
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -3681,8 +3935,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/400`.
@@ -3963,6 +4219,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3976,18 +4250,24 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                 }
             }
@@ -4273,6 +4553,24 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Install-ID`.
                 internal var xInstallID: Components.Parameters.InstallId?
+                /// The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                /// `X-Install-ID` for a template in a running experiment that targets an app version range
+                /// (docs/experiments.md, Targeting): an install that does not send it is outside such a
+                /// range and is served the base copy. A malformed value answers `400
+                /// invalid-install-attributes` naming the header where it is read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-App-Version`.
+                internal var xAppVersion: Components.Parameters.AppVersionHeader?
+                /// When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                /// template in a running experiment that targets new installs: the install is new when this
+                /// is at or after the experiment's `startedAt`. Without it the install is not new. A
+                /// malformed value answers `400 invalid-install-attributes` naming the header where it is
+                /// read; elsewhere it is ignored.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Installed-At`.
+                internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -4287,6 +4585,8 @@ internal enum Operations {
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
+                ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
+                ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -4294,6 +4594,8 @@ internal enum Operations {
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
                     xInstallID: Components.Parameters.InstallId? = nil,
+                    xAppVersion: Components.Parameters.AppVersionHeader? = nil,
+                    xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplatePage.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -4301,6 +4603,8 @@ internal enum Operations {
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
                     self.xInstallID = xInstallID
+                    self.xAppVersion = xAppVersion
+                    self.xInstalledAt = xInstalledAt
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -4351,8 +4655,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)/responses/400`.
@@ -4539,8 +4845,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/web/assets/{name}/get(getWebAsset)/responses/400`.
@@ -5040,8 +5348,10 @@ internal enum Operations {
             /// arguments, or one whose arguments do not fit beside the request line and headers, is not
             /// parsed: `invalid-parameter` with one `errors` item without `parameter`, and
             /// `Connection: close`. A malformed `X-Install-ID` for a template in a running copy
-            /// experiment is `invalid-install-id` (`errors` names the header).
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-install-id`.
+            /// experiment is `invalid-install-id` (`errors` names the header); a malformed
+            /// `X-App-Version` or `X-Installed-At` sent with it is `invalid-install-attributes` (`errors`
+            /// names each header).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path`, `invalid-install-id` or `invalid-install-attributes`.
             ///
             ///
             /// - Remark: Generated from `#/paths//preview/get(getGallery)/responses/400`.

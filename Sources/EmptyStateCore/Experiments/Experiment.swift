@@ -96,6 +96,13 @@ package struct Experiment: Sendable, Equatable {
     /// action (its `key`); at most `maximumGuardrails`. Frozen once the experiment has run.
     package var guardrails: [ExperimentGuardrail]
     package static let maximumGuardrails = 3
+    /// Who may enter; empty: everyone. Frozen once the experiment has run (it decides who is in).
+    package var targeting: ExperimentTargeting
+    /// QA devices forced to a variant, whatever the hash and the target say; their events are
+    /// excluded from the results (`override`). Editable while running: an install's place
+    /// depends on its own id alone, so adding or removing one moves nobody else.
+    package var overrides: [ExperimentOverride]
+    package static let maximumOverrides = 100
     /// When it last started running and when it stopped (`Timestamp` text), set by the service.
     package var startedAt: String?
     package var stoppedAt: String?
@@ -109,6 +116,8 @@ package struct Experiment: Sendable, Equatable {
         variants: [Variant],
         plan: Plan? = nil,
         guardrails: [ExperimentGuardrail] = [],
+        targeting: ExperimentTargeting = .init(),
+        overrides: [ExperimentOverride] = [],
         startedAt: String? = nil,
         stoppedAt: String? = nil
     ) {
@@ -120,6 +129,8 @@ package struct Experiment: Sendable, Equatable {
         self.variants = variants
         self.plan = plan
         self.guardrails = guardrails
+        self.targeting = targeting
+        self.overrides = overrides
         self.startedAt = startedAt
         self.stoppedAt = stoppedAt
     }
@@ -139,6 +150,51 @@ package struct Experiment: Sendable, Equatable {
     package func variant(for installID: String) -> Variant? {
         ExperimentAssignment.variant(seed: id, installID: installID, weights: weights, coverage: coverage)
             .map { variants[$0] }
+    }
+
+    /// Where an install stands in the experiment, from its id and what it sent.
+    package enum Placement: Sendable, Equatable {
+        /// Forced to this variant by a QA override (served it; its events excluded).
+        case overridden(Variant)
+        /// Assigned this variant by the hash: counted in the results.
+        case assigned(Variant)
+        /// Outside the target: served the base copy, never assigned.
+        case outsideTarget
+        /// Inside the target, outside the coverage: served the base copy.
+        case notCovered
+
+        /// The variant it is served, if any.
+        package var variant: Variant? {
+            switch self {
+            case .overridden(let variant), .assigned(let variant): variant
+            case .outsideTarget, .notCovered: nil
+            }
+        }
+    }
+
+    /// Where `installID` stands: an override first, then the target, then the hash.
+    /// - Parameters:
+    ///   - startedAt: `startedAt` in milliseconds, for the new-install condition.
+    ///   - checkingNewInstall: false for events, which do not carry the install time.
+    package func place(
+        _ installID: String,
+        attributes: ExperimentTargeting.Attributes,
+        startedAt: Int64?,
+        checkingNewInstall: Bool = true
+    ) -> Placement {
+        if let forced = override(for: installID) { return .overridden(forced) }
+        if !targeting.admits(attributes, startedAt: startedAt, checkingNewInstall: checkingNewInstall) {
+            return .outsideTarget
+        }
+        return variant(for: installID).map(Placement.assigned) ?? .notCovered
+    }
+
+    /// The variant a QA override forces `installID` to, if any.
+    package func override(for installID: String) -> Variant? {
+        guard !overrides.isEmpty, let forced = overrides.first(where: { $0.installID == installID }) else {
+            return nil
+        }
+        return variants.first { $0.key == forced.variant }
     }
 
     /// The template a variant shows: the live template with the variant's strings and visual.
@@ -243,6 +299,19 @@ extension Experiment {
                                 ("action", .string(guardrail.key)), ("harm", .string(guardrail.harm.rawValue)),
                                 ("margin", .object([margin])),
                             ])
+                        }
+                    )
+                )
+            )
+        }
+        if !targeting.isEmpty { members.append(("targeting", targeting.document)) }
+        if !overrides.isEmpty {
+            members.append(
+                (
+                    "overrides",
+                    .array(
+                        overrides.map {
+                            JSONValue.object([("installId", .string($0.installID)), ("variant", .string($0.variant))])
                         }
                     )
                 )

@@ -79,6 +79,11 @@ package enum ExperimentLifecycle {
                 .init("/plan", "is frozen once the experiment has run (it tunes the statistics the verdict rests on)")
             )
         }
+        if next.targeting != current.targeting {
+            // Widening it adds installs midway and narrowing it drops some: either changes who
+            // the comparison is about. Overrides may change: they move only the installs listed.
+            issues.append(.init("/targeting", "is frozen once the experiment has run (it decides who is in)"))
+        }
         if next.variants.count != current.variants.count {
             issues.append(.init("/variants", reason))
         } else {

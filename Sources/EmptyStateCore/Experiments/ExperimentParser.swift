@@ -17,8 +17,8 @@ package enum ExperimentParser {
     }
 
     static let fields: Set<String> = [
-        "id", "templateId", "status", "coverage", "primaryMetric", "variants", "plan", "guardrails", "startedAt",
-        "stoppedAt",
+        "id", "templateId", "status", "coverage", "primaryMetric", "variants", "plan", "guardrails", "targeting",
+        "overrides", "startedAt", "stoppedAt",
     ]
 
     /// Parses one experiment document.
@@ -65,6 +65,8 @@ package enum ExperimentParser {
         let variants = parseVariants(document["variants"], fail: fail)
         let plan = parsePlan(document["plan"], weights: variants?.map(\.weight), fail: fail)
         let guardrails = parseGuardrails(document["guardrails"], metric: metric, fail: fail)
+        let targeting = ExperimentTargeting.parse(document["targeting"], fail: fail)
+        let overrides = ExperimentOverride.parse(document["overrides"], variantKeys: variants?.map(\.key), fail: fail)
         let startedAt = string("startedAt", required: false)
         let stoppedAt = string("stoppedAt", required: false)
         guard issues.isEmpty, let id, let templateID, let metric, let variants else {
@@ -80,6 +82,8 @@ package enum ExperimentParser {
                 variants: variants,
                 plan: plan,
                 guardrails: guardrails,
+                targeting: targeting,
+                overrides: overrides,
                 startedAt: startedAt,
                 stoppedAt: stoppedAt
             )
@@ -331,6 +335,17 @@ package enum ExperimentParser {
         for (index, guardrail) in experiment.guardrails.enumerated()
         where !template.actions.contains(where: { $0.id == guardrail.key }) {
             issues.append(.init("/guardrails/\(index)/action", "the template has no action \"\(guardrail.key)\""))
+        }
+        // A targeted locale the template does not have would admit nobody: a typo, refused.
+        let templateLocales = template.strings.map(\.locale)
+        for (index, locale) in experiment.targeting.locales.enumerated()
+        where !templateLocales.contains(where: { $0.lowercased() == locale.lowercased() }) {
+            issues.append(
+                .init(
+                    "/targeting/locales/\(index)",
+                    "the template has no locale \(locale) (it has \(templateLocales.joined(separator: ", ")))"
+                )
+            )
         }
         for (index, variant) in experiment.variants.enumerated() where !variant.overridesNothing {
             let base = "/variants/\(index)"

@@ -42,6 +42,8 @@ extension AdminAPI {
         /// Installs left out, by reason (`ExperimentDailyCounts.Exclusions`).
         struct Excluded: Encodable {
             var crossed: Int
+            var override: Int
+            var outsideTarget: Int
             var notAssigned: Int
             var beforeStart: Int
             var afterStop: Int
@@ -236,6 +238,8 @@ extension AdminAPI.ExperimentResults {
         excludedInstalls = excluded.total
         self.excluded = Excluded(
             crossed: excluded.crossed,
+            override: excluded.override,
+            outsideTarget: excluded.outsideTarget,
             notAssigned: excluded.notAssigned,
             beforeStart: excluded.beforeStart,
             afterStop: excluded.afterStop

@@ -222,7 +222,17 @@ struct EventIngest: Sendable {
             guard Platform(rawValue: platform) != nil else { return fail("/platform", "must be ios, android or web") }
             let appVersion = try required("appVersion", maximum: 64).get()
             let sessionID = try text("sessionId").get()
-            let (variant, installID) = try experimentFields(item, template: entry.template.id, snapshot: snapshot).get()
+            let attributes = ExperimentTargeting.Attributes(
+                platform: Platform(rawValue: platform),
+                locale: locale.description,
+                appVersion: AppVersion(appVersion)
+            )
+            let (variant, installID) = try experimentFields(
+                item,
+                template: entry.template.id,
+                snapshot: snapshot,
+                attributes: attributes
+            ).get()
             let actionID = try text("actionId", maximum: 32).get()
             switch kind {
             case .actionTapped:
@@ -282,7 +292,8 @@ struct EventIngest: Sendable {
     func experimentFields(
         _ item: JSONValue,
         template: String,
-        snapshot: CatalogueSnapshot
+        snapshot: CatalogueSnapshot,
+        attributes: ExperimentTargeting.Attributes = .init()
     ) -> Result<(ExperimentMark?, String?), Rejection> {
         func fail(_ pointer: String, _ message: String) -> Result<(ExperimentMark?, String?), Rejection> {
             .failure(Rejection(pointer: pointer, message: message))
@@ -338,12 +349,24 @@ struct EventIngest: Sendable {
                 if !running.variants.contains(where: { $0.key == variant }) {
                     return fail("/variant", "experiment \(experimentID) has no variant \"\(variant)\"")
                 }
-                // The assignment is deterministic: an install reporting a variant it is not
-                // assigned (a forged report, one outside the coverage, a stale cache after the
-                // coverage shrank) is stored under `~<key>`, which the results count as excluded
-                // ("not assigned") instead of in the variant. The event itself is kept.
-                if running.variant(for: installID)?.key != variant {
-                    variant = ExperimentDailyCounts.notAssignedPrefix + variant
+                // The assignment is deterministic, so each event is placed again from what it
+                // carries, and anything but an assigned install in the variant it reports is
+                // stored under a prefix the results count as excluded (the event itself is
+                // kept): `=<key>` a QA override (a tester's taps are not a user's), `!<key>` an
+                // install outside the target (its platform, locale or app version; events carry
+                // no install time, so the new-install condition is left to the serving side),
+                // `~<key>` a variant the install is not assigned (a forged report, one outside
+                // the coverage, a stale cache after the coverage shrank).
+                switch running.place(
+                    installID,
+                    attributes: attributes,
+                    startedAt: nil,
+                    checkingNewInstall: false
+                ) {
+                case .overridden: variant = ExperimentDailyCounts.overridePrefix + variant
+                case .outsideTarget: variant = ExperimentDailyCounts.outsideTargetPrefix + variant
+                case .assigned(let assigned) where assigned.key == variant: break
+                case .assigned, .notCovered: variant = ExperimentDailyCounts.notAssignedPrefix + variant
                 }
             }
             return .success((ExperimentMark(experimentID: experimentID, variant: variant), installID))

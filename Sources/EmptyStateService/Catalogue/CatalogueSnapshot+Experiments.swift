@@ -22,11 +22,14 @@ extension CatalogueSnapshot {
         /// shown a copy they did not see.
         let variants: [Entry?]
         private let ranges: [ExperimentAssignment.Range]
+        /// `startedAt` in milliseconds, for the new-install condition of the target.
+        private let startedAt: Int64?
 
         init(experiment: Experiment, revision: Int, base: Entry) {
             self.experiment = experiment
             self.revision = revision
             self.base = base
+            startedAt = experiment.startedAt.flatMap(Timestamp.parse)
             ranges = ExperimentAssignment.bucketRanges(
                 count: experiment.variants.count,
                 coverage: experiment.coverage,
@@ -46,9 +49,19 @@ extension CatalogueSnapshot {
             }
         }
 
-        /// The entry `installID` (a valid install id) is served: its variant's, or `nil` for the
-        /// template as it is (outside the coverage, or a variant that no longer applies).
-        package func entry(for installID: String) -> Entry? {
+        /// The entry `installID` (a valid install id) is served, with what the request says of
+        /// the install: a QA override's variant, else its variant when inside the target and the
+        /// coverage, else `nil` for the template as it is (outside the target or the coverage, or
+        /// a variant that no longer applies).
+        package func entry(for installID: String, attributes: ExperimentTargeting.Attributes = .init()) -> Entry? {
+            if !experiment.overrides.isEmpty, let forced = experiment.override(for: installID),
+                let index = experiment.variants.firstIndex(of: forced)
+            {
+                return variants[index]
+            }
+            if !experiment.targeting.isEmpty, !experiment.targeting.admits(attributes, startedAt: startedAt) {
+                return nil
+            }
             guard let n = ExperimentAssignment.hash(seed: experiment.id, value: installID),
                 let index = ExperimentAssignment.chooseVariation(n, ranges: ranges)
             else { return nil }
@@ -160,11 +173,14 @@ extension CatalogueSnapshot {
     package func experimentRevision(of id: String) -> Int? { experiments.revisions[id] }
 
     /// The entries `installID` is served instead of the templates' own, by template id: its
-    /// variant of every experiment it is in.
-    package func variantEntries(for installID: String) -> [String: Entry] {
+    /// variant of every experiment it is in (`attributes` as the target sees them).
+    package func variantEntries(
+        for installID: String,
+        attributes: ExperimentTargeting.Attributes
+    ) -> [String: Entry] {
         var substitutes: [String: Entry] = [:]
         for (templateID, served) in experiments.served {
-            if let entry = served.entry(for: installID) { substitutes[templateID] = entry }
+            if let entry = served.entry(for: installID, attributes: attributes) { substitutes[templateID] = entry }
         }
         return substitutes
     }

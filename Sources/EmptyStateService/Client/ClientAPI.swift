@@ -1,4 +1,5 @@
 import EmptyStateCore
+import EmptyStateStore
 import EmptyStateWeb
 import HTTPServer
 import JSONCoding
@@ -71,6 +72,10 @@ struct ClientAPI: Sendable {
     enum ExperimentHeader: String, VaryingHeaders {
         /// The install id (`InstallID`), which picks the experiment variant.
         case installID = "X-Install-ID"
+        /// The app's version (`AppVersion`), for an experiment's app version range.
+        case appVersion = "X-App-Version"
+        /// When the install was first launched (RFC 3339), for an experiment's new installs.
+        case installedAt = "X-Installed-At"
     }
 
     /// A client request that may read the install id: answered without the memo.
@@ -107,7 +112,7 @@ struct ClientAPI: Sendable {
         guard let entry = snapshot.entry(named: name) else { return Self.unknownTemplate(name, requestID: request.id) }
         if let served = snapshot.experiment(onTemplate: entry.template.id) {
             return request.unremembered(reading: ExperimentHeader.self) { request in
-                switch Self.select(entry, in: served, for: request) {
+                switch Self.select(entry, in: served, for: request, query: query) {
                 case .success(let (selected, dependence)):
                     return template(selected, request: request.memoized, query: query, install: dependence)
                 case .failure(let problem):
@@ -154,13 +159,64 @@ struct ClientAPI: Sendable {
     static func select(
         _ entry: CatalogueSnapshot.Entry,
         in served: CatalogueSnapshot.ServedExperiment,
-        for request: ExperimentRequest
+        for request: ExperimentRequest,
+        query: ClientQuery
     ) -> Result<(CatalogueSnapshot.Entry, InstallDependence), ProblemDetails> {
         switch installID(request) {
         case .success(nil): return .success((entry, .varies))
-        case .success(let id?): return .success((served.entry(for: id) ?? entry, .personal))
+        case .success(let id?):
+            // The target sees the locale the request is served in, which is the variants' too.
+            switch attributes(request, query: query, locale: entry.locales.resolve(query.preferences)) {
+            case .success(let attributes):
+                return .success((served.entry(for: id, attributes: attributes) ?? entry, .personal))
+            case .failure(let problem): return .failure(problem)
+            }
         case .failure(let problem): return .failure(problem)
         }
+    }
+
+    /// What an experiment's target sees of the request: its platform (`?platform=`, web by
+    /// default), the locale it is served in, and the app's version and install time when sent.
+    /// - Returns: a 400 problem naming each header whose value is malformed (an app that sends a
+    ///   broken version would otherwise fall out of every version range and never know why).
+    static func attributes(
+        _ request: ExperimentRequest,
+        query: ClientQuery,
+        locale: String
+    ) -> Result<ExperimentTargeting.Attributes, ProblemDetails> {
+        var attributes = ExperimentTargeting.Attributes(platform: query.platform, locale: locale)
+        var errors: [ProblemDetails.FieldError] = []
+        if let text = request.header(.appVersion) {
+            if let version = AppVersion(text) {
+                attributes.appVersion = version
+            } else {
+                errors.append(.init(.header(ExperimentHeader.appVersion.rawValue), "is not a version (e.g. 5.2.0)"))
+            }
+        }
+        if let text = request.header(.installedAt) {
+            if let instant = Timestamp.parse(text) {
+                attributes.installedAt = instant
+            } else {
+                errors.append(
+                    .init(
+                        .header(ExperimentHeader.installedAt.rawValue),
+                        "is not an RFC 3339 date-time (e.g. 2026-11-28T10:00:00Z)"
+                    )
+                )
+            }
+        }
+        guard errors.isEmpty else {
+            return .failure(
+                ProblemDetails(
+                    status: 400,
+                    slug: "invalid-install-attributes",
+                    title: "Invalid Install Attributes",
+                    detail: "A header an experiment's target reads is malformed; send it well-formed, or not at all.",
+                    errors: errors
+                )
+            )
+        }
+        return .success(attributes)
     }
 
     /// The request's install id; `nil` when it sent none.
@@ -207,7 +263,15 @@ struct ClientAPI: Sendable {
             return request.unremembered(reading: ExperimentHeader.self) { request in
                 switch Self.installID(request) {
                 case .success(let installID):
-                    let substitutes = installID.map { snapshot.variantEntries(for: $0) } ?? [:]
+                    var substitutes: [String: CatalogueSnapshot.Entry] = [:]
+                    if let installID {
+                        switch Self.attributes(request, query: query, locale: locale) {
+                        case .success(let attributes):
+                            substitutes = snapshot.variantEntries(for: installID, attributes: attributes)
+                        case .failure(let problem):
+                            return problem.response(requestID: request.memoized.id)
+                        }
+                    }
                     return bundle(
                         snapshot,
                         locale: locale,
@@ -347,6 +411,9 @@ struct ClientAPI: Sendable {
             headers.append(("Content-Language", representation.contentLanguage))
         }
         var vary = varyOnLanguage ? "Accept-Language, Accept-Encoding" : "Accept-Encoding"
+        // Not on X-App-Version or X-Installed-At, which a target may read: an answer made for an
+        // install id is private and fresh for 60 s, and an install's version changes only when
+        // the app is updated (its install time never), so a device's own cache cannot mix them up.
         if varyOnInstall { vary += ", X-Install-ID" }
         headers.append(("Vary", vary))
         headers.append(contentsOf: representation.extraHeaders)

@@ -76,7 +76,7 @@ struct WebAPI: Sendable {
         // (as the JSON: `ClientAPI.template`).
         if let served = snapshot.experiment(onTemplate: entry.template.id) {
             return request.unremembered(reading: ClientAPI.ExperimentHeader.self) { request in
-                switch ClientAPI.select(entry, in: served, for: request) {
+                switch ClientAPI.select(entry, in: served, for: request, query: query) {
                 case .success(let (selected, dependence)):
                     return html(selected, kind: kind, request: request.memoized, query: query, install: dependence)
                 case .failure(let problem):
@@ -218,7 +218,10 @@ struct WebAPI: Sendable {
             headers: [
                 ("Access-Control-Allow-Origin", "*"),
                 ("Access-Control-Allow-Methods", "GET, HEAD"),
-                ("Access-Control-Allow-Headers", ClientAPI.ExperimentHeader.installID.rawValue),
+                (
+                    "Access-Control-Allow-Headers",
+                    ClientAPI.ExperimentHeader.allCases.map(\.rawValue).joined(separator: ", ")
+                ),
                 ("Access-Control-Max-Age", "86400"),
                 ("Cache-Control", "no-store"),
             ]

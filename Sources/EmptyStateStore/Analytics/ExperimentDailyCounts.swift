@@ -11,7 +11,9 @@ import EmptyStateCore
 /// counts for the metric, if that tap is inside the window too. Days are UTC days.
 ///
 /// **What is excluded**, each install once, in this order: seen in two variants (`crossed`),
-/// reported in a variant it is not assigned (`notAssigned`), first seen before the start
+/// forced to its variant by a QA override (`override`, stored as `=<key>`), outside the
+/// experiment's target (`outsideTarget`, stored as `!<key>`), reported in a variant it is not
+/// assigned (`notAssigned`), first seen before the start
 /// (`beforeStart`: while a draft, or by a clock set back), first seen after the stop
 /// (`afterStop`: a late app, or a cache).
 package struct ExperimentDailyCounts: Sendable, Equatable {
@@ -34,18 +36,29 @@ package struct ExperimentDailyCounts: Sendable, Equatable {
     /// Installs left out of the results, by reason.
     package struct Exclusions: Sendable, Equatable {
         package var crossed: Int
+        package var override: Int
+        package var outsideTarget: Int
         package var notAssigned: Int
         package var beforeStart: Int
         package var afterStop: Int
 
-        package init(crossed: Int = 0, notAssigned: Int = 0, beforeStart: Int = 0, afterStop: Int = 0) {
+        package init(
+            crossed: Int = 0,
+            override: Int = 0,
+            outsideTarget: Int = 0,
+            notAssigned: Int = 0,
+            beforeStart: Int = 0,
+            afterStop: Int = 0
+        ) {
             self.crossed = crossed
+            self.override = override
+            self.outsideTarget = outsideTarget
             self.notAssigned = notAssigned
             self.beforeStart = beforeStart
             self.afterStop = afterStop
         }
 
-        package var total: Int { crossed + notAssigned + beforeStart + afterStop }
+        package var total: Int { crossed + override + outsideTarget + notAssigned + beforeStart + afterStop }
     }
 
     /// Sorted by day, then variant; a day without news for a variant has no entry.
@@ -86,4 +99,8 @@ package struct ExperimentDailyCounts: Sendable, Equatable {
 
     /// The prefix of a variant stored for an install that claimed a variant it is not assigned.
     package static let notAssignedPrefix = "~"
+    /// The prefix of a variant stored for an install a QA override forced into it.
+    package static let overridePrefix = "="
+    /// The prefix of a variant stored for an install outside the experiment's target.
+    package static let outsideTargetPrefix = "!"
 }

@@ -1,8 +1,8 @@
 import EmptyStateCore
 
-/// The installs an experiment exposed, counted exactly from `experiment_install`: per variant the
-/// installs that saw only that variant and how many of them converted, and the installs seen in
-/// more than one variant (excluded from the comparison, and counted).
+/// The exact exposures of copy experiments: `experiment_install` and `experiment_install_tap`, one
+/// row per experiment and install (and its first tap of each action), from which the results are
+/// counted (`ExperimentDailyCounts`).
 ///
 /// **How they are stored.** Every event that carries a variant (`<experimentId>/<key>`) and an
 /// install id upserts the install's row in the same transaction that stores the event, and only
@@ -20,46 +20,15 @@ import EmptyStateCore
 /// reads right at once. An install taps a handful of actions at most, so the table stays about the
 /// size of the converting installs.
 ///
-/// **How they are read.** By query, in one snapshot: the installs and any-tap conversions per
-/// variant are a range of an index that starts with the experiment (the crossed flag and variant
-/// next); a one-action metric's conversions are that action's first taps per variant (a range of
-/// the tap table's key) less those of the crossed installs, which are few. The cost grows with
-/// the experiment's installs (measured by `Benchmarks/experiments.py`), not with its events.
+/// **How they are read.** By `EventStoring.experimentDailyCounts`, in one snapshot: the counted
+/// installs are a range of an index that starts with the experiment, each read once, so the cost
+/// grows with the experiment's installs (measured by `Benchmarks/experiments.py`), not with its
+/// events.
 ///
 /// **Retention.** Rows are kept: one short row an install and experiment (a million installs are
 /// a few tens of MB), and a shipped experiment's results stay readable. Event retention does not
 /// touch them.
-package struct ExperimentExposures: Sendable, Equatable {
-    /// One variant's installs that saw only it.
-    package struct Variant: Sendable, Equatable {
-        /// The variant's key (without the experiment id).
-        package var key: String
-        package var installs: Int
-        /// Installs that converted by the metric asked for.
-        package var conversions: Int
-
-        package init(key: String, installs: Int, conversions: Int) {
-            self.key = key
-            self.installs = installs
-            self.conversions = conversions
-        }
-    }
-
-    /// The variants any install saw, by key; a variant nobody saw has no entry.
-    package var perVariant: [Variant]
-    /// Installs seen in more than one variant.
-    package var crossed: Int
-
-    package init(perVariant: [Variant], crossed: Int) {
-        self.perVariant = perVariant.sorted { $0.key < $1.key }
-        self.crossed = crossed
-    }
-
-    /// The counts of the variant `key` (zero when no install saw it).
-    package subscript(key: String) -> Variant {
-        perVariant.first { $0.key == key } ?? Variant(key: key, installs: 0, conversions: 0)
-    }
-
+package enum ExperimentExposures {
     /// The experiment and variant key of an event's `variant` (`<experimentId>/<key>`), or `nil`
     /// when it is not an experiment's (no `/`, or an empty part).
     package static func split(_ variant: String) -> (experimentID: String, key: String)? {

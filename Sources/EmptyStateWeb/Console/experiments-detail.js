@@ -6,9 +6,9 @@
 
 import { get, ifMatch, post, put, seg } from "./api.js";
 import { announce, h, problemView, time } from "./dom.js";
-import { fact, statusBadge, verdictText } from "./experiments-format.js";
+import { fact, overridesText, statusBadge, targetText, verdictText } from "./experiments-format.js";
 import { resultsView } from "./experiments-results.js";
-import { variantsView } from "./experiments-variants.js";
+import { overridesView, variantsView } from "./experiments-variants.js";
 import { confirmDialog } from "./part-dialog.js";
 import { percent } from "./part-experiment-chart.js";
 import { jsonEditor } from "./part-json-editor.js";
@@ -20,6 +20,7 @@ export function mountDetail(main, experimentID, context) {
   const actions = h("div", { class: "experiment-actions" });
   const actionStatus = h("div", { class: "action-status", "aria-live": "polite" });
   const variantsSection = h("section", { class: "variants", "aria-labelledby": "variants-heading" });
+  const overridesSection = h("section", { class: "experiment-overrides", "aria-labelledby": "overrides-heading" });
   const resultsSection = h("section", { class: "experiment-results", "aria-labelledby": "results-heading", "data-state": "loading" });
   const editorSection = h("div", { class: "experiment-editor" });
   let current = null; // {revision, updatedAt, updatedBy, experiment}
@@ -70,6 +71,8 @@ export function mountDetail(main, experimentID, context) {
         fact("Template", h("a", { href: `#/templates/${seg(experiment.templateId)}` }, experiment.templateId)),
         fact("Status", statusBadge(experiment.status)),
         fact("Coverage", `${percent(experiment.coverage)} of installs`),
+        fact("Target", targetText(experiment.targeting)),
+        fact("QA overrides", overridesText(experiment.overrides)),
         fact("Primary metric", metric),
         fact("Started", experiment.startedAt ? time(experiment.startedAt) : "not yet"),
         fact("Stopped", experiment.stoppedAt ? time(experiment.stoppedAt) : "—"),
@@ -161,6 +164,26 @@ export function mountDetail(main, experimentID, context) {
   function renderVariants() {
     if (!current) return;
     variantsSection.replaceChildren(...variantsView(current.experiment, { context, onShip: ship }));
+    overridesSection.replaceChildren(...overridesView(current.experiment, { context, onSave: saveOverrides }));
+  }
+
+  /** Writes the experiment with `overrides` (If-Match); a 412 reloads it as it is now. */
+  async function saveOverrides(overrides, message) {
+    const body = { ...current.experiment, overrides };
+    if (!overrides.length) delete body.overrides;
+    try {
+      const { data } = await put(`/v1/admin/experiments/${seg(experimentID)}`, body, { headers: ifMatch(current.revision) });
+      current = data;
+      announce(message);
+      renderSummary();
+      renderVariants();
+      overridesSection.querySelector("h2")?.setAttribute("tabindex", "-1");
+      overridesSection.querySelector("h2")?.focus();
+    } catch (error) {
+      announce(`Not saved: ${error.message}`);
+      if (error.status === 412) await load();
+      throw error;
+    }
   }
 
   async function ship(variant) {
@@ -215,6 +238,7 @@ export function mountDetail(main, experimentID, context) {
     actionStatus,
     resultsSection,
     variantsSection,
+    overridesSection,
     editorSection,
   );
   load();

@@ -41,6 +41,8 @@ export function excludedText(r) {
   if (!total) return "No install is excluded: none saw two variants, reported a variant it was not assigned, or came outside the running window.";
   const reasons = [
     [r.excluded?.crossed, "saw more than one variant"],
+    [r.excluded?.override, "forced to a variant by a QA override"],
+    [r.excluded?.outsideTarget, "reported from outside the target"],
     [r.excluded?.notAssigned, "reported a variant the assignment does not give it"],
     [r.excluded?.beforeStart, "first seen before the start"],
     [r.excluded?.afterStop, "first seen after the stop"],
@@ -59,4 +61,25 @@ export function pValue(value) {
 /** One term of a description list: `label`, then `value` (text and nodes). */
 export function fact(label, ...value) {
   return h("div", {}, h("dt", {}, label), h("dd", {}, ...value));
+}
+
+/** The experiment's target in words ("iOS and Android · locales en, fr · app 5.2.0 to 6.0.0 · new installs only"). */
+export function targetText(targeting) {
+  if (!targeting) return "Everyone: every platform, locale and app version.";
+  const names = { ios: "iOS", android: "Android", web: "web" };
+  const parts = [];
+  if (targeting.platforms?.length) parts.push(targeting.platforms.map((p) => names[p] || p).join(" and "));
+  if (targeting.locales?.length) parts.push(`${targeting.locales.length === 1 ? "locale" : "locales"} ${targeting.locales.join(", ")}`);
+  const range = targeting.appVersion;
+  if (range?.min && range?.max) parts.push(`app ${range.min} to ${range.max}`);
+  else if (range?.min) parts.push(`app ${range.min} or later`);
+  else if (range?.max) parts.push(`app ${range.max} or earlier`);
+  if (targeting.newInstalls) parts.push("new installs only");
+  return parts.length ? parts.join(" · ") : "Everyone: every platform, locale and app version.";
+}
+
+/** The QA overrides in words ("qa-pixel-7 → b, qa-iphone → control"). */
+export function overridesText(overrides) {
+  if (!overrides?.length) return "None.";
+  return overrides.map((o) => `${o.installId} → ${o.variant}`).join(", ");
 }

@@ -206,7 +206,10 @@ struct ExperimentShipAndResultsTests {
         #expect(body["verdictText"]?.stringValue?.contains("There is no plan") == true, "\(body["verdictText"] ?? nil)")
         #expect(
             body["excluded"]
-                == .object([("afterStop", 0), ("beforeStart", 0), ("crossed", 1), ("notAssigned", 0)])
+                == .object([
+                    ("afterStop", 0), ("beforeStart", 0), ("crossed", 1), ("notAssigned", 0), ("outsideTarget", 0),
+                    ("override", 0),
+                ])
         )
         // One day so far: today's cumulative counts.
         let timeline = try #require(body["timeline"]?.arrayValue)
