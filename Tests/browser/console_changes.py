@@ -22,6 +22,8 @@ rest is driven in the console by role and label, each person in a browser contex
   direct      a template whose rule needs 0 approvals keeps "Review and publish…", with
               "Propose instead…" beside it
   viewer      every step disabled with the reason; the webhook form too; forged approve refused
+  keyboard    an editor proposes and a reviewer comments and approves with the keyboard alone;
+              the request's page right to left mirrors and does not scroll sideways
   webhooks    a webhook created in the console to a local receiver (loopback allowed by the
               operator flag), its secret shown once; a ping the receiver first answers 500 (the
               attempt in the log), "Attempt now" delivers it (verified with `standardwebhooks`),
@@ -401,6 +403,64 @@ class ChangeChecks(Console):
         check("webhooks: deleted", status == 404, status)
         context.close()
 
+    def keyboard(self):
+        """An editor proposes and a reviewer approves, with the keyboard alone."""
+        check = self.check
+        context, page = self.signed_in()
+        keys = page.keyboard
+        self.open_editor(page, "noTransactions", "fr")
+        page.wait_for_function("document.querySelector('#publish')?.textContent === 'Propose change…'", timeout=5000)
+        page.evaluate("document.activeElement.blur()")
+        if not self.tab_to(page, "the French title", "document.activeElement.id === 'f-strings-fr-title'"):
+            return
+        keys.press("Control+A")
+        keys.type("Pas encore de transaction")
+        page.wait_for_function("!document.querySelector('#publish').disabled", timeout=5000)
+        if not self.tab_to(page, "Propose change…", "document.activeElement.id === 'publish'"):
+            return
+        keys.press("Enter")
+        page.get_by_role("dialog").wait_for(timeout=5000)
+        check("keyboard: the proposal dialog starts on its title", page.evaluate("document.activeElement.id") == "propose-title")
+        keys.type("Transactions, by keyboard")
+        if not self.tab_to(page, "Open change request", "document.activeElement.textContent === 'Open change request'"):
+            return
+        keys.press("Enter")
+        page.wait_for_function("document.querySelector('.edit-status')?.textContent.includes('Proposed as change request #')", timeout=5000)
+        _, _, listed = self.api("GET", "/change-requests?state=open&target=template:noTransactions")
+        check("keyboard: proposed", listed["total"] == 1, listed)
+        context.close()
+        request_id = listed["items"][0]["id"]
+        context, page = self.signed_in(REVIEWER_TOKEN)
+        keys = page.keyboard
+        self.open(page, "/changes", ".results[data-state=ready]")
+        page.evaluate("document.activeElement.blur()")
+        if not self.tab_to(page, "the request's link", f"document.activeElement.textContent.startsWith('#{request_id} ')"):
+            return
+        keys.press("Enter")
+        page.wait_for_selector(".change-request[data-state=ready]", timeout=5000)
+        check("keyboard: the request's heading has the focus", page.evaluate("document.activeElement.tagName") == "H1")
+        if not self.tab_to(page, "the comment", "document.activeElement.id === 'review-comment'"):
+            return
+        keys.type("Fine by me.")
+        if not self.tab_to(page, "Approve", "document.activeElement.id === 'approve'"):
+            return
+        keys.press("Enter")
+        page.wait_for_selector(".change-request[data-request-state=approved]", timeout=5000)
+        check("keyboard: approved, focus on the result", page.evaluate("document.activeElement.id") == "step-result")
+        # Right to left: the page mirrors (its steps start on the right) and nothing scrolls sideways.
+        page.evaluate("document.documentElement.dir = 'rtl'")
+        geometry = page.evaluate("""() => {
+            const button = document.querySelector('#publish-request').getBoundingClientRect();
+            const steps = document.querySelector('.steps').getBoundingClientRect();
+            return {button: [button.left, button.right], steps: [steps.left, steps.right],
+                    overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+                    direction: getComputedStyle(document.querySelector('main')).direction};
+        }""")
+        check("rtl: the steps start on the right", geometry["direction"] == "rtl" and abs(geometry["button"][1] - geometry["steps"][1]) <= 2, geometry)
+        check("rtl: nothing scrolls sideways", geometry["overflow"] <= 0, geometry)
+        self.axe(page, "change request right to left")
+        context.close()
+
     def screens_axe(self):
         """axe on the new screens, light and dark; at 320 px nothing scrolls sideways."""
         request = self.propose_request("pageNotAvailable", {"title": "Page introuvable"}, title="A request for the screens")
@@ -477,7 +537,7 @@ def main():
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             checks = ChangeChecks(server, browser, results, axe_source, backend, screenshots=args.screenshots)
             flows = [checks.propose_review_schedule, checks.add_to_open, checks.conflict, checks.direct, checks.viewer,
-                     lambda: checks.webhooks(receiver)]
+                     checks.keyboard, lambda: checks.webhooks(receiver)]
             if backend == "sqlite":  # the markup does not depend on the backend
                 flows.append(checks.screens_axe)
             flows.append(checks.no_console_errors)

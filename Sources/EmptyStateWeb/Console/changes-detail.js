@@ -168,8 +168,7 @@ export function mountDetail(main, id, context) {
         h("div", { class: "changes-list" }, changes),
         h("h2", {}, "Comments and reviews"),
         reviewsList(request),
-        approvalsLine(request),
-        steps(request, revision, context, { reload: load, conflicts: (found) => (reported = found) }),
+        steps(request, revision, context, { reload: load, conflicts: (found) => (reported = found), standing: approvalsLine(request) }),
       ].filter(Boolean),
     );
     body.dataset.state = "ready";

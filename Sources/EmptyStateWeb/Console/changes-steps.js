@@ -39,8 +39,9 @@ function localValue(date) {
 }
 
 /**
- * The steps panel of `request` (read at `revision`). `page.reload(focusID)` reads it again;
- * `page.conflicts(list)` keeps a 409's conflicts for the page to draw beside their fields.
+ * The steps panel of `request` (read at `revision`), under `page.standing` (where it stands
+ * against the rule). `page.reload(focusID)` reads it again; `page.conflicts(list)` keeps a
+ * 409's conflicts for the page to draw beside their fields.
  */
 export function steps(request, revision, context, page) {
   const session = context.session ?? {};
@@ -197,6 +198,7 @@ export function steps(request, revision, context, page) {
     "section",
     { class: "steps", "aria-labelledby": "steps-heading" },
     h("h2", { id: "steps-heading" }, "Review and publish"),
+    page.standing,
     result,
     h("div", { class: "review-step" }, comment.root, reviewButtons),
     scheduleStep(request, revision, { button, run, editorReason, closed, viewerID: context.viewerReasonID }),

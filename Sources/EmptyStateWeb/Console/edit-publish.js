@@ -305,7 +305,7 @@ function proposeDialog({ templateID, changes, open, need, rule, problems }) {
         "fieldset",
         { class: "choices" },
         h("legend", {}, "Where it goes"),
-        h("label", {}, h("input", { type: "radio", name: "propose-into", value: "open", checked: true }), ` Add to your open change request #${open.id}, “${open.title}” (its approvals start again)`),
+        h("label", {}, h("input", { type: "radio", name: "propose-into", value: "open", checked: true }), ` Add to your open change request #${open.id}, “${open.title}” (its approvals start again; a schedule is dropped)`),
         h("label", {}, h("input", { type: "radio", name: "propose-into", value: "new" }), " Open a new change request"),
       )
     : null;
