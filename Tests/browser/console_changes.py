@@ -20,18 +20,18 @@ rest is driven in the console by role and label, each person in a browser contex
   conflict    two approved requests on one template; one published through the API; publishing
               the other in the console answers 409, shown beside the field in conflict; rebase
   direct      a template whose rule needs 0 approvals keeps "Review and publish…", with
-              "Propose instead…" beside it
+              "Propose…" beside it
   viewer      every step disabled with the reason; the webhook form too; forged approve refused
   keyboard    an editor proposes and a reviewer comments and approves with the keyboard alone;
               the request's page right to left mirrors and does not scroll sideways
   webhooks    a webhook created in the console to a local receiver (loopback allowed by the
               operator flag), its secret shown once; a ping the receiver first answers 500 (the
               attempt in the log), "Attempt now" delivers it (verified with `standardwebhooks`),
-              redeliver, disable, delete
+              redeliver, rotate the secret (the new one shown once), disable, delete
   axe         0 violations on the list, a request, the proposal dialog, the webhooks and a
               webhook, light and dark; at 320 px nothing scrolls sideways (SQLite run)
-  console     no error in the browser's console on these screens, beside the 409 the conflict
-              check asks for
+  console     no error in the browser's console on these screens, beside the 409 and the 422
+              the conflict and webhook checks ask for
 
 Screenshots (desktop 1280 px and a 390 px phone) go to --screenshots when given.
 Prints one line per failure and ends with `N passed, N failed`.
@@ -325,7 +325,7 @@ class ChangeChecks(Console):
         page.get_by_label("Title (fr)").fill("Connexion refusée, réessayez")
         page.wait_for_function("document.querySelector('#propose') && !document.querySelector('#propose').disabled", timeout=5000)
         check("direct: 0 approvals keep Review and publish…", page.locator("#publish").text_content() == "Review and publish…")
-        check("direct: Propose instead… is offered", page.locator("#propose").text_content() == "Propose instead…")
+        check("direct: Propose… is offered", page.locator("#propose").text_content() == "Propose…")
         page.locator("#publish").click()
         page.get_by_role("dialog").get_by_role("button", name="Publish").click()
         page.wait_for_function("document.querySelector('.edit-status')?.textContent.includes('Published')", timeout=5000)
@@ -390,6 +390,12 @@ class ChangeChecks(Console):
         check("webhooks: a redelivery is logged", True)
         self.shoot(page, "webhook")
         self.axe(page, "webhook")
+        page.get_by_role("button", name="Rotate secret…").click()
+        page.get_by_role("dialog").get_by_role("button", name="Rotate the secret").click()
+        page.wait_for_selector("#step-result #webhook-secret", timeout=5000)
+        rotated = page.locator("#webhook-secret").text_content()
+        check("webhooks: a rotated secret is shown once, new", rotated.startswith("whsec_") and rotated != secret, rotated)
+        check("webhooks: focus goes to it", page.evaluate("document.activeElement.id") == "step-result")
         page.get_by_role("button", name="Disable").click()
         page.wait_for_function("document.querySelector('#webhook-state')?.textContent === 'disabled'", timeout=5000)
         _, _, hook = self.api("GET", f"/webhooks/{webhook_id}")

@@ -11,7 +11,7 @@
 // rule, or the global one), "Review and publish…" becomes "Propose change…": the edit goes into
 // the editor's newest open request for this template when there is one (they choose; its
 // approvals reset, as any edit's do), else into a new one. With 0 approvals needed, direct
-// publishing stays, with "Propose instead…" beside it.
+// publishing stays, with "Propose…" beside it.
 
 import { ApiError, approvalsNeeded, changeRequestPath, get, ifMatch, isProblem, patch, post, put, revisionOf, seg } from "./api.js";
 import { diff, merge, setAt } from "./diff.js";
@@ -66,7 +66,7 @@ export function publishing(editor) {
     }
     return [
       h("button", { type: "button", id: "publish", class: "primary", ...write, disabled: off, onclick: review }, "Review and publish…"),
-      h("button", { type: "button", id: "propose", ...write, disabled: off, onclick: propose }, "Propose instead…"),
+      h("button", { type: "button", id: "propose", class: "quiet", ...write, disabled: off, onclick: propose }, "Propose…"),
       h("button", { type: "button", id: "discard", ...write, onclick: discard }, "Discard changes"),
     ];
   }

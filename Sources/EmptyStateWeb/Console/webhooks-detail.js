@@ -1,5 +1,5 @@
 // One webhook (#/webhooks/{id}): what it receives, enable or disable it (PUT with If-Match), send
-// a ping, delete it, and its delivery log: each delivery with every attempt (code, latency, error,
+// a ping, rotate its secret (the new one shown once), delete it, and its delivery log: each delivery with every attempt (code, latency, error,
 // address) and a redeliver button. The log is read again after each step and on "Refresh".
 
 import { ApiError, del, get, ifMatch, post, put, revisionOf, webhookPath } from "./api.js";
@@ -78,6 +78,33 @@ export function mountDetail(main, id, context) {
       ...write,
       onclick: () => step(() => post(webhookPath(id, "ping")), "Ping queued: it shows in the delivery log within a moment.", "deliveries"),
     }, "Send a ping");
+    const rotate = h("button", {
+      type: "button",
+      id: "rotate-secret",
+      ...write,
+      async onclick() {
+        const ok = await confirmDialog({
+          title: `Give ${id} a new secret?`,
+          text: "The new secret signs every delivery from now on; the old one keeps signing beside it for a day, so the receiver can switch without refusing a delivery. The new secret is shown once.",
+          confirmLabel: "Rotate the secret",
+        });
+        if (!ok) return;
+        try {
+          const { data } = await post(webhookPath(id, "rotate-secret"), {}, { headers: ifMatch(revision) });
+          await load();
+          result.replaceChildren(
+            h("p", {}, "The new signing secret, shown this once: give it to the receiver now. The old one signs beside it until ", time(data.previousSecretExpiresAt), "."),
+            h("p", {}, h("code", { class: "secret", id: "webhook-secret" }, data.secret)),
+          );
+          announce("Secret rotated. The new one is shown once.");
+          result.focus();
+        } catch (error) {
+          result.replaceChildren(problemView(error));
+          result.focus();
+          if (error instanceof ApiError && error.status === 412) await load();
+        }
+      },
+    }, "Rotate secret…");
     const remove = h("button", {
       type: "button",
       id: "delete-webhook",
@@ -105,7 +132,7 @@ export function mountDetail(main, id, context) {
         fact("State", h("span", { class: `badge ${hook.enabled ? "wh-enabled" : "wh-disabled"}`, id: "webhook-state" }, hook.enabled ? "enabled" : "disabled")),
         fact("Changed", time(hook.updatedAt), ` by ${hook.updatedBy} (revision ${revision})`),
       ),
-      h("div", { class: "buttons" }, ping, toggle, remove),
+      h("div", { class: "buttons" }, ping, toggle, rotate, remove),
     );
     about.dataset.state = "ready";
   }
