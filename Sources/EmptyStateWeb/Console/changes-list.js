@@ -6,7 +6,7 @@ import { field, h, problemView, routeLink, select, tableRegion, time } from "./d
 
 const PAGE_SIZE = 50;
 const STATES = [
-  ["open", "Open (awaiting review, approved or rejected)"],
+  ["open", "Open (awaiting review, or approved)"],
   ["open,rejected", "Open and rejected"],
   ["published", "Published"],
   ["withdrawn", "Withdrawn"],
