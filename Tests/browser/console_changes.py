@@ -221,6 +221,7 @@ class ChangeChecks(Console):
               editor.locator("#schedule-utc").text_content())
         editor.get_by_role("button", name="Schedule", exact=True).click()
         editor.wait_for_selector(".scheduled-at", timeout=5000)
+        check("schedule: focus goes to when it publishes", editor.evaluate("document.activeElement.id") == "scheduled-at")
         _, _, request = self.api("GET", f"/change-requests/{request_id}")
         at = datetime.fromisoformat(request.get("schedule", {}).get("at", "1970-01-01T00:00:00Z").replace("Z", "+00:00"))
         check("schedule: the API holds the instant chosen in New York, in UTC", at == due, (request.get("schedule"), due))

@@ -228,7 +228,7 @@ function scheduleStep(request, revision, { button, run, editorReason, closed, vi
       "div",
       { class: "schedule", id: "schedule" },
       h("h3", {}, "Scheduled"),
-      h("p", { class: "scheduled-at" }, "Publishes at ", zoned(at), ` — ${at.replace("T", " ").replace(/\.\d+Z$|Z$/, "")} UTC. Set by ${request.schedule.by}.`),
+      h("p", { class: "scheduled-at", id: "scheduled-at", tabindex: "-1" }, "Publishes at ", zoned(at), ` — ${at.replace("T", " ").replace(/\.\d+Z$|Z$/, "")} UTC. Set by ${request.schedule.by}.`),
       h("div", { class: "buttons" }, button("Cancel the schedule", {
         id: "unschedule",
         reason: editorReason,
@@ -281,7 +281,7 @@ function scheduleStep(request, revision, { button, run, editorReason, closed, vi
             if (atError) when.setError(atError.detail);
             throw error;
           }
-        }, `Scheduled for ${date.toLocaleString()} (${zone}).`, "schedule");
+        }, `Scheduled for ${date.toLocaleString()} (${zone}).`, "scheduled-at");
       },
     })),
   );
