@@ -21,7 +21,8 @@ rest is driven in the console by role and label, each person in a browser contex
               the other in the console answers 409, shown beside the field in conflict; rebase
   direct      a template whose rule needs 0 approvals keeps "Review and publish…", with
               "Propose…" beside it
-  viewer      every step disabled with the reason; the webhook form too; forged approve refused
+  viewer      every step disabled with the reason; the webhook form too; forged approve refused;
+              a title and a comment with markup and a bidi override shown as text
   keyboard    an editor proposes and a reviewer comments and approves with the keyboard alone;
               the request's page right to left mirrors and does not scroll sideways
   webhooks    a webhook created in the console to a local receiver (loopback allowed by the
@@ -54,6 +55,8 @@ REVIEWER_TOKEN = "browser-checks-reviewer-token-0123456789"
 ADMIN_ROLE_TOKEN = "browser-checks-admin-token-0123456789ab"
 ZONE = "America/New_York"
 SCHEDULED_TITLE = "Rien ici pour l’instant"
+HOSTILE_TEXT = '<img src=x onerror="window.__pwned=1"> \u202egnp.exe\u202c review'
+
 
 
 class Receiver:
@@ -335,7 +338,9 @@ class ChangeChecks(Console):
 
     def viewer(self):
         check = self.check
-        request = self.propose_request("verifyIdentity", {"title": "Confirmez votre identité"}, title="For the viewer")
+        request = self.propose_request("verifyIdentity", {"title": "Confirmez votre identité"}, title=HOSTILE_TEXT)
+        status, _, _ = self.api("POST", f"/change-requests/{request['id']}/comments", {"text": HOSTILE_TEXT}, REVIEWER_TOKEN)
+        assert status == 201, status
         context, page = self.signed_in(VIEWER_TOKEN)
         for where, route, ready in ((f"request #{request['id']}", f"/changes/{request['id']}", ".change-request[data-state=ready]"),
                                     ("webhooks", "/webhooks", ".results[data-state=ready]")):
@@ -344,6 +349,10 @@ class ChangeChecks(Console):
                 text: b.textContent, disabled: b.disabled, reason: b.getAttribute('aria-describedby')}))""")
             check(f"viewer {where}: every step disabled, with the reason",
                   writes and all(w["disabled"] and w["reason"] == "viewer-note" for w in writes), writes)
+        self.open(page, f"/changes/{request['id']}", ".change-request[data-state=ready]")
+        check("hostile: a title and a comment with markup show as text, nothing runs",
+              page.evaluate("window.__pwned") is None and page.locator("h1").text_content().endswith(HOSTILE_TEXT)
+              and HOSTILE_TEXT in page.locator("ol.reviews").text_content(), page.evaluate("window.__pwned"))
         status, _, _ = self.api("POST", f"/change-requests/{request['id']}/approve", {"version": 1}, VIEWER_TOKEN)
         check("viewer: a forged approval is refused", status == 403, status)
         context.close()
