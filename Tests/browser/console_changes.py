@@ -13,8 +13,9 @@ rest is driven in the console by role and label, each person in a browser contex
   review      a reviewer, in another session, opens the request from the Changes list, reads the
               diff against live, comments and approves it: the approvals line and state follow
   schedule    the author schedules it a few seconds ahead in their zone (the zone named on
-              screen): the API holds that instant in UTC; it fires, the client API and the
-              gallery serve the copy, the page says it was published as scheduled
+              screen): the API holds that instant in UTC; it fires (the server says within a
+              second), the client API and the gallery serve the copy, the page says it was
+              published as scheduled
   add         a second edit of the same template goes into the author's open request (the
               choice offered), which then holds both changes; a schedule set and cancelled
   conflict    two approved requests on one template; one published through the API; publishing
@@ -216,7 +217,8 @@ class ChangeChecks(Console):
         editor.reload()
         editor.wait_for_selector(".change-request[data-request-state=approved]", timeout=5000)
         check("schedule: the zone is named", ZONE in editor.locator(".schedule .zone").text_content(), editor.locator(".schedule").text_content())
-        due = (datetime.now(timezone.utc) + timedelta(seconds=6)).replace(microsecond=0)
+        # Ten seconds ahead: time enough to fill the field and send it on a loaded machine.
+        due = (datetime.now(timezone.utc) + timedelta(seconds=10)).replace(microsecond=0)
         local = due.astimezone(ZoneInfo(ZONE)).strftime("%Y-%m-%dT%H:%M:%S")
         editor.get_by_label("Publish at").fill(local)
         expected_utc = due.strftime("%Y-%m-%d %H:%M:%S")
@@ -236,7 +238,12 @@ class ChangeChecks(Console):
         served_at = datetime.now(timezone.utc)
         check("schedule: it fires; the client API serves the copy", self.client_title("noDocuments", "fr") == SCHEDULED_TITLE,
               self.client_title("noDocuments", "fr"))
-        check("schedule: within a few seconds of its time", (served_at - due).total_seconds() < 3, (served_at - due).total_seconds())
+        _, _, published = self.api("GET", f"/change-requests/{request_id}")
+        publication = published.get("publication") or {}
+        check("schedule: published by the scheduler within a second of its time (the server's measure)",
+              publication.get("scheduledAt") and publication.get("lateMilliseconds", 9999) < 1000, publication)
+        check("schedule: served within a few seconds of its time (polled from here)", (served_at - due).total_seconds() < 5,
+              (served_at - due).total_seconds())
         status, _, gallery = self.server.request("GET", "/preview?locale=fr")
         check("schedule: the gallery shows it", status == 200 and SCHEDULED_TITLE in gallery.decode(), status)
         editor.reload()
