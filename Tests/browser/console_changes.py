@@ -268,9 +268,22 @@ class ChangeChecks(Console):
             else:
                 offered = dialog.get_by_label("Add to your open change request", exact=False)
                 check("add: the author's open request is offered, and chosen", offered.count() == 1 and offered.is_checked())
+                check("add: another locale's change is kept, not replaced", dialog.locator(".replacing").count() == 0)
                 dialog.get_by_role("button", name="Propose", exact=True).click()
             page.wait_for_function("/(Proposed as|Added to) change request/.test(document.querySelector('.edit-status')?.textContent)", timeout=5000)
         check("add: the editor says it was added", "Added to change request" in page.locator(".edit-status").text_content())
+        # A third edit of German: the dialog says it would replace the request's German change.
+        self.open_editor(page, "noFavorites", "de")
+        page.get_by_label("Title (de)").fill("Noch nichts gemerkt")
+        page.wait_for_function("!document.querySelector('#publish').disabled", timeout=5000)
+        page.locator("#publish").click()
+        dialog = page.get_by_role("dialog")
+        dialog.wait_for(timeout=5000)
+        replacing = dialog.locator(".replacing")
+        check("add: the dialog says which change of the request this replaces",
+              replacing.count() == 1 and "noFavorites (de strings)" in replacing.text_content(), replacing.count() and replacing.text_content())
+        dialog.get_by_role("button", name="Cancel").click()
+        page.get_by_role("button", name="Discard changes").click()
         _, _, listed = self.api("GET", "/change-requests?state=open&target=template:noFavorites")
         check("add: one request", listed["total"] == 1, listed)
         request_id = listed["items"][0]["id"]

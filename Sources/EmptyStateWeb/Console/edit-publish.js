@@ -214,7 +214,9 @@ export function publishing(editor) {
     const open = await get("/v1/admin/change-requests", { query: { state: "open", author: me, target: `template:${templateID}`, pageSize: 1 } })
       .then(({ data }) => data.items[0] ?? null)
       .catch(() => null);
-    const answer = await proposeDialog({ templateID, changes, open, need: needed(), rule: rules ? rulePointer() : null, problems: state.serverErrors.length });
+    // What adding would replace in that request, said before the editor chooses.
+    const replacing = open ? await get(changeRequestPath(open.id)).then(({ data }) => data.changes.filter((c) => supersedes(c, change)).map(changeWords), () => []) : [];
+    const answer = await proposeDialog({ templateID, changes, open, replacing, need: needed(), rule: rules ? rulePointer() : null, problems: state.serverErrors.length });
     if (!answer) {
       main.querySelector("#publish")?.focus();
       return;
@@ -276,6 +278,9 @@ function supersedes(other, change) {
   return true;
 }
 
+/** "noDocuments (fr strings)": a template change in words. */
+const changeWords = (change) => `${change.id} (${change.kind === "templateStrings" ? `${change.locale} strings` : change.kind === "template" ? "the whole template" : "its deletion"})`;
+
 /** A change as read (with its diff) as the API takes it back (ProposedChangeInput). */
 function changeInput({ kind, id, platform, locale, baseRevision, document, strings }) {
   return { kind, id, platform, locale, baseRevision, document, strings };
@@ -294,7 +299,7 @@ function proposalPointer(pointer, locale, prefix) {
  * The proposal dialog: what changes, where it goes (the editor's open request, or a new one),
  * a title and a description. Resolves to {into, title, description} or null (cancelled).
  */
-function proposeDialog({ templateID, changes, open, need, rule, problems }) {
+function proposeDialog({ templateID, changes, open, replacing, need, rule, problems }) {
   const title = field("Title", h("input", { type: "text", maxlength: "200", required: true, value: open?.title ?? "", autocomplete: "off" }), {
     hint: "What the change is for, as reviewers will see it in the list.",
     id: "propose-title",
@@ -305,7 +310,8 @@ function proposeDialog({ templateID, changes, open, need, rule, problems }) {
         "fieldset",
         { class: "choices" },
         h("legend", {}, "Where it goes"),
-        h("label", {}, h("input", { type: "radio", name: "propose-into", value: "open", checked: true }), ` Add to your open change request #${open.id}, “${open.title}” (its approvals start again; a schedule is dropped)`),
+        h("label", {}, h("input", { type: "radio", name: "propose-into", value: "open", checked: true }), ` Add to your open change request #${open.id}, “${open.title}” (its approvals start again; a schedule is dropped)`,
+          replacing.length ? h("span", { class: "hint replacing" }, ` It replaces its change to ${replacing.join(" and ")} with this one.`) : null),
         h("label", {}, h("input", { type: "radio", name: "propose-into", value: "new" }), " Open a new change request"),
       )
     : null;
