@@ -186,6 +186,34 @@ static const unsigned char console_experiments_create_js[] = {
 #embed "../EmptyStateWeb/Console/experiments-create.js"
 };
 
+static const unsigned char console_screen_changes_js[] = {
+#embed "../EmptyStateWeb/Console/screen-changes.js"
+};
+
+static const unsigned char console_changes_list_js[] = {
+#embed "../EmptyStateWeb/Console/changes-list.js"
+};
+
+static const unsigned char console_changes_detail_js[] = {
+#embed "../EmptyStateWeb/Console/changes-detail.js"
+};
+
+static const unsigned char console_changes_steps_js[] = {
+#embed "../EmptyStateWeb/Console/changes-steps.js"
+};
+
+static const unsigned char console_screen_webhooks_js[] = {
+#embed "../EmptyStateWeb/Console/screen-webhooks.js"
+};
+
+static const unsigned char console_webhooks_list_js[] = {
+#embed "../EmptyStateWeb/Console/webhooks-list.js"
+};
+
+static const unsigned char console_webhooks_detail_js[] = {
+#embed "../EmptyStateWeb/Console/webhooks-detail.js"
+};
+
 static const struct {
     const char *name;
     const unsigned char *bytes;
@@ -229,6 +257,13 @@ static const struct {
     {"experiments-results.js", console_experiments_results_js, sizeof(console_experiments_results_js)},
     {"experiments-format.js", console_experiments_format_js, sizeof(console_experiments_format_js)},
     {"experiments-create.js", console_experiments_create_js, sizeof(console_experiments_create_js)},
+    {"screen-changes.js", console_screen_changes_js, sizeof(console_screen_changes_js)},
+    {"changes-list.js", console_changes_list_js, sizeof(console_changes_list_js)},
+    {"changes-detail.js", console_changes_detail_js, sizeof(console_changes_detail_js)},
+    {"changes-steps.js", console_changes_steps_js, sizeof(console_changes_steps_js)},
+    {"screen-webhooks.js", console_screen_webhooks_js, sizeof(console_screen_webhooks_js)},
+    {"webhooks-list.js", console_webhooks_list_js, sizeof(console_webhooks_list_js)},
+    {"webhooks-detail.js", console_webhooks_detail_js, sizeof(console_webhooks_detail_js)},
 };
 
 size_t CAssets_consoleFileCount(void) {

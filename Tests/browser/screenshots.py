@@ -9,7 +9,8 @@ Writes gallery-<locale>-<size>[-dark].png for a few combinations: English and Ar
 for the console's main screens (catalogue, editor with its preview, the review before
 publishing, history, app policy, audit log, numbers, translations, an experiment with its
 results; the editor at 320 px and in the dark scheme, its first screen at 1280×800 and on a
-phone while typing).
+phone while typing; the Changes list, a change request under review, and a webhook with its
+delivery log).
 """
 
 import os
@@ -21,6 +22,9 @@ import uuid
 from datetime import datetime, timezone
 
 from harness import ADMIN_TOKEN, Server, chromium_path
+
+REVIEWER_TOKEN = "screenshots-reviewer-token-0123456789"
+OPS_TOKEN = "screenshots-admin-token-0123456789ab"
 
 SHOTS = [
     ("en", "400x400", "default", False),
@@ -38,12 +42,14 @@ def main():
 
     output = sys.argv[2]
     os.makedirs(output, exist_ok=True)
-    server = Server(sys.argv[1])
+    server = Server(sys.argv[1], ["--admin-token", f"rosa:reviewer:{REVIEWER_TOKEN}", "--admin-token", f"ops:admin:{OPS_TOKEN}",
+                                  "--webhook-allow-loopback"])
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1720, "height": 900})
             console_shots(server, browser, output)
+            changes_shots(server, browser, output)
             for locale, size, style, dark in SHOTS:
                 page.emulate_media(color_scheme="dark" if dark else "light")
                 page.goto(f"{server.url}/preview?locale={locale}&size={size}&style={style}")
@@ -144,6 +150,50 @@ def console_shots(server, browser, output):
             page.keyboard.type(" Essayez un autre mot.")
         shoot(page, name, full=False)
         context.close()
+
+
+def changes_shots(server, browser, output):
+    """Review in the console: the rules ask for one approval; a request of two changes with a
+    reviewer's comment; a webhook to a loopback port nothing listens on, pinged (its failed
+    attempt in the log). Taken after the other console shots, which publish directly."""
+    def api(method, path, body=None, token=ADMIN_TOKEN, headers=None):
+        all_headers = {"Authorization": f"Bearer {token}", **(headers or {})}
+        if body is not None:
+            all_headers["Content-Type"] = "application/json"
+        status, answer_headers, data = server.request(method, "/v1/admin" + path, body, all_headers)
+        return json.loads(data) if data else None
+
+    rules = api("GET", "/review-rules", token=OPS_TOKEN)
+    api("PUT", "/review-rules", {"requiredApprovals": 1}, OPS_TOKEN, {"If-Match": f'"r{rules["revision"]}"'})
+    changes = []
+    for template_id, locale, key, text in (("noSearchResults", "fr", "title", "Aucun résultat pour cette recherche"),
+                                           ("noFavorites", "de", "message", "Tippe auf den Stern, um etwas hier abzulegen.")):
+        strings = api("GET", f"/templates/{template_id}")["template"]["strings"][locale]
+        changes.append({"kind": "templateStrings", "id": template_id, "locale": locale, "strings": {**strings, key: text}})
+    request = api("POST", "/change-requests", {"title": "Friendlier empty lists", "description": "Shorter French title, a German hint.",
+                                               "changes": changes})
+    api("POST", f"/change-requests/{request['id']}/comments", {"text": "The German hint reads well; checking the French on a phone."},
+        REVIEWER_TOKEN)
+    hook = api("POST", "/webhooks", {"url": "http://127.0.0.1:9/hooks/empty-states", "events": ["changeRequest.published"],
+                                     "description": "Release bot"})
+    api("POST", f"/webhooks/{hook['id']}/ping")
+    time.sleep(1.5)  # the ping's first attempt
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, timezone_id="Europe/Paris")
+    page = context.new_page()
+    page.goto(server.url + "/admin/")
+    page.get_by_label("Admin token").fill(REVIEWER_TOKEN)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("#account:not([hidden])")
+    for name, route, ready in (("changes", "#/changes", ".results[data-state=ready]"),
+                               ("change-request", f"#/changes/{request['id']}", ".change-request[data-state=ready]"),
+                               ("webhook", f"#/webhooks/{hook['id']}", "#deliveries[data-state=ready]")):
+        page.goto(server.url + "/admin/" + route)
+        page.wait_for_selector(ready)
+        time.sleep(0.3)
+        path = os.path.join(output, f"console-{name}.png")
+        page.screenshot(path=path, full_page=True)
+        print(path)
+    context.close()
 
 
 def run_experiment(server):

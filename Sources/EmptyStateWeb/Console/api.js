@@ -83,3 +83,23 @@ export const ifRevision = (revision) => (revision === null || revision === undef
 
 /** A path segment, percent-encoded. */
 export const seg = (text) => encodeURIComponent(text);
+
+export const patch = (path, body, options = {}) => request("PATCH", path, { ...options, body });
+
+/** A change request's path, or one of its actions' (`approve`, `schedule`, …). */
+export const changeRequestPath = (id, action = "") => `/v1/admin/change-requests/${seg(String(id))}${action ? `/${action}` : ""}`;
+
+/** A webhook's path, or one below it (`ping`, `deliveries`, …). */
+export const webhookPath = (id, rest = "") => `/v1/admin/webhooks/${seg(id)}${rest ? `/${rest}` : ""}`;
+
+/** Whether `error` is the problem `slug` (`urn:empty-state:problem:<slug>`). */
+export const isProblem = (error, slug) => error instanceof ApiError && error.problem.type === `urn:empty-state:problem:${slug}`;
+
+/**
+ * The approvals the review rules ask of a change that moves a template from category `before`
+ * to `after` (the larger of the two, as the server decides: docs/review.md).
+ */
+export function approvalsNeeded(rules, ...categories) {
+  const rule = (category) => rules.categories?.[category] ?? rules.requiredApprovals ?? 0;
+  return Math.max(0, ...categories.filter(Boolean).map(rule));
+}

@@ -3,12 +3,14 @@
 //
 // Screens: catalogue (#/), edit (#/templates/{id}), history (#/templates/{id}/history),
 // translations, app policies (#/policies/{platform}), audit log, numbers, experiments
-// (#/experiments[/{id}]). The server decides what a session may do; the console only mirrors
-// it (a viewer's write controls are disabled, with the reason beside them).
+// (#/experiments[/{id}]), change requests (#/changes[/{id}]), webhooks (#/webhooks[/{id}]).
+// The server decides what a session may do; the console only mirrors it (a viewer's write
+// controls are disabled, with the reason beside them).
 
 import { del, get, onSessionEnded } from "./api.js";
 import { announce, h, routeQuery } from "./dom.js";
 import * as audit from "./screen-audit.js";
+import * as changes from "./screen-changes.js";
 import * as catalogue from "./screen-catalogue.js";
 import * as edit from "./screen-edit.js";
 import * as experiments from "./screen-experiments.js";
@@ -17,6 +19,7 @@ import * as numbers from "./screen-numbers.js";
 import * as policies from "./screen-policies.js";
 import * as signin from "./screen-signin.js";
 import * as translations from "./screen-translations.js";
+import * as webhooks from "./screen-webhooks.js";
 
 const ROUTES = [
   [/^\/?$/, catalogue, "catalogue"],
@@ -27,6 +30,8 @@ const ROUTES = [
   [/^\/audit$/, audit, "audit"],
   [/^\/numbers$/, numbers, "numbers"],
   [/^\/experiments(?:\/([^/]+))?$/, experiments, "experiments"],
+  [/^\/changes(?:\/(\d+))?$/, changes, "changes"],
+  [/^\/webhooks(?:\/([^/]+))?$/, webhooks, "webhooks"],
 ];
 
 const main = document.getElementById("main");

@@ -80,6 +80,7 @@ export function mount(main, { id, query }, context) {
     readOnly,
     writeProps,
     viewerReasonID: context.viewerReasonID,
+    session: context.session,
     labels: actionLabels(),
     ...formFields({ fields, readOnly }),
     preview: () => previewPart,
@@ -95,7 +96,7 @@ export function mount(main, { id, query }, context) {
     /** Called when a string of `locale` is edited: the editor opens on it next time. */
     edited: (locale) => rememberLocale(context.session?.name ?? "", locale),
   };
-  const { review, discard } = publishing(editor);
+  const { controls } = publishing(editor);
 
   async function load() {
     try {
@@ -180,8 +181,7 @@ export function mount(main, { id, query }, context) {
       } else parts.push(".");
     }
     status.replaceChildren(...parts);
-    const publish = main.querySelector("#publish");
-    if (publish && context.canEdit) publish.disabled = !dirty();
+    for (const button of main.querySelectorAll("#publish, #propose")) if (context.canEdit) button.disabled = !dirty();
   }
 
   /** The server's errors on their fields; the rest in the summary, with a way to them. */
@@ -272,8 +272,8 @@ export function mount(main, { id, query }, context) {
     const publishBar = h(
       "div",
       { class: "publish-bar" },
-      h("button", { type: "button", id: "publish", class: "primary", ...writeProps(), disabled: readOnly || !dirty(), onclick: review }, "Review and publish…"),
-      h("button", { type: "button", id: "discard", ...writeProps(), onclick: discard }, "Discard changes"),
+      // "Review and publish…", or "Propose change…" when the review rules ask for approvals.
+      ...controls(),
     );
     if (!previewPart) {
       previewPart = preview({ initialLocale: state.locale, compact: matchMedia("(max-width: 69.99rem)").matches });
