@@ -20,8 +20,8 @@ function subject(item) {
   if (item.experiment !== undefined) {
     return h("a", { href: routeLink(`/experiments/${encodeURIComponent(item.experiment)}`) }, `experiment ${item.experiment}`);
   }
-  if (item.changeRequest !== undefined) return `change request #${item.changeRequest}`;
-  if (item.webhook !== undefined) return `webhook ${item.webhook}`;
+  if (item.changeRequest !== undefined) return h("a", { href: routeLink(`/changes/${item.changeRequest}`) }, `change request #${item.changeRequest}`);
+  if (item.webhook !== undefined) return h("a", { href: routeLink(`/webhooks/${encodeURIComponent(item.webhook)}`) }, `webhook ${item.webhook}`);
   return "review rules";
 }
 const FILTERS = ["actor", "kind", "templateId", "appPolicy", "field", "action", "from", "to"];
