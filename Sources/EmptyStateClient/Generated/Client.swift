@@ -8428,7 +8428,8 @@ internal struct Client: APIProtocol {
     /// body, an object of key → text. The resulting template must satisfy every rule, as for
     /// `PUT /v1/admin/templates/{id}`; in `422` answers, pointers into this locale are relative
     /// to the body (`/title`) and other pointers are document pointers (`/strings/fr/title`).
-    /// A value that is not a string is `422` too. `If-Match` is required (`428` without it, `412`
+    /// A value that is neither a string nor an object (a plural string, `PluralString`) is
+    /// `422` too. `If-Match` is required (`428` without it, `412`
     /// when stale or not an ETag of this API); it is checked once the body is read (`415`, `400`,
     /// and `422` for a value that is not a string) and before the template's rules, which need
     /// the current revision (RFC 9110 §13.2.1). A locale that is

@@ -90,6 +90,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/query/param`.
@@ -469,6 +472,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/query/param`.
@@ -775,6 +781,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query/param`.
@@ -1035,6 +1044,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/GET/query/param`.
@@ -1370,6 +1382,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/HEAD/query/param`.
@@ -1635,6 +1650,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query/param`.
@@ -1930,6 +1948,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/app-status/GET/query/param`.
@@ -2273,6 +2294,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/app-status/HEAD/query/param`.
@@ -2542,6 +2566,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/query/param`.
@@ -2925,6 +2952,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/query/param`.
@@ -3235,6 +3265,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/param`.
@@ -3511,6 +3544,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/query/param`.
@@ -3894,6 +3930,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/query/param`.
@@ -4204,6 +4243,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/param`.
@@ -9865,7 +9907,8 @@ internal enum Operations {
     /// body, an object of key → text. The resulting template must satisfy every rule, as for
     /// `PUT /v1/admin/templates/{id}`; in `422` answers, pointers into this locale are relative
     /// to the body (`/title`) and other pointers are document pointers (`/strings/fr/title`).
-    /// A value that is not a string is `422` too. `If-Match` is required (`428` without it, `412`
+    /// A value that is neither a string nor an object (a plural string, `PluralString`) is
+    /// `422` too. `If-Match` is required (`428` without it, `412`
     /// when stale or not an ETag of this API); it is checked once the body is read (`415`, `400`,
     /// and `422` for a value that is not a string) and before the template's rules, which need
     /// the current revision (RFC 9110 §13.2.1). A locale that is
