@@ -101,5 +101,16 @@ expect_eq "ru and fr messages are stale after the en one form changed" "fr:messa
     "$(jq -r '[.locales[] | .locale as $l | .stale[]? | select(.templateId == "plHiddenResults")
         | "\($l):\(.keys | join(","))"] | sort | join(" ")' "$BODY")"
 
+# Translator files do not carry plural forms yet: the export leaves the plural message out, and
+# an import of a unit for it is refused (`plural`) rather than replacing every form with one text.
+fetch -H "$PL_AUTH" "$PL_API/translations/export?format=xliff2&locale=ru&ids=plHiddenResults&onlyMissingOrStale=false"
+expect_eq "XLIFF 2.0 export: the title, not the plural message" "200 1 0" \
+    "$STATUS $(grep -c 'Nothing matches your filters' "$BODY") $(grep -c 'results are hidden' "$BODY")"
+sed 's|<unit id="\([^"]*\)title"|<unit id="\1message"|' "$BODY" >"$WORK/plurals-ru.xlf"
+fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xliff+xml' --data-binary @"$WORK/plurals-ru.xlf" \
+    "$PL_API/translations/import?fileName=ru.xlf"
+expect_eq "XLIFF 2.0 import of a unit for the plural: rejected, reason plural" "200 plural" \
+    "$STATUS $(json '[.templates[].strings[] | select(.key == "message") | .reasons[]?.reason] | join(",")')"
+
 fetch -X DELETE -H "$PL_AUTH" -H 'If-Match: "r3"' "$PL_API/templates/plHiddenResults"
 expect_eq "plural template deleted" 204 "$STATUS"

@@ -393,6 +393,7 @@ extension Components {
                             case copyRule = "copyRule"
                             case sourceChanged = "sourceChanged"
                             case changedSinceExport = "changedSinceExport"
+                            case plural = "plural"
                         }
                         /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload/reason`.
                         internal var reason: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayloadPayload.ReasonPayload

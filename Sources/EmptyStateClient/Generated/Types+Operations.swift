@@ -29270,7 +29270,9 @@ internal enum Operations {
     /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
     /// changed after the export) and `changedSinceExport` (the store's translation was edited
     /// after the export; times are whole seconds, and a write in the export's second counts as
-    /// after it).
+    /// after it), and `plural` (the string is a plural string, `PluralString`: translator files
+    /// do not carry plural forms yet, so exports leave plural strings out and an import refuses
+    /// them rather than replace every form with one text).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from
