@@ -1924,8 +1924,9 @@ extension Components {
         /// no line break, tab, other C0 or C1 control, DEL, U+2028 or U+2029 (`422` naming the
         /// string's pointer and the character, `contains the control character U+000A; …`); the app
         /// wraps the text itself. A template stored before this rule keeps loading and meets it when
-        /// next written. Any string may be a plural string instead (`PluralString`), an object with a
-        /// form per CLDR plural category of the locale.
+        /// next written. The title, the message and the visual label may each be a plural string
+        /// instead (`PluralString`), an object with a form per CLDR plural category of the locale;
+        /// an action label is always a plain string (`422` for an object).
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/LocaleStrings`.
@@ -1937,7 +1938,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/LocaleStrings/visual.label`.
             internal var visual_label: Components.Schemas.CopyText?
             /// A container of undocumented properties.
-            internal var additionalProperties: [String: Components.Schemas.CopyText]
+            internal var additionalProperties: [String: Swift.String]
             /// Creates a new `LocaleStrings`.
             ///
             /// - Parameters:
@@ -1949,7 +1950,7 @@ extension Components {
                 title: Components.Schemas.CopyText,
                 message: Components.Schemas.CopyText? = nil,
                 visual_label: Components.Schemas.CopyText? = nil,
-                additionalProperties: [String: Components.Schemas.CopyText] = .init()
+                additionalProperties: [String: Swift.String] = .init()
             ) {
                 self.title = title
                 self.message = message
@@ -1998,41 +1999,55 @@ extension Components {
                 try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
-        /// A text, or a plural string (`PluralString`).
+        /// A text, or a plural string (`PluralString`). The two never overlap (a string or an
+        /// object), so `anyOf` says the same as `oneOf` without making generators filter.
+        ///
         ///
         /// - Remark: Generated from `#/components/schemas/CopyText`.
-        internal enum CopyText: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/CopyText/case1`.
-            case case1(Swift.String)
-            /// - Remark: Generated from `#/components/schemas/CopyText/case2`.
-            case PluralString(Components.Schemas.PluralString)
+        internal struct CopyText: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CopyText/value1`.
+            internal var value1: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/CopyText/value2`.
+            internal var value2: Components.Schemas.PluralString?
+            /// Creates a new `CopyText`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            internal init(
+                value1: Swift.String? = nil,
+                value2: Components.Schemas.PluralString? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
             internal init(from decoder: any Swift.Decoder) throws {
                 var errors: [any Swift.Error] = []
                 do {
-                    self = .case1(try decoder.decodeFromSingleValueContainer())
-                    return
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
                 } catch {
                     errors.append(error)
                 }
                 do {
-                    self = .PluralString(try .init(from: decoder))
-                    return
+                    self.value2 = try .init(from: decoder)
                 } catch {
                     errors.append(error)
                 }
-                throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
                     type: Self.self,
                     codingPath: decoder.codingPath,
                     errors: errors
                 )
             }
             internal func encode(to encoder: any Swift.Encoder) throws {
-                switch self {
-                case let .case1(value):
-                    try encoder.encodeToSingleValueContainer(value)
-                case let .PluralString(value):
-                    try value.encode(to: encoder)
-                }
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1
+                ])
+                try self.value2?.encode(to: encoder)
             }
         }
         /// A string with a form per CLDR plural category of its locale (CLDR 49's cardinal rules:

@@ -368,6 +368,13 @@ package struct TemplateParser {
                     fail(keyPointer, "unknown key (expected title, message, visual.label or actions.<id> of an action)")
                     continue
                 }
+                if case .object = text, key.hasPrefix("actions.") {
+                    fail(
+                        keyPointer,
+                        "a button label is a plain string: the title, message and visual label may be plural strings"
+                    )
+                    continue
+                }
                 if case .object = text {
                     // A plural string: its `other` form is the key's text (`Template.plurals`).
                     if let plural = parsePlural(text, key: key, locale: tag.description, at: keyPointer) {

@@ -191,8 +191,14 @@ package enum TemplateRenderer {
         writer.endArray()
         // Only when a plural is left to choose (its number was not sent as `param.<variable>`),
         // so a template without one, or a request that sent the number, is written as before.
-        let keys = ["title", "message", "visual.label"] + template.actions.map { Template.labelKey($0.id) }
-        let plurals = copy.unchosenPlurals(keys: keys, parameters: parameters)
+        // Checked first: the hot path (no plural at all) allocates nothing more than before.
+        let plurals =
+            copy.plurals.isEmpty
+            ? []
+            : copy.unchosenPlurals(
+                keys: ["title", "message", "visual.label"] + template.actions.map { Template.labelKey($0.id) },
+                parameters: parameters
+            )
         if !plurals.isEmpty {
             writer.key("plurals")
             writer.beginObject()

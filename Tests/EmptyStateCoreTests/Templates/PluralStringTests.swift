@@ -217,6 +217,30 @@ struct PluralStringTests {
         #expect(issues.contains { $0.rule.contains(rule.rule) }, "\(issues.map(\.rule))")
     }
 
+    @Test("a button label is a plain string, never a plural")
+    func buttonLabel() {
+        let document = Self.hidden
+            .setting(
+                "/actions",
+                to: .array([
+                    .object([
+                        ("id", .string("clear")), ("role", .string("primary")), ("type", .string("custom")),
+                        ("target", .string("clearFilters")),
+                    ])
+                ])
+            )
+            .setting(
+                "/strings/en/actions.clear",
+                to: .object([("plural", .string("count")), ("other", .string("Clear {count} filters"))])
+            )
+        let issues = Self.issues(document)
+        #expect(
+            issues.contains {
+                $0.pointer == "/strings/en/actions.clear" && $0.rule.contains("a button label is a plain string")
+            }
+        )
+    }
+
     @Test("English one holds 1 alone: its form may leave the number out")
     func englishOneWithoutNumber() {
         #expect(Self.issues(Self.hidden).isEmpty)
