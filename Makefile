@@ -97,7 +97,7 @@ run: build
 ## libmicrohttpd, then again on Debian 13's 1.0: test-libmicrohttpd-debian13), translation files through
 ## independent readers, contract checks, fuzz targets for a few seconds each, lint
 test: deps-test build unit-test integration-test browser-test test-libmicrohttpd-debian13 translation-check fuzz-smoke \
-	lint client-sources icons deploy-check
+	lint client-sources icons cldr deploy-check
 
 ## unit-test: the Swift tests; the store suites also run against a throwaway PostgreSQL
 ## (scripts/postgres.sh, stopped afterwards, also on failure; with TLS on and its own CA, for
@@ -188,6 +188,20 @@ icons: deps
 
 generate-icons: deps
 	python3 Tools/icons/generate.py
+
+## cldr: the committed CLDR tables (plural rules, language aliases) and the plural test vectors are
+## what Tools/cldr/generate.py makes of babel 2.19.0's CLDR
+## generate-cldr: rewrite them (after changing the generator or the babel version)
+CLDR_PIP_PACKAGES = babel==2.19.0
+.PHONY: cldr generate-cldr
+cldr:
+	@python3 -c "import babel, sys; sys.exit(babel.__version__ != '2.19.0')" 2>/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check $(CLDR_PIP_PACKAGES) 2>/dev/null \
+		|| python3 -m pip install --quiet --disable-pip-version-check --break-system-packages $(CLDR_PIP_PACKAGES)
+	python3 Tools/cldr/generate.py --check
+
+generate-cldr:
+	python3 Tools/cldr/generate.py
 
 ## translation-check: the translation files read by independent readers. The fixture writer
 ## (translation-fixtures, Tests/TranslationFixtureWriter) writes every format into a temporary directory;

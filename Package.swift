@@ -63,10 +63,14 @@ let package = Package(
         // A JSON value parser, a deterministic, allocation-light JSON writer, and the one string
         // escaper of JSON and log lines (TextEscaper).
         .target(name: "JSONCoding", swiftSettings: swiftSettings),
+        // CLDR's plural rules (generated from CLDR by Tools/cldr/generate.py) and their
+        // evaluation: which forms a plural string has in a locale, and which one a number takes.
+        // No dependency at all: the service and the apps' client library both choose with it.
+        .target(name: "CLDRPlurals", swiftSettings: swiftSettings),
         // The domain: templates, validation, locale negotiation, pseudo-locales, rendering.
         .target(
             name: "EmptyStateCore",
-            dependencies: ["JSONCoding"],
+            dependencies: ["JSONCoding", "CLDRPlurals"],
             swiftSettings: swiftSettings
         ),
         // The web platform: the icon set, the HTML renderer, the stylesheet and web component
@@ -83,7 +87,7 @@ let package = Package(
         // and the import plan. No store, no HTTP: the admin routes build on it.
         .target(
             name: "EmptyStateTranslation",
-            dependencies: ["EmptyStateCore", "JSONCoding"],
+            dependencies: ["EmptyStateCore", "JSONCoding", "CLDRPlurals"],
             swiftSettings: swiftSettings
         ),
         // The store contract both backends implement: the interfaces, their errors and records,
@@ -223,7 +227,9 @@ let package = Package(
         ),
         .testTarget(
             name: "EmptyStateCoreTests",
-            dependencies: ["EmptyStateCore", "JSONCoding"],
+            dependencies: ["EmptyStateCore", "JSONCoding", "CLDRPlurals"],
+            // plural-vectors.json: babel's categories, read from the source tree (CLDRPluralsTests).
+            exclude: ["Resources"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -286,8 +292,9 @@ let package = Package(
 
 // MARK: - EmptyStateClient: the client library for apps (iOS, macOS, Linux)
 // Kept as one block, apart from the server's targets. The library depends on Foundation,
-// swift-log and swift-openapi's runtime and URLSession transport only; its generated sources are
-// committed (Tools/openapi-generator/generate.sh; `make test` checks they match openapi.yaml).
+// swift-log, swift-openapi's runtime and URLSession transport, and CLDRPlurals (which depends on
+// nothing); its generated sources are committed (Tools/openapi-generator/generate.sh; `make test`
+// checks they match openapi.yaml).
 package.platforms = (package.platforms ?? []) + [.iOS(.v16), .tvOS(.v16), .watchOS(.v9)]
 package.products += [.library(name: "EmptyStateClient", targets: ["EmptyStateClient"])]
 package.dependencies += [
@@ -302,6 +309,9 @@ package.targets += [
     .target(
         name: "EmptyStateClient",
         dependencies: [
+            // CLDR's plural rules, shared with the service: a form chosen on a device is the one
+            // the service would serve (`EmptyStateTemplate.counting(_:as:formatted:)`).
+            "CLDRPlurals",
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

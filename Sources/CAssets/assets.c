@@ -154,6 +154,10 @@ static const unsigned char console_edit_copy_js[] = {
 #embed "../EmptyStateWeb/Console/edit-copy.js"
 };
 
+static const unsigned char console_edit_plurals_js[] = {
+#embed "../EmptyStateWeb/Console/edit-plurals.js"
+};
+
 static const unsigned char console_edit_publish_js[] = {
 #embed "../EmptyStateWeb/Console/edit-publish.js"
 };
@@ -249,6 +253,7 @@ static const struct {
     {"edit-general.js", console_edit_general_js, sizeof(console_edit_general_js)},
     {"edit-actions.js", console_edit_actions_js, sizeof(console_edit_actions_js)},
     {"edit-copy.js", console_edit_copy_js, sizeof(console_edit_copy_js)},
+    {"edit-plurals.js", console_edit_plurals_js, sizeof(console_edit_plurals_js)},
     {"edit-publish.js", console_edit_publish_js, sizeof(console_edit_publish_js)},
     {"edit-locale.js", console_edit_locale_js, sizeof(console_edit_locale_js)},
     {"experiments-list.js", console_experiments_list_js, sizeof(console_experiments_list_js)},

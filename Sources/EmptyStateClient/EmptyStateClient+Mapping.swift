@@ -1,3 +1,4 @@
+import CLDRPlurals
 import Foundation
 
 // Mapping between the contract's generated types and the client's: the queued event as the
@@ -35,15 +36,21 @@ extension EmptyStateTemplate {
             parameters.reduce(text) { $0.replacingOccurrences(of: "{\($1.key)}", with: $1.value) }
         }
         var copy = self
-        copy.title = fill(title)
-        copy.message = message.map(fill)
-        copy.actions = actions.map { action in
+        // A plural's number among the parameters chooses its form first, as the service does.
+        for variable in Set((plurals ?? [:]).values.map(\.variable)) {
+            guard let value = parameters[variable] else { continue }
+            let category = PluralRules.forLocale(locale).category(of: value) ?? .other
+            copy = copy.choosing(category, variable: variable, shown: value)
+        }
+        copy.title = fill(copy.title)
+        copy.message = copy.message.map(fill)
+        copy.actions = copy.actions.map { action in
             var action = action
             action.label = fill(action.label)
             return action
         }
-        copy.visual.label = visual.label.map(fill)
-        copy.placeholders = placeholders.filter { parameters[$0] == nil }
+        copy.visual.label = copy.visual.label.map(fill)
+        copy.placeholders = copy.placeholders.filter { parameters[$0] == nil }
         return copy
     }
 }

@@ -37,6 +37,17 @@ public struct EmptyStateTemplate: Sendable, Hashable, Codable {
         public var variant: String
     }
 
+    /// A string of the copy with a form per CLDR plural category of ``EmptyStateTemplate/locale``,
+    /// left for the app to choose because its number was not sent (see
+    /// ``EmptyStateTemplate/counting(_:as:formatted:)``).
+    public struct Plural: Sendable, Hashable, Codable {
+        /// The placeholder whose number chooses the form: `count` for `{count}`.
+        public var variable: String
+        /// CLDR category (`zero`, `one`, `two`, `few`, `many`, `other`) → the form; `other` is
+        /// always there.
+        public var forms: [String: String]
+    }
+
     /// One button of the empty state.
     public struct Action: Sendable, Hashable, Codable, Identifiable {
         /// The action's id within the template; pass it to ``EmptyStateClient/tapped(_:action:)``.
@@ -79,6 +90,10 @@ public struct EmptyStateTemplate: Sendable, Hashable, Codable {
     public var actions: [Action]
     /// Names of `{placeholder}`s still in the copy (no value was given for them).
     public var placeholders: [String]
+    /// The plural strings whose number was not given: key (`title`, `message`, `visual.label`,
+    /// `actions.<id>`) → its forms. Their text above is the general (`other`) form; choose with
+    /// ``counting(_:as:formatted:)``. `nil` when there is none.
+    public var plurals: [String: Plural]?
     /// The `ETag` of the response this copy came from (`nil` for a bundled snapshot's copy).
     public var etag: String?
 }
@@ -109,6 +124,20 @@ extension EmptyStateTemplate {
                 Action(id: $0.id, role: $0.role.rawValue, type: $0._type.rawValue, label: $0.label, target: $0.target)
             },
             placeholders: template.placeholders,
+            plurals: template.plurals.map { plurals in
+                plurals.additionalProperties.mapValues { plural in
+                    let forms: [(String, String?)] = [
+                        ("zero", plural.zero), ("one", plural.one), ("two", plural.two), ("few", plural.few),
+                        ("many", plural.many), ("other", plural.other),
+                    ]
+                    return Plural(
+                        variable: plural.plural,
+                        forms: Dictionary(
+                            uniqueKeysWithValues: forms.compactMap { name, text in text.map { (name, $0) } }
+                        )
+                    )
+                }
+            },
             etag: etag
         )
     }

@@ -74,7 +74,7 @@ package enum HTMLRenderer {
         icons: IconSet = .lucide
     ) -> [UInt8] {
         var html = HTMLWriter(capacity: 4096)
-        let title = CopyRules.fill(copy.strings["title"] ?? template.id, with: parameters)
+        let title = copy.text("title", parameters: parameters) ?? template.id
         html.raw("<!doctype html>\n<html lang=\"")
         html.text(copy.locale)
         html.raw("\" dir=\"")
@@ -101,7 +101,8 @@ package enum HTMLRenderer {
         into html: inout HTMLWriter
     ) {
         func text(_ key: String) -> String? {
-            copy.strings[key].map { CopyRules.fill($0, with: parameters) }
+            // A plural string takes the form of its number (`param.count`), as in the JSON API.
+            copy.text(key, parameters: parameters)
         }
         let style = options.style ?? template.style
         html.raw("<section class=\"es\" data-template=\"")

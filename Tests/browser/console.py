@@ -39,6 +39,7 @@ import sys
 import time
 import urllib.parse
 
+from console_plurals import plural_flow
 from console_scale import measure_search, scale_server
 from harness import ADMIN_TOKEN, OtherOrigin, Results, Server, chromium_path
 
@@ -541,7 +542,10 @@ def main():
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             checks = Console(server, browser, results, axe_source, backend)
             timings = [f"server start {time.time() - started:.1f} s"]
-            flows = [checks.csp_in_force, checks.editor_flow, checks.race, checks.viewer, lambda: checks.csrf(other),
+            def plurals():
+                plural_flow(checks)
+
+            flows = [checks.csp_in_force, checks.editor_flow, plurals, checks.race, checks.viewer, lambda: checks.csrf(other),
                      checks.hostile, checks.keyboard, checks.secrets]
             # The screens' markup does not depend on the backend: axe and 320 px run once, on SQLite.
             if backend == "sqlite":

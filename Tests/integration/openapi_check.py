@@ -1124,6 +1124,41 @@ def run_translations(checker: Checker, token: str) -> None:
     run(Case("import no token", "POST", imported, 401, headers={"Content-Type": "application/xliff+xml"}, body=bad, extra=[problem_type("unauthorized")]))
 
 
+def run_plurals(checker: Checker, token: str) -> None:
+    """A scratch template with a plural message (issue 36): its admin document, one locale's
+    plural strings, the client JSON with `plurals` and with `param.count`, the bundle and the HTML
+    fragment, each judged against the document; deleted at the end."""
+    run = checker.run
+    auth = {"Authorization": f"Bearer {token}"}
+    as_json = {**auth, "Content-Type": "application/json"}
+    tid = f"openapiPlural{secrets.token_hex(4)}"
+    one = f"/v1/admin/templates/{tid}"
+    document = {
+        "id": tid,
+        "category": "noResults",
+        "style": "default",
+        "defaultLocale": "en",
+        "visual": {"icon": {"ios": "magnifyingglass", "android": "search_off", "web": "search-x"}},
+        "actions": [],
+        "strings": {
+            "en": {"title": "Nothing matches", "message": {"plural": "count", "one": "One result is hidden.", "other": "{count} results are hidden."}},
+            "ar": {"title": "لا توجد نتائج", "message": {"plural": "count", "zero": "لا توجد نتائج مخفية.", "one": "نتيجة واحدة مخفية.", "two": "نتيجتان مخفيتان.", "few": "{count} نتائج مخفية.", "many": "{count} نتيجة مخفية.", "other": "{count} نتيجة مخفية."}},
+        },
+    }
+    body = json.dumps(document, ensure_ascii=False).encode("utf-8")
+    run(Case("plural create", "PUT", one, 201, headers={**as_json, "If-None-Match": "*"}, body=body, extra=[body_field("template round-trips", lambda b: b["template"] == document)]))
+    run(Case("plural read", "GET", one, 200, headers=auth))
+    french = {"title": "Aucun résultat", "message": {"plural": "count", "one": "{count} résultat masqué.", "many": "{count} de résultats masqués.", "other": "{count} résultats masqués."}}
+    run(Case("plural strings", "PUT", f"{one}/strings/fr", 200, headers={**as_json, "If-Match": '"r1"'}, body=json.dumps(french, ensure_ascii=False).encode("utf-8")))
+    wrong = {"title": "Aucun résultat", "message": {"plural": "count", "two": "{count} résultats", "other": "{count} résultats masqués."}}
+    run(Case("plural strings, a category fr lacks", "PUT", f"{one}/strings/fr", 422, headers={**as_json, "If-Match": '"r2"'}, body=json.dumps(wrong).encode("utf-8"), extra=[problem_pointers("/message/two")]))
+    run(Case("plural forms served", "GET", f"/v1/templates/{tid}?locale=fr", 200, extra=[body_field("the forms", lambda b: list(b["plurals"]["message"]) == ["plural", "one", "many", "other"])]))
+    run(Case("plural chosen", "GET", f"/v1/templates/{tid}?locale=ar&param.count=2", 200, extra=[body_field("dual", lambda b: b["message"] == "نتيجتان مخفيتان." and "plurals" not in b)]))
+    run(Case("plural bundle", "GET", "/v1/templates?locale=fr&platform=android", 200))
+    run(Case("plural HTML", "GET", f"/v1/web/templates/{tid}?locale=fr&param.count=1000000", 200))
+    run(Case("plural delete", "DELETE", one, 204, headers={**auth, "If-Match": '"r2"'}))
+
+
 # ---------------------------------------------------------------------------------------------
 # The admin console: its files, its session, and the admin routes only it uses
 
@@ -1789,6 +1824,7 @@ def main(argv: list[str] | None = None) -> int:
         run_admin(checker, token, args.body_limit)
         run_console(checker, token)
         run_translations(checker, token)
+        run_plurals(checker, token)
         run_analytics(checker, token, events)
         run_app_status(checker, token)
         run_change_requests(checker, token)

@@ -126,6 +126,9 @@ extension Components {
         /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
         /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
         /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+        /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+        /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+        /// it the string is the general form and the forms are in `plurals`.
         ///
         ///
         /// - Remark: Generated from `#/components/parameters/PlaceholderValues`.

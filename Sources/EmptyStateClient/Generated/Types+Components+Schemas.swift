@@ -393,6 +393,7 @@ extension Components {
                             case copyRule = "copyRule"
                             case sourceChanged = "sourceChanged"
                             case changedSinceExport = "changedSinceExport"
+                            case plural = "plural"
                         }
                         /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/ReasonsPayload/reason`.
                         internal var reason: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayloadPayload.ReasonPayload
@@ -961,6 +962,48 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Template/placeholders`.
             internal var placeholders: [Components.Schemas.PlaceholderName]
+            /// Present only when a string of this copy is a plural string (`PluralString`) whose
+            /// number was not sent as `param.<plural>`: key (`title`, `message`, `visual.label`,
+            /// `actions.<id>`) → its forms, the other parameters filled in. The string itself then
+            /// holds the general form (`other`), so a client that knows nothing of plurals still
+            /// shows a sentence; one that does picks the form of its number by the CLDR rules of
+            /// `locale` (the Swift client: `EmptyStateTemplate.text(_:count:)`). Sending
+            /// `param.<plural>` instead makes the server choose: the string is that number's form
+            /// and this member is absent. A value that is not a decimal number (`3`, `1.5`, `1.2c6`)
+            /// takes the general form.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Template/plurals`.
+            internal struct PluralsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.PluralString]
+                /// Creates a new `PluralsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.PluralString] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Present only when a string of this copy is a plural string (`PluralString`) whose
+            /// number was not sent as `param.<plural>`: key (`title`, `message`, `visual.label`,
+            /// `actions.<id>`) → its forms, the other parameters filled in. The string itself then
+            /// holds the general form (`other`), so a client that knows nothing of plurals still
+            /// shows a sentence; one that does picks the form of its number by the CLDR rules of
+            /// `locale` (the Swift client: `EmptyStateTemplate.text(_:count:)`). Sending
+            /// `param.<plural>` instead makes the server choose: the string is that number's form
+            /// and this member is absent. A value that is not a decimal number (`3`, `1.5`, `1.2c6`)
+            /// takes the general form.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Template/plurals`.
+            internal var plurals: Components.Schemas.Template.PluralsPayload?
             /// Creates a new `Template`.
             ///
             /// - Parameters:
@@ -977,6 +1020,7 @@ extension Components {
             ///   - message: The description (at most 140 columns in the source copy); absent when the template has none.
             ///   - actions: Zero to three actions; when there are any, the first-listed primary action is the remedy.
             ///   - placeholders: The names of `{name}` placeholders still present in the copy (no `param.<name>` was given).
+            ///   - plurals: Present only when a string of this copy is a plural string (`PluralString`) whose
             internal init(
                 id: Components.Schemas.TemplateId,
                 revision: Components.Schemas.RevisionNumber? = nil,
@@ -990,7 +1034,8 @@ extension Components {
                 title: Swift.String,
                 message: Swift.String? = nil,
                 actions: [Components.Schemas.Action],
-                placeholders: [Components.Schemas.PlaceholderName]
+                placeholders: [Components.Schemas.PlaceholderName],
+                plurals: Components.Schemas.Template.PluralsPayload? = nil
             ) {
                 self.id = id
                 self.revision = revision
@@ -1005,6 +1050,7 @@ extension Components {
                 self.message = message
                 self.actions = actions
                 self.placeholders = placeholders
+                self.plurals = plurals
             }
             internal enum CodingKeys: String, CodingKey {
                 case id
@@ -1020,6 +1066,7 @@ extension Components {
                 case message
                 case actions
                 case placeholders
+                case plurals
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1075,6 +1122,10 @@ extension Components {
                     [Components.Schemas.PlaceholderName].self,
                     forKey: .placeholders
                 )
+                self.plurals = try container.decodeIfPresent(
+                    Components.Schemas.Template.PluralsPayload.self,
+                    forKey: .plurals
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "id",
                     "revision",
@@ -1088,7 +1139,8 @@ extension Components {
                     "title",
                     "message",
                     "actions",
-                    "placeholders"
+                    "placeholders",
+                    "plurals"
                 ])
             }
         }
@@ -1873,17 +1925,19 @@ extension Components {
         /// no line break, tab, other C0 or C1 control, DEL, U+2028 or U+2029 (`422` naming the
         /// string's pointer and the character, `contains the control character U+000A; …`); the app
         /// wraps the text itself. A template stored before this rule keeps loading and meets it when
-        /// next written.
+        /// next written. The title, the message and the visual label may each be a plural string
+        /// instead (`PluralString`), an object with a form per CLDR plural category of the locale;
+        /// an action label is always a plain string (`422` for an object).
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/LocaleStrings`.
         internal struct LocaleStrings: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/LocaleStrings/title`.
-            internal var title: Swift.String
+            internal var title: Components.Schemas.CopyText
             /// - Remark: Generated from `#/components/schemas/LocaleStrings/message`.
-            internal var message: Swift.String?
+            internal var message: Components.Schemas.CopyText?
             /// - Remark: Generated from `#/components/schemas/LocaleStrings/visual.label`.
-            internal var visual_label: Swift.String?
+            internal var visual_label: Components.Schemas.CopyText?
             /// A container of undocumented properties.
             internal var additionalProperties: [String: Swift.String]
             /// Creates a new `LocaleStrings`.
@@ -1894,9 +1948,9 @@ extension Components {
             ///   - visual_label:
             ///   - additionalProperties: A container of undocumented properties.
             internal init(
-                title: Swift.String,
-                message: Swift.String? = nil,
-                visual_label: Swift.String? = nil,
+                title: Components.Schemas.CopyText,
+                message: Components.Schemas.CopyText? = nil,
+                visual_label: Components.Schemas.CopyText? = nil,
                 additionalProperties: [String: Swift.String] = .init()
             ) {
                 self.title = title
@@ -1912,15 +1966,15 @@ extension Components {
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.title = try container.decode(
-                    Swift.String.self,
+                    Components.Schemas.CopyText.self,
                     forKey: .title
                 )
                 self.message = try container.decodeIfPresent(
-                    Swift.String.self,
+                    Components.Schemas.CopyText.self,
                     forKey: .message
                 )
                 self.visual_label = try container.decodeIfPresent(
-                    Swift.String.self,
+                    Components.Schemas.CopyText.self,
                     forKey: .visual_label
                 )
                 additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
@@ -1946,7 +2000,166 @@ extension Components {
                 try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
-        /// The complete new strings of one locale, key → text: every value a string. Keys and rules
+        /// A text, or a plural string (`PluralString`). The two never overlap (a string or an
+        /// object), so `anyOf` says the same as `oneOf` without making generators filter.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/CopyText`.
+        internal struct CopyText: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CopyText/value1`.
+            internal var value1: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/CopyText/value2`.
+            internal var value2: Components.Schemas.PluralString?
+            /// Creates a new `CopyText`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            internal init(
+                value1: Swift.String? = nil,
+                value2: Components.Schemas.PluralString? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try .init(from: decoder)
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1
+                ])
+                try self.value2?.encode(to: encoder)
+            }
+        }
+        /// A string with a form per CLDR plural category of its locale (CLDR 49's cardinal rules:
+        /// English has `one` and `other`, French `one`, `many` and `other`, Russian `one`, `few`,
+        /// `many` and `other`, Arabic all six, Japanese `other` alone), chosen by the number in the
+        /// placeholder `plural` names: `{"plural": "count", "one": "One result is hidden", "other":
+        /// "{count} results are hidden"}`. `other`, the general form, is required and used for every
+        /// number whose category has no form; a category the locale does not have is `422` naming
+        /// it (`/strings/ja/message/one`: `ja has no plural category one …`). Each form follows the
+        /// key's copy rules and uses the default locale's general form's placeholders; each shows
+        /// `{count}`, except a form whose category holds one number alone in its locale (English
+        /// `one`: 1; Arabic `zero` and `two`), which may say it in words. A plural string starts in
+        /// the default locale and keeps its `plural` in every locale; a translation may stay a plain
+        /// string, which then serves every number. Forms are returned in CLDR's order.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/PluralString`.
+        internal struct PluralString: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PluralString/plural`.
+            internal var plural: Components.Schemas.PlaceholderName
+            /// - Remark: Generated from `#/components/schemas/PluralString/zero`.
+            internal var zero: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PluralString/one`.
+            internal var one: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PluralString/two`.
+            internal var two: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PluralString/few`.
+            internal var few: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PluralString/many`.
+            internal var many: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PluralString/other`.
+            internal var other: Swift.String
+            /// Creates a new `PluralString`.
+            ///
+            /// - Parameters:
+            ///   - plural:
+            ///   - zero:
+            ///   - one:
+            ///   - two:
+            ///   - few:
+            ///   - many:
+            ///   - other:
+            internal init(
+                plural: Components.Schemas.PlaceholderName,
+                zero: Swift.String? = nil,
+                one: Swift.String? = nil,
+                two: Swift.String? = nil,
+                few: Swift.String? = nil,
+                many: Swift.String? = nil,
+                other: Swift.String
+            ) {
+                self.plural = plural
+                self.zero = zero
+                self.one = one
+                self.two = two
+                self.few = few
+                self.many = many
+                self.other = other
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case plural
+                case zero
+                case one
+                case two
+                case few
+                case many
+                case other
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.plural = try container.decode(
+                    Components.Schemas.PlaceholderName.self,
+                    forKey: .plural
+                )
+                self.zero = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .zero
+                )
+                self.one = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .one
+                )
+                self.two = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .two
+                )
+                self.few = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .few
+                )
+                self.many = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .many
+                )
+                self.other = try container.decode(
+                    Swift.String.self,
+                    forKey: .other
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "plural",
+                    "zero",
+                    "one",
+                    "two",
+                    "few",
+                    "many",
+                    "other"
+                ])
+            }
+        }
+        /// The complete new strings of one locale, key → text: every value a string or a plural
+        /// string's object (`PluralString`). Keys and rules
         /// are those of `LocaleStrings`; the locale's previous strings are replaced, not merged.
         ///
         ///
@@ -4311,6 +4524,48 @@ extension Components {
                 ///
                 /// - Remark: Generated from `#/components/schemas/AppStatus/template/placeholders`.
                 internal var placeholders: [Components.Schemas.PlaceholderName]
+                /// Present only when a string of this copy is a plural string (`PluralString`) whose
+                /// number was not sent as `param.<plural>`: key (`title`, `message`, `visual.label`,
+                /// `actions.<id>`) → its forms, the other parameters filled in. The string itself then
+                /// holds the general form (`other`), so a client that knows nothing of plurals still
+                /// shows a sentence; one that does picks the form of its number by the CLDR rules of
+                /// `locale` (the Swift client: `EmptyStateTemplate.text(_:count:)`). Sending
+                /// `param.<plural>` instead makes the server choose: the string is that number's form
+                /// and this member is absent. A value that is not a decimal number (`3`, `1.5`, `1.2c6`)
+                /// takes the general form.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/AppStatus/template/plurals`.
+                internal struct PluralsPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Components.Schemas.PluralString]
+                    /// Creates a new `PluralsPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Components.Schemas.PluralString] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// Present only when a string of this copy is a plural string (`PluralString`) whose
+                /// number was not sent as `param.<plural>`: key (`title`, `message`, `visual.label`,
+                /// `actions.<id>`) → its forms, the other parameters filled in. The string itself then
+                /// holds the general form (`other`), so a client that knows nothing of plurals still
+                /// shows a sentence; one that does picks the form of its number by the CLDR rules of
+                /// `locale` (the Swift client: `EmptyStateTemplate.text(_:count:)`). Sending
+                /// `param.<plural>` instead makes the server choose: the string is that number's form
+                /// and this member is absent. A value that is not a decimal number (`3`, `1.5`, `1.2c6`)
+                /// takes the general form.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/schemas/AppStatus/template/plurals`.
+                internal var plurals: Components.Schemas.AppStatus.TemplatePayload.PluralsPayload?
                 /// Creates a new `TemplatePayload`.
                 ///
                 /// - Parameters:
@@ -4327,6 +4582,7 @@ extension Components {
                 ///   - message: The description (at most 140 columns in the source copy); absent when the template has none.
                 ///   - actions: Zero to three actions; when there are any, the first-listed primary action is the remedy.
                 ///   - placeholders: The names of `{name}` placeholders still present in the copy (no `param.<name>` was given).
+                ///   - plurals: Present only when a string of this copy is a plural string (`PluralString`) whose
                 internal init(
                     id: Components.Schemas.TemplateId,
                     revision: Components.Schemas.RevisionNumber? = nil,
@@ -4340,7 +4596,8 @@ extension Components {
                     title: Swift.String,
                     message: Swift.String? = nil,
                     actions: [Components.Schemas.Action],
-                    placeholders: [Components.Schemas.PlaceholderName]
+                    placeholders: [Components.Schemas.PlaceholderName],
+                    plurals: Components.Schemas.AppStatus.TemplatePayload.PluralsPayload? = nil
                 ) {
                     self.id = id
                     self.revision = revision
@@ -4355,6 +4612,7 @@ extension Components {
                     self.message = message
                     self.actions = actions
                     self.placeholders = placeholders
+                    self.plurals = plurals
                 }
                 internal enum CodingKeys: String, CodingKey {
                     case id
@@ -4370,6 +4628,7 @@ extension Components {
                     case message
                     case actions
                     case placeholders
+                    case plurals
                 }
                 internal init(from decoder: any Swift.Decoder) throws {
                     let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -4425,6 +4684,10 @@ extension Components {
                         [Components.Schemas.PlaceholderName].self,
                         forKey: .placeholders
                     )
+                    self.plurals = try container.decodeIfPresent(
+                        Components.Schemas.AppStatus.TemplatePayload.PluralsPayload.self,
+                        forKey: .plurals
+                    )
                     try decoder.ensureNoAdditionalProperties(knownKeys: [
                         "id",
                         "revision",
@@ -4438,7 +4701,8 @@ extension Components {
                         "title",
                         "message",
                         "actions",
-                        "placeholders"
+                        "placeholders",
+                        "plurals"
                     ])
                 }
             }

@@ -90,6 +90,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/query/param`.
@@ -495,6 +498,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/query/param`.
@@ -825,6 +831,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/query/param`.
@@ -1111,6 +1120,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/GET/query/param`.
@@ -1472,6 +1484,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/HEAD/query/param`.
@@ -1761,6 +1776,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/query/param`.
@@ -2082,6 +2100,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/app-status/GET/query/param`.
@@ -2427,6 +2448,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/app-status/HEAD/query/param`.
@@ -2696,6 +2720,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/query/param`.
@@ -3105,6 +3132,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/query/param`.
@@ -3439,6 +3469,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/query/param`.
@@ -3741,6 +3774,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/query/param`.
@@ -4150,6 +4186,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/query/param`.
@@ -4484,6 +4523,9 @@ internal enum Operations {
                 /// value may not hold a control character (U+0000–U+001F or U+007F) once percent-decoded. A
                 /// query has at most 64 arguments in all, `locale` and `platform` included: more answer
                 /// `400 invalid-parameter` without `parameter` (so at most 62 placeholder values beside both).
+                /// The value of a plural string's number (`param.count=3` for `{"plural": "count", …}`)
+                /// also chooses its form by the CLDR rules of the copy's locale (`PluralString`); without
+                /// it the string is the general form and the forms are in `plurals`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/query/param`.
@@ -10175,7 +10217,8 @@ internal enum Operations {
     /// body, an object of key → text. The resulting template must satisfy every rule, as for
     /// `PUT /v1/admin/templates/{id}`; in `422` answers, pointers into this locale are relative
     /// to the body (`/title`) and other pointers are document pointers (`/strings/fr/title`).
-    /// A value that is not a string is `422` too. `If-Match` is required (`428` without it, `412`
+    /// A value that is neither a string nor an object (a plural string, `PluralString`) is
+    /// `422` too. `If-Match` is required (`428` without it, `412`
     /// when stale or not an ETag of this API); it is checked once the body is read (`415`, `400`,
     /// and `422` for a value that is not a string) and before the template's rules, which need
     /// the current revision (RFC 9110 §13.2.1). A locale that is
@@ -29553,7 +29596,9 @@ internal enum Operations {
     /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
     /// changed after the export) and `changedSinceExport` (the store's translation was edited
     /// after the export; times are whole seconds, and a write in the export's second counts as
-    /// after it).
+    /// after it), and `plural` (the string is a plural string, `PluralString`: translator files
+    /// do not carry plural forms yet, so exports leave plural strings out and an import refuses
+    /// them rather than replace every form with one text).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from

@@ -365,7 +365,8 @@ internal protocol APIProtocol: Sendable {
     /// body, an object of key → text. The resulting template must satisfy every rule, as for
     /// `PUT /v1/admin/templates/{id}`; in `422` answers, pointers into this locale are relative
     /// to the body (`/title`) and other pointers are document pointers (`/strings/fr/title`).
-    /// A value that is not a string is `422` too. `If-Match` is required (`428` without it, `412`
+    /// A value that is neither a string nor an object (a plural string, `PluralString`) is
+    /// `422` too. `If-Match` is required (`428` without it, `412`
     /// when stale or not an ETag of this API); it is checked once the body is read (`415`, `400`,
     /// and `422` for a value that is not a string) and before the template's rules, which need
     /// the current revision (RFC 9110 §13.2.1). A locale that is
@@ -982,7 +983,9 @@ internal protocol APIProtocol: Sendable {
     /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
     /// changed after the export) and `changedSinceExport` (the store's translation was edited
     /// after the export; times are whole seconds, and a write in the export's second counts as
-    /// after it).
+    /// after it), and `plural` (the string is a plural string, `PluralString`: translator files
+    /// do not carry plural forms yet, so exports leave plural strings out and an import refuses
+    /// them rather than replace every form with one text).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from
@@ -1924,7 +1927,8 @@ extension APIProtocol {
     /// body, an object of key → text. The resulting template must satisfy every rule, as for
     /// `PUT /v1/admin/templates/{id}`; in `422` answers, pointers into this locale are relative
     /// to the body (`/title`) and other pointers are document pointers (`/strings/fr/title`).
-    /// A value that is not a string is `422` too. `If-Match` is required (`428` without it, `412`
+    /// A value that is neither a string nor an object (a plural string, `PluralString`) is
+    /// `422` too. `If-Match` is required (`428` without it, `412`
     /// when stale or not an ETag of this API); it is checked once the body is read (`415`, `400`,
     /// and `422` for a value that is not a string) and before the template's rules, which need
     /// the current revision (RFC 9110 §13.2.1). A locale that is
@@ -2983,7 +2987,9 @@ extension APIProtocol {
     /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
     /// changed after the export) and `changedSinceExport` (the store's translation was edited
     /// after the export; times are whole seconds, and a write in the export's second counts as
-    /// after it).
+    /// after it), and `plural` (the string is a plural string, `PluralString`: translator files
+    /// do not carry plural forms yet, so exports leave plural strings out and an import refuses
+    /// them rather than replace every form with one text).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from

@@ -214,6 +214,8 @@ package struct Experiment: Sendable, Equatable {
         for override in variant.strings {
             guard let index = result.strings.firstIndex(where: { $0.locale == override.locale }) else { continue }
             result.strings[index].values.merge(override.values) { _, new in new }
+            // A variant's text replaces a plural string whole: it is a plain string.
+            for key in override.values.keys { result.plurals[override.locale]?[key] = nil }
         }
         guard case .object(var members) = result.document else { return result.document }
         if let visual = variant.visual, let index = members.firstIndex(where: { $0.key == "visual" }) {

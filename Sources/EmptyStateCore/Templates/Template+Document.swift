@@ -36,9 +36,15 @@ extension Template {
                 "strings",
                 .object(
                     strings.map { entry in
-                        (
+                        // A plural string is its object (`PluralText.document`) in place of the text.
+                        let plurals = self.plurals[entry.locale] ?? [:]
+                        return (
                             key: entry.locale,
-                            value: .object(Self.orderedKeys(entry.values).map { ($0, .string(entry.values[$0]!)) })
+                            value: .object(
+                                Self.orderedKeys(entry.values).map {
+                                    ($0, plurals[$0]?.document ?? .string(entry.values[$0]!))
+                                }
+                            )
                         )
                     }
                 )

@@ -39,8 +39,13 @@ package struct Template: Sendable, Equatable {
     package var visual: Visual
     package var actions: [Action]
     /// Locale (canonical tag) → string key (`title`, `message`, `actions.<id>`, `visual.label`) → text,
-    /// in file order.
+    /// in file order. A plural string's text here is its `other` form (see `plurals`).
     package var strings: [(locale: String, values: [String: String])]
+    /// Locale → key → the plural strings (`PluralText`): the keys whose text has a form per
+    /// CLDR plural category. Each one's `other` form is also its text in `strings`, so code that
+    /// knows nothing of plurals (search, lint, an old client) reads the general form. Empty for a
+    /// template without plurals.
+    package var plurals: [String: [String: PluralText]] = [:]
     /// Placeholder name → an example of its value (`provider` → `BankID`), shown to translators
     /// (Android's `<xliff:g example>`, the files' notes). Optional; empty for most templates.
     package var examples: [String: String] = [:]
@@ -50,12 +55,17 @@ package struct Template: Sendable, Equatable {
             && lhs.defaultLocale == rhs.defaultLocale && lhs.visual == rhs.visual && lhs.actions == rhs.actions
             && lhs.strings.count == rhs.strings.count
             && zip(lhs.strings, rhs.strings).allSatisfy { $0.locale == $1.locale && $0.values == $1.values }
-            && lhs.examples == rhs.examples
+            && lhs.plurals == rhs.plurals && lhs.examples == rhs.examples
     }
 
     /// The strings of `locale` (exact canonical tag).
     package func strings(for locale: String) -> [String: String]? {
         strings.first { $0.locale == locale }?.values
+    }
+
+    /// The plural string of `key` in `locale`, when it is one.
+    package func plural(_ key: String, in locale: String) -> PluralText? {
+        plurals[locale]?[key]
     }
 
     /// The string key of an action's label.

@@ -19,7 +19,8 @@ package enum TemplateDiff {
             let before = old.strings(for: locale) ?? [:]
             let after = new.strings(for: locale) ?? [:]
             let keys = Set(before.keys).union(after.keys).sorted()
-            for key in keys where before[key] != after[key] {
+            for key in keys
+            where before[key] != after[key] || old.plural(key, in: locale) != new.plural(key, in: locale) {
                 changed.append("/strings/\(jsonPointerToken(locale))/\(jsonPointerToken(key))")
             }
         }

@@ -29,11 +29,16 @@ package struct TemplateParser {
     }
 
     private var issues: [ValidationIssue] = []
-    private let origin: Origin
+    let origin: Origin
+    /// Locale → key → the plural strings `parseStrings` found (TemplateParser+Plurals.swift).
+    var plurals: [String: [String: PluralText]] = [:]
+    /// `locale` + NUL + `key` of the plural strings that did not parse: their issues are
+    /// reported, and the rules across locales skip them rather than report them again.
+    var brokenPlurals: Set<String> = []
     /// The locales the write being checked sends (nil: the whole document is new). A placeholder
     /// mismatch between a sent default locale and an unsent locale is the sent locale's fault,
     /// and is reported there: the request never sent the other locale's field.
-    private let sentLocales: Set<String>?
+    let sentLocales: Set<String>?
 
     private init(origin: Origin, sentLocales: Set<String>? = nil) {
         self.origin = origin
@@ -91,11 +96,11 @@ package struct TemplateParser {
         return text.utf8.allSatisfy { (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
     }
 
-    private mutating func fail(_ pointer: String, _ rule: String) {
+    mutating func fail(_ pointer: String, _ rule: String) {
         issues.append(ValidationIssue(pointer, rule))
     }
 
-    private mutating func string(_ value: JSONValue?, at pointer: String, required: Bool = true) -> String? {
+    mutating func string(_ value: JSONValue?, at pointer: String, required: Bool = true) -> String? {
         switch value {
         case .string(let text)?:
             if text.isEmpty {
@@ -202,6 +207,7 @@ package struct TemplateParser {
             visual: visual,
             actions: actions,
             strings: strings,
+            plurals: plurals,
             examples: examples
         )
     }
@@ -362,6 +368,24 @@ package struct TemplateParser {
                     fail(keyPointer, "unknown key (expected title, message, visual.label or actions.<id> of an action)")
                     continue
                 }
+                if case .object = text, key.hasPrefix("actions.") {
+                    fail(
+                        keyPointer,
+                        "a button label is a plain string: the title, message and visual label may be plural strings"
+                    )
+                    continue
+                }
+                if case .object = text {
+                    // A plural string: its `other` form is the key's text (`Template.plurals`).
+                    if let plural = parsePlural(text, key: key, locale: tag.description, at: keyPointer) {
+                        plurals[tag.description, default: [:]][key] = plural
+                        values[key] = plural.other
+                    } else {
+                        brokenPlurals.insert(tag.description + "\u{0}" + key)
+                        if case .string(let other)? = text["other"] { values[key] = other }
+                    }
+                    continue
+                }
                 guard let text = string(text, at: keyPointer) else { continue }
                 checkCopy(text, key: key, at: keyPointer)
                 values[key] = text
@@ -387,13 +411,16 @@ package struct TemplateParser {
         for (locale, values) in result where locale != defaultLocale {
             let pointer = "/strings/" + jsonPointerToken(locale)
             for key in reference.values.keys.sorted()
-            where values[key] == nil && !(key == "title" || key.hasPrefix("actions.")) {
+            where values[key] == nil && !(key == "title" || key.hasPrefix("actions."))
+                && !brokenPlurals.contains(locale + "\u{0}" + key)
+            {
                 fail(
                     pointer + "/" + jsonPointerToken(key),
                     "is missing (\(defaultLocale) has it; every locale has the same keys)"
                 )
             }
-            for key in values.keys.sorted() where reference.values[key] == nil {
+            for key in values.keys.sorted()
+            where reference.values[key] == nil && !brokenPlurals.contains(defaultLocale + "\u{0}" + key) {
                 fail(pointer + "/" + jsonPointerToken(key), "is not in the default locale \(defaultLocale)")
             }
             for (key, text) in values {
@@ -428,11 +455,12 @@ package struct TemplateParser {
                     + "or change them in every locale in the same write"
             )
         }
+        checkPlurals(reference: reference.values, defaultLocale: defaultLocale)
         return result
     }
 
     /// `{a}, {b}` for a set of placeholder names, `{}` for none.
-    private static func list(_ names: Set<String>) -> String {
+    static func list(_ names: Set<String>) -> String {
         "{" + names.sorted().joined(separator: "}, {") + "}"
     }
 
@@ -471,7 +499,7 @@ package struct TemplateParser {
         return examples
     }
 
-    private mutating func checkCopy(_ text: String, key: String, at pointer: String) {
+    mutating func checkCopy(_ text: String, key: String, at pointer: String) {
         let columns = CopyRules.columns(text)
         if key == "title", columns > CopyRules.titleColumns {
             fail(pointer, "\(columns) columns; a title must fit 2 lines (at most \(CopyRules.titleColumns))")

@@ -4,7 +4,53 @@ import JSONCoding
 package struct LocalizedCopy: Sendable {
     package var locale: String
     package var isRightToLeft: Bool
+    /// Key → text; a plural string's general (`other`) form.
     package var strings: [String: String]
+    /// Key → the plural strings among `strings`.
+    package var plurals: [String: PluralText]
+    /// Whose CLDR rules choose a plural form: the locale the strings are from (`locale`, or the
+    /// default locale it fell back to, or a pseudo-locale's source).
+    package var pluralLocale: String
+
+    package init(
+        locale: String,
+        isRightToLeft: Bool,
+        strings: [String: String],
+        plurals: [String: PluralText] = [:],
+        pluralLocale: String? = nil
+    ) {
+        self.locale = locale
+        self.isRightToLeft = isRightToLeft
+        self.strings = strings
+        self.plurals = plurals
+        self.pluralLocale = pluralLocale ?? locale
+    }
+
+    /// The text of `key` as written, before placeholders are filled: for a plural string, the
+    /// form its variable's value (in `parameters`) takes, or its general form when no value is
+    /// given or the value is not a number. `nil` when the copy has no such key. Every renderer
+    /// (JSON, HTML) chooses through this.
+    package func unfilledText(_ key: String, parameters: [String: String]) -> String? {
+        guard let text = strings[key] else { return nil }
+        guard let plural = plurals[key], let number = parameters[plural.variable] else { return text }
+        return plural.form(for: number, locale: pluralLocale)
+    }
+
+    /// The text of `key` with `parameters` filled in (see `unfilledText`).
+    package func text(_ key: String, parameters: [String: String]) -> String? {
+        unfilledText(key, parameters: parameters).map { CopyRules.fill($0, with: parameters) }
+    }
+
+    /// The plural strings left for the client to choose: those whose variable has no value in
+    /// `parameters`, each form with the other parameters filled, in `keys`' order.
+    package func unchosenPlurals(keys: [String], parameters: [String: String]) -> [(key: String, plural: PluralText)] {
+        keys.compactMap { key in
+            guard let plural = plurals[key], parameters[plural.variable] == nil else { return nil }
+            var filled = plural
+            if !parameters.isEmpty { filled.forms = filled.forms.mapValues { CopyRules.fill($0, with: parameters) } }
+            return (key, filled)
+        }
+    }
 }
 
 /// Writes the client representation of templates.
@@ -17,17 +63,36 @@ package enum TemplateRenderer {
     /// The copy of `template` in `locale`, which must be one of `localeSet(of:)`'s tags.
     package static func copy(of template: Template, in locale: String) -> LocalizedCopy {
         if PseudoLocale.isPseudo(locale) {
-            let source = template.strings(for: "en") ?? template.strings(for: template.defaultLocale) ?? [:]
+            let sourceLocale = template.strings(for: "en") != nil ? "en" : template.defaultLocale
+            let source = template.strings(for: sourceLocale) ?? [:]
             let tag =
                 locale.lowercased() == PseudoLocale.accented.lowercased() ? PseudoLocale.accented : PseudoLocale.bidi
+            // Each form of a plural is pseudo-localized like a string of its own; the source's
+            // rules choose among them.
+            var plurals: [String: PluralText] = [:]
+            for (key, plural) in template.plurals[sourceLocale] ?? [:] {
+                var pseudo = plural
+                for (category, text) in plural.forms {
+                    pseudo.forms[category] = PseudoLocale.strings(tag, from: [key: text])[key] ?? text
+                }
+                plurals[key] = pseudo
+            }
             return LocalizedCopy(
                 locale: tag,
                 isRightToLeft: tag == PseudoLocale.bidi,
-                strings: PseudoLocale.strings(tag, from: source)
+                strings: PseudoLocale.strings(tag, from: source),
+                plurals: plurals,
+                pluralLocale: sourceLocale
             )
         }
-        let strings = template.strings(for: locale) ?? template.strings(for: template.defaultLocale) ?? [:]
-        return LocalizedCopy(locale: locale, isRightToLeft: LocaleTag(locale)?.isRightToLeft ?? false, strings: strings)
+        let resolved = template.strings(for: locale) != nil ? locale : template.defaultLocale
+        return LocalizedCopy(
+            locale: locale,
+            isRightToLeft: LocaleTag(locale)?.isRightToLeft ?? false,
+            strings: template.strings(for: resolved) ?? [:],
+            plurals: template.plurals[resolved] ?? [:],
+            pluralLocale: resolved
+        )
     }
 
     /// Writes one template as the JSON object clients receive.
@@ -51,7 +116,7 @@ package enum TemplateRenderer {
     ) {
         var unfilled: [String] = []
         func text(_ key: String) -> String? {
-            guard let raw = copy.strings[key] else { return nil }
+            guard let raw = copy.unfilledText(key, parameters: parameters) else { return nil }
             for name in CopyRules.placeholders(in: raw) where parameters[name] == nil && !unfilled.contains(name) {
                 unfilled.append(name)
             }
@@ -124,6 +189,25 @@ package enum TemplateRenderer {
         writer.beginArray()
         for name in unfilled { writer.string(name) }
         writer.endArray()
+        // Only when a plural is left to choose (its number was not sent as `param.<variable>`),
+        // so a template without one, or a request that sent the number, is written as before.
+        // Checked first: the hot path (no plural at all) allocates nothing more than before.
+        let plurals =
+            copy.plurals.isEmpty
+            ? []
+            : copy.unchosenPlurals(
+                keys: ["title", "message", "visual.label"] + template.actions.map { Template.labelKey($0.id) },
+                parameters: parameters
+            )
+        if !plurals.isEmpty {
+            writer.key("plurals")
+            writer.beginObject()
+            for (key, plural) in plurals {
+                writer.key(key)
+                writer.value(plural.document)
+            }
+            writer.endObject()
+        }
         writer.endObject()
     }
 

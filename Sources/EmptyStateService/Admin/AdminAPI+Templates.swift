@@ -66,14 +66,18 @@ extension AdminAPI {
         }
         let locale = tag.description
         guard case .object(let members) = try body(request) else { throw AdminProblems.notAnObject }
-        var values: [String: String] = [:]
         var errors: [ProblemDetails.FieldError] = []
         for (key, value) in members {
-            if case .string(let text) = value {
-                values[key] = text
-            } else {
+            switch value {
+            case .string, .object:
+                // A text, or a plural string's object: the template's rules check both.
+                continue
+            default:
                 errors.append(
-                    .init(.pointer("/" + jsonPointerToken(key)), "expected a string, found \(value.kindName)")
+                    .init(
+                        .pointer("/" + jsonPointerToken(key)),
+                        "expected a string, or a plural string's object ({\"plural\": \"count\", \"one\": …, \"other\": …}), found \(value.kindName)"
+                    )
                 )
             }
         }
@@ -81,14 +85,22 @@ extension AdminAPI {
         let expected = try expectedRevision(request, id: id)
         let stored = try store.updateStrings(id: id, expectedRevision: expected, actor: actor.name) {
             (current: Template) throws(ProblemDetails) -> Template in
-            var next = current
-            if let index = next.strings.firstIndex(where: { $0.locale == locale }) {
-                next.strings[index].values = values
-            } else {
-                next.strings.append((locale, values))
+            // The body replaces the locale's member of the document as it is sent, so plural
+            // objects are read by the one parser every template goes through.
+            guard case .object(var document) = current.document,
+                let index = document.firstIndex(where: { $0.key == "strings" }),
+                case .object(var locales) = document[index].value
+            else {
+                throw ProblemDetails(status: 500, slug: "internal", title: "Internal Server Error", detail: "")
             }
+            if let position = locales.firstIndex(where: { $0.key == locale }) {
+                locales[position].value = .object(members)
+            } else {
+                locales.append((locale, .object(members)))
+            }
+            document[index].value = .object(locales)
             do {
-                return try validate(next.document, id: id, bodyLocale: locale)
+                return try validate(.object(document), id: id, bodyLocale: locale)
             } catch let problem as ProblemDetails {
                 throw problem
             } catch {

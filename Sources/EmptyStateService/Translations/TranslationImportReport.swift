@@ -61,7 +61,7 @@ struct TranslationImportReport: Encodable {
     /// Why a string is not imported.
     struct Reason: Encodable {
         /// `unknownTemplate`, `unknownKey`, `duplicate`, `placeholders`, `copyRule`,
-        /// `sourceChanged`, `changedSinceExport`.
+        /// `sourceChanged`, `changedSinceExport`, `plural`.
         var reason: String
         /// For copy rules and placeholders: where in the template document, as the admin API's
         /// 422 says it.

@@ -166,8 +166,13 @@ package struct RevisionWrite: Sendable, Equatable {
     }
 
     /// The rows of a template's strings, one per locale and key, in the template's order: what
-    /// `template_string` holds for it once the write is done.
+    /// `template_string` holds for it once the write is done. A plural string's row holds all of
+    /// its forms (`PluralText.storedText`), so a change of any form restamps it, and makes its
+    /// translations stale when it is the source; no column or migration was needed for plurals.
     package static func strings(of template: Template) -> [(locale: String, key: String, value: String)] {
-        template.strings.flatMap { entry in entry.values.map { (entry.locale, $0.key, $0.value) } }
+        template.strings.flatMap { entry in
+            let plurals = template.plurals[entry.locale]
+            return entry.values.map { (entry.locale, $0.key, plurals?[$0.key]?.storedText ?? $0.value) }
+        }
     }
 }

@@ -22,7 +22,10 @@ package enum TranslationExport {
             let template = snapshot.template
             guard selection.includes(template), let source = template.strings(for: sourceLocale) else { continue }
             let targets = template.strings(for: targetLocale)
-            for key in orderedKeys(template, source) {
+            // A plural string's forms are not written into translator files yet (each format
+            // has its own plural shape): it is left out rather than exported as its general
+            // form alone, which a translator would translate as if it were every form.
+            for key in orderedKeys(template, source) where !isPlural(template, key, sourceLocale: sourceLocale) {
                 let target = targets?[key]
                 let state: TranslationState
                 if target == nil {
@@ -61,6 +64,12 @@ package enum TranslationExport {
             for entry in snapshot.template.strings where entry.locale != sourceLocale { locales.insert(entry.locale) }
         }
         return locales.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// Whether `key` is a plural string in the template's default locale or in `sourceLocale`:
+    /// translator files leave it out, and an import refuses it (`ImportRejection.Reason.plural`).
+    package static func isPlural(_ template: Template, _ key: String, sourceLocale: String) -> Bool {
+        template.plural(key, in: template.defaultLocale) != nil || template.plural(key, in: sourceLocale) != nil
     }
 
     /// `title`, `message`, `visual.label`, then the action labels in the template's action order.

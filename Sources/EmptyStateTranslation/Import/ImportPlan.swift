@@ -87,6 +87,10 @@ package struct ImportRejection: Sendable, Equatable, CustomStringConvertible {
         case sourceChanged
         /// The store's translation was edited after the export: importing would overwrite it.
         case changedSinceExport
+        /// The string is a plural string (a form per CLDR category): translator files do not
+        /// carry its forms yet, so a unit's one text would replace them all. Set them through
+        /// the admin API (`PUT /v1/admin/templates/{id}/strings/{locale}`) or the JSON document.
+        case plural
     }
 
     package var reason: Reason

@@ -131,6 +131,22 @@ private struct Planner {
             )
         }
         guard let value = unit.target, !value.isEmpty, unit.state != .missing else { return (.untranslated, nil) }
+        if TranslationExport.isPlural(template, id.key, sourceLocale: sourceLocale)
+            || template.plural(id.key, in: locale) != nil
+        {
+            let forms = template.plural(id.key, in: template.defaultLocale).map {
+                " (forms \($0.orderedForms.map(\.category.rawValue).joined(separator: ", ")) in \(template.defaultLocale))"
+            }
+            return (
+                .rejected([
+                    ImportRejection(
+                        .plural,
+                        "\(id.template)/\(id.key) is a plural string\(forms ?? ""); translator files do not carry plural forms yet: set them with PUT /v1/admin/templates/\(id.template)/strings/\(locale)"
+                    )
+                ]),
+                nil
+            )
+        }
         let current = template.strings(for: locale)?[id.key]
         let sourceRejection = sourceChanged(unit, source: source, snapshot: snapshot)
 

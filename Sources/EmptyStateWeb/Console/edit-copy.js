@@ -6,6 +6,7 @@
 
 import { check, limitOf, placeholders, runs } from "./copy-rules.js";
 import { direction, h, select, time } from "./dom.js";
+import { generalForm, isPlural, pluralRows } from "./edit-plurals.js";
 import { setGroupError } from "./part-edit-fields.js";
 import { keyLabel, keysOf } from "./template-model.js";
 
@@ -69,6 +70,15 @@ export function copyGroup(draft, editor) {
   const values = draft.strings[state.locale];
   const sourceValues = draft.strings[source];
   for (const key of keysOf(draft, labels.keyOf)) {
+    if (isPlural(values[key]) || isPlural(sourceValues[key])) {
+      const onChange = () => {
+        editor.edited(state.locale);
+        changed();
+      };
+      const lines = Number.parseInt(limitOf(key).lines, 10) || 1;
+      group.append(pluralRows(key, { values, sourceValue: sourceValues[key], locale: state.locale, source, textInput, liveChecks, onChange, lines }));
+      continue;
+    }
     const sourceText = state.locale === source ? null : sourceValues[key];
     const handle = textInput(`/strings/${state.locale}/${key}`, `${keyLabel(key)} (${state.locale})`, values[key], (value) => {
       values[key] = value;
@@ -85,7 +95,7 @@ export function copyGroup(draft, editor) {
         "div",
         { class: "source", lang: source, dir: direction(source) },
         h("span", { class: "source-label" }, state.locale === source ? "Live" : `Source (${source})`),
-        h("p", {}, runs((state.locale === source ? state.base.strings?.[source]?.[key] : sourceText) ?? "").map((run) => (run.placeholder ? h("mark", {}, run.text) : run.text))),
+        h("p", {}, runs(generalForm(state.locale === source ? state.base.strings?.[source]?.[key] : sourceText)).map((run) => (run.placeholder ? h("mark", {}, run.text) : run.text))),
       ),
       handle.root,
     );
@@ -104,7 +114,7 @@ export function copyGroup(draft, editor) {
  * against the key's limit, and its placeholders against the source's. Returns the function that
  * updates them for a value.
  */
-function liveChecks(key, handle, { sourceText, isSource }) {
+function liveChecks(key, handle, { sourceText, isSource, optional = [] }) {
   const limit = limitOf(key);
   const counter = h("span", { class: "counter" });
   const placeholderLine = h("span", { class: "placeholders" });
@@ -115,7 +125,7 @@ function liveChecks(key, handle, { sourceText, isSource }) {
     counter.classList.toggle("over", verdict.columns > verdict.limit);
     const want = placeholders(isSource ? value : sourceText);
     const have = placeholders(value);
-    const missing = want.filter((name) => !have.includes(name));
+    const missing = want.filter((name) => !have.includes(name) && !optional.includes(name));
     const extra = have.filter((name) => !want.includes(name));
     placeholderLine.textContent = !want.length && !have.length ? "" : missing.length || extra.length
       ? `Placeholders: ${missing.map((n) => `{${n}} missing`).concat(extra.map((n) => `{${n}} not in the source`)).join(", ")}`

@@ -1,0 +1,116 @@
+# Plural strings (issue 36, point 7): written through the admin API (a whole document and one
+# locale's strings), refused with 422 naming the field, served to old clients as the general form
+# and to new ones as forms (`plurals`), chosen by the server with `param.count` (JSON and HTML),
+# and staleness of translations when a form of the source changes. The scratch template is
+# deleted at the end, so the other tests' counts of the catalogue are unchanged.
+
+PL_API="$BASE_URL/v1/admin"
+PL_AUTH="Authorization: Bearer $(tr -d '[:space:]' <"$WORK/data/admin-token")"
+PL_DOC="$WORK/plurals-hiddenResults.json"
+cat >"$PL_DOC" <<'JSON'
+{
+  "id": "plHiddenResults",
+  "category": "noResults",
+  "style": "default",
+  "defaultLocale": "en",
+  "visual": { "icon": { "ios": "magnifyingglass", "android": "search_off", "web": "search-x" } },
+  "actions": [{ "id": "clear", "role": "primary", "type": "custom", "target": "clearFilters" }],
+  "strings": {
+    "en": {
+      "title": "Nothing matches your filters",
+      "message": { "plural": "count", "one": "One result is hidden by filters.", "other": "{count} results are hidden by filters." },
+      "actions.clear": "Clear filters"
+    },
+    "ru": {
+      "title": "Ничего не найдено",
+      "message": { "plural": "count", "one": "{count} результат скрыт фильтрами.", "few": "{count} результата скрыты фильтрами.", "many": "{count} результатов скрыто фильтрами.", "other": "{count} результата скрыто фильтрами." },
+      "actions.clear": "Сбросить фильтры"
+    }
+  }
+}
+JSON
+
+# A category the locale does not have: 422 naming the field.
+jq '.strings.ru.message.two = "{count} результата"' "$PL_DOC" >"$PL_DOC.bad"
+fetch -X PUT -H "$PL_AUTH" -H 'Content-Type: application/json' -H 'If-None-Match: *' \
+    --data-binary @"$PL_DOC.bad" "$PL_API/templates/plHiddenResults"
+expect_eq "plural with a category ru lacks: 422 at the field" "422 /strings/ru/message/two" \
+    "$STATUS $(json '.errors[0].pointer')"
+expect_match "plural with a category ru lacks: the reason names ru's categories" \
+    'ru has no plural category two .*one, few, many, other' "$(json '.errors[0].detail')"
+jq 'del(.strings.en.message.other)' "$PL_DOC" >"$PL_DOC.bad"
+fetch -X PUT -H "$PL_AUTH" -H 'Content-Type: application/json' -H 'If-None-Match: *' \
+    --data-binary @"$PL_DOC.bad" "$PL_API/templates/plHiddenResults"
+expect_eq "plural without other: 422 at the field" "422 /strings/en/message/other" \
+    "$STATUS $(json '.errors[0].pointer')"
+
+fetch -X PUT -H "$PL_AUTH" -H 'Content-Type: application/json' -H 'If-None-Match: *' \
+    --data-binary @"$PL_DOC" "$PL_API/templates/plHiddenResults"
+expect_eq "plural template created" 201 "$STATUS"
+expect_eq "the document comes back with the plural objects as sent" \
+    "$(jq -cS .strings "$PL_DOC")" "$(jq -cS .template.strings "$BODY")"
+
+# Old clients: a plain string (the general form). New ones: the forms, to choose by the count.
+fetch "$BASE_URL/v1/templates/plHiddenResults?locale=ru&platform=ios"
+expect_eq "without param.count: the general form, {count} listed" \
+    '200 {count} результата скрыто фильтрами. ["count"]' "$STATUS $(json .message) $(jq -c .placeholders "$BODY")"
+expect_eq "without param.count: the forms, in CLDR's order" '["plural","one","few","many","other"]' \
+    "$(jq -c '.plurals.message | keys_unsorted' "$BODY")"
+for pl_case in "1|1 результат скрыт" "21|21 результат скрыт" "3|3 результата скрыты" "11|11 результатов" "2.5|2.5 результата скрыто"; do
+    pl_count=${pl_case%%|*}
+    fetch "$BASE_URL/v1/templates/plHiddenResults?locale=ru&platform=ios&param.count=$pl_count"
+    expect_match "ru, param.count=$pl_count: CLDR's form" "^${pl_case#*|}" "$(json .message)"
+    expect_eq "ru, param.count=$pl_count: no plurals member left" "null" "$(json .plurals)"
+done
+fetch "$BASE_URL/v1/templates/plHiddenResults?locale=en&platform=web&param.count=1"
+expect_eq "en, param.count=1: the one form without the number" "One result is hidden by filters." "$(json .message)"
+fetch "$BASE_URL/v1/templates/plHiddenResults?locale=en&platform=web&param.count=1.0"
+expect_eq "en, param.count=1.0: other (a visible fraction digit)" "1.0 results are hidden by filters." "$(json .message)"
+fetch "$BASE_URL/v1/templates/plHiddenResults?locale=de&platform=ios&param.count=1"
+expect_eq "de falls back to en, and en's rules choose" "One result is hidden by filters." "$(json .message)"
+fetch "$BASE_URL/v1/templates?locale=ru&platform=ios&param.count=22"
+expect_eq "the bundle chooses too" "22 результата скрыты фильтрами." \
+    "$(jq -r '.templates[] | select(.id == "plHiddenResults") | .message' "$BODY")"
+fetch "$BASE_URL/v1/web/templates/plHiddenResults?locale=ru&param.count=5"
+expect_match "the HTML fragment takes the form of param.count" "5 результатов скрыто фильтрами" "$(cat "$BODY")"
+
+# One locale's strings through the admin API, plural objects included; errors relative to the body.
+PL_FR='{"title":"Aucun résultat","message":{"plural":"count","one":"Un résultat est masqué.","other":"{count} résultats sont masqués."},"actions.clear":"Effacer les filtres"}'
+fetch -X PUT -H "$PL_AUTH" -H 'Content-Type: application/json' -H 'If-Match: "r1"' \
+    -d "$PL_FR" "$PL_API/templates/plHiddenResults/strings/fr"
+expect_eq "fr one without the number (it holds 0, 1, 1.5): 422 at /message/one" "422 /message/one" \
+    "$STATUS $(json '.errors[0].pointer')"
+fetch -X PUT -H "$PL_AUTH" -H 'Content-Type: application/json' -H 'If-Match: "r1"' \
+    -d '{"title":"Aucun résultat","message":["x"],"actions.clear":"Effacer les filtres"}' \
+    "$PL_API/templates/plHiddenResults/strings/fr"
+expect_eq "a value neither string nor object: 422 at /message" "422 /message" "$STATUS $(json '.errors[0].pointer')"
+PL_FR=$(jq -c '.message.one = "{count} résultat est masqué."' <<<"$PL_FR")
+fetch -X PUT -H "$PL_AUTH" -H 'Content-Type: application/json' -H 'If-Match: "r1"' \
+    -d "$PL_FR" "$PL_API/templates/plHiddenResults/strings/fr"
+expect_eq "fr plural strings written" "200 r2" "$STATUS $(json .revision | sed 's/^/r/')"
+fetch "$BASE_URL/v1/templates/plHiddenResults?locale=fr&platform=ios&param.count=0"
+expect_eq "fr, param.count=0: one" "0 résultat est masqué." "$(json .message)"
+
+# A change of one form of the source makes its translations stale.
+jq '.strings.en.message.one = "One result is hidden by your filters." | .strings.fr = '"$PL_FR" "$PL_DOC" >"$PL_DOC.next"
+fetch -X PUT -H "$PL_AUTH" -H 'Content-Type: application/json' -H 'If-Match: "r2"' \
+    --data-binary @"$PL_DOC.next" "$PL_API/templates/plHiddenResults"
+expect_eq "source form changed" 200 "$STATUS"
+fetch -H "$PL_AUTH" "$PL_API/locales"
+expect_eq "ru and fr messages are stale after the en one form changed" "fr:message ru:message" \
+    "$(jq -r '[.locales[] | .locale as $l | .stale[]? | select(.templateId == "plHiddenResults")
+        | "\($l):\(.keys | join(","))"] | sort | join(" ")' "$BODY")"
+
+# Translator files do not carry plural forms yet: the export leaves the plural message out, and
+# an import of a unit for it is refused (`plural`) rather than replacing every form with one text.
+fetch -H "$PL_AUTH" "$PL_API/translations/export?format=xliff2&locale=ru&ids=plHiddenResults&onlyMissingOrStale=false"
+expect_eq "XLIFF 2.0 export: the title, not the plural message" "200 1 0" \
+    "$STATUS $(grep -c 'Nothing matches your filters' "$BODY") $(grep -c 'results are hidden' "$BODY")"
+sed 's|<unit id="\([^"]*\)title"|<unit id="\1message"|' "$BODY" >"$WORK/plurals-ru.xlf"
+fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xliff+xml' --data-binary @"$WORK/plurals-ru.xlf" \
+    "$PL_API/translations/import?fileName=ru.xlf"
+expect_eq "XLIFF 2.0 import of a unit for the plural: rejected, reason plural" "200 plural" \
+    "$STATUS $(json '[.templates[].strings[] | select(.key == "message") | .reasons[]?.reason] | join(",")')"
+
+fetch -X DELETE -H "$PL_AUTH" -H 'If-Match: "r3"' "$PL_API/templates/plHiddenResults"
+expect_eq "plural template deleted" 204 "$STATUS"
