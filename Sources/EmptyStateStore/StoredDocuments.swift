@@ -119,6 +119,8 @@ package enum DocumentKind: String, Sendable, CaseIterable {
     case reviewRules = "review-rules"
     /// A webhook subscription (`WebhookSubscription`), `webhook:<id>`.
     case webhook
+    /// An admin token made through the admin API (`StoredAdminToken`), `admin-token:tok_…`.
+    case adminToken = "admin-token"
 
     /// The kind of the store id `documentID`: templates have no colon in their ids, every other
     /// kind a prefix of its own.
@@ -131,6 +133,8 @@ package enum DocumentKind: String, Sendable, CaseIterable {
             self = .changeRequest
         } else if documentID.hasPrefix(StoredDocuments.webhookPrefix) {
             self = .webhook
+        } else if documentID.hasPrefix(StoredDocuments.adminTokenPrefix) {
+            self = .adminToken
         } else if documentID == StoredDocuments.reviewRulesID {
             self = .reviewRules
         } else {
