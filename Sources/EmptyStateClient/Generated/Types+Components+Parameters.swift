@@ -216,6 +216,10 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/InstanceId`.
         internal typealias InstanceId = Swift.String
+        /// The token's id, `tok_` and 16 hex digits, as `POST /v1/admin/tokens` gave it (and the list shows); any other value answers `404 unknown-token`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/TokenId`.
+        internal typealias TokenId = Swift.String
         /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
         ///
         /// - Remark: Generated from `#/components/parameters/WebhookId`.

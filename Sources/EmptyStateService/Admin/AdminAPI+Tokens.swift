@@ -67,12 +67,12 @@ extension AdminAPI {
             role = token.role
             source = token.createdBy == StoredAdminToken.firstStartAuthor ? "generated" : "api"
             revocable = token.revokedAt == nil
-            createdAt = Timestamp.format(milliseconds: token.createdAt)
+            createdAt = Timestamp.seconds(milliseconds: token.createdAt)
             createdBy = token.createdBy
-            expiresAt = token.expiresAt.map(Timestamp.format(milliseconds:))
-            revokedAt = token.revokedAt.map(Timestamp.format(milliseconds:))
+            expiresAt = token.expiresAt.map(Timestamp.seconds(milliseconds:))
+            revokedAt = token.revokedAt.map(Timestamp.seconds(milliseconds:))
             revokedBy = token.revokedBy
-            lastUsedAt = token.lastUsedAt.map(Timestamp.format(milliseconds:))
+            lastUsedAt = token.lastUsedAt.map(Timestamp.seconds(milliseconds:))
         }
     }
 
@@ -83,7 +83,7 @@ extension AdminAPI {
     private func listTokens(_ request: HTTPRequest) throws -> HTTPResponse {
         let stored = try tokenStore().adminTokens()
         let items = authorization.tokens.map(TokenItem.init(configured:)) + stored.map(TokenItem.init(stored:))
-        return try .json(TokenList(items: items), headers: [("Cache-Control", "no-store")])
+        return try .json(TokenList(items: items))
     }
 
     /// `{"name": …, "role": …, "expiresAt": …}`: the secret is in the 201's `secret`, once.
@@ -128,7 +128,7 @@ extension AdminAPI {
         return try .json(
             body,
             status: 201,
-            headers: [("Location", "/v1/admin/tokens/\(created.id)"), ("Cache-Control", "no-store")]
+            headers: [("Location", "/v1/admin/tokens/\(created.id)")]
         )
     }
 
@@ -216,16 +216,17 @@ extension AdminAPI {
             errors.append(.init(.pointer("/" + jsonPointerToken(key)), "unknown member (name, role, expiresAt)"))
         }
         var name = ""
-        if case .string(let text) = document["name"], (1...Self.tokenNameLimit).contains(text.count),
-            text.trimmingCharacters(in: .whitespaces) == text, !text.contains(":"),
-            !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        // Counted and checked by Unicode scalar, exactly as openapi.yaml's pattern says.
+        if case .string(let text) = document["name"], (1...Self.tokenNameLimit).contains(text.unicodeScalars.count),
+            text.unicodeScalars.first != " ", text.unicodeScalars.last != " ",
+            !text.unicodeScalars.contains(where: { $0 == ":" || $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
         {
             name = text
         } else {
             errors.append(
                 .init(
                     .pointer("/name"),
-                    "required: 1 to \(Self.tokenNameLimit) characters, no colon, no control characters, no surrounding spaces"
+                    "required: 1 to \(Self.tokenNameLimit) characters, no colon, no control characters, no space first or last"
                 )
             )
         }
@@ -237,7 +238,10 @@ extension AdminAPI {
         }
         var expiresAt: Int64?
         if let value = document["expiresAt"], value != .null {
-            if case .string(let text) = value, let at = Timestamp.parse(text), at > Timestamp.nowMilliseconds() {
+            // Whole seconds, as every time the API shows.
+            if case .string(let text) = value, let at = Timestamp.parse(text).map({ $0 / 1000 * 1000 }),
+                at > Timestamp.nowMilliseconds()
+            {
                 expiresAt = at
             } else {
                 errors.append(.init(.pointer("/expiresAt"), "an RFC 3339 date-time in the future, or null"))

@@ -84,10 +84,10 @@ extension CatalogueWrite {
             ("id", .string(token.id)), ("name", .string(token.name)), ("role", .string(token.role)),
         ]
         if let expiresAt = token.expiresAt {
-            members.append(("expiresAt", .string(Timestamp.format(milliseconds: expiresAt))))
+            members.append(("expiresAt", .string(Timestamp.seconds(milliseconds: expiresAt))))
         }
         if let revokedAt = token.revokedAt {
-            members.append(("revokedAt", .string(Timestamp.format(milliseconds: revokedAt))))
+            members.append(("revokedAt", .string(Timestamp.seconds(milliseconds: revokedAt))))
         }
         return .object(members)
     }
