@@ -135,19 +135,22 @@ upgrade-test: deps-test build
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
 ## admin console's flows (Tests/browser/console.py, its Experiments screen:
 ## Tests/browser/console_experiments.py, and an editor's daily use, measured:
-## Tests/browser/console_daily.py) on SQLite, with the catalogue search timed at 10,000
+## Tests/browser/console_daily.py, its Tokens screen: Tests/browser/console_tokens.py) on SQLite, with the catalogue search timed at 10,000
 ## templates, and again on a throwaway PostgreSQL (scripts/postgres.sh)
 browser-test: deps-test build
 	python3 Tests/browser/run.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console_experiments.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console_daily.py $(BIN_DIR)/empty-state-server
+	python3 Tests/browser/console_tokens.py $(BIN_DIR)/empty-state-server
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console_experiments.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console_daily.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
+	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
+		python3 Tests/browser/console_tokens.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
 ## test-libmicrohttpd-debian13: the curl integration suite (its hardening checks included) and the browser
 ## read checks on Debian 13's libmicrohttpd 1.0.x, with the server built against its headers. The
