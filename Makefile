@@ -271,7 +271,8 @@ format:
 ## with callgrind: Benchmarks/instructions.sh), then reads while publishing, event
 ## ingestion, nginx, scale, translation files, app status, change requests, three replicas on a throwaway PostgreSQL,
 ## the admin console's catalogue search at 10,000 templates in headless Chromium, and webhook delivery
-## latency from a publish to a local receiver
+## latency from a publish to a local receiver, and what a token made through the admin API costs an admin
+## request beside a configured one
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
@@ -288,6 +289,7 @@ bench: deps
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/console.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/admin_tokens.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 
 clean:
 	rm -rf .build

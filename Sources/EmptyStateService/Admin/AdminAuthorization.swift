@@ -199,20 +199,19 @@ struct AdminAuthorization: Sendable {
     )
 
     /// The token whose secret is `offered`; every configured token is compared, always, so
-    /// timing says nothing about which matched. A token of the store matches only while it is in
-    /// force (not revoked, not expired), and its use is noted (`StoreAdminTokens.noteUse`).
+    /// timing says nothing about which matched. A token of the store is found by the SHA-256 of
+    /// `offered` (a lookup of the digest, which says nothing of the secret), matches only while
+    /// it is in force (not revoked, not expired), and its use is noted
+    /// (`StoreAdminTokens.noteUse`).
     func token(secret offered: [UInt8]) -> AdminToken? {
         var match: AdminToken?
         for token in tokens where Self.constantTimeEquals(offered, Array(token.secret.utf8)) {
             match = token
         }
-        let stored = sharedTokens.current
-        if !stored.isEmpty {
+        if !sharedTokens.isEmpty {
             let now = Timestamp.nowMilliseconds()
-            let digest = Array(SecretDigest.sha256Hex(String(decoding: offered, as: UTF8.self)).utf8)
-            var found: StoreAdminTokens.Entry?
-            for entry in stored where Self.constantTimeEquals(digest, entry.sha256) { found = entry }
-            if let found, found.isInForce(at: now) {
+            let digest = SecretDigest.sha256Hex(String(decoding: offered, as: UTF8.self))
+            if let found = sharedTokens.entry(digest: digest), found.isInForce(at: now) {
                 match = AdminToken(name: found.name, role: found.role, secret: "", source: .api, id: found.id)
                 sharedTokens.noteUse(id: found.id, at: now)
             }

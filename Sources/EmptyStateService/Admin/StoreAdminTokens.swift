@@ -23,8 +23,8 @@ final class StoreAdminTokens: Sendable {
         var id: String
         var name: String
         var role: AdminToken.Role
-        /// The lowercase hex SHA-256 of the secret, as bytes.
-        var sha256: [UInt8]
+        /// The lowercase hex SHA-256 of the secret.
+        var sha256: String
         var expiresAt: Int64?
 
         func isInForce(at now: Int64) -> Bool { expiresAt.map { now < $0 } ?? true }
@@ -35,7 +35,9 @@ final class StoreAdminTokens: Sendable {
 
     private let store: (any AdminTokenStoring)?
     private let logger: Logger
-    private let entries = Mutex<[Entry]>([])
+    /// The tokens, and the same by the hex SHA-256 of their secret: a request's digest is looked
+    /// up, not compared in a loop (a digest's lookup time tells nothing of the secret).
+    private let entries = Mutex<(list: [Entry], byDigest: [String: Entry])>(([], [:]))
     /// When each token's use was last queued for writing, by id.
     private let lastNoted = Mutex<[String: Int64]>([:])
     private let writer = DispatchQueue(label: "admin-token-use", qos: .utility)
@@ -46,7 +48,13 @@ final class StoreAdminTokens: Sendable {
         self.logger = logger
     }
 
-    var current: [Entry] { entries.withLock { $0 } }
+    var current: [Entry] { entries.withLock { $0.list } }
+
+    /// Whether the store keeps any token (none: a request's secret is not even hashed).
+    var isEmpty: Bool { entries.withLock { $0.list.isEmpty } }
+
+    /// The token whose secret has this lowercase hex SHA-256.
+    func entry(digest: String) -> Entry? { entries.withLock { $0.byDigest[digest] } }
 
     /// Reads the store's tokens again and swaps them in.
     /// - Returns: the tokens not revoked.
@@ -59,11 +67,12 @@ final class StoreAdminTokens: Sendable {
                 id: token.id,
                 name: token.name,
                 role: role,
-                sha256: Array(token.secretSHA256.utf8),
+                sha256: token.secretSHA256,
                 expiresAt: token.expiresAt
             )
         }
-        entries.withLock { $0 = loaded }
+        let byDigest = Dictionary(loaded.map { ($0.sha256, $0) }, uniquingKeysWith: { first, _ in first })
+        entries.withLock { $0 = (loaded, byDigest) }
         return loaded
     }
 
