@@ -120,6 +120,11 @@ class TokenChecks(Console):
             timeout=5000)
         check("revoke: the token is refused at once", self.api_status(secret) == 401)
         check("revoke: no Revoke button on a revoked token", page.get_by_role("button", name="Revoke ci-browser").count() == 0)
+        page.goto(self.server.url + "/admin/#/audit")
+        page.wait_for_selector(".results table", timeout=5000)
+        audit = page.locator(".results table tbody").inner_text()
+        check("audit: the creation and the revocation are in the audit log, by root",
+              audit.count("admin token tok_") >= 2 and "root" in audit, audit[:300])
         context.close()
 
     def others(self):

@@ -79,6 +79,8 @@ export function mount(main, { query }, context) {
       const rows = data.items.map((item) => {
         const what = item.appPolicy
           ? h("a", { href: routeLink(`/policies/${item.appPolicy}`) }, `${item.appPolicy} app policy`)
+          : item.adminToken
+          ? h("a", { href: routeLink("/tokens") }, `admin token ${item.adminToken}`)
           : h("a", { href: routeLink(`/templates/${encodeURIComponent(item.templateId)}/history`, { b: item.revision }) }, item.templateId);
         return h(
           "tr",
