@@ -135,14 +135,16 @@ upgrade-test: deps-test build
 ## vectors for every built-in template in en, de, ar, en-XA and ar-XB, axe-core, hostile copy; then the
 ## admin console's flows (Tests/browser/console.py, its Experiments screen:
 ## Tests/browser/console_experiments.py, an editor's daily use, measured: Tests/browser/console_daily.py,
-## its Changes and Webhooks screens: Tests/browser/console_changes.py) on SQLite, with the catalogue
-## search timed at 10,000 templates, and again on a throwaway PostgreSQL (scripts/postgres.sh)
+## its Changes and Webhooks screens: Tests/browser/console_changes.py, its Tokens screen:
+## Tests/browser/console_tokens.py) on SQLite, with the catalogue search timed at 10,000 templates,
+## and again on a throwaway PostgreSQL (scripts/postgres.sh)
 browser-test: deps-test build
 	python3 Tests/browser/run.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console_experiments.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console_daily.py $(BIN_DIR)/empty-state-server
 	python3 Tests/browser/console_changes.py $(BIN_DIR)/empty-state-server
+	python3 Tests/browser/console_tokens.py $(BIN_DIR)/empty-state-server
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
@@ -151,6 +153,7 @@ browser-test: deps-test build
 		python3 Tests/browser/console_daily.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console_changes.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
+		python3 Tests/browser/console_tokens.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
 ## test-libmicrohttpd-debian13: the curl integration suite (its hardening checks included) and the browser
 ## read checks on Debian 13's libmicrohttpd 1.0.x, with the server built against its headers. The
@@ -285,7 +288,8 @@ format:
 ## with callgrind: Benchmarks/instructions.sh), then reads while publishing, event
 ## ingestion, nginx, scale, translation files, app status, change requests, three replicas on a throwaway PostgreSQL,
 ## the admin console's catalogue search at 10,000 templates in headless Chromium, and webhook delivery
-## latency from a publish to a local receiver
+## latency from a publish to a local receiver, and what a token made through the admin API costs an admin
+## request beside a configured one
 ## (not part of `make test`; prints tables and writes Benchmarks/results/latest.md)
 bench: deps
 	bash Benchmarks/run.sh
@@ -302,6 +306,7 @@ bench: deps
 	python3 Benchmarks/replicas.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/console.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 	python3 Benchmarks/webhooks.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
+	python3 Benchmarks/admin_tokens.py "$$($(SWIFT) build -c release --show-bin-path)/empty-state-server" "$(CURDIR)"
 
 clean:
 	rm -rf .build

@@ -86,6 +86,10 @@ static const unsigned char console_screen_audit_js[] = {
 #embed "../EmptyStateWeb/Console/screen-audit.js"
 };
 
+static const unsigned char console_screen_tokens_js[] = {
+#embed "../EmptyStateWeb/Console/screen-tokens.js"
+};
+
 static const unsigned char console_screen_policies_js[] = {
 #embed "../EmptyStateWeb/Console/screen-policies.js"
 };
@@ -236,6 +240,7 @@ static const struct {
     {"screen-edit.js", console_screen_edit_js, sizeof(console_screen_edit_js)},
     {"screen-history.js", console_screen_history_js, sizeof(console_screen_history_js)},
     {"screen-audit.js", console_screen_audit_js, sizeof(console_screen_audit_js)},
+    {"screen-tokens.js", console_screen_tokens_js, sizeof(console_screen_tokens_js)},
     {"screen-policies.js", console_screen_policies_js, sizeof(console_screen_policies_js)},
     {"screen-numbers.js", console_screen_numbers_js, sizeof(console_screen_numbers_js)},
     {"screen-translations.js", console_screen_translations_js, sizeof(console_screen_translations_js)},

@@ -8,33 +8,15 @@ import PostgresNIO
 ///
 /// When no token is configured, the first replica to start creates one (`createFirstToken`):
 /// the insert succeeds for exactly one replica, which alone learns the secret and writes it to a
-/// file of its data directory; the others read the hash.
+/// file of its data directory; the others read the hash. The tokens are read, created and revoked
+/// as every store's are (`PostgresTemplateStore+AdminTokens`); this one is listed as generated
+/// (created by `first start`) and may be revoked like the others.
 package enum PostgresAdminTokens {
-    /// A token as the database keeps it.
-    package struct Hashed: Sendable, Equatable {
-        package var name: String
-        package var role: String
-        /// Lowercase hex of the SHA-256 of the secret's UTF-8 bytes.
-        package var secretSHA256: String
-    }
-
     /// Lowercase hex of the SHA-256 of `secret`.
     package static func hash(_ secret: String) -> String { SecretDigest.sha256Hex(secret) }
 
-    /// Every token in the database.
-    package static func load(_ database: PostgresBackend) throws(StoreError) -> [Hashed] {
-        let logger = database.logger
-        return try database.blocking { client in
-            var tokens: [Hashed] = []
-            for try await (name, role, hash) in try await client.query(
-                "SELECT name, role, secret_sha256 FROM admin_token ORDER BY name",
-                logger: logger
-            ).decode((String, String, String).self) {
-                tokens.append(Hashed(name: name, role: role, secretSHA256: hash))
-            }
-            return tokens
-        }
-    }
+    /// The author recorded for the token a first start generates.
+    package static let firstStart = StoredAdminToken.firstStartAuthor
 
     /// Stores `secret` as the admin token `name` when the database has no token yet (the
     /// operator's: every role).
@@ -54,8 +36,9 @@ package enum PostgresAdminTokens {
             )
             let created = try await connection.all(
                 """
-                INSERT INTO admin_token (name, role, secret_sha256)
-                SELECT \(name), 'admin', \(hash) WHERE NOT EXISTS (SELECT 1 FROM admin_token)
+                INSERT INTO admin_token (id, name, role, secret_sha256, created_by)
+                SELECT \(StoredAdminToken.newID()), \(name), 'admin', \(hash), \(firstStart)
+                WHERE NOT EXISTS (SELECT 1 FROM admin_token)
                 RETURNING name
                 """,
                 logger: logger

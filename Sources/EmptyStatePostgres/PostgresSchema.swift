@@ -171,6 +171,7 @@ package enum PostgresSchema {
         changeRequests,
         webhooks,
         stringReviews,
+        adminTokens,
     ]
 
     /// Why the schema cannot be used.

@@ -54,6 +54,7 @@ package final class SQLiteStores: Stores {
     package var events: any EventStoring { eventStore }
     package var sessions: any SessionStoring { templateStore }
     package var webhooks: any WebhookStoring { templateStore }
+    package var tokens: any AdminTokenStoring { templateStore }
 
     package func observeCommits(_ observer: @escaping @Sendable (_ store: String, _ seconds: Double) -> Void) {
         commitObserver.set(observer)

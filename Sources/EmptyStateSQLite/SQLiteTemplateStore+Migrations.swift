@@ -229,6 +229,28 @@ extension SQLiteTemplateStore {
                     """
             )
         }
+        // Admin tokens made through the admin API (issue 37, `AdminTokenStoring`): only the
+        // SHA-256 of each secret is kept. Their documents (kind `admin-token`) are in `template`
+        // and `revision`, for the audit trail. A table no other statement touches: the step can
+        // be renumbered beside others as it is. Times are ms since the epoch.
+        migrator.registerMigration("v9: admin tokens") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE admin_token (
+                        id TEXT PRIMARY KEY NOT NULL,          -- tok_…; its document is template 'admin-token:tok_…'
+                        name TEXT NOT NULL UNIQUE,             -- never reused: it is the author of changes
+                        role TEXT NOT NULL,
+                        secret_sha256 TEXT NOT NULL UNIQUE,
+                        created_by TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        revoked_at INTEGER,
+                        revoked_by TEXT,
+                        last_used_at INTEGER                   -- written at most once a minute per token
+                    );
+                    """
+            )
+        }
         return migrator
     }
 }

@@ -15,13 +15,9 @@ package protocol SharedStore: Stores {
     /// The documents changed after feed number `after`, oldest first, each with its newest number.
     func changes(after: Int64) throws(StoreError) -> [(seq: Int64, documentID: String)]
 
-    /// The lowercase hex SHA-256 of an admin token's secret, as `adminTokens()` keeps it.
-    func hash(secret: String) -> String
     /// Stores the admin token `name` when there is no token yet.
     /// - Returns: whether this call created it (exactly one of several racing replicas does).
     func createFirstToken(name: String, secret: String) throws(StoreError) -> Bool
-    /// Every admin token kept in the store: name, role and the hash of the secret.
-    func adminTokens() throws(StoreError) -> [(name: String, role: String, secretSHA256: String)]
 
     /// What must run beside the HTTP service, first to last (the connection pool, then the
     /// listener that calls `catchUp` whenever another replica may have committed a change).

@@ -119,6 +119,8 @@ package enum DocumentKind: String, Sendable, CaseIterable {
     case reviewRules = "review-rules"
     /// A webhook subscription (`WebhookSubscription`), `webhook:<id>`.
     case webhook
+    /// An admin token made through the admin API (`StoredAdminToken`), `admin-token:tok_…`.
+    case adminToken = "admin-token"
 
     /// The start of every store id of this kind (`app-policy:`, …); the review rules' whole id;
     /// `nil` for templates, whose ids have no colon.
@@ -130,6 +132,7 @@ package enum DocumentKind: String, Sendable, CaseIterable {
         case .changeRequest: StoredDocuments.changeRequestPrefix
         case .reviewRules: StoredDocuments.reviewRulesID
         case .webhook: StoredDocuments.webhookPrefix
+        case .adminToken: StoredDocuments.adminTokenPrefix
         }
     }
 
@@ -144,6 +147,8 @@ package enum DocumentKind: String, Sendable, CaseIterable {
             self = .changeRequest
         } else if documentID.hasPrefix(StoredDocuments.webhookPrefix) {
             self = .webhook
+        } else if documentID.hasPrefix(StoredDocuments.adminTokenPrefix) {
+            self = .adminToken
         } else if documentID == StoredDocuments.reviewRulesID {
             self = .reviewRules
         } else {

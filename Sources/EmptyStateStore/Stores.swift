@@ -11,6 +11,9 @@ package protocol Stores: Sendable {
     /// Webhook subscriptions as read, and their outbox (in the templates database: deliveries are
     /// written in the transactions of the changes they tell of).
     var webhooks: any WebhookStoring { get }
+    /// The admin tokens made through the admin API (in the templates database: they are created
+    /// and revoked in catalogue transactions, with a revision each).
+    var tokens: any AdminTokenStoring { get }
     /// Where they are, for logs (a path, or a URL without its password).
     var location: String { get }
 

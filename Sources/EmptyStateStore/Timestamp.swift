@@ -20,6 +20,12 @@ package enum Timestamp {
         Date(timeIntervalSince1970: Double(nowMilliseconds() / 1000)).formatted(wholeSeconds)
     }
 
+    /// Milliseconds since the epoch as RFC 3339 UTC in whole seconds (the fraction dropped), the
+    /// form of the store's times (`2026-11-23T10:00:00Z`).
+    package static func seconds(milliseconds: Int64) -> String {
+        String(format(milliseconds: milliseconds).dropLast(5)) + "Z"
+    }
+
     /// Milliseconds since the epoch, now.
     package static func nowMilliseconds() -> Int64 {
         var spec = timespec()

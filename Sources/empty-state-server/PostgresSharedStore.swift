@@ -80,6 +80,7 @@ final class PostgresSharedStore: SharedStore {
 
     var sessions: any SessionStoring { templateStore }
     var webhooks: any WebhookStoring { templateStore }
+    var tokens: any AdminTokenStoring { templateStore }
 
     var location: String { database.location }
 
@@ -95,14 +96,8 @@ final class PostgresSharedStore: SharedStore {
         commitObserver.set(observer)
     }
 
-    func hash(secret: String) -> String { PostgresAdminTokens.hash(secret) }
-
     func createFirstToken(name: String, secret: String) throws(StoreError) -> Bool {
         try PostgresAdminTokens.createFirstToken(database, name: name, secret: secret)
-    }
-
-    func adminTokens() throws(StoreError) -> [(name: String, role: String, secretSHA256: String)] {
-        try PostgresAdminTokens.load(database).map { ($0.name, $0.role, $0.secretSHA256) }
     }
 
     func services(catchUp: @escaping @Sendable () -> Void) -> [any Service] {

@@ -1742,6 +1742,34 @@ def run_webhooks(checker: Checker, token: str) -> None:
     run(Case("webhook deleted", "GET", one, 404, auth))
 
 
+def run_tokens(checker: Checker, token: str) -> None:
+    """Exercises every admin token operation: the list, a creation with each refusal, the audit
+    entry, a revocation (twice) and an unknown id."""
+    run = checker.run
+    auth = {"Authorization": f"Bearer {token}"}
+    as_json = {**auth, "Content-Type": "application/json"}
+    base = "/v1/admin/tokens"
+    name = f"openapi-check-{secrets.token_hex(4)}"
+    run(Case("tokens", "GET", base, 200, auth))
+    run(Case("tokens", "HEAD", base, 200, auth))
+    run(Case("tokens unauthenticated", "GET", base, 401))
+    run(Case("token bad role", "POST", base, 422, as_json, json.dumps({"name": name, "role": "root"}).encode(), extra=[problem_pointers("/role")]))
+    run(Case("token not json", "POST", base, 400, as_json, b"{"))
+    run(Case("token wrong media type", "POST", base, 415, {**auth, "Content-Type": "text/plain"}, b"x"))
+    _, created = run(Case("token create", "POST", base, 201, as_json, json.dumps({"name": name, "role": "viewer", "expiresAt": None}).encode()))
+    if not isinstance(created, dict) or "id" not in created:
+        return
+    run(Case("token name taken", "POST", base, 409, as_json, json.dumps({"name": name, "role": "viewer"}).encode(), extra=[problem_type("token-name-taken")]))
+    viewer = {"Authorization": f"Bearer {created['secret']}"}
+    run(Case("tokens as a viewer", "GET", base, 403, viewer, extra=[problem_type("forbidden")]))
+    run(Case("audit with a token's creation", "GET", "/v1/admin/audit?pageSize=5", 200, auth,
+             extra=[body_field("the newest is the token's creation", lambda b: b["items"][0].get("adminToken") == created["id"])]))
+    run(Case("token revoke", "DELETE", f"{base}/{created['id']}", 204, auth))
+    run(Case("token revoke again", "DELETE", f"{base}/{created['id']}", 204, auth))
+    run(Case("token revoked", "GET", base, 401, viewer))
+    run(Case("token unknown", "DELETE", f"{base}/tok_0000000000000000", 404, auth, extra=[problem_type("unknown-token")]))
+
+
 def run_experiments(checker: Checker, token: str) -> None:
     """A scratch experiment with a plan and a guardrail on `noFavorites`: created, started, its results and their
     CSV export (GET and HEAD) read, stopped and read again; then the planning calculator, both
@@ -1829,6 +1857,7 @@ def main(argv: list[str] | None = None) -> int:
         run_app_status(checker, token)
         run_change_requests(checker, token)
         run_webhooks(checker, token)
+        run_tokens(checker, token)
         run_experiments(checker, token)
     print(f"{report.passed} passed, {report.failed} failed")
     return 1 if report.failed else 0

@@ -17,10 +17,12 @@ expect_eq "openapi-python-client gives no warning" "" \
 
 EDITOR_TOKEN="py-editor:editor:$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 VIEWER_TOKEN="py-viewer:viewer:$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+ADMIN_TOKEN="py-admin:admin:$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 DATA_DIR="$WORK/python-client-data" start_server "$WORK/python-client-server.log" \
-    --admin-token "$EDITOR_TOKEN" --admin-token "$VIEWER_TOKEN"
+    --admin-token "$EDITOR_TOKEN" --admin-token "$VIEWER_TOKEN" --admin-token "$ADMIN_TOKEN"
 if python3 "$HERE/python_client_smoke.py" --client-dir "$PY_CLIENT" --base-url "$BASE_URL" \
-    --editor-token "${EDITOR_TOKEN##*:}" --viewer-token "${VIEWER_TOKEN##*:}" >"$WORK/python-client.log" 2>&1; then
+    --editor-token "${EDITOR_TOKEN##*:}" --viewer-token "${VIEWER_TOKEN##*:}" --admin-token "${ADMIN_TOKEN##*:}" \
+    >"$WORK/python-client.log" 2>&1; then
     pass "every operation through the generated Python client ($(tail -n 1 "$WORK/python-client.log"))"
 else
     grep -E '^FAIL|Error|Traceback' "$WORK/python-client.log" | head -n 30

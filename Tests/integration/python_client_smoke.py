@@ -40,6 +40,7 @@ def main() -> int:
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--editor-token", required=True)
     parser.add_argument("--viewer-token", required=True)
+    parser.add_argument("--admin-token", required=True)
     args = parser.parse_args()
     sys.path.insert(0, args.client_dir)
 
@@ -77,6 +78,7 @@ def main() -> int:
     anonymous = Client(base_url=args.base_url, timeout=httpx.Timeout(15.0))
     editor = AuthenticatedClient(base_url=args.base_url, token=args.editor_token, timeout=httpx.Timeout(15.0))
     viewer = AuthenticatedClient(base_url=args.base_url, token=args.viewer_token, timeout=httpx.Timeout(15.0))
+    admin = AuthenticatedClient(base_url=args.base_url, token=args.admin_token, timeout=httpx.Timeout(15.0))
 
     def expect(name: str, response: Any, status: int, model: type | None) -> Any:
         """The response has `status` and its parsed body is a `model` (None: no body expected)."""
@@ -508,6 +510,29 @@ def main() -> int:
             expect("redeliverAdminWebhookDelivery", redeliver_admin_webhook_delivery.sync_detailed(hook.id, ping.id, client=editor),
                    202, m.AdminWebhookDelivery)
         expect("deleteAdminWebhook", delete_admin_webhook.sync_detailed(hook.id, client=editor, if_match='"r3"'), 204, None)
+
+    # -- admin tokens (an admin token manages them) ------------------------------------------------
+    from empty_state_client.api.admin import create_admin_token, head_admin_tokens, list_admin_tokens, revoke_admin_token
+    problem("listAdminTokens as editor", list_admin_tokens.sync_detailed(client=editor), 403, "forbidden")
+    listed = expect("listAdminTokens", list_admin_tokens.sync_detailed(client=admin), 200, m.AdminTokenList)
+    if isinstance(listed, m.AdminTokenList):
+        check("listAdminTokens: the configured tokens, from the configuration",
+              sorted((t.name, t.source.value) for t in listed.items) == [
+                  ("py-admin", "configuration"), ("py-editor", "configuration"), ("py-viewer", "configuration")],
+              f"(got {[(t.name, t.source.value) for t in listed.items]})")
+    expect("headAdminTokens", head_admin_tokens.sync_detailed(client=admin), 200, None)
+    request = m.AdminTokenCreate(name="py-ci", role=m.AdminTokenRole.EDITOR)
+    made = expect("createAdminToken", create_admin_token.sync_detailed(client=admin, body=request), 201, m.AdminTokenCreated)
+    problem("createAdminToken again", create_admin_token.sync_detailed(client=admin, body=request), 409, "token-name-taken")
+    if isinstance(made, m.AdminTokenCreated):
+        made_client = AuthenticatedClient(base_url=args.base_url, token=made.secret, timeout=httpx.Timeout(15.0))
+        expect("listAdminTemplates with the new token", list_admin_templates.sync_detailed(client=made_client), 200,
+               m.TemplateSummaryPage)
+        expect("revokeAdminToken", revoke_admin_token.sync_detailed(made.id, client=admin), 204, None)
+        problem("listAdminTemplates with the revoked token", list_admin_templates.sync_detailed(client=made_client), 401,
+                "unauthorized")
+    problem("revokeAdminToken unknown", revoke_admin_token.sync_detailed("tok_0000000000000000", client=admin), 404,
+            "unknown-token")
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -1,5 +1,7 @@
 # Three replicas on one throwaway PostgreSQL (scripts/postgres.sh): they start together against an
-# empty database; the first admin token is valid on all; a publish on one is served by the others;
+# empty database; the first admin token is valid on all; a token created through the API on one is
+# accepted by the others, and refused by all once revoked on another (timed); a publish on one is
+# served by the others;
 # a change request of three templates published on one is never served half by any; a scheduled
 # one publishes exactly once, within a second, with a replica killed at its time; concurrent
 # If-Match writes to different replicas let exactly one win; an event id sent to two
@@ -154,6 +156,56 @@ if [ "${rep_up:-0}" = 3 ]; then
         fetch -H "$REP_AUTH" "${REP_URLS[n]}/v1/admin/templates?pageSize=1"
         expect_eq "tokens: the generated token is accepted by replica $n" 200 "$STATUS"
     done
+
+    # --- Admin tokens through the API: created on one replica, revoked on another -------------------
+    # In force on every replica when the change feed's NOTIFY reaches it (StoreAdminTokens); each
+    # replica's first request that accepts (or refuses) is timed from the 201 (or the 204).
+    # rep_token_wait URL SECRET STATUS: ms until an admin read with SECRET answers STATUS (5 s).
+    rep_token_wait() {
+        local started=$EPOCHREALTIME deadline=$((SECONDS + 5)) seen
+        while [ "$SECONDS" -le "$deadline" ]; do
+            seen=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -H "Authorization: Bearer $2" \
+                "$1/v1/admin/templates?pageSize=1")
+            if [ "$seen" = "$3" ]; then
+                echo $(((${EPOCHREALTIME/./} - ${started/./}) / 1000))
+                return 0
+            fi
+            sleep 0.01
+        done
+        return 1
+    }
+    fetch -H "$REP_AUTH" "$R1/v1/admin/tokens"
+    rep_generated=$(json '.items[] | select(.source == "generated") | .id')
+    expect_eq "tokens api: the generated first token is listed as generated, revocable" "admin true" \
+        "$(json '.items[] | select(.source == "generated") | "\(.role) \(.revocable)"')"
+    fetch -X DELETE -H "$REP_AUTH" "$R1/v1/admin/tokens/$rep_generated"
+    expect_eq "tokens api: the last admin token in force cannot be revoked → 409 last-admin-token" \
+        "409 last-admin-token" "$STATUS $(json '.type | split(":") | last')"
+    fetch -X POST -H "$REP_AUTH" -H 'Content-Type: application/json' -d '{"name":"rep-ci","role":"editor"}' \
+        "$R1/v1/admin/tokens"
+    expect_eq "tokens api: a token created on replica 1" 201 "$STATUS"
+    rep_ci=$(json .secret)
+    rep_ci_id=$(json .id)
+    for n in 2 3; do
+        if rep_ms=$(rep_token_wait "${REP_URLS[n]}" "$rep_ci" 200); then
+            pass "tokens api: … is accepted by replica $n (${rep_ms} ms after the 201)"
+        else
+            fail "tokens api: … is accepted by replica $n" "not within 5 s"
+        fi
+    done
+    fetch -X DELETE -H "$REP_AUTH" "$R2/v1/admin/tokens/$rep_ci_id"
+    expect_eq "tokens api: revoked on replica 2" 204 "$STATUS"
+    for n in 1 3; do
+        if rep_ms=$(rep_token_wait "${REP_URLS[n]}" "$rep_ci" 401); then
+            pass "tokens api: … is refused by replica $n (${rep_ms} ms after the 204)"
+        else
+            fail "tokens api: … is refused by replica $n" "still accepted after 5 s"
+        fi
+    done
+    expect_eq "tokens api: … and at once by replica 2" 401 "$(curl -s -o /dev/null -w '%{http_code}' \
+        -H "Authorization: Bearer $rep_ci" "$R2/v1/admin/templates?pageSize=1")"
+    expect_eq "tokens api: the database keeps only the hash of the secret" "0 1" \
+        "$(rep_psql -c "SELECT count(*) FILTER (WHERE secret_sha256 = '$rep_ci'), count(*) FILTER (WHERE id = '$rep_ci_id' AND revoked_at IS NOT NULL) FROM admin_token" | tr '|' ' ')"
 
     # --- A publish on one replica is served by the other two ----------------------------------------
     REP_TPL=noDocuments

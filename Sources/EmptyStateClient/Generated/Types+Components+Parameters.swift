@@ -237,6 +237,10 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/InstanceId`.
         internal typealias InstanceId = Swift.String
+        /// The token's id, `tok_` and 16 hex digits, as `POST /v1/admin/tokens` gave it (and the list shows); any other value answers `404 unknown-token`.
+        ///
+        /// - Remark: Generated from `#/components/parameters/TokenId`.
+        internal typealias TokenId = Swift.String
         /// The webhook's id, `wh_` and 20 hex digits, as `POST /v1/admin/webhooks` gave it; any other value answers `404 unknown-webhook`.
         ///
         /// - Remark: Generated from `#/components/parameters/WebhookId`.
@@ -265,7 +269,7 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/AuditAppPolicy`.
         internal typealias AuditAppPolicy = Components.Schemas.Platform
-        /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+        /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
         ///
         /// - Remark: Generated from `#/components/parameters/AuditKind`.
         internal enum AuditKind: String, Codable, Hashable, Sendable, CaseIterable {
@@ -275,6 +279,7 @@ extension Components {
             case changeRequest = "changeRequest"
             case reviewRules = "reviewRules"
             case webhook = "webhook"
+            case adminToken = "adminToken"
         }
         /// Only the changes by this author (the token's name, exactly), 1–200 characters.
         ///

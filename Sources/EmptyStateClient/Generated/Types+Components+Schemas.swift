@@ -1587,6 +1587,9 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_unknownWebhook = "urn:empty-state:problem:unknown-webhook"
                 case urn_colon_emptyState_colon_problem_colon_unknownDelivery = "urn:empty-state:problem:unknown-delivery"
                 case urn_colon_emptyState_colon_problem_colon_webhooksUnavailable = "urn:empty-state:problem:webhooks-unavailable"
+                case urn_colon_emptyState_colon_problem_colon_tokenNameTaken = "urn:empty-state:problem:token-name-taken"
+                case urn_colon_emptyState_colon_problem_colon_unknownToken = "urn:empty-state:problem:unknown-token"
+                case urn_colon_emptyState_colon_problem_colon_lastAdminToken = "urn:empty-state:problem:last-admin-token"
             }
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             internal var _type: Components.Schemas.Problem._TypePayload
@@ -3054,6 +3057,327 @@ extension Components {
                 ])
             }
         }
+        /// What the token may do; each role may do everything the ones before it may.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminTokenRole`.
+        internal enum AdminTokenRole: String, Codable, Hashable, Sendable, CaseIterable {
+            case viewer = "viewer"
+            case editor = "editor"
+            case reviewer = "reviewer"
+            case admin = "admin"
+        }
+        /// - Remark: Generated from `#/components/schemas/AdminTokenCreate`.
+        internal struct AdminTokenCreate: Codable, Hashable, Sendable {
+            /// Who the token is for, recorded as the author of every change made with it; 1 to 64 characters, no colon, no control character, no space first or last.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminTokenCreate/name`.
+            internal var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminTokenCreate/role`.
+            internal var role: Components.Schemas.AdminTokenRole
+            /// When the token stops working (RFC 3339, in the future, kept in whole seconds); absent or null, never.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminTokenCreate/expiresAt`.
+            internal var expiresAt: Foundation.Date?
+            /// Creates a new `AdminTokenCreate`.
+            ///
+            /// - Parameters:
+            ///   - name: Who the token is for, recorded as the author of every change made with it; 1 to 64 characters, no colon, no control character, no space first or last.
+            ///   - role:
+            ///   - expiresAt: When the token stops working (RFC 3339, in the future, kept in whole seconds); absent or null, never.
+            internal init(
+                name: Swift.String,
+                role: Components.Schemas.AdminTokenRole,
+                expiresAt: Foundation.Date? = nil
+            ) {
+                self.name = name
+                self.role = role
+                self.expiresAt = expiresAt
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case name
+                case role
+                case expiresAt
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.role = try container.decode(
+                    Components.Schemas.AdminTokenRole.self,
+                    forKey: .role
+                )
+                self.expiresAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .expiresAt
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "role",
+                    "expiresAt"
+                ])
+            }
+        }
+        /// One admin token as the list shows it: never its secret or its hash. `id`, `createdAt` and
+        /// `createdBy` are present on the store's tokens only (sources `api`, and `generated` on
+        /// PostgreSQL), which alone may be revoked through the API.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminToken`.
+        internal struct AdminToken: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminToken/id`.
+            internal var id: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AdminToken/name`.
+            internal var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminToken/role`.
+            internal var role: Components.Schemas.AdminTokenRole
+            /// `configuration`: `--admin-token` or `EMPTY_STATE_ADMIN_TOKENS`; `file`: the tokens file; `generated`: made on a first start; `api`: made through this API.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminToken/source`.
+            internal enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case configuration = "configuration"
+                case file = "file"
+                case generated = "generated"
+                case api = "api"
+            }
+            /// `configuration`: `--admin-token` or `EMPTY_STATE_ADMIN_TOKENS`; `file`: the tokens file; `generated`: made on a first start; `api`: made through this API.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminToken/source`.
+            internal var source: Components.Schemas.AdminToken.SourcePayload
+            /// Whether `DELETE /v1/admin/tokens/{id}` may revoke it (a token of the store, not revoked yet).
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminToken/revocable`.
+            internal var revocable: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/AdminToken/createdAt`.
+            internal var createdAt: Components.Schemas.Timestamp?
+            /// - Remark: Generated from `#/components/schemas/AdminToken/createdBy`.
+            internal var createdBy: Components.Schemas.Actor?
+            /// - Remark: Generated from `#/components/schemas/AdminToken/expiresAt`.
+            internal var expiresAt: Components.Schemas.Timestamp?
+            /// - Remark: Generated from `#/components/schemas/AdminToken/revokedAt`.
+            internal var revokedAt: Components.Schemas.Timestamp?
+            /// - Remark: Generated from `#/components/schemas/AdminToken/revokedBy`.
+            internal var revokedBy: Components.Schemas.Actor?
+            /// When it last authenticated a request, to within a minute (written at most once a minute per token and replica).
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminToken/lastUsedAt`.
+            internal var lastUsedAt: Components.Schemas.Timestamp?
+            /// Only in the answer of `POST /v1/admin/tokens`: the bearer token (`Authorization: Bearer <secret>`); only its SHA-256 is kept.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminToken/secret`.
+            internal var secret: Swift.String?
+            /// Creates a new `AdminToken`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - name:
+            ///   - role:
+            ///   - source: `configuration`: `--admin-token` or `EMPTY_STATE_ADMIN_TOKENS`; `file`: the tokens file; `generated`: made on a first start; `api`: made through this API.
+            ///   - revocable: Whether `DELETE /v1/admin/tokens/{id}` may revoke it (a token of the store, not revoked yet).
+            ///   - createdAt:
+            ///   - createdBy:
+            ///   - expiresAt:
+            ///   - revokedAt:
+            ///   - revokedBy:
+            ///   - lastUsedAt: When it last authenticated a request, to within a minute (written at most once a minute per token and replica).
+            ///   - secret: Only in the answer of `POST /v1/admin/tokens`: the bearer token (`Authorization: Bearer <secret>`); only its SHA-256 is kept.
+            internal init(
+                id: Swift.String? = nil,
+                name: Swift.String,
+                role: Components.Schemas.AdminTokenRole,
+                source: Components.Schemas.AdminToken.SourcePayload,
+                revocable: Swift.Bool,
+                createdAt: Components.Schemas.Timestamp? = nil,
+                createdBy: Components.Schemas.Actor? = nil,
+                expiresAt: Components.Schemas.Timestamp? = nil,
+                revokedAt: Components.Schemas.Timestamp? = nil,
+                revokedBy: Components.Schemas.Actor? = nil,
+                lastUsedAt: Components.Schemas.Timestamp? = nil,
+                secret: Swift.String? = nil
+            ) {
+                self.id = id
+                self.name = name
+                self.role = role
+                self.source = source
+                self.revocable = revocable
+                self.createdAt = createdAt
+                self.createdBy = createdBy
+                self.expiresAt = expiresAt
+                self.revokedAt = revokedAt
+                self.revokedBy = revokedBy
+                self.lastUsedAt = lastUsedAt
+                self.secret = secret
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case name
+                case role
+                case source
+                case revocable
+                case createdAt
+                case createdBy
+                case expiresAt
+                case revokedAt
+                case revokedBy
+                case lastUsedAt
+                case secret
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.role = try container.decode(
+                    Components.Schemas.AdminTokenRole.self,
+                    forKey: .role
+                )
+                self.source = try container.decode(
+                    Components.Schemas.AdminToken.SourcePayload.self,
+                    forKey: .source
+                )
+                self.revocable = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .revocable
+                )
+                self.createdAt = try container.decodeIfPresent(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .createdAt
+                )
+                self.createdBy = try container.decodeIfPresent(
+                    Components.Schemas.Actor.self,
+                    forKey: .createdBy
+                )
+                self.expiresAt = try container.decodeIfPresent(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .expiresAt
+                )
+                self.revokedAt = try container.decodeIfPresent(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .revokedAt
+                )
+                self.revokedBy = try container.decodeIfPresent(
+                    Components.Schemas.Actor.self,
+                    forKey: .revokedBy
+                )
+                self.lastUsedAt = try container.decodeIfPresent(
+                    Components.Schemas.Timestamp.self,
+                    forKey: .lastUsedAt
+                )
+                self.secret = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .secret
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "name",
+                    "role",
+                    "source",
+                    "revocable",
+                    "createdAt",
+                    "createdBy",
+                    "expiresAt",
+                    "revokedAt",
+                    "revokedBy",
+                    "lastUsedAt",
+                    "secret"
+                ])
+            }
+        }
+        /// The token just made, with its secret, shown this once.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminTokenCreated`.
+        internal struct AdminTokenCreated: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminTokenCreated/value1`.
+            internal var value1: Components.Schemas.AdminToken
+            /// - Remark: Generated from `#/components/schemas/AdminTokenCreated/value2`.
+            internal struct Value2Payload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AdminTokenCreated/value2/id`.
+                internal var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/AdminTokenCreated/value2/secret`.
+                internal var secret: Swift.String
+                /// - Remark: Generated from `#/components/schemas/AdminTokenCreated/value2/createdAt`.
+                internal var createdAt: Components.Schemas.Timestamp
+                /// - Remark: Generated from `#/components/schemas/AdminTokenCreated/value2/createdBy`.
+                internal var createdBy: Components.Schemas.Actor
+                /// Creates a new `Value2Payload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - secret:
+                ///   - createdAt:
+                ///   - createdBy:
+                internal init(
+                    id: Swift.String,
+                    secret: Swift.String,
+                    createdAt: Components.Schemas.Timestamp,
+                    createdBy: Components.Schemas.Actor
+                ) {
+                    self.id = id
+                    self.secret = secret
+                    self.createdAt = createdAt
+                    self.createdBy = createdBy
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case id
+                    case secret
+                    case createdAt
+                    case createdBy
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AdminTokenCreated/value2`.
+            internal var value2: Components.Schemas.AdminTokenCreated.Value2Payload
+            /// Creates a new `AdminTokenCreated`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            internal init(
+                value1: Components.Schemas.AdminToken,
+                value2: Components.Schemas.AdminTokenCreated.Value2Payload
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                self.value1 = try .init(from: decoder)
+                self.value2 = try .init(from: decoder)
+            }
+            internal func encode(to encoder: any Swift.Encoder) throws {
+                try self.value1.encode(to: encoder)
+                try self.value2.encode(to: encoder)
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AdminTokenList`.
+        internal struct AdminTokenList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminTokenList/items`.
+            internal var items: [Components.Schemas.AdminToken]
+            /// Creates a new `AdminTokenList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            internal init(items: [Components.Schemas.AdminToken]) {
+                self.items = items
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case items
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.AdminToken].self,
+                    forKey: .items
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items"
+                ])
+            }
+        }
         /// One immutable revision: what was done (`import` from the release, `create`, `replace`,
         /// `strings`, `delete`, `rollback`), by whom, when, and which fields changed (JSON pointers
         /// into the document; `["/"]` for a whole new document or a deletion). `template` is the
@@ -3088,6 +3412,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/webhook`.
             internal var webhook: Swift.String?
+            /// The token's id (`tok_…`), for the creation or revocation of an admin token made through the API (instead of `templateId`); never its secret.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/adminToken`.
+            internal var adminToken: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Revision/revision`.
             internal var revision: Components.Schemas.RevisionNumber
             /// - Remark: Generated from `#/components/schemas/Revision/action`.
@@ -3132,6 +3460,83 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Revision/subscription`.
             internal var subscription: Components.Schemas.WebhookSubscription?
+            /// The token at this revision (for an admin token's revision), never its secret or hash.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/token`.
+            internal struct TokenPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Revision/token/id`.
+                internal var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Revision/token/name`.
+                internal var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Revision/token/role`.
+                internal var role: Components.Schemas.AdminTokenRole
+                /// - Remark: Generated from `#/components/schemas/Revision/token/expiresAt`.
+                internal var expiresAt: Components.Schemas.Timestamp?
+                /// - Remark: Generated from `#/components/schemas/Revision/token/revokedAt`.
+                internal var revokedAt: Components.Schemas.Timestamp?
+                /// Creates a new `TokenPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - name:
+                ///   - role:
+                ///   - expiresAt:
+                ///   - revokedAt:
+                internal init(
+                    id: Swift.String,
+                    name: Swift.String,
+                    role: Components.Schemas.AdminTokenRole,
+                    expiresAt: Components.Schemas.Timestamp? = nil,
+                    revokedAt: Components.Schemas.Timestamp? = nil
+                ) {
+                    self.id = id
+                    self.name = name
+                    self.role = role
+                    self.expiresAt = expiresAt
+                    self.revokedAt = revokedAt
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case id
+                    case name
+                    case role
+                    case expiresAt
+                    case revokedAt
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.id = try container.decode(
+                        Swift.String.self,
+                        forKey: .id
+                    )
+                    self.name = try container.decode(
+                        Swift.String.self,
+                        forKey: .name
+                    )
+                    self.role = try container.decode(
+                        Components.Schemas.AdminTokenRole.self,
+                        forKey: .role
+                    )
+                    self.expiresAt = try container.decodeIfPresent(
+                        Components.Schemas.Timestamp.self,
+                        forKey: .expiresAt
+                    )
+                    self.revokedAt = try container.decodeIfPresent(
+                        Components.Schemas.Timestamp.self,
+                        forKey: .revokedAt
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "id",
+                        "name",
+                        "role",
+                        "expiresAt",
+                        "revokedAt"
+                    ])
+                }
+            }
+            /// The token at this revision (for an admin token's revision), never its secret or hash.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Revision/token`.
+            internal var token: Components.Schemas.Revision.TokenPayload?
             /// Creates a new `Revision`.
             ///
             /// - Parameters:
@@ -3141,6 +3546,7 @@ extension Components {
             ///   - changeRequest: The change request, for an action on one (instead of `templateId`; `propose`, `edit`, `approve`, `publish` …, the note says more).
             ///   - reviewRules: Present on a change of the review rules (instead of `templateId`).
             ///   - webhook: The webhook's id (`wh_…`), for a revision of a webhook subscription (instead of `templateId`); a secret rotation is a revision whose `changedFields` is `["/secret"]`, the secret itself never recorded.
+            ///   - adminToken: The token's id (`tok_…`), for the creation or revocation of an admin token made through the API (instead of `templateId`); never its secret.
             ///   - revision:
             ///   - action:
             ///   - createdAt:
@@ -3150,6 +3556,7 @@ extension Components {
             ///   - note: Why the change was made, when its writer said; a translation import's revisions say `imported from <fileName>`.
             ///   - policy: The policy document at this revision (for an app policy's revision).
             ///   - subscription: The subscription at this revision (for a webhook's revision), never its secret.
+            ///   - token: The token at this revision (for an admin token's revision), never its secret or hash.
             internal init(
                 templateId: Components.Schemas.TemplateId? = nil,
                 appPolicy: Components.Schemas.Platform? = nil,
@@ -3157,6 +3564,7 @@ extension Components {
                 changeRequest: Swift.Int? = nil,
                 reviewRules: Swift.Bool? = nil,
                 webhook: Swift.String? = nil,
+                adminToken: Swift.String? = nil,
                 revision: Components.Schemas.RevisionNumber,
                 action: Components.Schemas.Revision.ActionPayload,
                 createdAt: Components.Schemas.Timestamp,
@@ -3165,7 +3573,8 @@ extension Components {
                 template: Components.Schemas.TemplateDocument? = nil,
                 note: Swift.String? = nil,
                 policy: Components.Schemas.AppPolicy? = nil,
-                subscription: Components.Schemas.WebhookSubscription? = nil
+                subscription: Components.Schemas.WebhookSubscription? = nil,
+                token: Components.Schemas.Revision.TokenPayload? = nil
             ) {
                 self.templateId = templateId
                 self.appPolicy = appPolicy
@@ -3173,6 +3582,7 @@ extension Components {
                 self.changeRequest = changeRequest
                 self.reviewRules = reviewRules
                 self.webhook = webhook
+                self.adminToken = adminToken
                 self.revision = revision
                 self.action = action
                 self.createdAt = createdAt
@@ -3182,6 +3592,7 @@ extension Components {
                 self.note = note
                 self.policy = policy
                 self.subscription = subscription
+                self.token = token
             }
             internal enum CodingKeys: String, CodingKey {
                 case templateId
@@ -3190,6 +3601,7 @@ extension Components {
                 case changeRequest
                 case reviewRules
                 case webhook
+                case adminToken
                 case revision
                 case action
                 case createdAt
@@ -3199,6 +3611,7 @@ extension Components {
                 case note
                 case policy
                 case subscription
+                case token
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -3225,6 +3638,10 @@ extension Components {
                 self.webhook = try container.decodeIfPresent(
                     Swift.String.self,
                     forKey: .webhook
+                )
+                self.adminToken = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .adminToken
                 )
                 self.revision = try container.decode(
                     Components.Schemas.RevisionNumber.self,
@@ -3262,6 +3679,10 @@ extension Components {
                     Components.Schemas.WebhookSubscription.self,
                     forKey: .subscription
                 )
+                self.token = try container.decodeIfPresent(
+                    Components.Schemas.Revision.TokenPayload.self,
+                    forKey: .token
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "templateId",
                     "appPolicy",
@@ -3269,6 +3690,7 @@ extension Components {
                     "changeRequest",
                     "reviewRules",
                     "webhook",
+                    "adminToken",
                     "revision",
                     "action",
                     "createdAt",
@@ -3277,7 +3699,8 @@ extension Components {
                     "template",
                     "note",
                     "policy",
-                    "subscription"
+                    "subscription",
+                    "token"
                 ])
             }
         }

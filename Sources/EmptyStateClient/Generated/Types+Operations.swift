@@ -9131,7 +9131,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -9669,7 +9669,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -10400,7 +10400,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -12110,7 +12110,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -13039,7 +13039,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -14975,7 +14975,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -16652,7 +16652,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -17585,7 +17585,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -18122,7 +18122,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -18870,7 +18870,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -19360,7 +19360,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -20957,7 +20957,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -21741,6 +21741,32 @@ internal enum Operations {
                     }
                 }
             }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/get(getAdminExperiment)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
             /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
@@ -22179,7 +22205,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -23504,6 +23530,32 @@ internal enum Operations {
                     }
                 }
             }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
             /// cookie that names no live session (then `Set-Cookie` clears it).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
@@ -24010,6 +24062,32 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/get(exportAdminExperimentResults)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
                             response: self
                         )
                     }
@@ -24984,7 +25062,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -25404,8 +25482,9 @@ internal enum Operations {
                     case changeRequest = "changeRequest"
                     case reviewRules = "reviewRules"
                     case webhook = "webhook"
+                    case adminToken = "adminToken"
                 }
-                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/GET/query/kind`.
                 internal var kind: Components.Parameters.AuditKind?
@@ -25459,7 +25538,7 @@ internal enum Operations {
                 ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
                 ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
-                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
                 ///   - action: Only changes of this kind. Another value → `400`.
                 ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
@@ -25794,8 +25873,9 @@ internal enum Operations {
                     case changeRequest = "changeRequest"
                     case reviewRules = "reviewRules"
                     case webhook = "webhook"
+                    case adminToken = "adminToken"
                 }
-                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/HEAD/query/kind`.
                 internal var kind: Components.Parameters.AuditKind?
@@ -25849,7 +25929,7 @@ internal enum Operations {
                 ///   - pageSize: Items per page, 1–200; anything else answers `400 invalid-parameter`.
                 ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
-                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
                 ///   - action: Only changes of this kind. Another value → `400`.
                 ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
@@ -26102,8 +26182,9 @@ internal enum Operations {
                     case changeRequest = "changeRequest"
                     case reviewRules = "reviewRules"
                     case webhook = "webhook"
+                    case adminToken = "adminToken"
                 }
-                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/export/GET/query/kind`.
                 internal var kind: Components.Parameters.AuditKind?
@@ -26156,7 +26237,7 @@ internal enum Operations {
                 ///   - format: `ndjson` (the default) or `csv`. Another value → `400`.
                 ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
-                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
                 ///   - action: Only changes of this kind. Another value → `400`.
                 ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
@@ -26496,8 +26577,9 @@ internal enum Operations {
                     case changeRequest = "changeRequest"
                     case reviewRules = "reviewRules"
                     case webhook = "webhook"
+                    case adminToken = "adminToken"
                 }
-                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+                /// Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/audit/export/HEAD/query/kind`.
                 internal var kind: Components.Parameters.AuditKind?
@@ -26550,7 +26632,7 @@ internal enum Operations {
                 ///   - format: `ndjson` (the default) or `csv`. Another value → `400`.
                 ///   - templateId: Only the changes of this template (its canonical id), or of one change request
                 ///   - appPolicy: Only the changes of this platform's app policy; not with `templateId`. Another value → `400`.
-                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`); the export's `kind` column holds the same values. Another value → `400`.
+                ///   - kind: Only the changes of one kind of document, the member that names it in each revision (`template` → `templateId`, `appPolicy`, `experiment`, `changeRequest`, `reviewRules`, `webhook`, `adminToken`); the export's `kind` column holds the same values. Another value → `400`.
                 ///   - actor: Only the changes by this author (the token's name, exactly), 1–200 characters.
                 ///   - action: Only changes of this kind. Another value → `400`.
                 ///   - from: Only changes at or after this instant (RFC 3339; the store records whole seconds, so a fraction is dropped). Must be before `to`.
@@ -29820,7 +29902,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -31630,6 +31712,1397 @@ internal enum Operations {
             case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
         }
     }
+    /// Every admin token, wherever it comes from; never a secret or a hash (an admin token).
+    ///
+    /// The tokens of the configuration (`--admin-token`, `EMPTY_STATE_ADMIN_TOKENS`: source
+    /// `configuration`), of the tokens file (`file`) and the one generated on a first start
+    /// (`generated`), then the tokens kept in the store: made through this API (`api`), or the
+    /// first token a PostgreSQL start generated (`generated`, with an id). Only the store's have
+    /// an id and may be revoked here (`revocable`); revoked ones stay listed with `revokedAt`.
+    /// `lastUsedAt` is written at most once a minute per token and replica. Needs an `admin`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)`.
+    internal enum ListAdminTokens {
+        internal static let id: Swift.String = "listAdminTokens"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/tokens/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminTokens.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminTokens.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListAdminTokens.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.ListAdminTokens.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/GET/responses/200/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/GET/responses/200/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                    internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                        case noStore = "no-store"
+                    }
+                    /// Admin responses and problem documents are never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/GET/responses/200/headers/Cache-Control`.
+                    internal var cacheControl: Components.Headers.CacheControlNoStore
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - cacheControl: Admin responses and problem documents are never cached.
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        cacheControl: Components.Headers.CacheControlNoStore
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.ListAdminTokens.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/GET/responses/200/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/GET/responses/200/content/application\/json; charset=utf-8`.
+                    case applicationJsonCharsetUtf8(Components.Schemas.AdminTokenList)
+                    /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                    /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                    internal var applicationJsonCharsetUtf8: Components.Schemas.AdminTokenList {
+                        get throws {
+                            switch self {
+                            case let .applicationJsonCharsetUtf8(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.ListAdminTokens.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.ListAdminTokens.Output.Ok.Headers,
+                    body: Operations.ListAdminTokens.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The tokens, configured ones first, then the store's, oldest first.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListAdminTokens.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Operations.ListAdminTokens.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Make a token; the answer holds its secret, shown this once (an admin token).
+    ///
+    /// Creates a token kept in the store as the SHA-256 of its secret only. The secret (`est_`
+    /// and 64 hex digits) is in this answer and nowhere else: give it to the client at once. The
+    /// token is in force on this replica before the answer, and on every replica sharing the
+    /// PostgreSQL database when the change feed reaches it (milliseconds). The creation is a
+    /// revision in the audit trail (`adminToken`), by the caller.
+    ///
+    /// Every broken rule at once (`422`, one `errors` entry per rule with a JSON pointer):
+    /// `name` is 1 to 64 characters, no colon, no control character, no space first or last;
+    /// `role` is `viewer`, `editor`, `reviewer` or `admin`; `expiresAt`, when given, is an RFC
+    /// 3339 date-time in the future (kept in whole seconds). A name that any token has, a
+    /// configured one or one of the store's (revoked ones too: a name is the author of the
+    /// changes made with it, never reused) answers `409 token-name-taken`. Needs an `admin`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)`.
+    internal enum CreateAdminToken {
+        internal static let id: Swift.String = "createAdminToken"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAdminToken.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAdminToken.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.CreateAdminToken.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.AdminTokenCreate)
+            }
+            internal var body: Operations.CreateAdminToken.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                headers: Operations.CreateAdminToken.Input.Headers = .init(),
+                body: Operations.CreateAdminToken.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/responses/201/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/responses/201/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                    internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                        case noStore = "no-store"
+                    }
+                    /// Admin responses and problem documents are never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/responses/201/headers/Cache-Control`.
+                    internal var cacheControl: Components.Headers.CacheControlNoStore
+                    /// The token's path, `/v1/admin/tokens/{id}` (what revokes it).
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/responses/201/headers/Location`.
+                    internal var location: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - cacheControl: Admin responses and problem documents are never cached.
+                    ///   - location: The token's path, `/v1/admin/tokens/{id}` (what revokes it).
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        cacheControl: Components.Headers.CacheControlNoStore,
+                        location: Swift.String? = nil
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.cacheControl = cacheControl
+                        self.location = location
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.CreateAdminToken.Output.Created.Headers
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/responses/201/content`.
+                internal enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/POST/responses/201/content/application\/json; charset=utf-8`.
+                    case applicationJsonCharsetUtf8(Components.Schemas.AdminTokenCreated)
+                    /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                    /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                    internal var applicationJsonCharsetUtf8: Components.Schemas.AdminTokenCreated {
+                        get throws {
+                            switch self {
+                            case let .applicationJsonCharsetUtf8(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                internal var body: Operations.CreateAdminToken.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                internal init(
+                    headers: Operations.CreateAdminToken.Output.Created.Headers,
+                    body: Operations.CreateAdminToken.Output.Created.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The token was made; `secret` is shown in this answer only.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.CreateAdminToken.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Operations.CreateAdminToken.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `token-name-taken` (a creation): another token has the name, configured or of the store,
+            /// revoked ones included (`errors` points at `/name`). `last-admin-token` (a revocation): it
+            /// is the last admin token in force. The problem `type` is `urn:empty-state:problem:<slug>`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminTokenConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminTokenConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/head(headAdminTokens)`.
+    internal enum HeadAdminTokens {
+        internal static let id: Swift.String = "headAdminTokens"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/tokens/HEAD/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/HEAD/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                internal init(xRequestID: Components.Parameters.RequestId? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            internal var headers: Operations.HeadAdminTokens.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            internal init(headers: Operations.HeadAdminTokens.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The headers a `GET` would carry, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/head(headAdminTokens)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminHeadOK)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminHeadOK {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the `401` a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/head(headAdminTokens)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorizedHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorizedHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/head(headAdminTokens)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/head(headAdminTokens)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/head(headAdminTokens)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+    }
+    /// Revoke a token of the store; refused from then on, on every replica (an admin token).
+    ///
+    /// From this answer on the token is refused (`401`) on this replica, and on every replica
+    /// sharing the PostgreSQL database when the change feed reaches it (milliseconds); the
+    /// console sessions opened with it end too. Revoking a revoked token changes nothing (`204`).
+    /// A token may revoke itself: this answer is the last it gets. The last `admin` token in
+    /// force (none configured besides it) cannot be revoked (`409 last-admin-token`): make
+    /// another admin token first. Tokens of the configuration or the tokens file have no id:
+    /// they are removed where they are configured. The revocation is a revision in the audit
+    /// trail (`adminToken`, note `token revoked`). Needs an `admin` token.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/tokens/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)`.
+    internal enum RevokeAdminToken {
+        internal static let id: Swift.String = "revokeAdminToken"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/tokens/{id}/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// The token's id, `tok_` and 16 hex digits, as `POST /v1/admin/tokens` gave it (and the list shows); any other value answers `404 unknown-token`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/{id}/DELETE/path/id`.
+                internal var id: Components.Parameters.TokenId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: The token's id, `tok_` and 16 hex digits, as `POST /v1/admin/tokens` gave it (and the list shows); any other value answers `404 unknown-token`.
+                internal init(id: Components.Parameters.TokenId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.RevokeAdminToken.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/tokens/{id}/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/{id}/DELETE/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RevokeAdminToken.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RevokeAdminToken.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RevokeAdminToken.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.RevokeAdminToken.Input.Path,
+                headers: Operations.RevokeAdminToken.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            internal struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/tokens/{id}/DELETE/responses/204/headers`.
+                internal struct Headers: Sendable, Hashable {
+                    /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/{id}/DELETE/responses/204/headers/X-Request-ID`.
+                    internal var xRequestID: Components.Headers.XRequestID
+                    /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                    internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                        case noStore = "no-store"
+                    }
+                    /// Admin responses and problem documents are never cached.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/tokens/{id}/DELETE/responses/204/headers/Cache-Control`.
+                    internal var cacheControl: Components.Headers.CacheControlNoStore
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                    ///   - cacheControl: Admin responses and problem documents are never cached.
+                    internal init(
+                        xRequestID: Components.Headers.XRequestID,
+                        cacheControl: Components.Headers.CacheControlNoStore
+                    ) {
+                        self.xRequestID = xRequestID
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                internal var headers: Operations.RevokeAdminToken.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                internal init(headers: Operations.RevokeAdminToken.Output.NoContent.Headers) {
+                    self.headers = headers
+                }
+            }
+            /// Revoked. No body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.RevokeAdminToken.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Operations.RevokeAdminToken.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.MalformedPath)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.MalformedPath {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No token of the store has this id (`unknown-token`): tokens of the configuration and of
+            /// the tokens file have none. The problem `type` is `urn:empty-state:problem:unknown-token`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminTokenNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminTokenNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `token-name-taken` (a creation): another token has the name, configured or of the store,
+            /// revoked ones included (`errors` points at `/name`). `last-admin-token` (a revocation): it
+            /// is the last admin token in force. The problem `type` is `urn:empty-state:problem:<slug>`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminTokenConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminTokenConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// The review rules, their revision and who set them.
     ///
     /// How many approvals a change request needs: `requiredApprovals` for app policies,
@@ -32087,7 +33560,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -33146,7 +34619,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -34139,7 +35612,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -34943,7 +36416,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -35480,7 +36953,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -35943,7 +37416,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -36421,7 +37894,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -36903,7 +38376,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -37389,7 +38862,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -37843,7 +39316,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -38311,7 +39784,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
@@ -38851,7 +40324,7 @@ internal enum Operations {
             }
             /// The token (or the console session's) has a role too weak for the route (`forbidden`):
             /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
-            /// approving or rejecting a change request a `reviewer`, the review rules an `admin`. On a
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
             /// change request, `own-change`: the token opened, edited or rebased it and may not review
             /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
             /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).

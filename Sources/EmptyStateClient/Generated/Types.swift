@@ -1110,6 +1110,60 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `HEAD /v1/admin/analytics/events`.
     /// - Remark: Generated from `#/paths//v1/admin/analytics/events/head(headAnalyticsEvents)`.
     func headAnalyticsEvents(_ input: Operations.HeadAnalyticsEvents.Input) async throws -> Operations.HeadAnalyticsEvents.Output
+    /// Every admin token, wherever it comes from; never a secret or a hash (an admin token).
+    ///
+    /// The tokens of the configuration (`--admin-token`, `EMPTY_STATE_ADMIN_TOKENS`: source
+    /// `configuration`), of the tokens file (`file`) and the one generated on a first start
+    /// (`generated`), then the tokens kept in the store: made through this API (`api`), or the
+    /// first token a PostgreSQL start generated (`generated`, with an id). Only the store's have
+    /// an id and may be revoked here (`revocable`); revoked ones stay listed with `revokedAt`.
+    /// `lastUsedAt` is written at most once a minute per token and replica. Needs an `admin`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)`.
+    func listAdminTokens(_ input: Operations.ListAdminTokens.Input) async throws -> Operations.ListAdminTokens.Output
+    /// Make a token; the answer holds its secret, shown this once (an admin token).
+    ///
+    /// Creates a token kept in the store as the SHA-256 of its secret only. The secret (`est_`
+    /// and 64 hex digits) is in this answer and nowhere else: give it to the client at once. The
+    /// token is in force on this replica before the answer, and on every replica sharing the
+    /// PostgreSQL database when the change feed reaches it (milliseconds). The creation is a
+    /// revision in the audit trail (`adminToken`), by the caller.
+    ///
+    /// Every broken rule at once (`422`, one `errors` entry per rule with a JSON pointer):
+    /// `name` is 1 to 64 characters, no colon, no control character, no space first or last;
+    /// `role` is `viewer`, `editor`, `reviewer` or `admin`; `expiresAt`, when given, is an RFC
+    /// 3339 date-time in the future (kept in whole seconds). A name that any token has, a
+    /// configured one or one of the store's (revoked ones too: a name is the author of the
+    /// changes made with it, never reused) answers `409 token-name-taken`. Needs an `admin`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)`.
+    func createAdminToken(_ input: Operations.CreateAdminToken.Input) async throws -> Operations.CreateAdminToken.Output
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/head(headAdminTokens)`.
+    func headAdminTokens(_ input: Operations.HeadAdminTokens.Input) async throws -> Operations.HeadAdminTokens.Output
+    /// Revoke a token of the store; refused from then on, on every replica (an admin token).
+    ///
+    /// From this answer on the token is refused (`401`) on this replica, and on every replica
+    /// sharing the PostgreSQL database when the change feed reaches it (milliseconds); the
+    /// console sessions opened with it end too. Revoking a revoked token changes nothing (`204`).
+    /// A token may revoke itself: this answer is the last it gets. The last `admin` token in
+    /// force (none configured besides it) cannot be revoked (`409 last-admin-token`): make
+    /// another admin token first. Tokens of the configuration or the tokens file have no id:
+    /// they are removed where they are configured. The revocation is a revision in the audit
+    /// trail (`adminToken`, note `token revoked`). Needs an `admin` token.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/tokens/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)`.
+    func revokeAdminToken(_ input: Operations.RevokeAdminToken.Input) async throws -> Operations.RevokeAdminToken.Output
     /// The review rules, their revision and who set them.
     ///
     /// How many approvals a change request needs: `requiredApprovals` for app policies,
@@ -3163,6 +3217,80 @@ extension APIProtocol {
     ) async throws -> Operations.HeadAnalyticsEvents.Output {
         try await headAnalyticsEvents(Operations.HeadAnalyticsEvents.Input(
             query: query,
+            headers: headers
+        ))
+    }
+    /// Every admin token, wherever it comes from; never a secret or a hash (an admin token).
+    ///
+    /// The tokens of the configuration (`--admin-token`, `EMPTY_STATE_ADMIN_TOKENS`: source
+    /// `configuration`), of the tokens file (`file`) and the one generated on a first start
+    /// (`generated`), then the tokens kept in the store: made through this API (`api`), or the
+    /// first token a PostgreSQL start generated (`generated`, with an id). Only the store's have
+    /// an id and may be revoked here (`revocable`); revoked ones stay listed with `revokedAt`.
+    /// `lastUsedAt` is written at most once a minute per token and replica. Needs an `admin`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/get(listAdminTokens)`.
+    internal func listAdminTokens(headers: Operations.ListAdminTokens.Input.Headers = .init()) async throws -> Operations.ListAdminTokens.Output {
+        try await listAdminTokens(Operations.ListAdminTokens.Input(headers: headers))
+    }
+    /// Make a token; the answer holds its secret, shown this once (an admin token).
+    ///
+    /// Creates a token kept in the store as the SHA-256 of its secret only. The secret (`est_`
+    /// and 64 hex digits) is in this answer and nowhere else: give it to the client at once. The
+    /// token is in force on this replica before the answer, and on every replica sharing the
+    /// PostgreSQL database when the change feed reaches it (milliseconds). The creation is a
+    /// revision in the audit trail (`adminToken`), by the caller.
+    ///
+    /// Every broken rule at once (`422`, one `errors` entry per rule with a JSON pointer):
+    /// `name` is 1 to 64 characters, no colon, no control character, no space first or last;
+    /// `role` is `viewer`, `editor`, `reviewer` or `admin`; `expiresAt`, when given, is an RFC
+    /// 3339 date-time in the future (kept in whole seconds). A name that any token has, a
+    /// configured one or one of the store's (revoked ones too: a name is the author of the
+    /// changes made with it, never reused) answers `409 token-name-taken`. Needs an `admin`
+    /// token.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/post(createAdminToken)`.
+    internal func createAdminToken(
+        headers: Operations.CreateAdminToken.Input.Headers = .init(),
+        body: Operations.CreateAdminToken.Input.Body
+    ) async throws -> Operations.CreateAdminToken.Output {
+        try await createAdminToken(Operations.CreateAdminToken.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The headers of the GET, without a body.
+    ///
+    /// - Remark: HTTP `HEAD /v1/admin/tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/head(headAdminTokens)`.
+    internal func headAdminTokens(headers: Operations.HeadAdminTokens.Input.Headers = .init()) async throws -> Operations.HeadAdminTokens.Output {
+        try await headAdminTokens(Operations.HeadAdminTokens.Input(headers: headers))
+    }
+    /// Revoke a token of the store; refused from then on, on every replica (an admin token).
+    ///
+    /// From this answer on the token is refused (`401`) on this replica, and on every replica
+    /// sharing the PostgreSQL database when the change feed reaches it (milliseconds); the
+    /// console sessions opened with it end too. Revoking a revoked token changes nothing (`204`).
+    /// A token may revoke itself: this answer is the last it gets. The last `admin` token in
+    /// force (none configured besides it) cannot be revoked (`409 last-admin-token`): make
+    /// another admin token first. Tokens of the configuration or the tokens file have no id:
+    /// they are removed where they are configured. The revocation is a revision in the audit
+    /// trail (`adminToken`, note `token revoked`). Needs an `admin` token.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/tokens/{id}`.
+    /// - Remark: Generated from `#/paths//v1/admin/tokens/{id}/delete(revokeAdminToken)`.
+    internal func revokeAdminToken(
+        path: Operations.RevokeAdminToken.Input.Path,
+        headers: Operations.RevokeAdminToken.Input.Headers = .init()
+    ) async throws -> Operations.RevokeAdminToken.Output {
+        try await revokeAdminToken(Operations.RevokeAdminToken.Input(
+            path: path,
             headers: headers
         ))
     }

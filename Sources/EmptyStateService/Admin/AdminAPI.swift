@@ -12,7 +12,7 @@ import WebhookClient
 /// and rollback (`+Revisions`), the locale report (`+Locales`), translation files
 /// (`+TranslationExport`, `+TranslationImport`), the audit trail and its export (`+Audit`), app
 /// policies (`+AppPolicies`) and what their versions are told (`+Decisions`), webhooks and their
-/// delivery log (`+Webhooks`), and what the admin
+/// delivery log (`+Webhooks`), admin tokens (`+Tokens`), and what the admin
 /// console needs besides: its session (`+Session`), the searchable catalogue (`+Catalogue`) and
 /// the live preview of a draft (`+Preview`). Each handler throws its errors; `route` puts the auth
 /// middleware (`AdminAuthorization.require`) and the error middleware (`AdminProblems`) around
@@ -42,6 +42,9 @@ struct AdminAPI: Sendable {
     var webhooks: (any WebhookStoring)? = nil
     /// What a subscription's URL may point at (the operator's `--webhook-allow-*`).
     var webhookPolicy = AddressPolicy()
+    /// The admin tokens of the store (`+Tokens`); `nil` where the service runs without them (some
+    /// tests): those routes answer 503.
+    var adminTokens: (any AdminTokenStoring)? = nil
 
     func register(on router: inout Router) {
         registerTemplates(on: &router)
@@ -64,6 +67,7 @@ struct AdminAPI: Sendable {
         registerChangeRequestSchedule(on: &router)
         registerReviewRules(on: &router)
         registerWebhooks(on: &router)
+        registerTokens(on: &router)
     }
 
     /// A route handler for `handler`: the caller's token must allow `role` (401/403 otherwise),

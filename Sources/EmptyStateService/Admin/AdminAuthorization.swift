@@ -28,20 +28,39 @@ package struct AdminToken: Sendable, Equatable {
             case .viewer: "reading"
             case .editor: "making changes"
             case .reviewer: "approving and rejecting change requests"
-            case .admin: "setting the review rules"
+            case .admin: "managing admin tokens and the review rules"
             }
         }
+    }
+
+    /// Where a token comes from: what `GET /v1/admin/tokens` says of it, and whether the admin
+    /// API may revoke it (only the store's).
+    package enum Source: String, Sendable {
+        /// `--admin-token` or `EMPTY_STATE_ADMIN_TOKENS`.
+        case configuration
+        /// The admin tokens file (`--admin-tokens-file`).
+        case file
+        /// Generated on the first start (`admin-token` in the data directory).
+        case generated
+        /// Created through the admin API, kept hashed in the store (`StoredAdminToken`).
+        case api
     }
 
     /// Who the token belongs to: recorded as the author of every change made with it.
     package var name: String
     package var role: Role
+    /// Empty for a token of the store: only its hash is known.
     package var secret: String
+    package var source: Source
+    /// The store's id of the token (`tok_…`); `nil` outside the store.
+    package var id: String?
 
-    package init(name: String, role: Role, secret: String) {
+    package init(name: String, role: Role, secret: String, source: Source = .configuration, id: String? = nil) {
         self.name = name
         self.role = role
         self.secret = secret
+        self.source = source
+        self.id = id
     }
 
     /// Parses `name:role:secret` (the `--admin-token`, `EMPTY_STATE_ADMIN_TOKENS` and tokens
@@ -115,12 +134,13 @@ package struct AdminToken: Sendable, Equatable {
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let token = AdminToken(specification: line) else {
+            guard var token = AdminToken(specification: line) else {
                 throw FileError(
                     description:
                         "the admin tokens file \(path), line \(index + 1): not a token (name:role:secret, role viewer, editor, reviewer or admin, a secret of at least 16 characters, no control characters)"
                 )
             }
+            token.source = .file
             tokens.append(token)
         }
         guard !tokens.isEmpty else {
@@ -144,12 +164,10 @@ struct AdminAuthorization: Sendable {
     /// file replaces them when it is read again (`AdminTokensFile`).
     let configured: ConfiguredAdminTokens
     var tokens: [AdminToken] { configured.current }
-    /// Tokens kept in the shared store, by the SHA-256 of their secret (valid on every replica).
-    var hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] { sharedTokens.current }
-    /// Where `hashed` is kept: read again once the first token is created (`FirstAdminToken`).
-    let sharedTokens = SharedTokens()
-    /// How the shared store hashes a secret.
-    var hash: (@Sendable (String) -> String)?
+    /// The tokens kept in the store (made through the admin API, or the first one a PostgreSQL
+    /// start generates), by the SHA-256 of their secret: read at start, after each change here,
+    /// and when another replica changed them (`StoreAdminTokens`).
+    let sharedTokens: StoreAdminTokens
     /// The console's sessions; `nil`: bearer tokens only.
     var sessions: ConsoleSessions?
     /// Where a store failure while reading a session is logged.
@@ -162,14 +180,9 @@ struct AdminAuthorization: Sendable {
         init(_ response: HTTPResponse) { self.response = response }
     }
 
-    init(
-        tokens: [AdminToken],
-        hashed: [(name: String, role: AdminToken.Role, sha256: [UInt8])] = [],
-        hash: (@Sendable (String) -> String)? = nil
-    ) {
+    init(tokens: [AdminToken], stored: StoreAdminTokens = StoreAdminTokens()) {
         configured = ConfiguredAdminTokens(tokens)
-        sharedTokens.set(hashed)
-        self.hash = hash
+        sharedTokens = stored
     }
 
     static let challengeHeader: (name: String, value: String) = (
@@ -186,25 +199,33 @@ struct AdminAuthorization: Sendable {
     )
 
     /// The token whose secret is `offered`; every configured token is compared, always, so
-    /// timing says nothing about which matched.
+    /// timing says nothing about which matched. A token of the store is found by the SHA-256 of
+    /// `offered` (a lookup of the digest, which says nothing of the secret), matches only while
+    /// it is in force (not revoked, not expired), and its use is noted
+    /// (`StoreAdminTokens.noteUse`).
     func token(secret offered: [UInt8]) -> AdminToken? {
         var match: AdminToken?
         for token in tokens where Self.constantTimeEquals(offered, Array(token.secret.utf8)) {
             match = token
         }
-        if !hashed.isEmpty, let hash {
-            let digest = Array(hash(String(decoding: offered, as: UTF8.self)).utf8)
-            for token in hashed where Self.constantTimeEquals(digest, token.sha256) {
-                match = AdminToken(name: token.name, role: token.role, secret: "")
+        if !sharedTokens.isEmpty {
+            let now = Timestamp.nowMilliseconds()
+            let digest = SecretDigest.sha256Hex(String(decoding: offered, as: UTF8.self))
+            if let found = sharedTokens.entry(digest: digest), found.isInForce(at: now) {
+                match = AdminToken(name: found.name, role: found.role, secret: "", source: .api, id: found.id)
+                sharedTokens.noteUse(id: found.id, at: now)
             }
         }
         return match
     }
 
-    /// Whether a token with this name and role is still configured: a session lives only as long
-    /// as the token it was opened with (removed or given another role, its sessions end).
+    /// Whether a token with this name and role is still configured (or in force in the store): a
+    /// session lives only as long as the token it was opened with (removed, revoked, expired or
+    /// given another role, its sessions end).
     func isConfigured(name: String, role: AdminToken.Role) -> Bool {
-        tokens.contains { $0.name == name && $0.role == role } || hashed.contains { $0.name == name && $0.role == role }
+        if tokens.contains(where: { $0.name == name && $0.role == role }) { return true }
+        let now = Timestamp.nowMilliseconds()
+        return sharedTokens.current.contains { $0.name == name && $0.role == role && $0.isInForce(at: now) }
     }
 
     /// The caller's token when its credentials are valid and allow `needed`; otherwise the
@@ -337,21 +358,26 @@ struct AdminAuthorization: Sendable {
     /// database) comes back as `first`, which the application creates once the server listens
     /// (`FirstAdminToken.create`), so a start that fails leaves no token file, and no token in
     /// the database whose secret nobody was given.
+    ///
+    /// The tokens made through the admin API (`store`) are valid beside all of these.
     static func load(
         configured: [AdminToken],
         dataDirectory: String,
+        store: any AdminTokenStoring,
         shared: (any SharedStore)?,
         logger: Logger
     ) throws -> (authorization: AdminAuthorization, first: FirstAdminToken?) {
+        let stored = StoreAdminTokens(store: store, logger: logger)
+        try FirstAdminToken.reload(stored, logger: logger)
         if !configured.isEmpty {
             logger.info(
                 "admin tokens from configuration",
                 metadata: ["admin.tokens": "\(configured.map { "\($0.name):\($0.role.rawValue)" })"]
             )
-            return (AdminAuthorization(tokens: configured), nil)
+            return (AdminAuthorization(tokens: configured, stored: stored), nil)
         }
         let path = (dataDirectory as NSString).appendingPathComponent("admin-token")
-        if let shared { return try loadShared(shared, tokenFile: path, logger: logger) }
+        if let shared { return try loadShared(shared, stored: stored, tokenFile: path) }
         if let data = FileManager.default.contents(atPath: path),
             let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
             secret.count >= 16
@@ -365,12 +391,21 @@ struct AdminAuthorization: Sendable {
                 )
             }
             logger.notice("admin token read from file", metadata: ["admin.token_file": "\(path)"])
-            return (AdminAuthorization(tokens: [AdminToken(name: "admin", role: .admin, secret: secret)]), nil)
+            return (
+                AdminAuthorization(
+                    tokens: [AdminToken(name: "admin", role: .admin, secret: secret, source: .generated)],
+                    stored: stored
+                ),
+                nil
+            )
         }
         // Valid from the first request on; written to `path` once the server listens.
         let secret = Self.generateSecret()
         return (
-            AdminAuthorization(tokens: [AdminToken(name: "admin", role: .admin, secret: secret)]),
+            AdminAuthorization(
+                tokens: [AdminToken(name: "admin", role: .admin, secret: secret, source: .generated)],
+                stored: stored
+            ),
             FirstAdminToken(secret: secret, path: path, shared: nil, tokens: nil)
         )
     }
@@ -382,12 +417,14 @@ struct AdminAuthorization: Sendable {
     /// SHA-256. Until then, no token is valid on this replica.
     private static func loadShared(
         _ shared: any SharedStore,
-        tokenFile: String,
-        logger: Logger
+        stored: StoreAdminTokens,
+        tokenFile: String
     ) throws -> (authorization: AdminAuthorization, first: FirstAdminToken?) {
-        let authorization = AdminAuthorization(tokens: [], hash: { shared.hash(secret: $0) })
-        try FirstAdminToken.reload(authorization.sharedTokens, from: shared, logger: logger)
-        guard authorization.hashed.isEmpty else { return (authorization, nil) }
+        let authorization = AdminAuthorization(tokens: [], stored: stored)
+        let now = Timestamp.nowMilliseconds()
+        guard !authorization.sharedTokens.current.contains(where: { $0.isInForce(at: now) }) else {
+            return (authorization, nil)
+        }
         return (
             authorization,
             FirstAdminToken(
@@ -400,7 +437,7 @@ struct AdminAuthorization: Sendable {
     }
 
     /// 256 random bits as 64 hex digits.
-    fileprivate static func generateSecret() -> String {
+    static func generateSecret() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<4).map { _ in
             let hex = String(generator.next() as UInt64, radix: 16)
@@ -410,7 +447,7 @@ struct AdminAuthorization: Sendable {
 
     /// Creates `path` holding `secret`: mode 0600 from the start (Foundation's createFile
     /// writes a 0644 temp file first), exclusively, and synced before the path is logged.
-    fileprivate static func writeSecretFile(_ path: String, _ secret: String) throws {
+    static func writeSecretFile(_ path: String, _ secret: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
             throw EmptyStateApplication.StartupError(
@@ -424,86 +461,6 @@ struct AdminAuthorization: Sendable {
         guard written == line.count, synced else {
             unlink(path)
             throw EmptyStateApplication.StartupError(description: "cannot write the admin token file \(path)")
-        }
-    }
-}
-
-/// The tokens of the shared store, as `AdminAuthorization.hashed` reads them: set at start and
-/// once more when the first token is created (after the server listens).
-final class SharedTokens: Sendable {
-    private let tokens = Mutex<[(name: String, role: AdminToken.Role, sha256: [UInt8])]>([])
-
-    var current: [(name: String, role: AdminToken.Role, sha256: [UInt8])] { tokens.withLock { $0 } }
-
-    func set(_ value: [(name: String, role: AdminToken.Role, sha256: [UInt8])]) { tokens.withLock { $0 = value } }
-}
-
-/// The first admin token of a data directory (SQLite) or of a database (PostgreSQL), made once
-/// the server listens: its secret is in the authorization already (SQLite) or not yet valid
-/// (PostgreSQL), and nothing is written until `create` runs.
-struct FirstAdminToken: Sendable {
-    let secret: String
-    /// Where the secret is written (`admin-token` in the data directory), mode 0600.
-    let path: String
-    /// PostgreSQL: where the token is created first, and whose tokens `tokens` holds.
-    let shared: (any SharedStore)?
-    let tokens: SharedTokens?
-
-    /// Writes the token: to the database first (PostgreSQL; another replica may have created the
-    /// first token meanwhile, and this one then writes nothing), then to `path`.
-    /// - Throws: `EmptyStateApplication.StartupError` when the file or the database cannot be
-    ///   written; exit 69 when the database cannot be reached.
-    func create(logger: Logger) throws {
-        guard let shared, let tokens else {
-            try AdminAuthorization.writeSecretFile(path, secret)
-            logger.notice(
-                "generated an admin token (no --admin-token configured)",
-                metadata: ["admin.token_file": "\(path)"]
-            )
-            return
-        }
-        do {
-            if try shared.createFirstToken(name: "admin", secret: secret) {
-                unlink(path)  // a token of an earlier database in this directory is not valid here
-                try AdminAuthorization.writeSecretFile(path, secret)
-                logger.notice(
-                    "generated the first admin token, valid on every replica (no --admin-token configured)",
-                    metadata: ["admin.token_file": "\(path)"]
-                )
-            }
-        } catch StoreError.unavailable(let reason) {
-            throw EmptyStateApplication.StartupError(
-                description: "cannot reach the database to create the first admin token: \(reason)",
-                exitStatus: 69
-            )
-        } catch let error as EmptyStateApplication.StartupError {
-            throw error
-        } catch {
-            throw EmptyStateApplication.StartupError(description: "cannot create the first admin token: \(error)")
-        }
-        try Self.reload(tokens, from: shared, logger: logger)
-    }
-
-    /// Reads the shared store's tokens into `tokens`.
-    static func reload(_ tokens: SharedTokens, from shared: any SharedStore, logger: Logger) throws {
-        do {
-            let loaded = try shared.adminTokens().compactMap { token in
-                AdminToken.Role(rawValue: token.role).map { (token.name, $0, Array(token.secretSHA256.utf8)) }
-            }
-            tokens.set(loaded)
-            logger.info(
-                "admin tokens from the database",
-                metadata: ["admin.tokens": "\(loaded.map { "\($0.0):\($0.1.rawValue)" })"]
-            )
-        } catch StoreError.unavailable(let reason) {
-            throw EmptyStateApplication.StartupError(
-                description: "cannot reach the database to read admin tokens: \(reason)",
-                exitStatus: 69
-            )
-        } catch {
-            throw EmptyStateApplication.StartupError(
-                description: "cannot read admin tokens from the database: \(error)"
-            )
         }
     }
 }

@@ -9,7 +9,7 @@ import Logging
 enum AdminProblems {
     /// What a request's document is: store errors name it.
     enum Subject: Sendable {
-        case template, appPolicy, experiment, changeRequest, reviewRules, webhook
+        case template, appPolicy, experiment, changeRequest, reviewRules, webhook, adminToken
 
         var noun: String {
             switch self {
@@ -19,6 +19,7 @@ enum AdminProblems {
             case .changeRequest: "change request"
             case .reviewRules: "review rules"
             case .webhook: "webhook"
+            case .adminToken: "token"
             }
         }
     }

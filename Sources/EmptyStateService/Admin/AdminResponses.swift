@@ -86,6 +86,7 @@ enum AdminResponses {
                 case .changeRequest: "changeRequest"
                 case .reviewRules: "reviewRules"
                 case .webhook: "webhook"
+                case .adminToken: "token"
                 }
             try container.encode(document, forKey: AnyKey(key))
         }
@@ -137,6 +138,7 @@ enum AdminResponses {
             case .changeRequest(let request): try container.encode(request, forKey: AnyKey("changeRequest"))
             case .reviewRules: try container.encode(true, forKey: AnyKey("reviewRules"))
             case .webhook(let webhook): try container.encode(webhook, forKey: AnyKey("webhook"))
+            case .adminToken(let token): try container.encode(token, forKey: AnyKey("adminToken"))
             case .template(let id): try container.encode(id, forKey: AnyKey("templateId"))
             case .experiment(let id): try container.encode(id, forKey: AnyKey("experiment"))
             }

@@ -19,6 +19,9 @@ enum AuditSubject: Equatable {
     case reviewRules
     /// A webhook subscription (`webhook`, its document under `subscription`).
     case webhook(String)
+    /// An admin token made through the admin API (`adminToken`, its id; its document, never a
+    /// secret, under `token`).
+    case adminToken(String)
 
     init(documentID id: String) {
         if let platform = StoredDocuments.appPolicyPlatform(documentID: id) {
@@ -29,6 +32,8 @@ enum AuditSubject: Equatable {
             self = .reviewRules
         } else if let webhook = StoredDocuments.webhookName(documentID: id) {
             self = .webhook(webhook)
+        } else if let token = StoredDocuments.adminTokenName(documentID: id) {
+            self = .adminToken(token)
         } else if let experiment = StoredDocuments.experimentName(documentID: id) {
             self = .experiment(experiment)
         } else {
@@ -40,6 +45,7 @@ enum AuditSubject: Equatable {
     static let kinds: [String: DocumentKind] = [
         "template": .template, "appPolicy": .appPolicy, "experiment": .experiment,
         "changeRequest": .changeRequest, "reviewRules": .reviewRules, "webhook": .webhook,
+        "adminToken": .adminToken,
     ]
 
     /// The export's `kind` column: the `kind` parameter's value that selects this subject.
@@ -51,13 +57,14 @@ enum AuditSubject: Equatable {
         case .changeRequest: "changeRequest"
         case .reviewRules: "reviewRules"
         case .webhook: "webhook"
+        case .adminToken: "adminToken"
         }
     }
 
     /// The export's id column.
     var id: String {
         switch self {
-        case .template(let id), .experiment(let id), .webhook(let id): id
+        case .template(let id), .experiment(let id), .webhook(let id), .adminToken(let id): id
         case .appPolicy(let platform): platform.rawValue
         case .changeRequest(let request): String(request)
         case .reviewRules: StoredDocuments.reviewRulesID
@@ -70,6 +77,7 @@ enum AuditSubject: Equatable {
         case .template: "template"
         case .appPolicy: "policy"
         case .webhook: "subscription"
+        case .adminToken: "token"
         case .experiment, .changeRequest, .reviewRules: nil
         }
     }

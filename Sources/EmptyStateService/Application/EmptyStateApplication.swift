@@ -162,6 +162,7 @@ package final class EmptyStateApplication: Sendable {
         var (authorization, firstAdminToken) = try AdminAuthorization.load(
             configured: configuration.adminTokens,
             dataDirectory: configuration.dataDirectory,
+            store: stores.tokens,
             shared: shared,
             logger: logger
         )
@@ -206,7 +207,8 @@ package final class EmptyStateApplication: Sendable {
             webhookPolicy: AddressPolicy(
                 allowsLoopback: configuration.webhooks.allowsLoopback,
                 allowsPrivateNetworks: configuration.webhooks.allowsPrivateNetworks
-            )
+            ),
+            adminTokens: stores.tokens
         ).register(on: &router)
         do {
             dispatcher = try WebhookDispatcher(
@@ -230,7 +232,13 @@ package final class EmptyStateApplication: Sendable {
 
         retention = RetentionPruner(store: events, days: configuration.eventRetentionDays, logger: logger)
         if let shared {
-            let follower = CatalogueFollower(state: state, shared: shared, after: feedStart, logger: logger)
+            let follower = CatalogueFollower(
+                state: state,
+                shared: shared,
+                after: feedStart,
+                logger: logger,
+                onAdminTokens: { [stored = authorization.sharedTokens] in stored.reloadLogged() }
+            )
             sharedServices = shared.services { follower.catchUp() }
             policyWatcher = nil
         } else {

@@ -16,10 +16,20 @@ final class CatalogueFollower: Sendable {
     private let logger: Logger
     /// The feed number of the last change applied.
     private let applied: Mutex<Int64>
+    /// Called once per catch-up that saw an admin token created or revoked (the authorization
+    /// reads the tokens again).
+    private let onAdminTokens: (@Sendable () -> Void)?
 
     /// - Parameter after: the feed number read before the snapshot was loaded: everything after
     ///   it may be missing from the snapshot.
-    init(state: CatalogueState, shared: any SharedStore, after: Int64, logger: Logger) {
+    init(
+        state: CatalogueState,
+        shared: any SharedStore,
+        after: Int64,
+        logger: Logger,
+        onAdminTokens: (@Sendable () -> Void)? = nil
+    ) {
+        self.onAdminTokens = onAdminTokens
         self.state = state
         self.shared = shared
         self.logger = logger
@@ -49,6 +59,11 @@ final class CatalogueFollower: Sendable {
         }
         var batch = CatalogueState.Batch()
         var loaded: Int64?
+        // Before the documents: a token revoked elsewhere is out of force here at once, whatever
+        // happens to the rest of the batch.
+        if let onAdminTokens, changes.contains(where: { DocumentKind(documentID: $0.documentID) == .adminToken }) {
+            onAdminTokens()
+        }
         for change in changes {
             do {
                 try load(documentID: change.documentID, into: &batch)
@@ -85,11 +100,11 @@ final class CatalogueFollower: Sendable {
         }
     }
 
-    /// Adds document `id` as it is now to `batch`; change requests, the review rules and webhook
-    /// subscriptions are not served to clients (the dispatcher reads the last) and are skipped.
+    /// Adds document `id` as it is now to `batch`; change requests, the review rules, webhook
+    /// subscriptions and admin tokens (`onAdminTokens`) are not served to clients (the dispatcher reads the last) and are skipped.
     private func load(documentID id: String, into batch: inout CatalogueState.Batch) throws {
         switch DocumentKind(documentID: id) {
-        case .changeRequest, .reviewRules, .webhook:
+        case .changeRequest, .reviewRules, .webhook, .adminToken:
             return
         case .experiment:
             guard let name = StoredDocuments.experimentName(documentID: id) else { return }

@@ -14,7 +14,7 @@ import EmptyStateCore
 /// Each method throws `StoreError` only (a driver's failure mapped as the backend maps it), so
 /// that an error of any other type thrown through a transaction is known to be its caller's own
 /// (a validation failure of `CatalogueWrite.updateStrings`'s `build`).
-package protocol CatalogueTransaction: WebhookTransaction {
+package protocol CatalogueTransaction: WebhookTransaction, AdminTokenTransaction {
     /// The current rows of the documents of `kind` with these ids, live or deleted, by id (with
     /// `edited`); an id that no document ever had is absent. One read for many ids: the import of
     /// built-ins asks for every template at once.

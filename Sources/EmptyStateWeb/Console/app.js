@@ -3,9 +3,9 @@
 //
 // Screens: catalogue (#/), edit (#/templates/{id}), history (#/templates/{id}/history),
 // translations, app policies (#/policies/{platform}), audit log, numbers, experiments
-// (#/experiments[/{id}]), change requests (#/changes[/{id}]), webhooks (#/webhooks[/{id}]).
-// The server decides what a session may do; the console only mirrors it (a viewer's write
-// controls are disabled, with the reason beside them).
+// (#/experiments[/{id}]), change requests (#/changes[/{id}]), webhooks (#/webhooks[/{id}]),
+// admin tokens (#/tokens, admins only). The server decides what a session may do; the console
+// only mirrors it (a viewer's write controls are disabled, with the reason beside them).
 
 import { del, get, onSessionEnded } from "./api.js";
 import { announce, h, routeQuery } from "./dom.js";
@@ -18,6 +18,7 @@ import * as history from "./screen-history.js";
 import * as numbers from "./screen-numbers.js";
 import * as policies from "./screen-policies.js";
 import * as signin from "./screen-signin.js";
+import * as tokens from "./screen-tokens.js";
 import * as translations from "./screen-translations.js";
 import * as webhooks from "./screen-webhooks.js";
 
@@ -32,6 +33,7 @@ const ROUTES = [
   [/^\/experiments(?:\/([^/]+))?$/, experiments, "experiments"],
   [/^\/changes(?:\/(\d+))?$/, changes, "changes"],
   [/^\/webhooks(?:\/([^/]+))?$/, webhooks, "webhooks"],
+  [/^\/tokens$/, tokens, "tokens"],
 ];
 
 const main = document.getElementById("main");
@@ -62,6 +64,8 @@ function showShell(signedIn) {
   document.getElementById("nav").hidden = !signedIn;
   document.getElementById("account").hidden = !signedIn;
   document.getElementById("viewer-note").hidden = !signedIn || context.canEdit;
+  // Tokens are an admin's: the screen says so to others, who have no link to it.
+  document.getElementById("nav-tokens").hidden = !signedIn || context.session?.role !== "admin";
   if (signedIn) {
     const session = context.session;
     document.getElementById("who").textContent = `${session.name} (${session.role})`;

@@ -9,7 +9,7 @@ const PAGE_SIZE = 50;
 const ACTIONS = ["import", "create", "replace", "strings", "delete", "rollback", "propose", "edit", "rebase", "comment",
   "approve", "reject", "withdraw", "schedule", "unschedule", "publish", "previewToken"];
 const KINDS = [["", "Everything"], ["template", "Templates"], ["appPolicy", "App policies"], ["experiment", "Experiments"],
-  ["changeRequest", "Change requests"], ["reviewRules", "Review rules"], ["webhook", "Webhooks"]];
+  ["changeRequest", "Change requests"], ["reviewRules", "Review rules"], ["webhook", "Webhooks"], ["adminToken", "Admin tokens"]];
 
 /** What a revision is of, linked to its screen where the console has one. */
 function subject(item) {
@@ -21,6 +21,7 @@ function subject(item) {
     return h("a", { href: routeLink(`/experiments/${encodeURIComponent(item.experiment)}`) }, `experiment ${item.experiment}`);
   }
   if (item.changeRequest !== undefined) return h("a", { href: routeLink(`/changes/${item.changeRequest}`) }, `change request #${item.changeRequest}`);
+  if (item.adminToken !== undefined) return h("a", { href: routeLink("/tokens") }, `admin token ${item.adminToken}`);
   if (item.webhook !== undefined) return h("a", { href: routeLink(`/webhooks/${encodeURIComponent(item.webhook)}`) }, `webhook ${item.webhook}`);
   return "review rules";
 }

@@ -28,8 +28,8 @@ struct AdminTokensFileTests {
         )
         #expect(
             try AdminToken.load(file: path) == [
-                AdminToken(name: "alice", role: .editor, secret: "0123456789abcdef"),
-                AdminToken(name: "bob", role: .viewer, secret: "fedcba9876543210"),
+                AdminToken(name: "alice", role: .editor, secret: "0123456789abcdef", source: .file),
+                AdminToken(name: "bob", role: .viewer, secret: "fedcba9876543210", source: .file),
             ]
         )
     }

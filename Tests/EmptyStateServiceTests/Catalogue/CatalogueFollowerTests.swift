@@ -19,6 +19,7 @@ private final class FakeSharedStore: SharedStore {
     let events: any EventStoring
     var sessions: any SessionStoring { templates as! any SessionStoring }
     var webhooks: any WebhookStoring { templates as! any WebhookStoring }
+    var tokens: any AdminTokenStoring { templates as! any AdminTokenStoring }
     var location: String { "fake shared store" }
     var isReachable: Bool { true }
 
@@ -67,19 +68,9 @@ private final class FakeSharedStore: SharedStore {
         Issue.record("the follower observed commits")
     }
 
-    func hash(secret: String) -> String {
-        Issue.record("the follower hashed a secret")
-        return ""
-    }
-
     func createFirstToken(name: String, secret: String) throws(StoreError) -> Bool {
         Issue.record("the follower created a token")
         return false
-    }
-
-    func adminTokens() throws(StoreError) -> [(name: String, role: String, secretSHA256: String)] {
-        Issue.record("the follower read the admin tokens")
-        return []
     }
 
     func services(catchUp: @escaping @Sendable () -> Void) -> [any Service] {
