@@ -93,6 +93,11 @@ expect_eq "tokens api: … and is refused after it" 401 "$(t18_status "$T18_SHOR
 fetch -H "$T18_ADMIN" "$BASE_URL/v1/admin/audit?pageSize=100"
 expect_eq "tokens api: the audit trail has the creation and the revocation, by the admin" "create admin replace admin" \
     "$(json "[.items[] | select(.adminToken == \"$T18_CI_ID\")] | reverse | map(\"\(.action) \(.createdBy)\") | join(\" \")")"
+fetch -H "$T18_ADMIN" "$BASE_URL/v1/admin/audit?kind=adminToken&pageSize=100"
+expect_eq "tokens api: kind=adminToken selects the tokens' revisions only" 0 \
+    "$(json '[.items[] | select(has("adminToken") | not)] | length')"
+expect_eq "tokens api: … this token's among them" 2 \
+    "$(json "[.items[] | select(.adminToken == \"$T18_CI_ID\")] | length")"
 if grep -qF -e "$T18_CI" -e "$T18_SELF" -e "$T18_SHORT" "$SERVER_LOG"; then
     fail "tokens api: no secret in the log"
 else
