@@ -62,6 +62,7 @@ struct AdminAPI: Sendable {
         registerDecisions(on: &router)
         registerChangeRequests(on: &router)
         registerChangeRequestSchedule(on: &router)
+        registerPreviewTokens(on: &router)
         registerReviewRules(on: &router)
         registerWebhooks(on: &router)
     }
