@@ -184,6 +184,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -197,6 +202,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.Template.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -254,6 +264,11 @@ internal struct Client: APIProtocol {
                     ))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -318,12 +333,61 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
-                case 404:
-                    let headers: Components.Responses.UnknownTemplate.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
+                case 401:
+                    let headers: Components.Responses.InvalidPreviewToken.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Responses.InvalidPreviewToken.Headers.WWWAuthenticatePayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InvalidPreviewToken.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
                     ))
+                case 404:
+                    let headers: Components.Responses.UnknownTemplate.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnknownTemplate.Body
                     let chosenContentType = try converter.bestContentType(
@@ -385,6 +449,43 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 409:
+                    let headers: Components.Responses.PreviewConflict.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 500:
                     let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -412,6 +513,48 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.PreviewUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
                         headers: headers,
                         body: body
                     ))
@@ -490,6 +633,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -499,6 +647,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.TemplateHead.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -533,6 +686,11 @@ internal struct Client: APIProtocol {
                     return .ok(.init(headers: headers))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -567,6 +725,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .badRequest(.init(headers: headers))
+                case 401:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .unauthorized(.init(headers: headers))
                 case 404:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -574,6 +739,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .notFound(.init(headers: headers))
+                case 409:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .conflict(.init(headers: headers))
                 case 500:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -581,6 +753,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                case 503:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .serviceUnavailable(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -658,6 +837,11 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Install-ID",
                     value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -818,6 +1002,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -831,6 +1020,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.TemplateBundle.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -888,6 +1082,11 @@ internal struct Client: APIProtocol {
                     ))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -952,6 +1151,48 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 401:
+                    let headers: Components.Responses.InvalidPreviewToken.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Responses.InvalidPreviewToken.Headers.WWWAuthenticatePayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InvalidPreviewToken.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 405:
                     let headers: Components.Responses.MethodNotAllowed.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -989,6 +1230,43 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 409:
+                    let headers: Components.Responses.PreviewConflict.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 500:
                     let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -1016,6 +1294,48 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.PreviewUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
                         headers: headers,
                         body: body
                     ))
@@ -1092,6 +1412,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -1101,6 +1426,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.TemplateHead.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -1135,6 +1465,11 @@ internal struct Client: APIProtocol {
                     return .ok(.init(headers: headers))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -1169,6 +1504,20 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .badRequest(.init(headers: headers))
+                case 401:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .unauthorized(.init(headers: headers))
+                case 409:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .conflict(.init(headers: headers))
                 case 500:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -1176,6 +1525,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                case 503:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .serviceUnavailable(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -1251,6 +1607,11 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Install-ID",
                     value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -1449,6 +1810,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -1462,6 +1828,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.AppStatus.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -1519,6 +1890,11 @@ internal struct Client: APIProtocol {
                     ))
                 case 304:
                     let headers: Components.Responses.AppStatusNotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -1583,6 +1959,48 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 401:
+                    let headers: Components.Responses.InvalidPreviewToken.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Responses.InvalidPreviewToken.Headers.WWWAuthenticatePayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InvalidPreviewToken.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 405:
                     let headers: Components.Responses.MethodNotAllowed.Headers = .init(
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
@@ -1620,6 +2038,43 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 409:
+                    let headers: Components.Responses.PreviewConflict.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 500:
                     let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -1647,6 +2102,48 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.PreviewUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
                         headers: headers,
                         body: body
                     ))
@@ -1739,6 +2236,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -1748,6 +2250,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.AppStatusHead.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -1782,6 +2289,11 @@ internal struct Client: APIProtocol {
                     return .ok(.init(headers: headers))
                 case 304:
                     let headers: Components.Responses.AppStatusNotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -1816,6 +2328,20 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .badRequest(.init(headers: headers))
+                case 401:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .unauthorized(.init(headers: headers))
+                case 409:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .conflict(.init(headers: headers))
                 case 500:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -1823,6 +2349,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                case 503:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .serviceUnavailable(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -1914,6 +2447,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -1927,6 +2465,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.WebHTML.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -1994,6 +2537,11 @@ internal struct Client: APIProtocol {
                     ))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -2058,12 +2606,61 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
-                case 404:
-                    let headers: Components.Responses.UnknownTemplate.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
+                case 401:
+                    let headers: Components.Responses.InvalidPreviewToken.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Responses.InvalidPreviewToken.Headers.WWWAuthenticatePayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InvalidPreviewToken.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
                     ))
+                case 404:
+                    let headers: Components.Responses.UnknownTemplate.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnknownTemplate.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2125,6 +2722,43 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 409:
+                    let headers: Components.Responses.PreviewConflict.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 500:
                     let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -2152,6 +2786,48 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.PreviewUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
                         headers: headers,
                         body: body
                     ))
@@ -2237,6 +2913,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2246,6 +2927,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.WebHTMLHead.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -2290,6 +2976,11 @@ internal struct Client: APIProtocol {
                     return .ok(.init(headers: headers))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -2324,6 +3015,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .badRequest(.init(headers: headers))
+                case 401:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .unauthorized(.init(headers: headers))
                 case 404:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -2331,6 +3029,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .notFound(.init(headers: headers))
+                case 409:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .conflict(.init(headers: headers))
                 case 500:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -2338,6 +3043,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                case 503:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .serviceUnavailable(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -2422,6 +3134,11 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Install-ID",
                     value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -2588,6 +3305,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2601,6 +3323,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.WebHTML.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -2668,6 +3395,11 @@ internal struct Client: APIProtocol {
                     ))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -2732,12 +3464,61 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
-                case 404:
-                    let headers: Components.Responses.UnknownTemplate.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
+                case 401:
+                    let headers: Components.Responses.InvalidPreviewToken.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Responses.InvalidPreviewToken.Headers.WWWAuthenticatePayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.InvalidPreviewToken.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
                     ))
+                case 404:
+                    let headers: Components.Responses.UnknownTemplate.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnknownTemplate.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2799,6 +3580,43 @@ internal struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 409:
+                    let headers: Components.Responses.PreviewConflict.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 500:
                     let headers: Components.Responses.InternalError.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -2826,6 +3644,48 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.PreviewUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PreviewUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
                         headers: headers,
                         body: body
                     ))
@@ -2911,6 +3771,11 @@ internal struct Client: APIProtocol {
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
@@ -2920,6 +3785,11 @@ internal struct Client: APIProtocol {
                 switch response.status.code {
                 case 200:
                     let headers: Components.Responses.WebHTMLHead.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -2964,6 +3834,11 @@ internal struct Client: APIProtocol {
                     return .ok(.init(headers: headers))
                 case 304:
                     let headers: Components.Responses.NotModified.Headers = .init(
+                        xPreview: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Preview",
+                            as: Components.Headers.XPreview.self
+                        ),
                         xRequestID: try converter.getRequiredHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -2998,6 +3873,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .badRequest(.init(headers: headers))
+                case 401:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .unauthorized(.init(headers: headers))
                 case 404:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -3005,6 +3887,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .notFound(.init(headers: headers))
+                case 409:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .conflict(.init(headers: headers))
                 case 500:
                     let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
                         in: response.headerFields,
@@ -3012,6 +3901,13 @@ internal struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .internalServerError(.init(headers: headers))
+                case 503:
+                    let headers: Components.Responses.ProblemHead.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .serviceUnavailable(.init(headers: headers))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -3096,6 +3992,11 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Install-ID",
                     value: input.headers.xInstallID
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Preview-Token",
+                    value: input.headers.xPreviewToken
                 )
                 try converter.setHeaderFieldAsURI(
                     in: &request.headerFields,
@@ -37022,6 +37923,1310 @@ internal struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .preconditionRequired(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.AdminInternalError.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminInternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.AdminWriteUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 504:
+                    let headers: Components.Responses.AdminWriteOutcomeUnknown.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteOutcomeUnknown.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .gatewayTimeout(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// A change request's preview tokens, without their secrets (editor or above).
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests/{id}/preview-tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)`.
+    internal func listAdminPreviewTokens(_ input: Operations.ListAdminPreviewTokens.Input) async throws -> Operations.ListAdminPreviewTokens.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ListAdminPreviewTokens.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/admin/change-requests/{}/preview-tokens",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Components.Responses.AdminPreviewTokenList.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminPreviewTokenList.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json; charset=utf-8":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.AdminPreviewTokenList.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationJsonCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.AdminBadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.AdminBadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminBadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 401:
+                    let headers: Components.Responses.AdminUnauthorized.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Headers.WWWAuthenticate.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        setCookie: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Set-Cookie",
+                            as: Components.Headers.ClearSessionCookie.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminUnauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 403:
+                    let headers: Components.Responses.AdminForbidden.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminForbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.AdminChangeRequestNotFound.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminChangeRequestNotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.AdminInternalError.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminInternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.AdminWriteUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Make a preview token of a change request (editor or above).
+    ///
+    /// A token a QA device or the console sends in `X-Preview-Token` on the client API to be
+    /// served the request's proposed copy before it ships (docs/change-requests.md, "Preview on
+    /// a device"). Its secret is in this answer only. The request must be open (or approved):
+    /// a rejected one answers `409 change-request-rejected` until an edit reopens it, a
+    /// published or withdrawn one `409 change-request-closed`. Recorded in the request's audit
+    /// trail. The body is optional.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/preview-tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)`.
+    internal func createAdminPreviewToken(_ input: Operations.CreateAdminPreviewToken.Input) async throws -> Operations.CreateAdminPreviewToken.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.CreateAdminPreviewToken.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/admin/change-requests/{}/preview-tokens",
+                    parameters: [
+                        input.path.id
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case .none:
+                    body = nil
+                case let .json(value):
+                    body = try converter.setOptionalRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 201:
+                    let headers: Components.Responses.AdminPreviewToken.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        location: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Location",
+                            as: Swift.String.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminPreviewToken.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json; charset=utf-8"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json; charset=utf-8":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.AdminPreviewTokenCreated.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationJsonCharsetUtf8(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .created(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.AdminWriteBadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.AdminWriteBadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteBadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 401:
+                    let headers: Components.Responses.AdminUnauthorized.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Headers.WWWAuthenticate.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        setCookie: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Set-Cookie",
+                            as: Components.Headers.ClearSessionCookie.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminUnauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 403:
+                    let headers: Components.Responses.AdminForbidden.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminForbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.AdminChangeRequestNotFound.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminChangeRequestNotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 409:
+                    let headers: Components.Responses.AdminChangeRequestConflict.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminChangeRequestConflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 413:
+                    let headers: Components.Responses.PayloadTooLarge.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.PayloadTooLarge.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .contentTooLarge(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 415:
+                    let headers: Components.Responses.AdminUnsupportedMediaType.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminUnsupportedMediaType.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unsupportedMediaType(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 422:
+                    let headers: Components.Responses.AdminValidationFailed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminValidationFailed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 500:
+                    let headers: Components.Responses.AdminInternalError.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminInternalError.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .internalServerError(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.AdminWriteUnavailable.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        retryAfter: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 504:
+                    let headers: Components.Responses.AdminWriteOutcomeUnknown.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteOutcomeUnknown.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .gatewayTimeout(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
+    /// Revoke a preview token (editor or above).
+    ///
+    /// From the next request on, on every replica, the token answers `401 invalid-preview-token`.
+    /// Revoking a revoked token changes nothing (204). Recorded in the request's audit trail.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/preview-tokens/{token}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)`.
+    internal func revokeAdminPreviewToken(_ input: Operations.RevokeAdminPreviewToken.Input) async throws -> Operations.RevokeAdminPreviewToken.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.RevokeAdminPreviewToken.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/admin/change-requests/{}/preview-tokens/{}",
+                    parameters: [
+                        input.path.id,
+                        input.path.token
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .delete
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Request-ID",
+                    value: input.headers.xRequestID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Components.Responses.AdminPreviewTokenRevoked.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    return .noContent(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.AdminWriteBadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.AdminWriteBadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminWriteBadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 401:
+                    let headers: Components.Responses.AdminUnauthorized.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        wwwAuthenticate: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "WWW-Authenticate",
+                            as: Components.Headers.WWWAuthenticate.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        setCookie: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Set-Cookie",
+                            as: Components.Headers.ClearSessionCookie.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminUnauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 403:
+                    let headers: Components.Responses.AdminForbidden.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminForbidden.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .forbidden(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.AdminPreviewTokenNotFound.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.AdminPreviewTokenNotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 405:
+                    let headers: Components.Responses.MethodNotAllowed.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        allow: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Allow",
+                            as: Components.Headers.Allow.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.MethodNotAllowed.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .methodNotAllowed(.init(
                         headers: headers,
                         body: body
                     ))

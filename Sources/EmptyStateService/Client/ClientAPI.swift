@@ -126,10 +126,13 @@ struct ClientAPI: Sendable {
         }
         switch previews.preview(secret, live: state.snapshot, requestID: request.id) {
         case .failure(let problem):
-            return problem.response(
-                requestID: request.id,
-                extraHeaders: problem.status == 401 ? [PreviewChannel.challenge] : []
-            )
+            let extra: [(name: String, value: String)] =
+                switch problem.status {
+                case 401: [PreviewChannel.challenge]
+                case 503: [("Retry-After", "1")]
+                default: []
+                }
+            return problem.response(requestID: request.id, extraHeaders: extra)
         case .success(let preview):
             var api = self
             api.preview = preview
