@@ -1273,7 +1273,7 @@ internal protocol APIProtocol: Sendable {
     /// Make a preview token of a change request (editor or above).
     ///
     /// A token a QA device or the console sends in `X-Preview-Token` on the client API to be
-    /// served the request's proposed copy before it ships (docs/change-requests.md, "Preview on
+    /// served the request's proposed copy before it ships (docs/review.md, "Preview on
     /// a device"). Its secret is in this answer only. The request must be open (or approved):
     /// a rejected one answers `409 change-request-rejected` until an edit reopens it, a
     /// published or withdrawn one `409 change-request-closed`. Recorded in the request's audit
@@ -3487,7 +3487,7 @@ extension APIProtocol {
     /// Make a preview token of a change request (editor or above).
     ///
     /// A token a QA device or the console sends in `X-Preview-Token` on the client API to be
-    /// served the request's proposed copy before it ships (docs/change-requests.md, "Preview on
+    /// served the request's proposed copy before it ships (docs/review.md, "Preview on
     /// a device"). Its secret is in this answer only. The request must be open (or approved):
     /// a rejected one answers `409 change-request-rejected` until an edit reopens it, a
     /// published or withdrawn one `409 change-request-closed`. Recorded in the request's audit
