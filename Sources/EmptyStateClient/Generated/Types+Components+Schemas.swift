@@ -1664,46 +1664,151 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated`.
         internal struct AdminPreviewTokenCreated: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/value1`.
-            internal var value1: Components.Schemas.AdminPreviewToken
-            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/value2`.
-            internal struct Value2Payload: Codable, Hashable, Sendable {
-                /// The secret to send in `X-Preview-Token`.
-                ///
-                /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/value2/token`.
-                internal var token: Swift.String
-                /// Creates a new `Value2Payload`.
-                ///
-                /// - Parameters:
-                ///   - token: The secret to send in `X-Preview-Token`.
-                internal init(token: Swift.String) {
-                    self.token = token
-                }
-                internal enum CodingKeys: String, CodingKey {
-                    case token
-                }
+            /// The secret to send in `X-Preview-Token`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/token`.
+            internal var token: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/id`.
+            internal var id: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/changeRequestId`.
+            internal var changeRequestId: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/label`.
+            internal var label: Swift.String
+            /// The request header a client sends the secret in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/header`.
+            internal enum HeaderPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case xPreviewToken = "X-Preview-Token"
             }
-            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/value2`.
-            internal var value2: Components.Schemas.AdminPreviewTokenCreated.Value2Payload
+            /// The request header a client sends the secret in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/header`.
+            internal var header: Components.Schemas.AdminPreviewTokenCreated.HeaderPayload
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/createdBy`.
+            internal var createdBy: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/createdAt`.
+            internal var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/expiresAt`.
+            internal var expiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/revokedAt`.
+            internal var revokedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/revokedBy`.
+            internal var revokedBy: Swift.String?
+            /// Unrevoked and unexpired. It opens a preview while its request is also open or approved.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/active`.
+            internal var active: Swift.Bool
             /// Creates a new `AdminPreviewTokenCreated`.
             ///
             /// - Parameters:
-            ///   - value1:
-            ///   - value2:
+            ///   - token: The secret to send in `X-Preview-Token`.
+            ///   - id:
+            ///   - changeRequestId:
+            ///   - label:
+            ///   - header: The request header a client sends the secret in.
+            ///   - createdBy:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - revokedAt:
+            ///   - revokedBy:
+            ///   - active: Unrevoked and unexpired. It opens a preview while its request is also open or approved.
             internal init(
-                value1: Components.Schemas.AdminPreviewToken,
-                value2: Components.Schemas.AdminPreviewTokenCreated.Value2Payload
+                token: Swift.String,
+                id: Swift.Int,
+                changeRequestId: Swift.Int,
+                label: Swift.String,
+                header: Components.Schemas.AdminPreviewTokenCreated.HeaderPayload,
+                createdBy: Swift.String,
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date,
+                revokedAt: Foundation.Date? = nil,
+                revokedBy: Swift.String? = nil,
+                active: Swift.Bool
             ) {
-                self.value1 = value1
-                self.value2 = value2
+                self.token = token
+                self.id = id
+                self.changeRequestId = changeRequestId
+                self.label = label
+                self.header = header
+                self.createdBy = createdBy
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.revokedAt = revokedAt
+                self.revokedBy = revokedBy
+                self.active = active
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case token
+                case id
+                case changeRequestId
+                case label
+                case header
+                case createdBy
+                case createdAt
+                case expiresAt
+                case revokedAt
+                case revokedBy
+                case active
             }
             internal init(from decoder: any Swift.Decoder) throws {
-                self.value1 = try .init(from: decoder)
-                self.value2 = try .init(from: decoder)
-            }
-            internal func encode(to encoder: any Swift.Encoder) throws {
-                try self.value1.encode(to: encoder)
-                try self.value2.encode(to: encoder)
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                self.id = try container.decode(
+                    Swift.Int.self,
+                    forKey: .id
+                )
+                self.changeRequestId = try container.decode(
+                    Swift.Int.self,
+                    forKey: .changeRequestId
+                )
+                self.label = try container.decode(
+                    Swift.String.self,
+                    forKey: .label
+                )
+                self.header = try container.decode(
+                    Components.Schemas.AdminPreviewTokenCreated.HeaderPayload.self,
+                    forKey: .header
+                )
+                self.createdBy = try container.decode(
+                    Swift.String.self,
+                    forKey: .createdBy
+                )
+                self.createdAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.expiresAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .expiresAt
+                )
+                self.revokedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .revokedAt
+                )
+                self.revokedBy = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .revokedBy
+                )
+                self.active = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .active
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "token",
+                    "id",
+                    "changeRequestId",
+                    "label",
+                    "header",
+                    "createdBy",
+                    "createdAt",
+                    "expiresAt",
+                    "revokedAt",
+                    "revokedBy",
+                    "active"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenList`.
