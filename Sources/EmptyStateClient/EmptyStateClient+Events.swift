@@ -31,6 +31,8 @@ extension EmptyStateClient {
     public var queuedEventCount: Int { events.count }
 
     private func enqueue(type: String, template: EmptyStateTemplate, actionId: String?) {
+        // A preview is copy no user sees: the service would refuse its events, so none is queued.
+        guard template.previewOf == nil else { return }
         events.append(
             QueuedEvent(
                 id: UUID(),

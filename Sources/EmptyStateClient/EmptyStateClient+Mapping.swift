@@ -61,8 +61,11 @@ extension Operations.ListTemplates.Output {
         case .ok: 200
         case .notModified: 304
         case .badRequest: 400
+        case .unauthorized: 401
         case .methodNotAllowed: 405
+        case .conflict: 409
         case .internalServerError: 500
+        case .serviceUnavailable: 503
         case .undocumented(let status, _): status
         }
     }
@@ -74,9 +77,12 @@ extension Operations.GetTemplate.Output {
         case .ok: 200
         case .notModified: 304
         case .badRequest: 400
+        case .unauthorized: 401
         case .notFound: 404
         case .methodNotAllowed: 405
+        case .conflict: 409
         case .internalServerError: 500
+        case .serviceUnavailable: 503
         case .undocumented(let status, _): status
         }
     }

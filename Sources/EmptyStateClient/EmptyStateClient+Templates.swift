@@ -14,6 +14,9 @@ extension EmptyStateClient {
     /// - Throws: ``EmptyStateClientError``: the template does not exist, or nothing usable is
     ///   cached or bundled and the service cannot answer.
     public func template(_ id: String, parameters: [String: String] = [:]) async throws -> EmptyStateTemplate {
+        if let token = configuration.previewToken {
+            return try await preview(id, parameters: parameters, token: token)
+        }
         let key = cacheKey(id, parameters)
         guard let entry = cache.entry(key) else {
             return try await fetch(id, parameters: parameters, key: key, cached: nil)
@@ -28,8 +31,25 @@ extension EmptyStateClient {
         return try await fetch(id, parameters: parameters, key: key, cached: entry)
     }
 
+    /// The template `id` as change request `previewToken` proposes it (the live copy when the
+    /// request does not change it), fetched now and never cached; its ``EmptyStateTemplate/previewOf``
+    /// names the request. For QA builds and screens that preview a change before it ships.
+    ///
+    /// - Throws: ``EmptyStateClientError``: the token is refused
+    ///   (``EmptyStateClientError/isPreviewRefused``), the template does not exist, or the
+    ///   service cannot answer (no cached or bundled copy stands in for a preview).
+    public func template(
+        _ id: String,
+        parameters: [String: String] = [:],
+        previewToken: String
+    ) async throws -> EmptyStateTemplate {
+        try await preview(id, parameters: parameters, token: previewToken)
+    }
+
     /// Fetches the whole catalogue in the preferred locales (`GET /v1/templates`) into the cache
-    /// and onto disk, so that every template is then answered without the network.
+    /// and onto disk, so that every template is then answered without the network. It fetches
+    /// live copy even with a ``EmptyStateClientConfiguration/previewToken``: the cache holds only
+    /// live copy.
     /// - Returns: how many templates were cached.
     @discardableResult
     public func prefetch() async throws -> Int {
@@ -64,6 +84,60 @@ extension EmptyStateClient {
             if let entry = byID[id] { cache.store(entry, for: cacheKey(alias, [:])) }
         }
         return byID.count
+    }
+
+    /// `GET /v1/templates/{id}` with `X-Preview-Token`: neither read from nor written to the
+    /// cache, and no fallback.
+    private func preview(_ id: String, parameters: [String: String], token: String) async throws -> EmptyStateTemplate {
+        let response: Operations.GetTemplate.Output
+        do {
+            response = try await api.getTemplate(
+                path: .init(id: id),
+                query: .init(platform: platformParameter, param: placeholderValues(parameters)),
+                headers: .init(acceptLanguage: configuration.acceptLanguage, xPreviewToken: token)
+            )
+        } catch {
+            throw EmptyStateClientError.unavailable("\(error)")
+        }
+        switch response {
+        case .ok(let ok):
+            var template = EmptyStateTemplate(try ok.body.applicationJsonCharsetUtf8, etag: ok.headers.eTag)
+            template.previewOf = Self.changeRequest(previewHeader: ok.headers.xPreview)
+            return template
+        case .notFound:
+            throw EmptyStateClientError.unknownTemplate(id)
+        case .badRequest(let problem):
+            throw EmptyStateClientError.invalidRequest(
+                (try? problem.body.applicationProblemJson.detail) ?? "400 Bad Request"
+            )
+        case .unauthorized(let problem):
+            throw EmptyStateClientError.previewRefused(
+                (try? problem.body.applicationProblemJson.detail) ?? "401 Unauthorized"
+            )
+        default:
+            throw EmptyStateClientError.unavailable(
+                "GET /v1/templates/\(id) with a preview token answered \(response.statusCode)"
+            )
+        }
+    }
+
+    /// The change request number of an `X-Preview` header (`change-request=4; version=2`); 0
+    /// when the header is missing or unreadable (the answer was still a preview).
+    static func changeRequest(previewHeader: String?) -> Int {
+        guard let header = previewHeader,
+            let part = header.split(separator: ";").first?.split(separator: "=", maxSplits: 1),
+            part.count == 2, part[0].trimmingCharacters(in: .whitespaces) == "change-request",
+            let id = Int(part[1].trimmingCharacters(in: .whitespaces))
+        else { return 0 }
+        return id
+    }
+
+    /// The `param.*` query arguments of `parameters`; `nil` when there are none.
+    private func placeholderValues(_ parameters: [String: String]) -> Components.Parameters.PlaceholderValues? {
+        guard !parameters.isEmpty else { return nil }
+        return .init(
+            additionalProperties: Dictionary(uniqueKeysWithValues: parameters.map { ("param." + $0.key, $0.value) })
+        )
     }
 
     private var platformParameter: Components.Parameters.Platform? {
@@ -130,7 +204,8 @@ extension EmptyStateClient {
             case .badRequest(let problem):
                 let detail = (try? problem.body.applicationProblemJson.detail) ?? "400 Bad Request"
                 throw EmptyStateClientError.invalidRequest(detail)
-            case .methodNotAllowed, .internalServerError, .undocumented:
+            case .methodNotAllowed, .internalServerError, .unauthorized, .conflict, .serviceUnavailable, .undocumented:
+                // 401, 409 and 503 answer only requests with a preview token, which this one has not.
                 failure = "GET /v1/templates/\(id) answered \(response.statusCode)"
             }
         } catch let error as EmptyStateClientError {

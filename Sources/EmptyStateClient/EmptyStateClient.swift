@@ -55,6 +55,11 @@ public final class EmptyStateClient: Sendable {
     ) {
         let session = URLSessionConfiguration.default
         session.timeoutIntervalForRequest = configuration.requestTimeout
+        // The client keeps its own cache (and revalidates it with If-None-Match). URLSession's
+        // would answer a preview request from a live copy it kept for the same URL, since it
+        // does not honour `Vary: X-Preview-Token`.
+        session.urlCache = nil
+        session.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.init(
             configuration: configuration,
             transport: URLSessionTransport(configuration: .init(session: URLSession(configuration: session))),

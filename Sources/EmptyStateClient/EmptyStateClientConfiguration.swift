@@ -20,6 +20,14 @@ public struct EmptyStateClientConfiguration: Sendable {
     /// same value on every launch; a new id is a new install for the experiment's results. 1–128
     /// printable ASCII characters. `nil`: the app is served control and counts in no experiment.
     public var installID: String?
+    /// A change request's preview token (an editor makes one in the console or with
+    /// `POST /v1/admin/change-requests/{id}/preview-tokens`), for a QA build: every template is
+    /// then fetched with it (`X-Preview-Token`) and shows the request's proposed copy. Previews
+    /// are never cached, in memory or on disk, never fall back to a cached or bundled copy (a
+    /// QA device must not show live copy as if it were the change), and record no events.
+    /// `nil`: live copy, the usual way. ``EmptyStateClient/template(_:parameters:previewToken:)``
+    /// passes one per call instead.
+    public var previewToken: String?
     /// Where last-known-good templates and the event queue are kept; `nil` keeps nothing on disk
     /// (events are then lost when the app is killed).
     public var storageDirectory: URL?
@@ -63,6 +71,7 @@ public struct EmptyStateClientConfiguration: Sendable {
     ///   - initialRetryDelay: the first delay after a failed delivery.
     ///   - maxRetryDelay: the longest delay between two delivery attempts.
     ///   - requestTimeout: seconds one request may take.
+    ///   - previewToken: a change request's preview token, for a QA build; `nil` for live copy.
     public init(
         baseURL: URL,
         appVersion: String,
@@ -78,7 +87,8 @@ public struct EmptyStateClientConfiguration: Sendable {
         maxQueuedEvents: Int = 1000,
         initialRetryDelay: Duration = .seconds(1),
         maxRetryDelay: Duration = .seconds(300),
-        requestTimeout: TimeInterval = 10
+        requestTimeout: TimeInterval = 10,
+        previewToken: String? = nil
     ) {
         self.baseURL = baseURL
         self.appVersion = appVersion
@@ -95,6 +105,7 @@ public struct EmptyStateClientConfiguration: Sendable {
         self.initialRetryDelay = initialRetryDelay
         self.maxRetryDelay = maxRetryDelay
         self.requestTimeout = requestTimeout
+        self.previewToken = previewToken
     }
 
     /// `ios` on Apple's systems, `android` on Android, otherwise `web`.

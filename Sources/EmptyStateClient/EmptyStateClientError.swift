@@ -4,6 +4,7 @@ public struct EmptyStateClientError: Error, Sendable, Hashable, CustomStringConv
         case unknownTemplate(String)
         case invalidRequest(String)
         case unavailable(String)
+        case previewRefused(String)
     }
 
     private let kind: Kind
@@ -14,6 +15,16 @@ public struct EmptyStateClientError: Error, Sendable, Hashable, CustomStringConv
     static func invalidRequest(_ detail: String) -> Self { Self(kind: .invalidRequest(detail)) }
     /// The service could not be reached or failed, and no usable copy was cached or bundled.
     static func unavailable(_ detail: String) -> Self { Self(kind: .unavailable(detail)) }
+
+    /// The service refused the preview token (401): unknown, revoked, expired, or its change
+    /// request is no longer open. Ask an editor for a new one.
+    static func previewRefused(_ detail: String) -> Self { Self(kind: .previewRefused(detail)) }
+
+    /// Whether the preview token was refused (revoked, expired, or its change request closed).
+    public var isPreviewRefused: Bool {
+        if case .previewRefused = kind { return true }
+        return false
+    }
 
     /// Whether the template does not exist (as opposed to not being reachable).
     public var isUnknownTemplate: Bool {
@@ -27,6 +38,7 @@ public struct EmptyStateClientError: Error, Sendable, Hashable, CustomStringConv
         case .unknownTemplate(let id): return "unknown template \(id)"
         case .invalidRequest(let detail): return "invalid request: \(detail)"
         case .unavailable(let detail): return "service unavailable and nothing cached: \(detail)"
+        case .previewRefused(let detail): return "preview token refused: \(detail)"
         }
     }
 }

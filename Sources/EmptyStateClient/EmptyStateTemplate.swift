@@ -96,6 +96,10 @@ public struct EmptyStateTemplate: Sendable, Hashable, Codable {
     public var plurals: [String: Plural]?
     /// The `ETag` of the response this copy came from (`nil` for a bundled snapshot's copy).
     public var etag: String?
+    /// The change request this copy previews (it was fetched with a preview token, see
+    /// ``EmptyStateClientConfiguration/previewToken``); `nil` for live copy. A preview is never
+    /// cached, and showing or tapping it records no event.
+    public var previewOf: Int? = nil
 }
 
 extension EmptyStateTemplate {

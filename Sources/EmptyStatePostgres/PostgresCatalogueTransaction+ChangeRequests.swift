@@ -35,17 +35,29 @@ extension PostgresCatalogueTransaction {
 
     func previewTokens(of changeRequestIDs: [Int]) throws(StoreError) -> [PreviewTokenRecord] {
         guard !changeRequestIDs.isEmpty else { return [] }
+        return try previewTokens(
+            """
+            SELECT \(unescaped: Self.previewTokenColumns)
+            FROM preview_token WHERE change_request_id = ANY(\(changeRequestIDs)) ORDER BY id
+            """
+        )
+    }
+
+    func previewToken(secretSHA256: String) throws(StoreError) -> PreviewTokenRecord? {
+        try previewTokens(
+            "SELECT \(unescaped: Self.previewTokenColumns) FROM preview_token WHERE secret_sha256 = \(secretSHA256)"
+        ).first
+    }
+
+    private static let previewTokenColumns =
+        "id, change_request_id, name, secret_sha256, created_by, created_at, expires_at, revoked_at, revoked_by"
+
+    /// The preview tokens `query` selects (`previewTokenColumns`).
+    private func previewTokens(_ query: PostgresQuery) throws(StoreError) -> [PreviewTokenRecord] {
         let logger = session.logger
         return try session.run { connection in
             var tokens: [PreviewTokenRecord] = []
-            for try await row in try await connection.query(
-                """
-                SELECT id, change_request_id, name, secret_sha256, created_by, created_at, expires_at, revoked_at,
-                    revoked_by
-                FROM preview_token WHERE change_request_id = ANY(\(changeRequestIDs)) ORDER BY id
-                """,
-                logger: logger
-            ) {
+            for try await row in try await connection.query(query, logger: logger) {
                 let (id, request, name, hash, by, at, expires, revokedAt, revokedBy) = try row.decode(
                     (Int, Int, String, String, String, String, Int64, String?, String?).self
                 )

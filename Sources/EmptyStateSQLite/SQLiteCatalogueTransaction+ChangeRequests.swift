@@ -113,6 +113,19 @@ extension SQLiteCatalogueTransaction {
         )
     }
 
+    func previewToken(secretSHA256: String) throws(StoreError) -> PreviewTokenRecord? {
+        try sql {
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT id, change_request_id, name, secret_sha256, created_by, created_at, expires_at, revoked_at,
+                        revoked_by
+                    FROM preview_token WHERE secret_sha256 = ?
+                    """
+            )
+            return try Row.fetchOne(statement, arguments: [secretSHA256]).map(Self.previewToken)
+        }
+    }
+
     static func previewToken(_ row: Row) -> PreviewTokenRecord {
         PreviewTokenRecord(
             id: row["id"],

@@ -103,6 +103,20 @@ final class LiveService {
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
+    /// An admin request with a JSON body, with the token the server generated; the status and
+    /// the body.
+    func adminSend(_ method: String, _ path: String, json: String) async throws -> (status: Int, body: Data) {
+        let token = try String(contentsOf: dataDirectory.appendingPathComponent("data/admin-token"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
+        request.httpMethod = method
+        request.httpBody = Data(json.utf8)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
     /// A plain GET; the body.
     func get(_ pathAndQuery: String) async throws -> Data {
         try await URLSession.shared.data(from: URL(string: baseURL.absoluteString + pathAndQuery)!).0

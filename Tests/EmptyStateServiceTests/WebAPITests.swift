@@ -168,12 +168,12 @@ struct WebAPITests {
         #expect(rule.contains("wifi-off"))
     }
 
-    @Test("the events preflight allows a JSON post from any origin")
+    @Test("the events preflight allows a JSON post from any origin, with a preview token")
     func preflight() {
         let response = WebAPI.eventsPreflight(HTTPRequest(method: .options, path: "/v1/events", id: "test-request"))
         #expect(response.status == 204)
         #expect(response.header("Access-Control-Allow-Origin") == "*")
         #expect(response.header("Access-Control-Allow-Methods") == "POST")
-        #expect(response.header("Access-Control-Allow-Headers") == "Content-Type")
+        #expect(response.header("Access-Control-Allow-Headers") == "Content-Type, X-Preview-Token")
     }
 }

@@ -14,6 +14,7 @@ private final class RecordingTransaction: CatalogueTransaction {
     func liveTemplateIDs(among ids: [String], except templateID: String) throws(StoreError) -> Set<String> { [] }
     func reviews(of changeRequestID: Int) throws(StoreError) -> [ReviewRecord] { [] }
     func previewTokens(of changeRequestIDs: [Int]) throws(StoreError) -> [PreviewTokenRecord] { [] }
+    func previewToken(secretSHA256: String) throws(StoreError) -> PreviewTokenRecord? { nil }
     func nextNumber(_ sequence: CatalogueSequence) throws(StoreError) -> Int { 1 }
     func write(_ rows: CatalogueRows) throws(StoreError) { calls.append("write") }
     func announce(_ revisions: [RevisionWrite]) throws(StoreError) { calls.append("announce") }

@@ -13,7 +13,9 @@ the spec's conformance vectors (../shared/seeds 002):
 then axe-core (0 violations) on the preview page of each template, LTR and RTL, and the gallery
 in light and dark; hostile copy saved through the admin API renders as text in the fragment, the
 page and the web component; and the component itself from another origin (CORS, the same
-markup, the two log lines, the action event, events delivered when the page is left).
+markup, the two log lines, the action event, events delivered when the page is left); and its
+`preview-token` attribute (a change request's copy beside live copy, no events from it, nothing
+rendered once the token is revoked).
 
 One browser, one page per locale and size: the gallery (/preview) puts every template in its own
 container side by side, so a locale's vectors cost two page loads. Prints a table and ends with
@@ -403,6 +405,61 @@ class Checks:
                         ("displayed", "connectionRefused", "de", None),
                         ("displayed", "verifyIdentity", "ar", None)], kinds)
 
+    def preview(self, page, other):
+        """`preview-token`: a change request's copy in one element, live copy in its neighbour,
+        and no events from the preview."""
+        check = self.results.check
+        status, _, body = self.server.admin("GET", "/templates/noDocuments")
+        template = json.loads(body)["template"]
+        template["strings"]["en"]["title"] = "Nothing here yet (browser preview)"
+        status, _, body = self.server.admin("POST", "/change-requests", {
+            "title": "Browser preview", "changes": [{"kind": "template", "id": "noDocuments", "document": template}]})
+        request = json.loads(body)["id"]
+        status, _, body = self.server.admin("POST", f"/change-requests/{request}/preview-tokens", {"label": "browser"})
+        check("preview: a token is made", status == 201, status)
+        token, token_id = json.loads(body)["token"], json.loads(body)["id"]
+        url = other.add(
+            "/preview.html",
+            f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>preview</title>
+<script type="module" src="{self.server.url}/v1/web/assets/empty-state.js"></script></head>
+<body><main>
+<empty-state id="live" template="noDocuments"></empty-state>
+<empty-state id="preview" template="noDocuments" preview-token="{token}"></empty-state>
+</main></body></html>""",
+        )
+        page.goto(url)
+        page.wait_for_selector("#live .es", timeout=5000)
+        page.wait_for_selector("#preview .es", timeout=5000)
+        live = page.locator("#live .es-title").text_content()
+        check("preview: the element with the token shows the request's copy (cross-origin, preflighted)",
+              page.locator("#preview .es-title").text_content() == "Nothing here yet (browser preview)",
+              page.locator("#preview .es-title").text_content())
+        check("preview: its neighbour without one shows live copy", live != "Nothing here yet (browser preview)", live)
+        time.sleep(0.3)
+        page.goto("about:blank")
+        shown = []
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            status, _, body = self.server.admin("GET", "/analytics/events?limit=1000")
+            events = [json.loads(line) for line in body.decode().splitlines() if line.strip()]
+            shown = [e for e in events if e.get("platform") == "web" and e["templateId"] == "noDocuments"]
+            if shown:
+                break
+            time.sleep(0.2)
+        time.sleep(0.5)
+        status, _, body = self.server.admin("GET", "/analytics/events?limit=1000")
+        events = [json.loads(line) for line in body.decode().splitlines() if line.strip()]
+        shown = [e["type"] for e in events if e.get("platform") == "web" and e["templateId"] == "noDocuments"]
+        check("preview: only the live element's display is counted", shown == ["displayed"], shown)
+        status, _, _ = self.server.admin("DELETE", f"/change-requests/{request}/preview-tokens/{token_id}")
+        check("preview: the token is revoked", status == 204, status)
+        page.goto(url)
+        page.wait_for_selector("#live .es", timeout=5000)
+        time.sleep(1.0)
+        check("preview: a revoked token renders nothing (the page's own fallback stays)",
+              page.evaluate("document.querySelector('#preview .es') === null && document.querySelector('#preview').template === null"))
+
+
 
 def main():
     if len(sys.argv) != 2:
@@ -438,6 +495,7 @@ def main():
             checks.hostile(page, other)
             component_page = context.new_page()
             checks.component(component_page, other)
+            checks.preview(context.new_page(), other)
             browser.close()
     finally:
         other.stop()

@@ -1385,7 +1385,7 @@ def run_events(checker: Checker, body_limit: int) -> EventRun:
             "/v1/events",
             204,
             headers={"Origin": "https://shop.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"},
-            extra=[header_is("Access-Control-Allow-Origin", "*"), header_is("Access-Control-Allow-Headers", "Content-Type")],
+            extra=[header_is("Access-Control-Allow-Origin", "*"), header_is("Access-Control-Allow-Headers", "Content-Type, X-Preview-Token")],
         )
     )
 

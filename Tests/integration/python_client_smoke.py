@@ -471,6 +471,33 @@ def main() -> int:
         undo = expect("rollbackAdminChangeRequest", rollback_admin_change_request.sync_detailed(rid, client=editor), 201,
                       m.AdminChangeRequest)
         if isinstance(undo, m.AdminChangeRequest):
+            # Preview tokens of the open rollback request: made, listed, used, revoked.
+            from empty_state_client.api.admin import (
+                create_admin_preview_token, list_admin_preview_tokens, revoke_admin_preview_token)
+            problem("createAdminPreviewToken by a viewer", create_admin_preview_token.sync_detailed(
+                undo.id, client=viewer, body=m.AdminPreviewTokenRequest.from_dict({"label": "py"})), 403, "forbidden")
+            problem("createAdminPreviewToken lifetime 0", create_admin_preview_token.sync_detailed(
+                undo.id, client=editor, body=m.AdminPreviewTokenRequest.from_dict({"lifetimeHours": 0})), 422,
+                "validation-failed")
+            made = expect("createAdminPreviewToken", create_admin_preview_token.sync_detailed(
+                undo.id, client=editor, body=m.AdminPreviewTokenRequest.from_dict({"label": "py", "lifetimeHours": 1})),
+                201, m.AdminPreviewTokenCreated)
+            listed = expect("listAdminPreviewTokens", list_admin_preview_tokens.sync_detailed(undo.id, client=editor),
+                            200, m.AdminPreviewTokenList)
+            if isinstance(made, m.AdminPreviewTokenCreated) and isinstance(listed, m.AdminPreviewTokenList):
+                check("listAdminPreviewTokens: the token, without its secret",
+                      [t.id for t in listed.items] == [made.id] and "token" not in listed.items[0].to_dict())
+                previewed = get_template.sync_detailed("loading", client=anonymous, locale="fr",
+                                                       x_preview_token=made.token)
+                expect("getTemplate with X-Preview-Token", previewed, 200, m.Template)
+                check("getTemplate with X-Preview-Token: private, no-store",
+                      previewed.headers.get("Cache-Control") == "private, no-store")
+                expect("revokeAdminPreviewToken", revoke_admin_preview_token.sync_detailed(
+                    undo.id, made.id, client=editor), 204, None)
+                problem("getTemplate with a revoked X-Preview-Token", get_template.sync_detailed(
+                    "loading", client=anonymous, x_preview_token=made.token), 401, "invalid-preview-token")
+                problem("revokeAdminPreviewToken unknown", revoke_admin_preview_token.sync_detailed(
+                    undo.id, 999, client=editor), 404, "unknown-preview-token")
             undo_read = get_admin_change_request.sync_detailed(undo.id, client=viewer)
             expect("withdrawAdminChangeRequest", withdraw_admin_change_request.sync_detailed(
                 undo.id, client=editor, if_match=undo_read.headers["ETag"]), 200, m.AdminChangeRequest)

@@ -2,7 +2,8 @@
 # empty database; the first admin token is valid on all; a token created through the API on one is
 # accepted by the others, and refused by all once revoked on another (timed); a publish on one is
 # served by the others;
-# a change request of three templates published on one is never served half by any; a scheduled
+# a change request of three templates published on one is never served half by any; a preview
+# token made on one works on the others at once, and its revocation holds on all at once; a scheduled
 # one publishes exactly once, within a second, with a replica killed at its time; concurrent
 # If-Match writes to different replicas let exactly one win; an event id sent to two
 # replicas is stored once; PostgreSQL stopped and started again mid-run (reads never fail, /readyz
@@ -244,6 +245,30 @@ if [ "${rep_up:-0}" = 3 ]; then
     else
         fail "change request: publications served whole on every replica" "$(tail -n 3 "$WORK/rep-atomic.err")"
     fi
+
+    # --- A preview token made on one replica works on the others at once; revoked, on none ----------
+    fetch -H "$REP_AUTH" "$R1/v1/admin/templates/noTransactions"
+    fetch -X POST -H "$REP_AUTH" -H 'Content-Type: application/json' "$R1/v1/admin/change-requests" \
+        --data-binary "$(jq -c '{title: "previewed on replicas", changes: [{kind: "templateStrings", id: "noTransactions",
+            locale: "en", strings: (.template.strings.en | .title = "Previewed on replicas")}]}' "$BODY")"
+    rep_pid=$(json .id)
+    fetch -X POST -H "$REP_AUTH" -H 'Content-Type: application/json' --data-binary '{"label":"replicas"}' \
+        "$R1/v1/admin/change-requests/$rep_pid/preview-tokens"
+    rep_ptoken=$(json .token)
+    rep_ptoken_id=$(json .id)
+    fetch -H "X-Preview-Token: $rep_ptoken" "$R2/v1/templates/noTransactions?locale=en"
+    rep_p2="$STATUS $(json .title)"
+    fetch -H "X-Preview-Token: $rep_ptoken" "$R3/v1/templates/noTransactions?locale=en"
+    expect_eq "preview: a token made on replica 1 works on 2 and 3 at once" \
+        "200 Previewed on replicas|200 Previewed on replicas" "$rep_p2|$STATUS $(json .title)"
+    fetch -X DELETE -H "$REP_AUTH" "$R3/v1/admin/change-requests/$rep_pid/preview-tokens/$rep_ptoken_id"
+    expect_eq "preview: revoked on replica 3" 204 "$STATUS"
+    fetch -H "X-Preview-Token: $rep_ptoken" "$R1/v1/templates/noTransactions?locale=en"
+    rep_p1=$STATUS
+    fetch -H "X-Preview-Token: $rep_ptoken" "$R2/v1/templates/noTransactions?locale=en"
+    expect_eq "preview: the revocation holds on replicas 1 and 2 at once" "401 401" "$rep_p1 $STATUS"
+    fetch -H "$REP_AUTH" "$R1/v1/admin/change-requests/$rep_pid"
+    fetch -X POST -H "$REP_AUTH" -H "If-Match: $(header ETag)" "$R1/v1/admin/change-requests/$rep_pid/withdraw"
 
     # --- A scheduled change request: published once, though a replica is killed at its time -------
     fetch -H "$REP_AUTH" "$R1/v1/admin/templates/noTransactions"

@@ -6,7 +6,8 @@
 # Starts the server on a free port with a scratch data directory, runs every test_*.sh in this
 # folder against it, checks live responses against openapi.yaml, then the start-up and shutdown
 # behaviour, then admin roles and durability on a second server (admin_roles.sh), change requests
-# and review rules with a token per role (change_requests.sh), three replicas
+# and review rules with a token per role (change_requests.sh), the preview channel
+# (preview_tokens.sh), three replicas
 # on a throwaway PostgreSQL (replicas.sh), the hostile clients, signed webhooks to real receivers on
 # SQLite and PostgreSQL (webhooks.sh), schemathesis's generated requests
 # on a server of their own (schemathesis.sh), and the client openapi-python-client generates,
@@ -116,6 +117,8 @@ source "$HERE/makefile_targets.sh"
 source "$HERE/admin_roles.sh"
 # shellcheck source=Tests/integration/change_requests.sh
 source "$HERE/change_requests.sh"
+# shellcheck source=Tests/integration/preview_tokens.sh
+source "$HERE/preview_tokens.sh"
 source "$HERE/events_durability.sh"
 # shellcheck source=Tests/integration/replicas.sh
 source "$HERE/replicas.sh"

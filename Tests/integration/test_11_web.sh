@@ -53,7 +53,7 @@ fetch -X OPTIONS -H 'Origin: https://shop.example' -H 'Access-Control-Request-Me
     -H 'Access-Control-Request-Headers: content-type' "$BASE_URL/v1/events"
 expect_eq "events preflight: 204" 204 "$STATUS"
 expect_eq "events preflight: any origin" "*" "$(header Access-Control-Allow-Origin)"
-expect_eq "events preflight: JSON allowed" Content-Type "$(header Access-Control-Allow-Headers)"
+expect_eq "events preflight: JSON allowed (and a preview token)" "Content-Type, X-Preview-Token" "$(header Access-Control-Allow-Headers)"
 fetch -X OPTIONS -H 'Origin: https://shop.example' -H 'Access-Control-Request-Method: PUT' \
     "$BASE_URL/v1/admin/templates/connectionRefused"
 expect_eq "admin: no preflight (405)" 405 "$STATUS"

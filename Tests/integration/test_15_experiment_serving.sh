@@ -140,7 +140,7 @@ expect_match "serving: … privately" '^private, ' "$(header Cache-Control)"
 fetch -X OPTIONS -H 'Origin: https://shop.example' -H 'Access-Control-Request-Method: GET' \
     -H 'Access-Control-Request-Headers: x-install-id' "$XS_TEMPLATE"
 expect_eq "serving: the CORS preflight of a read with X-Install-ID is 204" 204 "$STATUS"
-expect_eq "serving: … allowing the headers" "X-Install-ID, X-App-Version, X-Installed-At" "$(header Access-Control-Allow-Headers)"
+expect_eq "serving: … allowing the headers (and a preview token)" "X-Install-ID, X-App-Version, X-Installed-At, X-Preview-Token" "$(header Access-Control-Allow-Headers)"
 
 # Events with the experiment's fields; one without installId is rejected with its pointer.
 xs_event() {

@@ -38,7 +38,8 @@ extension Components {
         /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
         /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
         /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-        /// carries the tag of the coding the request would have got.
+        /// carries the tag of the coding the request would have got. A preview's tag is
+        /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
         ///
         ///
         /// - Remark: Generated from `#/components/headers/ETag`.
@@ -50,7 +51,8 @@ extension Components {
         /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
         /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
         /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-        /// experiment reaches the app within 120 seconds while the service answers.
+        /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+        /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
         ///
         ///
         /// - Remark: Generated from `#/components/headers/Cache-Control`.
@@ -72,7 +74,8 @@ extension Components {
         /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
         /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
         /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-        /// while one runs), whether or not the request sent the header.
+        /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+        /// appended to a preview's answers.
         ///
         ///
         /// - Remark: Generated from `#/components/headers/Vary`.
@@ -81,6 +84,8 @@ extension Components {
             case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
             case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
             case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+            case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+            case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
         }
         /// The locale the answer's template was resolved for; absent when there is no template (`ok`).
         ///
@@ -191,6 +196,12 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/headers/X-Total-Count`.
         internal typealias XTotalCount = Swift.String
+        /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+        /// change request it shows and its version.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/headers/X-Preview`.
+        internal typealias XPreview = Swift.String
         /// Admin responses and problem documents are never cached.
         ///
         /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.

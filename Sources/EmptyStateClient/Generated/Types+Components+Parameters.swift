@@ -208,6 +208,17 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/InstalledAtHeader`.
         internal typealias InstalledAtHeader = Swift.String
+        /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+        /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+        /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+        /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+        /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+        /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+        /// Without the header nothing changes.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/PreviewToken`.
+        internal typealias PreviewToken = Swift.String
         /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
         /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
         ///
@@ -468,6 +479,10 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/ExportLimit`.
         internal typealias ExportLimit = Swift.Int
+        /// A preview token's number (its `id`, never its secret).
+        ///
+        /// - Remark: Generated from `#/components/parameters/PreviewTokenId`.
+        internal typealias PreviewTokenId = Swift.Int
         /// A change request's number.
         ///
         /// - Remark: Generated from `#/components/parameters/ChangeRequestId`.

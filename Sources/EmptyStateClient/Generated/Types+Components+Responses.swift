@@ -686,6 +686,12 @@ extension Components {
         internal struct WebHTML: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/WebHTML/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTML/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTML/headers/X-Request-ID`.
@@ -693,7 +699,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTML/headers/ETag`.
@@ -705,7 +712,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTML/headers/Cache-Control`.
@@ -720,11 +728,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTML/headers/Vary`.
@@ -752,6 +763,7 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
@@ -761,6 +773,7 @@ extension Components {
                 ///   - accessControlAllowOrigin: `*`: any page may read client answers (no credentials are involved).
                 ///   - contentSecurityPolicy: The HTML may load the stylesheet and images, and run nothing.
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
@@ -770,6 +783,7 @@ extension Components {
                     accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin,
                     contentSecurityPolicy: Components.Headers.ContentSecurityPolicy
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl
@@ -817,6 +831,12 @@ extension Components {
         internal struct WebHTMLHead: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/X-Request-ID`.
@@ -824,7 +844,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/ETag`.
@@ -836,7 +857,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Cache-Control`.
@@ -851,11 +873,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebHTMLHead/headers/Vary`.
@@ -883,6 +908,7 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
@@ -892,6 +918,7 @@ extension Components {
                 ///   - accessControlAllowOrigin: `*`: any page may read client answers (no credentials are involved).
                 ///   - contentSecurityPolicy: The HTML may load the stylesheet and images, and run nothing.
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
@@ -901,6 +928,7 @@ extension Components {
                     accessControlAllowOrigin: Components.Headers.AccessControlAllowOrigin,
                     contentSecurityPolicy: Components.Headers.ContentSecurityPolicy
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl
@@ -931,7 +959,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAsset/headers/ETag`.
@@ -948,11 +977,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAsset/headers/Vary`.
@@ -1066,7 +1098,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/ETag`.
@@ -1083,11 +1116,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAssetHead/headers/Vary`.
@@ -1153,7 +1189,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAssetNotModified/headers/ETag`.
@@ -1170,11 +1207,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/WebAssetNotModified/headers/Vary`.
@@ -1334,6 +1374,12 @@ extension Components {
         internal struct Template: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Template/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/Template/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/Template/headers/X-Request-ID`.
@@ -1341,7 +1387,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/Template/headers/ETag`.
@@ -1353,7 +1400,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/Template/headers/Cache-Control`.
@@ -1368,11 +1416,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/Template/headers/Vary`.
@@ -1388,6 +1439,7 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
@@ -1395,6 +1447,7 @@ extension Components {
                 ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
@@ -1402,6 +1455,7 @@ extension Components {
                     vary: Components.Headers.Vary,
                     contentEncoding: Components.Headers.ContentEncoding? = nil
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl
@@ -1447,6 +1501,12 @@ extension Components {
         internal struct TemplateBundle: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/TemplateBundle/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/X-Request-ID`.
@@ -1454,7 +1514,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/ETag`.
@@ -1466,7 +1527,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/Cache-Control`.
@@ -1481,11 +1543,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateBundle/headers/Vary`.
@@ -1501,6 +1566,7 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
@@ -1508,6 +1574,7 @@ extension Components {
                 ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
@@ -1515,6 +1582,7 @@ extension Components {
                     vary: Components.Headers.Vary,
                     contentEncoding: Components.Headers.ContentEncoding? = nil
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl
@@ -1560,6 +1628,12 @@ extension Components {
         internal struct TemplateHead: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/TemplateHead/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/TemplateHead/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateHead/headers/X-Request-ID`.
@@ -1567,7 +1641,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateHead/headers/ETag`.
@@ -1579,7 +1654,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateHead/headers/Cache-Control`.
@@ -1594,11 +1670,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/TemplateHead/headers/Vary`.
@@ -1614,6 +1693,7 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
@@ -1621,6 +1701,7 @@ extension Components {
                 ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
@@ -1628,6 +1709,7 @@ extension Components {
                     vary: Components.Headers.Vary,
                     contentEncoding: Components.Headers.ContentEncoding? = nil
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl
@@ -1669,7 +1751,7 @@ extension Components {
                 internal var accessControlAllowMethods: Components.Responses.ReadPreflight.Headers.AccessControlAllowMethodsPayload
                 /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Headers`.
                 internal enum AccessControlAllowHeadersPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                    case xInstallID_comma_XAppVersion_comma_XInstalledAt = "X-Install-ID, X-App-Version, X-Installed-At"
+                    case xInstallID_comma_XAppVersion_comma_XInstalledAt_comma_XPreviewToken = "X-Install-ID, X-App-Version, X-Installed-At, X-Preview-Token"
                 }
                 /// - Remark: Generated from `#/components/responses/ReadPreflight/headers/Access-Control-Allow-Headers`.
                 internal var accessControlAllowHeaders: Components.Responses.ReadPreflight.Headers.AccessControlAllowHeadersPayload
@@ -1711,9 +1793,446 @@ extension Components {
                 self.headers = headers
             }
         }
+        internal struct InvalidPreviewToken: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/InvalidPreviewToken/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/InvalidPreviewToken/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/InvalidPreviewToken/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// - Remark: Generated from `#/components/responses/InvalidPreviewToken/headers/WWW-Authenticate`.
+                internal enum WWWAuthenticatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case previewTokenRealm_equals__quot_emptyStatePreview_quot_ = #"PreviewToken realm="empty-state-preview""#
+                }
+                /// - Remark: Generated from `#/components/responses/InvalidPreviewToken/headers/WWW-Authenticate`.
+                internal var wwwAuthenticate: Components.Responses.InvalidPreviewToken.Headers.WWWAuthenticatePayload
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                ///   - wwwAuthenticate:
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore,
+                    wwwAuthenticate: Components.Responses.InvalidPreviewToken.Headers.WWWAuthenticatePayload
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                    self.wwwAuthenticate = wwwAuthenticate
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.InvalidPreviewToken.Headers
+            /// - Remark: Generated from `#/components/responses/InvalidPreviewToken/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/InvalidPreviewToken/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.InvalidPreviewToken.Body
+            /// Creates a new `InvalidPreviewToken`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.InvalidPreviewToken.Headers,
+                body: Components.Responses.InvalidPreviewToken.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct PreviewConflict: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/PreviewConflict/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/PreviewConflict/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/PreviewConflict/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.PreviewConflict.Headers
+            /// - Remark: Generated from `#/components/responses/PreviewConflict/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/PreviewConflict/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.PreviewConflict.Body
+            /// Creates a new `PreviewConflict`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.PreviewConflict.Headers,
+                body: Components.Responses.PreviewConflict.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct PreviewUnavailable: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/PreviewUnavailable/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/PreviewUnavailable/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// Seconds to wait before sending the same request again.
+                ///
+                /// - Remark: Generated from `#/components/responses/PreviewUnavailable/headers/Retry-After`.
+                internal var retryAfter: Components.Headers.RetryAfter
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/PreviewUnavailable/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - retryAfter: Seconds to wait before sending the same request again.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    retryAfter: Components.Headers.RetryAfter,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.retryAfter = retryAfter
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.PreviewUnavailable.Headers
+            /// - Remark: Generated from `#/components/responses/PreviewUnavailable/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/PreviewUnavailable/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.PreviewUnavailable.Body
+            /// Creates a new `PreviewUnavailable`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.PreviewUnavailable.Headers,
+                body: Components.Responses.PreviewUnavailable.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminPreviewToken: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminPreviewToken/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminPreviewToken/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/responses/AdminPreviewToken/headers/Location`.
+                internal var location: Swift.String
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminPreviewToken/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - location:
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    location: Swift.String,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.location = location
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminPreviewToken.Headers
+            /// - Remark: Generated from `#/components/responses/AdminPreviewToken/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminPreviewToken/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminPreviewTokenCreated)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminPreviewTokenCreated {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminPreviewToken.Body
+            /// Creates a new `AdminPreviewToken`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminPreviewToken.Headers,
+                body: Components.Responses.AdminPreviewToken.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminPreviewTokenList: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminPreviewTokenList/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminPreviewTokenList/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminPreviewTokenList/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminPreviewTokenList.Headers
+            /// - Remark: Generated from `#/components/responses/AdminPreviewTokenList/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminPreviewTokenList/content/application\/json; charset=utf-8`.
+                case applicationJsonCharsetUtf8(Components.Schemas.AdminPreviewTokenList)
+                /// The associated value of the enum case if `self` is `.applicationJsonCharsetUtf8`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationJsonCharsetUtf8`.
+                /// - SeeAlso: `.applicationJsonCharsetUtf8`.
+                internal var applicationJsonCharsetUtf8: Components.Schemas.AdminPreviewTokenList {
+                    get throws {
+                        switch self {
+                        case let .applicationJsonCharsetUtf8(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminPreviewTokenList.Body
+            /// Creates a new `AdminPreviewTokenList`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminPreviewTokenList.Headers,
+                body: Components.Responses.AdminPreviewTokenList.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal struct AdminPreviewTokenRevoked: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminPreviewTokenRevoked/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminPreviewTokenRevoked/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminPreviewTokenRevoked/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminPreviewTokenRevoked.Headers
+            /// Creates a new `AdminPreviewTokenRevoked`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            internal init(headers: Components.Responses.AdminPreviewTokenRevoked.Headers) {
+                self.headers = headers
+            }
+        }
+        internal struct AdminPreviewTokenNotFound: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/AdminPreviewTokenNotFound/headers`.
+            internal struct Headers: Sendable, Hashable {
+                /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminPreviewTokenNotFound/headers/X-Request-ID`.
+                internal var xRequestID: Components.Headers.XRequestID
+                /// - Remark: Generated from `#/components/headers/Cache-Control-No-Store`.
+                internal enum CacheControlNoStore: String, Codable, Hashable, Sendable, CaseIterable {
+                    case noStore = "no-store"
+                }
+                /// Admin responses and problem documents are never cached.
+                ///
+                /// - Remark: Generated from `#/components/responses/AdminPreviewTokenNotFound/headers/Cache-Control`.
+                internal var cacheControl: Components.Headers.CacheControlNoStore
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
+                ///   - cacheControl: Admin responses and problem documents are never cached.
+                internal init(
+                    xRequestID: Components.Headers.XRequestID,
+                    cacheControl: Components.Headers.CacheControlNoStore
+                ) {
+                    self.xRequestID = xRequestID
+                    self.cacheControl = cacheControl
+                }
+            }
+            /// Received HTTP response headers
+            internal var headers: Components.Responses.AdminPreviewTokenNotFound.Headers
+            /// - Remark: Generated from `#/components/responses/AdminPreviewTokenNotFound/content`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/AdminPreviewTokenNotFound/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                internal var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            internal var body: Components.Responses.AdminPreviewTokenNotFound.Body
+            /// Creates a new `AdminPreviewTokenNotFound`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            internal init(
+                headers: Components.Responses.AdminPreviewTokenNotFound.Headers,
+                body: Components.Responses.AdminPreviewTokenNotFound.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         internal struct NotModified: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/NotModified/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/NotModified/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/NotModified/headers/X-Request-ID`.
@@ -1721,7 +2240,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/NotModified/headers/ETag`.
@@ -1733,7 +2253,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/NotModified/headers/Cache-Control`.
@@ -1748,11 +2269,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/NotModified/headers/Vary`.
@@ -1760,18 +2284,21 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
                 ///   - contentLanguage: The locale the response was resolved for (the bundle's locale, or the template's).
                 ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
                     contentLanguage: Components.Headers.ContentLanguage,
                     vary: Components.Headers.Vary
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl
@@ -2212,6 +2739,12 @@ extension Components {
         internal struct UnknownTemplate: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/UnknownTemplate/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/UnknownTemplate/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/UnknownTemplate/headers/X-Request-ID`.
@@ -2219,8 +2752,13 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
-                internal init(xRequestID: Components.Headers.XRequestID) {
+                internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
+                    xRequestID: Components.Headers.XRequestID
+                ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                 }
             }
@@ -2715,6 +3253,12 @@ extension Components {
         internal struct AppStatus: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/AppStatus/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/AppStatus/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatus/headers/X-Request-ID`.
@@ -2722,7 +3266,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatus/headers/ETag`.
@@ -2734,7 +3279,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatus/headers/Cache-Control`.
@@ -2749,11 +3295,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatus/headers/Vary`.
@@ -2769,6 +3318,7 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
@@ -2776,6 +3326,7 @@ extension Components {
                 ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
@@ -2783,6 +3334,7 @@ extension Components {
                     vary: Components.Headers.Vary,
                     contentEncoding: Components.Headers.ContentEncoding? = nil
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl
@@ -2828,6 +3380,12 @@ extension Components {
         internal struct AppStatusHead: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/AppStatusHead/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/X-Request-ID`.
@@ -2835,7 +3393,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/ETag`.
@@ -2847,7 +3406,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/Cache-Control`.
@@ -2862,11 +3422,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusHead/headers/Vary`.
@@ -2882,6 +3445,7 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
@@ -2889,6 +3453,7 @@ extension Components {
                 ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 ///   - contentEncoding: Present, as `gzip`, when the body is gzip-compressed because the request's `Accept-Encoding` allowed it.
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
@@ -2896,6 +3461,7 @@ extension Components {
                     vary: Components.Headers.Vary,
                     contentEncoding: Components.Headers.ContentEncoding? = nil
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl
@@ -2917,6 +3483,12 @@ extension Components {
         internal struct AppStatusNotModified: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers`.
             internal struct Headers: Sendable, Hashable {
+                /// Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
+                /// change request it shows and its version.
+                ///
+                ///
+                /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/X-Preview`.
+                internal var xPreview: Components.Headers.XPreview?
                 /// The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/X-Request-ID`.
@@ -2924,7 +3496,8 @@ extension Components {
                 /// A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 /// strong tag: the identity body's is `"<hash>"`, and the gzip-compressed body's (sent with
                 /// `Content-Encoding: gzip`) is the same hash with `-gzip` appended, `"<hash>-gzip"`. A `304`
-                /// carries the tag of the coding the request would have got.
+                /// carries the tag of the coding the request would have got. A preview's tag is
+                /// `"preview-<change request>-<its revision>-<hash>"`, which no live tag can equal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/ETag`.
@@ -2936,7 +3509,8 @@ extension Components {
                 /// stale-if-error=604800`. An answer made for the request's `X-Install-ID` (a template in a
                 /// running copy experiment) is `private, max-age=<at most 60>, stale-while-revalidate=60,
                 /// stale-if-error=604800`: only the app's own cache may keep it, and a stopped or shipped
-                /// experiment reaches the app within 120 seconds while the service answers.
+                /// experiment reaches the app within 120 seconds while the service answers. A preview (the
+                /// request sent `X-Preview-Token`) is `private, no-store`: no cache keeps it.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/Cache-Control`.
@@ -2951,11 +3525,14 @@ extension Components {
                     case acceptLanguage_comma_AcceptEncoding = "Accept-Language, Accept-Encoding"
                     case acceptEncoding_comma_XInstallID = "Accept-Encoding, X-Install-ID"
                     case acceptLanguage_comma_AcceptEncoding_comma_XInstallID = "Accept-Language, Accept-Encoding, X-Install-ID"
+                    case acceptEncoding_comma_XPreviewToken = "Accept-Encoding, X-Preview-Token"
+                    case acceptLanguage_comma_AcceptEncoding_comma_XPreviewToken = "Accept-Language, Accept-Encoding, X-Preview-Token"
                 }
                 /// `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 /// (no `locale` query parameter); `Accept-Encoding` when the `locale` query parameter chose it.
                 /// `, X-Install-ID` is appended for a template in a running copy experiment (and for bundles
-                /// while one runs), whether or not the request sent the header.
+                /// while one runs), whether or not the request sent the header. `, X-Preview-Token` is
+                /// appended to a preview's answers.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/responses/AppStatusNotModified/headers/Vary`.
@@ -2963,18 +3540,21 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - xPreview: Present when the answer is a preview (the request sent a working `X-Preview-Token`): the
                 ///   - xRequestID: The request's id; an echo of the client's `X-Request-ID` when it was sane, else generated.
                 ///   - eTag: A strong entity tag of the representation as sent, quoted. Each content coding has its own
                 ///   - cacheControl: Templates may be cached by any cache for `max-age` seconds, then served stale while
                 ///   - contentLanguage: The locale the answer's template was resolved for; absent when there is no template (`ok`).
                 ///   - vary: `Accept-Language, Accept-Encoding` when the locale was negotiated from `Accept-Language`
                 internal init(
+                    xPreview: Components.Headers.XPreview? = nil,
                     xRequestID: Components.Headers.XRequestID,
                     eTag: Components.Headers.ETag,
                     cacheControl: Components.Headers.CacheControl,
                     contentLanguage: Components.Headers.AppStatusContentLanguage? = nil,
                     vary: Components.Headers.Vary
                 ) {
+                    self.xPreview = xPreview
                     self.xRequestID = xRequestID
                     self.eTag = eTag
                     self.cacheControl = cacheControl

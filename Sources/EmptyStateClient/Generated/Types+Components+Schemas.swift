@@ -1532,6 +1532,362 @@ extension Components {
                 ])
             }
         }
+        /// What a new preview token is for and how long it works. Every member is optional.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenRequest`.
+        internal struct AdminPreviewTokenRequest: Codable, Hashable, Sendable {
+            /// What the token is for (`QA iPhone 15`); "Preview" when absent or empty.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenRequest/label`.
+            internal var label: Swift.String?
+            /// How long it works, in hours; 168 (7 days) by default, 720 (30 days) at most.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenRequest/lifetimeHours`.
+            internal var lifetimeHours: Swift.Int?
+            /// Creates a new `AdminPreviewTokenRequest`.
+            ///
+            /// - Parameters:
+            ///   - label: What the token is for (`QA iPhone 15`); "Preview" when absent or empty.
+            ///   - lifetimeHours: How long it works, in hours; 168 (7 days) by default, 720 (30 days) at most.
+            internal init(
+                label: Swift.String? = nil,
+                lifetimeHours: Swift.Int? = nil
+            ) {
+                self.label = label
+                self.lifetimeHours = lifetimeHours
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case label
+                case lifetimeHours
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.label = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .label
+                )
+                self.lifetimeHours = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .lifetimeHours
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "label",
+                    "lifetimeHours"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AdminPreviewToken`.
+        internal struct AdminPreviewToken: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/id`.
+            internal var id: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/changeRequestId`.
+            internal var changeRequestId: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/label`.
+            internal var label: Swift.String
+            /// The request header a client sends the secret in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/header`.
+            internal enum HeaderPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case xPreviewToken = "X-Preview-Token"
+            }
+            /// The request header a client sends the secret in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/header`.
+            internal var header: Components.Schemas.AdminPreviewToken.HeaderPayload
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/createdBy`.
+            internal var createdBy: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/createdAt`.
+            internal var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/expiresAt`.
+            internal var expiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/revokedAt`.
+            internal var revokedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/revokedBy`.
+            internal var revokedBy: Swift.String?
+            /// Unrevoked and unexpired. It opens a preview while its request is also open or approved.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewToken/active`.
+            internal var active: Swift.Bool
+            /// Creates a new `AdminPreviewToken`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - changeRequestId:
+            ///   - label:
+            ///   - header: The request header a client sends the secret in.
+            ///   - createdBy:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - revokedAt:
+            ///   - revokedBy:
+            ///   - active: Unrevoked and unexpired. It opens a preview while its request is also open or approved.
+            internal init(
+                id: Swift.Int,
+                changeRequestId: Swift.Int,
+                label: Swift.String,
+                header: Components.Schemas.AdminPreviewToken.HeaderPayload,
+                createdBy: Swift.String,
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date,
+                revokedAt: Foundation.Date? = nil,
+                revokedBy: Swift.String? = nil,
+                active: Swift.Bool
+            ) {
+                self.id = id
+                self.changeRequestId = changeRequestId
+                self.label = label
+                self.header = header
+                self.createdBy = createdBy
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.revokedAt = revokedAt
+                self.revokedBy = revokedBy
+                self.active = active
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case id
+                case changeRequestId
+                case label
+                case header
+                case createdBy
+                case createdAt
+                case expiresAt
+                case revokedAt
+                case revokedBy
+                case active
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.Int.self,
+                    forKey: .id
+                )
+                self.changeRequestId = try container.decode(
+                    Swift.Int.self,
+                    forKey: .changeRequestId
+                )
+                self.label = try container.decode(
+                    Swift.String.self,
+                    forKey: .label
+                )
+                self.header = try container.decode(
+                    Components.Schemas.AdminPreviewToken.HeaderPayload.self,
+                    forKey: .header
+                )
+                self.createdBy = try container.decode(
+                    Swift.String.self,
+                    forKey: .createdBy
+                )
+                self.createdAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.expiresAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .expiresAt
+                )
+                self.revokedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .revokedAt
+                )
+                self.revokedBy = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .revokedBy
+                )
+                self.active = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .active
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "changeRequestId",
+                    "label",
+                    "header",
+                    "createdBy",
+                    "createdAt",
+                    "expiresAt",
+                    "revokedAt",
+                    "revokedBy",
+                    "active"
+                ])
+            }
+        }
+        /// A new token, with its secret (`token`), shown this once; the store keeps only its SHA-256.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated`.
+        internal struct AdminPreviewTokenCreated: Codable, Hashable, Sendable {
+            /// The secret to send in `X-Preview-Token`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/token`.
+            internal var token: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/id`.
+            internal var id: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/changeRequestId`.
+            internal var changeRequestId: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/label`.
+            internal var label: Swift.String
+            /// The request header a client sends the secret in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/header`.
+            internal enum HeaderPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case xPreviewToken = "X-Preview-Token"
+            }
+            /// The request header a client sends the secret in.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/header`.
+            internal var header: Components.Schemas.AdminPreviewTokenCreated.HeaderPayload
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/createdBy`.
+            internal var createdBy: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/createdAt`.
+            internal var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/expiresAt`.
+            internal var expiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/revokedAt`.
+            internal var revokedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/revokedBy`.
+            internal var revokedBy: Swift.String?
+            /// Unrevoked and unexpired. It opens a preview while its request is also open or approved.
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenCreated/active`.
+            internal var active: Swift.Bool
+            /// Creates a new `AdminPreviewTokenCreated`.
+            ///
+            /// - Parameters:
+            ///   - token: The secret to send in `X-Preview-Token`.
+            ///   - id:
+            ///   - changeRequestId:
+            ///   - label:
+            ///   - header: The request header a client sends the secret in.
+            ///   - createdBy:
+            ///   - createdAt:
+            ///   - expiresAt:
+            ///   - revokedAt:
+            ///   - revokedBy:
+            ///   - active: Unrevoked and unexpired. It opens a preview while its request is also open or approved.
+            internal init(
+                token: Swift.String,
+                id: Swift.Int,
+                changeRequestId: Swift.Int,
+                label: Swift.String,
+                header: Components.Schemas.AdminPreviewTokenCreated.HeaderPayload,
+                createdBy: Swift.String,
+                createdAt: Foundation.Date,
+                expiresAt: Foundation.Date,
+                revokedAt: Foundation.Date? = nil,
+                revokedBy: Swift.String? = nil,
+                active: Swift.Bool
+            ) {
+                self.token = token
+                self.id = id
+                self.changeRequestId = changeRequestId
+                self.label = label
+                self.header = header
+                self.createdBy = createdBy
+                self.createdAt = createdAt
+                self.expiresAt = expiresAt
+                self.revokedAt = revokedAt
+                self.revokedBy = revokedBy
+                self.active = active
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case token
+                case id
+                case changeRequestId
+                case label
+                case header
+                case createdBy
+                case createdAt
+                case expiresAt
+                case revokedAt
+                case revokedBy
+                case active
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                self.id = try container.decode(
+                    Swift.Int.self,
+                    forKey: .id
+                )
+                self.changeRequestId = try container.decode(
+                    Swift.Int.self,
+                    forKey: .changeRequestId
+                )
+                self.label = try container.decode(
+                    Swift.String.self,
+                    forKey: .label
+                )
+                self.header = try container.decode(
+                    Components.Schemas.AdminPreviewTokenCreated.HeaderPayload.self,
+                    forKey: .header
+                )
+                self.createdBy = try container.decode(
+                    Swift.String.self,
+                    forKey: .createdBy
+                )
+                self.createdAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.expiresAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .expiresAt
+                )
+                self.revokedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .revokedAt
+                )
+                self.revokedBy = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .revokedBy
+                )
+                self.active = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .active
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "token",
+                    "id",
+                    "changeRequestId",
+                    "label",
+                    "header",
+                    "createdBy",
+                    "createdAt",
+                    "expiresAt",
+                    "revokedAt",
+                    "revokedBy",
+                    "active"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenList`.
+        internal struct AdminPreviewTokenList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AdminPreviewTokenList/items`.
+            internal var items: [Components.Schemas.AdminPreviewToken]
+            /// Creates a new `AdminPreviewTokenList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            internal init(items: [Components.Schemas.AdminPreviewToken]) {
+                self.items = items
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case items
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.items = try container.decode(
+                    [Components.Schemas.AdminPreviewToken].self,
+                    forKey: .items
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "items"
+                ])
+            }
+        }
         /// An RFC 9457 problem document.
         ///
         /// - Remark: Generated from `#/components/schemas/Problem`.
@@ -1584,6 +1940,8 @@ extension Components {
                 case urn_colon_emptyState_colon_problem_colon_notAuthor = "urn:empty-state:problem:not-author"
                 case urn_colon_emptyState_colon_problem_colon_nothingToRollBack = "urn:empty-state:problem:nothing-to-roll-back"
                 case urn_colon_emptyState_colon_problem_colon_unknownPreviewToken = "urn:empty-state:problem:unknown-preview-token"
+                case urn_colon_emptyState_colon_problem_colon_invalidPreviewToken = "urn:empty-state:problem:invalid-preview-token"
+                case urn_colon_emptyState_colon_problem_colon_previewConflict = "urn:empty-state:problem:preview-conflict"
                 case urn_colon_emptyState_colon_problem_colon_unknownWebhook = "urn:empty-state:problem:unknown-webhook"
                 case urn_colon_emptyState_colon_problem_colon_unknownDelivery = "urn:empty-state:problem:unknown-delivery"
                 case urn_colon_emptyState_colon_problem_colon_webhooksUnavailable = "urn:empty-state:problem:webhooks-unavailable"

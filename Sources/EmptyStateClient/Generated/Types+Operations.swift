@@ -169,6 +169,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/GET/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -185,6 +196,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -194,6 +206,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplate.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -203,6 +216,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -303,6 +317,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// `X-Preview-Token` opens no preview: no token has this secret, or it was revoked, or it
+            /// expired, or its change request is rejected, withdrawn or published (the error's `detail`
+            /// says which). Send none to be served live copy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-preview-token`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/get(getTemplate)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidPreviewToken)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.InvalidPreviewToken {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No template has this id or alias (`unknown-template`). An empty id (`/v1/templates/`) leaves a path that names no resource (`not-found`).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
@@ -359,6 +400,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// The change request of `X-Preview-Token` cannot be shown over what is live now: a change
+            /// of it no longer fits (an id or alias it gives a template now belongs to another one).
+            /// The request must be rebased or edited; its publication would be refused too.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `preview-conflict`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/get(getTemplate)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.PreviewConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.PreviewConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
@@ -380,6 +448,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `X-Preview-Token` could not be checked: the store failed or did not answer in time
+            /// (`store-unavailable`). Retry after `Retry-After` seconds; requests without the header
+            /// are not affected.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/get(getTemplate)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.PreviewUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.PreviewUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -577,6 +672,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/HEAD/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -592,6 +698,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
@@ -600,6 +707,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
@@ -608,6 +716,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                 }
             }
@@ -700,6 +809,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/head(headTemplate)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/templates/{id}/head(headTemplate)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -723,6 +855,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/head(headTemplate)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/templates/{id}/head(headTemplate)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -739,6 +894,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/{id}/head(headTemplate)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -910,6 +1088,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/{id}/OPTIONS/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -926,6 +1115,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -935,6 +1125,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplate.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -944,6 +1135,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -966,7 +1158,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Any origin may GET this with the `X-Install-ID` header.
+            /// Any origin may GET this with the `X-Install-ID` and `X-Preview-Token` headers.
             ///
             /// - Remark: Generated from `#/paths//v1/templates/{id}/options(preflightGetTemplate)/responses/204`.
             ///
@@ -1199,6 +1391,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/GET/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/GET/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -1215,6 +1418,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -1224,6 +1428,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListTemplates.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -1233,6 +1438,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -1330,6 +1536,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// `X-Preview-Token` opens no preview: no token has this secret, or it was revoked, or it
+            /// expired, or its change request is rejected, withdrawn or published (the error's `detail`
+            /// says which). Send none to be served live copy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-preview-token`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/get(listTemplates)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidPreviewToken)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.InvalidPreviewToken {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The path exists but does not support the request's method; `Allow` lists those it does
             /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
             /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
@@ -1360,6 +1593,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// The change request of `X-Preview-Token` cannot be shown over what is live now: a change
+            /// of it no longer fits (an id or alias it gives a template now belongs to another one).
+            /// The request must be rebased or edited; its publication would be refused too.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `preview-conflict`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/get(listTemplates)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.PreviewConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.PreviewConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
@@ -1381,6 +1641,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `X-Preview-Token` could not be checked: the store failed or did not answer in time
+            /// (`store-unavailable`). Retry after `Retry-After` seconds; requests without the header
+            /// are not affected.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/get(listTemplates)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.PreviewUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.PreviewUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -1563,6 +1850,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/HEAD/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -1578,6 +1876,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
@@ -1586,6 +1885,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
@@ -1594,6 +1894,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                 }
             }
@@ -1683,6 +1984,52 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/templates/head(headTemplates)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/head(headTemplates)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/templates/head(headTemplates)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -1699,6 +2046,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/templates/head(headTemplates)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -1855,6 +2225,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/templates/OPTIONS/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -1871,6 +2252,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -1880,6 +2262,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightListTemplates.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -1889,6 +2272,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -1908,7 +2292,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Any origin may GET this with the `X-Install-ID` header.
+            /// Any origin may GET this with the `X-Install-ID` and `X-Preview-Token` headers.
             ///
             /// - Remark: Generated from `#/paths//v1/templates/options(preflightListTemplates)/responses/204`.
             ///
@@ -2156,6 +2540,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/app-status/GET/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/app-status/GET/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2169,18 +2564,21 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAppStatus.AcceptableContentType>] = .defaultValues()
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -2278,6 +2676,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// `X-Preview-Token` opens no preview: no token has this secret, or it was revoked, or it
+            /// expired, or its change request is rejected, withdrawn or published (the error's `detail`
+            /// says which). Send none to be served live copy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-preview-token`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/app-status/get(getAppStatus)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidPreviewToken)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.InvalidPreviewToken {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// The path exists but does not support the request's method; `Allow` lists those it does
             /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
             /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
@@ -2308,6 +2733,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// The change request of `X-Preview-Token` cannot be shown over what is live now: a change
+            /// of it no longer fits (an id or alias it gives a template now belongs to another one).
+            /// The request must be rebased or edited; its publication would be refused too.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `preview-conflict`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/app-status/get(getAppStatus)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.PreviewConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.PreviewConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
@@ -2329,6 +2781,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `X-Preview-Token` could not be checked: the store failed or did not answer in time
+            /// (`store-unavailable`). Retry after `Retry-After` seconds; requests without the header
+            /// are not affected.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/app-status/get(getAppStatus)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.PreviewUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.PreviewUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -2504,6 +2983,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/app-status/HEAD/header/If-None-Match`.
                 internal var ifNoneMatch: Components.Parameters.IfNoneMatch?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/app-status/HEAD/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2516,16 +3006,19 @@ internal enum Operations {
                 ///   - acceptLanguage: Used to negotiate the locale when the `locale` query parameter is absent. Ranges are tried
                 ///   - acceptEncoding: `gzip` (or `x-gzip`, or `*`, with a non-zero weight) is honoured: when compressing makes the body smaller, the response carries `Content-Encoding: gzip` and the gzip representation's own `ETag`.
                 ///   - ifNoneMatch: One or more entity tags from earlier responses (or `*`). When one matches the tag of the
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
                     acceptEncoding: Components.Parameters.AcceptEncoding? = nil,
                     ifNoneMatch: Components.Parameters.IfNoneMatch? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
                     self.acceptEncoding = acceptEncoding
                     self.ifNoneMatch = ifNoneMatch
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                 }
             }
@@ -2615,6 +3108,52 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/app-status/head(headAppStatus)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/app-status/head(headAppStatus)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/app-status/head(headAppStatus)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -2631,6 +3170,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/app-status/head(headAppStatus)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -2810,6 +3372,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/GET/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -2826,6 +3399,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -2835,6 +3409,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplateFragment.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -2844,6 +3419,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -2944,6 +3520,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// `X-Preview-Token` opens no preview: no token has this secret, or it was revoked, or it
+            /// expired, or its change request is rejected, withdrawn or published (the error's `detail`
+            /// says which). Send none to be served live copy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-preview-token`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidPreviewToken)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.InvalidPreviewToken {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No template has this id or alias (`unknown-template`). An empty id (`/v1/templates/`) leaves a path that names no resource (`not-found`).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
@@ -3000,6 +3603,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// The change request of `X-Preview-Token` cannot be shown over what is live now: a change
+            /// of it no longer fits (an id or alias it gives a template now belongs to another one).
+            /// The request must be rebased or edited; its publication would be refused too.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `preview-conflict`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.PreviewConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.PreviewConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
@@ -3021,6 +3651,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `X-Preview-Token` could not be checked: the store failed or did not answer in time
+            /// (`store-unavailable`). Retry after `Retry-After` seconds; requests without the header
+            /// are not affected.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/get(getTemplateFragment)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.PreviewUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.PreviewUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -3222,6 +3879,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/HEAD/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3237,6 +3905,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
@@ -3245,6 +3914,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
@@ -3253,6 +3923,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                 }
             }
@@ -3345,6 +4016,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -3368,6 +4062,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -3384,6 +4101,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/head(headTemplateFragment)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -3559,6 +4299,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/OPTIONS/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3575,6 +4326,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -3584,6 +4336,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplateFragment.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -3593,6 +4346,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -3615,7 +4369,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Any origin may GET this with the `X-Install-ID` header.
+            /// Any origin may GET this with the `X-Install-ID` and `X-Preview-Token` headers.
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/options(preflightGetTemplateFragment)/responses/204`.
             ///
@@ -3864,6 +4618,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/GET/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -3880,6 +4645,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -3889,6 +4655,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTemplatePage.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -3898,6 +4665,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -3998,6 +4766,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// `X-Preview-Token` opens no preview: no token has this secret, or it was revoked, or it
+            /// expired, or its change request is rejected, withdrawn or published (the error's `detail`
+            /// says which). Send none to be served live copy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-preview-token`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidPreviewToken)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.InvalidPreviewToken {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// No template has this id or alias (`unknown-template`). An empty id (`/v1/templates/`) leaves a path that names no resource (`not-found`).
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-template` or `not-found`.
@@ -4054,6 +4849,33 @@ internal enum Operations {
                     }
                 }
             }
+            /// The change request of `X-Preview-Token` cannot be shown over what is live now: a change
+            /// of it no longer fits (an id or alias it gives a template now belongs to another one).
+            /// The request must be rebased or edited; its publication would be refused too.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `preview-conflict`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.PreviewConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.PreviewConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// An unexpected error; the detail never leaks internals, and `requestId` finds the log line.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
             /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
@@ -4075,6 +4897,33 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `X-Preview-Token` could not be checked: the store failed or did not answer in time
+            /// (`store-unavailable`). Retry after `Retry-After` seconds; requests without the header
+            /// are not affected.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-unavailable`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/get(getTemplatePage)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.PreviewUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.PreviewUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -4276,6 +5125,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/HEAD/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -4291,6 +5151,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 internal init(
                     acceptLanguage: Components.Parameters.AcceptLanguage? = nil,
@@ -4299,6 +5160,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil
                 ) {
                     self.acceptLanguage = acceptLanguage
@@ -4307,6 +5169,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                 }
             }
@@ -4399,6 +5262,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/404`.
             ///
             /// HTTP response code: `404 notFound`.
@@ -4422,6 +5308,29 @@ internal enum Operations {
             }
             /// The status and headers of the problem a `GET` would answer, without a body.
             ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/500`.
             ///
             /// HTTP response code: `500 internalServerError`.
@@ -4438,6 +5347,29 @@ internal enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The status and headers of the problem a `GET` would answer, without a body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/head(headTemplatePage)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ProblemHead)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.ProblemHead {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -4613,6 +5545,17 @@ internal enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Installed-At`.
                 internal var xInstalledAt: Components.Parameters.InstalledAtHeader?
+                /// A change request's preview token (docs/client-api.md, "Previewing a change request"), made
+                /// by an editor with `POST /v1/admin/change-requests/{id}/preview-tokens`. The answer is made
+                /// from the request's proposed copy (its templates, strings, deletions and app policies) over
+                /// what is live, with no copy experiment: `Cache-Control: private, no-store`, an `ETag`
+                /// starting `"preview-`, `X-Preview`, and `Vary` naming this header. A token that is unknown,
+                /// revoked, expired, or whose request is no longer open answers `401 invalid-preview-token`.
+                /// Without the header nothing changes.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/web/templates/{id}/page/OPTIONS/header/X-Preview-Token`.
+                internal var xPreviewToken: Components.Parameters.PreviewToken?
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
                 ///
@@ -4629,6 +5572,7 @@ internal enum Operations {
                 ///   - xInstallID: The install's id for copy experiments (docs/client-api.md): any value the app keeps for
                 ///   - xAppVersion: The app's version (SemVer, missing parts zero: `5.2` is `5.2.0`), read beside
                 ///   - xInstalledAt: When the install was first launched (RFC 3339), read beside `X-Install-ID` for a
+                ///   - xPreviewToken: A change request's preview token (docs/client-api.md, "Previewing a change request"), made
                 ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
                 ///   - accept:
                 internal init(
@@ -4638,6 +5582,7 @@ internal enum Operations {
                     xInstallID: Components.Parameters.InstallId? = nil,
                     xAppVersion: Components.Parameters.AppVersionHeader? = nil,
                     xInstalledAt: Components.Parameters.InstalledAtHeader? = nil,
+                    xPreviewToken: Components.Parameters.PreviewToken? = nil,
                     xRequestID: Components.Parameters.RequestId? = nil,
                     accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PreflightGetTemplatePage.AcceptableContentType>] = .defaultValues()
                 ) {
@@ -4647,6 +5592,7 @@ internal enum Operations {
                     self.xInstallID = xInstallID
                     self.xAppVersion = xAppVersion
                     self.xInstalledAt = xInstalledAt
+                    self.xPreviewToken = xPreviewToken
                     self.xRequestID = xRequestID
                     self.accept = accept
                 }
@@ -4669,7 +5615,7 @@ internal enum Operations {
             }
         }
         internal enum Output: Sendable, Hashable {
-            /// Any origin may GET this with the `X-Install-ID` header.
+            /// Any origin may GET this with the `X-Install-ID` and `X-Preview-Token` headers.
             ///
             /// - Remark: Generated from `#/paths//v1/web/templates/{id}/page/options(preflightGetTemplatePage)/responses/204`.
             ///
@@ -30555,7 +31501,7 @@ internal enum Operations {
                     internal var accessControlAllowMethods: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlAllowMethodsPayload
                     /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Allow-Headers`.
                     internal enum AccessControlAllowHeadersPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                        case contentType = "Content-Type"
+                        case contentType_comma_XPreviewToken = "Content-Type, X-Preview-Token"
                     }
                     /// - Remark: Generated from `#/paths/v1/events/OPTIONS/responses/204/headers/Access-Control-Allow-Headers`.
                     internal var accessControlAllowHeaders: Operations.PreflightEvents.Output.NoContent.Headers.AccessControlAllowHeadersPayload
@@ -39608,6 +40554,1170 @@ internal enum Operations {
             internal static var allCases: [Self] {
                 [
                     .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// A change request's preview tokens, without their secrets (editor or above).
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests/{id}/preview-tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)`.
+    internal enum ListAdminPreviewTokens {
+        internal static let id: Swift.String = "listAdminPreviewTokens"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/GET/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/GET/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.ListAdminPreviewTokens.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/GET/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/GET/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminPreviewTokens.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAdminPreviewTokens.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.ListAdminPreviewTokens.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.ListAdminPreviewTokens.Input.Path,
+                headers: Operations.ListAdminPreviewTokens.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// Every preview token of the request, revoked and expired ones included, oldest first; never a secret.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.AdminPreviewTokenList)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            internal var ok: Components.Responses.AdminPreviewTokenList {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Make a preview token of a change request (editor or above).
+    ///
+    /// A token a QA device or the console sends in `X-Preview-Token` on the client API to be
+    /// served the request's proposed copy before it ships (docs/review.md, "Preview on
+    /// a device"). Its secret is in this answer only. The request must be open (or approved):
+    /// a rejected one answers `409 change-request-rejected` until an edit reopens it, a
+    /// published or withdrawn one `409 change-request-closed`. Recorded in the request's audit
+    /// trail. The body is optional.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/preview-tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)`.
+    internal enum CreateAdminPreviewToken {
+        internal static let id: Swift.String = "createAdminPreviewToken"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/POST/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/POST/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                internal init(id: Components.Parameters.ChangeRequestId) {
+                    self.id = id
+                }
+            }
+            internal var path: Operations.CreateAdminPreviewToken.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/POST/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/POST/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAdminPreviewToken.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateAdminPreviewToken.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.CreateAdminPreviewToken.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/POST/requestBody`.
+            internal enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.AdminPreviewTokenRequest)
+            }
+            internal var body: Operations.CreateAdminPreviewToken.Input.Body?
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            internal init(
+                path: Operations.CreateAdminPreviewToken.Input.Path,
+                headers: Operations.CreateAdminPreviewToken.Input.Headers = .init(),
+                body: Operations.CreateAdminPreviewToken.Input.Body? = nil
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The change request's preview token; `token`, its secret, is shown here and never again.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Components.Responses.AdminPreviewToken)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            internal var created: Components.Responses.AdminPreviewToken {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminChangeRequestNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminChangeRequestNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The action does not fit the request's state; nothing was changed.
+            /// `change-request-closed`: it is published or withdrawn (`state`).
+            /// `change-request-rejected`: it was rejected; edit it first.
+            /// `stale-version`: it was edited since the reviewer read it (`currentVersion`, pointer `/version`).
+            /// `approvals-missing`: it lacks approvals of its current version (`approvals`,
+            /// `requiredApprovals`, `rule`, and `emergencyAllowed` for a rollback request).
+            /// `change-request-conflict`: live moved under some of its changes since they were made
+            /// (`conflicts`: each change's index, target, base and live revisions, the fields that moved
+            /// and those the change changes too); look, then rebase or edit.
+            /// `nothing-to-roll-back`: it was not published, or was rolled back already.
+            /// `not-scheduled`: it has no schedule to cancel.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with one of these slugs.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.AdminChangeRequestConflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            internal var conflict: Components.Responses.AdminChangeRequestConflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request body is larger than the server's limit (1 MiB by default, `--max-body-size`),
+            /// answered before routing and authentication. When `Content-Length` announces it, the body
+            /// is refused before it is read (`errors[0].header` is `Content-Length`); a chunked body is
+            /// answered when it ends (`errors[0].pointer` is `""`), and one that goes on past twice the
+            /// limit (at least 1 MiB past it) gets no answer: the connection is closed. Only the admin
+            /// `PUT` and `POST` operations and `POST /v1/events` take a body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `payload-too-large`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            internal var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not `application/json` (or another `application/*+json` type).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unsupported-media-type`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.AdminUnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            internal var unsupportedMediaType: Components.Responses.AdminUnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The document breaks one or more rules, or its id or an alias clashes with another live
+            /// template; `errors` lists every one with a JSON pointer into the body.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `validation-failed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.AdminValidationFailed)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            internal var unprocessableContent: Components.Responses.AdminValidationFailed {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationJsonCharsetUtf8
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .applicationJsonCharsetUtf8
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationJsonCharsetUtf8:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
+                    .applicationJsonCharsetUtf8,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Revoke a preview token (editor or above).
+    ///
+    /// From the next request on, on every replica, the token answers `401 invalid-preview-token`.
+    /// Revoking a revoked token changes nothing (204). Recorded in the request's audit trail.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/preview-tokens/{token}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)`.
+    internal enum RevokeAdminPreviewToken {
+        internal static let id: Swift.String = "revokeAdminPreviewToken"
+        internal struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/{token}/DELETE/path`.
+            internal struct Path: Sendable, Hashable {
+                /// A change request's number.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/{token}/DELETE/path/id`.
+                internal var id: Components.Parameters.ChangeRequestId
+                /// A preview token's number (its `id`, never its secret).
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/{token}/DELETE/path/token`.
+                internal var token: Components.Parameters.PreviewTokenId
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - id: A change request's number.
+                ///   - token: A preview token's number (its `id`, never its secret).
+                internal init(
+                    id: Components.Parameters.ChangeRequestId,
+                    token: Components.Parameters.PreviewTokenId
+                ) {
+                    self.id = id
+                    self.token = token
+                }
+            }
+            internal var path: Operations.RevokeAdminPreviewToken.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/{token}/DELETE/header`.
+            internal struct Headers: Sendable, Hashable {
+                /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                /// characters of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated id.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/change-requests/{id}/preview-tokens/{token}/DELETE/header/X-Request-ID`.
+                internal var xRequestID: Components.Parameters.RequestId?
+                internal var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RevokeAdminPreviewToken.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
+                ///   - accept:
+                internal init(
+                    xRequestID: Components.Parameters.RequestId? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RevokeAdminPreviewToken.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xRequestID = xRequestID
+                    self.accept = accept
+                }
+            }
+            internal var headers: Operations.RevokeAdminPreviewToken.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            internal init(
+                path: Operations.RevokeAdminPreviewToken.Input.Path,
+                headers: Operations.RevokeAdminPreviewToken.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        internal enum Output: Sendable, Hashable {
+            /// The token is revoked (or was already); every replica refuses it from the next request on.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Components.Responses.AdminPreviewTokenRevoked)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            internal var noContent: Components.Responses.AdminPreviewTokenRevoked {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON, or not a JSON object (`invalid-json`, pointer `""`);
+            /// `If-None-Match` is not `*` or comes with `If-Match` (`invalid-header`); the locale in the
+            /// path cannot be written, or `validateOnly` is neither `true` nor `false`
+            /// (`invalid-parameter`); or, as for every request, a malformed path or query
+            /// (`malformed-path`, `invalid-parameter`) or `Content-Length` (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-json`, `invalid-header`, `invalid-parameter` or `malformed-path`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.AdminWriteBadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            internal var badRequest: Components.Responses.AdminWriteBadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No `Authorization: Bearer <token>`, or not a valid admin token; or a console session
+            /// cookie that names no live session (then `Set-Cookie` clears it).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unauthorized`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.AdminUnauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            internal var unauthorized: Components.Responses.AdminUnauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The token (or the console session's) has a role too weak for the route (`forbidden`):
+            /// roles are ordered viewer < editor < reviewer < admin; changes need an `editor`,
+            /// approving or rejecting a change request a `reviewer`, the review rules and admin tokens an `admin`. On a
+            /// change request, `own-change`: the token opened, edited or rebased it and may not review
+            /// it; `not-author`: only its author (or an admin) may withdraw it. Or the request was authenticated by the console's session cookie and
+            /// did not come from the console's own origin (`cross-origin-request`: see `consoleSession`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `forbidden`, `own-change`, `not-author` or `cross-origin-request`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.AdminForbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            internal var forbidden: Components.Responses.AdminForbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No change request has this number (`unknown-change-request`), or it has no preview token
+            /// with this number (`unknown-preview-token`, naming the parameter `token`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `unknown-change-request` or `unknown-preview-token`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.AdminPreviewTokenNotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            internal var notFound: Components.Responses.AdminPreviewTokenNotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The path exists but does not support the request's method; `Allow` lists those it does
+            /// (`GET` implies `HEAD`). Answered before authentication. On the admin paths: `GET, HEAD,
+            /// PUT, DELETE` on `/v1/admin/templates/{id}`, `PUT` on `…/strings/{locale}`, `POST` on
+            /// `…/rollback`, `GET, HEAD` on the others. Elsewhere: `POST` on `/v1/events`, `GET, HEAD`
+            /// on the others.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `method-not-allowed`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/405`.
+            ///
+            /// HTTP response code: `405 methodNotAllowed`.
+            case methodNotAllowed(Components.Responses.MethodNotAllowed)
+            /// The associated value of the enum case if `self` is `.methodNotAllowed`.
+            ///
+            /// - Throws: An error if `self` is not `.methodNotAllowed`.
+            /// - SeeAlso: `.methodNotAllowed`.
+            internal var methodNotAllowed: Components.Responses.MethodNotAllowed {
+                get throws {
+                    switch self {
+                    case let .methodNotAllowed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "methodNotAllowed",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request or the store failed; nothing was changed. `requestId` finds the log line.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `internal`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/500`.
+            ///
+            /// HTTP response code: `500 internalServerError`.
+            case internalServerError(Components.Responses.AdminInternalError)
+            /// The associated value of the enum case if `self` is `.internalServerError`.
+            ///
+            /// - Throws: An error if `self` is not `.internalServerError`.
+            /// - SeeAlso: `.internalServerError`.
+            internal var internalServerError: Components.Responses.AdminInternalError {
+                get throws {
+                    switch self {
+                    case let .internalServerError(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "internalServerError",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The change was not made; send it again after `Retry-After` seconds. `store-busy`: another
+            /// writer held the template store past its busy timeout (10 s). `store-unavailable`: the
+            /// database (PostgreSQL) cannot be reached, or did not answer within the wait bound (5 s)
+            /// before the change's COMMIT was sent (the change is rolled back). `shutting-down`: the
+            /// server began stopping while the request waited for a worker (`Connection: close`).
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `store-busy`,
+            /// `store-unavailable` or `shutting-down`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.AdminWriteUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            internal var serviceUnavailable: Components.Responses.AdminWriteUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// PostgreSQL only. The change's COMMIT was sent to the database, but its answer did not come
+            /// within the wait bound (5 s), or the connection failed while waiting for it: the change
+            /// may or may not have been made. Read the template (or app policy) again with `GET`,
+            /// compare its `ETag` (the revision) and content with what you sent, and send the change
+            /// again only if it is not there; sent again with the same `If-Match`, a change that was
+            /// made answers `412`. A change that times out before its COMMIT is sent is rolled back and
+            /// answers `503 store-unavailable` instead. No `Retry-After`: resending blindly is not the
+            /// remedy.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `outcome-unknown`.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)/responses/504`.
+            ///
+            /// HTTP response code: `504 gatewayTimeout`.
+            case gatewayTimeout(Components.Responses.AdminWriteOutcomeUnknown)
+            /// The associated value of the enum case if `self` is `.gatewayTimeout`.
+            ///
+            /// - Throws: An error if `self` is not `.gatewayTimeout`.
+            /// - SeeAlso: `.gatewayTimeout`.
+            internal var gatewayTimeout: Components.Responses.AdminWriteOutcomeUnknown {
+                get throws {
+                    switch self {
+                    case let .gatewayTimeout(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gatewayTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        internal enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            internal init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            internal var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            internal static var allCases: [Self] {
+                [
                     .applicationProblemJson
                 ]
             }

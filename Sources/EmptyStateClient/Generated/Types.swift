@@ -1322,6 +1322,33 @@ internal protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/withdraw`.
     /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/withdraw/post(withdrawAdminChangeRequest)`.
     func withdrawAdminChangeRequest(_ input: Operations.WithdrawAdminChangeRequest.Input) async throws -> Operations.WithdrawAdminChangeRequest.Output
+    /// A change request's preview tokens, without their secrets (editor or above).
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests/{id}/preview-tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)`.
+    func listAdminPreviewTokens(_ input: Operations.ListAdminPreviewTokens.Input) async throws -> Operations.ListAdminPreviewTokens.Output
+    /// Make a preview token of a change request (editor or above).
+    ///
+    /// A token a QA device or the console sends in `X-Preview-Token` on the client API to be
+    /// served the request's proposed copy before it ships (docs/review.md, "Preview on
+    /// a device"). Its secret is in this answer only. The request must be open (or approved):
+    /// a rejected one answers `409 change-request-rejected` until an edit reopens it, a
+    /// published or withdrawn one `409 change-request-closed`. Recorded in the request's audit
+    /// trail. The body is optional.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/preview-tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)`.
+    func createAdminPreviewToken(_ input: Operations.CreateAdminPreviewToken.Input) async throws -> Operations.CreateAdminPreviewToken.Output
+    /// Revoke a preview token (editor or above).
+    ///
+    /// From the next request on, on every replica, the token answers `401 invalid-preview-token`.
+    /// Revoking a revoked token changes nothing (204). Recorded in the request's audit trail.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/preview-tokens/{token}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)`.
+    func revokeAdminPreviewToken(_ input: Operations.RevokeAdminPreviewToken.Input) async throws -> Operations.RevokeAdminPreviewToken.Output
     /// Publish an approved change request: every change at once, or none (If-Match).
     ///
     /// One transaction: the request's approvals are checked against the rules in force (`409
@@ -3574,6 +3601,59 @@ extension APIProtocol {
         headers: Operations.WithdrawAdminChangeRequest.Input.Headers
     ) async throws -> Operations.WithdrawAdminChangeRequest.Output {
         try await withdrawAdminChangeRequest(Operations.WithdrawAdminChangeRequest.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A change request's preview tokens, without their secrets (editor or above).
+    ///
+    /// - Remark: HTTP `GET /v1/admin/change-requests/{id}/preview-tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/get(listAdminPreviewTokens)`.
+    internal func listAdminPreviewTokens(
+        path: Operations.ListAdminPreviewTokens.Input.Path,
+        headers: Operations.ListAdminPreviewTokens.Input.Headers = .init()
+    ) async throws -> Operations.ListAdminPreviewTokens.Output {
+        try await listAdminPreviewTokens(Operations.ListAdminPreviewTokens.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Make a preview token of a change request (editor or above).
+    ///
+    /// A token a QA device or the console sends in `X-Preview-Token` on the client API to be
+    /// served the request's proposed copy before it ships (docs/review.md, "Preview on
+    /// a device"). Its secret is in this answer only. The request must be open (or approved):
+    /// a rejected one answers `409 change-request-rejected` until an edit reopens it, a
+    /// published or withdrawn one `409 change-request-closed`. Recorded in the request's audit
+    /// trail. The body is optional.
+    ///
+    ///
+    /// - Remark: HTTP `POST /v1/admin/change-requests/{id}/preview-tokens`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/post(createAdminPreviewToken)`.
+    internal func createAdminPreviewToken(
+        path: Operations.CreateAdminPreviewToken.Input.Path,
+        headers: Operations.CreateAdminPreviewToken.Input.Headers = .init(),
+        body: Operations.CreateAdminPreviewToken.Input.Body? = nil
+    ) async throws -> Operations.CreateAdminPreviewToken.Output {
+        try await createAdminPreviewToken(Operations.CreateAdminPreviewToken.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Revoke a preview token (editor or above).
+    ///
+    /// From the next request on, on every replica, the token answers `401 invalid-preview-token`.
+    /// Revoking a revoked token changes nothing (204). Recorded in the request's audit trail.
+    ///
+    ///
+    /// - Remark: HTTP `DELETE /v1/admin/change-requests/{id}/preview-tokens/{token}`.
+    /// - Remark: Generated from `#/paths//v1/admin/change-requests/{id}/preview-tokens/{token}/delete(revokeAdminPreviewToken)`.
+    internal func revokeAdminPreviewToken(
+        path: Operations.RevokeAdminPreviewToken.Input.Path,
+        headers: Operations.RevokeAdminPreviewToken.Input.Headers = .init()
+    ) async throws -> Operations.RevokeAdminPreviewToken.Output {
+        try await revokeAdminPreviewToken(Operations.RevokeAdminPreviewToken.Input(
             path: path,
             headers: headers
         ))

@@ -65,6 +65,7 @@ struct AdminAPI: Sendable {
         registerDecisions(on: &router)
         registerChangeRequests(on: &router)
         registerChangeRequestSchedule(on: &router)
+        registerPreviewTokens(on: &router)
         registerReviewRules(on: &router)
         registerWebhooks(on: &router)
         registerTokens(on: &router)

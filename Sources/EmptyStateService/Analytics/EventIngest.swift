@@ -67,6 +67,19 @@ struct EventIngest: Sendable {
             }
         }
 
+        // A device previewing a change request sees copy no user sees: its events would count
+        // exposures and actions of copy that is not live. Each is refused (not quarantined:
+        // it is not malformed), and the token is not even checked.
+        if request.headers[PreviewChannel.header] != nil {
+            onOutcome?(0, 0, items.count)
+            return Self.accepted(
+                0,
+                duplicates: 0,
+                rejected: items.indices.map {
+                    ($0, "sent with \(PreviewChannel.header): preview traffic is not counted")
+                }
+            )
+        }
         let snapshot = state.snapshot
         var valid: [(index: Int, event: AnalyticsEvent)] = []
         var rejected: [(index: Int, reason: String)] = []
@@ -117,12 +130,18 @@ struct EventIngest: Sendable {
             }
         }
 
+        return Self.accepted(accepted, duplicates: inserted.count - accepted, rejected: rejected)
+    }
+
+    /// The 202 of a post: how many events were stored, how many were already, and why each
+    /// refused one was.
+    static func accepted(_ accepted: Int, duplicates: Int, rejected: [(index: Int, reason: String)]) -> HTTPResponse {
         var writer = JSONWriter(capacity: 128 + rejected.count * 96)
         writer.beginObject()
         writer.key("accepted")
         writer.int(accepted)
         writer.key("duplicates")
-        writer.int(inserted.count - accepted)
+        writer.int(duplicates)
         writer.key("rejected")
         writer.beginArray()
         for (index, reason) in rejected {

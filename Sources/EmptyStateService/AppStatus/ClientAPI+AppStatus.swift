@@ -14,7 +14,7 @@ extension ClientAPI {
     /// those asked with an `instanceId`: each device would be an entry of its own and push the
     /// templates' answers out. Those are made from the same prepared answers.
     func appStatus(_ request: Request) -> HTTPResponse {
-        let snapshot = state.snapshot
+        let snapshot = servedSnapshot
         var errors: [ProblemDetails.FieldError] = []
         func version(_ name: String, example: String, required: Bool) -> AppVersion? {
             guard let text = request.queryValue(name) else {

@@ -178,7 +178,11 @@ package final class EmptyStateApplication: Sendable {
             )
         }
 
-        let client = ClientAPI(state: state, cacheControl: configuration.cacheControl)
+        let client = ClientAPI(
+            state: state,
+            cacheControl: configuration.cacheControl,
+            previews: PreviewChannel(store: store, logger: logger)
+        )
         var router = Router()
         client.register(on: &router)
         WebAPI(client: client, illustrationBaseURL: configuration.illustrationBaseURL).register(on: &router)

@@ -319,6 +319,12 @@ package final class CatalogueSnapshot: Sendable {
         )
     }
 
+    /// This snapshot with no experiment running: every template served as it is (a preview of a
+    /// change request, `PreviewChannel`).
+    func withoutExperiments() -> CatalogueSnapshot {
+        CatalogueSnapshot(self, appStatus: appStatus, experiments: .empty)
+    }
+
     /// The template with this id or alias.
     package func entry(named name: String) -> Entry? { entries[name] }
 

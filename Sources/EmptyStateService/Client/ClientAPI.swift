@@ -13,6 +13,10 @@ struct ClientAPI: Sendable {
     /// kept out of shared caches, and short-lived, so that a stop or a ship reaches apps within
     /// `variantStopBound` seconds while the service answers (`variantCacheControl(from:)`).
     let privateCacheControl: String
+    /// Resolves `X-Preview-Token`; `nil` serves no previews (tests of other parts).
+    let previews: PreviewChannel?
+    /// The preview this copy of the API answers from (`previewing`); `nil`: live.
+    private(set) var preview: PreviewChannel.Preview?
 
     /// The longest a variant answer may be used without revalidation: `max-age` 60 then
     /// `stale-while-revalidate` 60 (an ordinary template's is a day: the copy of a stopped
@@ -21,9 +25,10 @@ struct ClientAPI: Sendable {
     static let variantStaleWhileRevalidate = 60
     static let variantStopBound = variantMaxAge + variantStaleWhileRevalidate
 
-    init(state: CatalogueState, cacheControl: String) {
+    init(state: CatalogueState, cacheControl: String, previews: PreviewChannel? = nil) {
         self.state = state
         self.cacheControl = cacheControl
+        self.previews = previews
         privateCacheControl = Self.variantCacheControl(from: cacheControl)
     }
 
@@ -60,6 +65,10 @@ struct ClientAPI: Sendable {
         case acceptEncoding = "Accept-Encoding"
         /// Whether the answer is 304.
         case ifNoneMatch = "If-None-Match"
+        /// A change request's preview (`PreviewChannel`). In the key so that a request with a
+        /// token never meets a remembered live answer; preview answers themselves are never
+        /// remembered, so the memo holds no key with a token.
+        case previewToken = "X-Preview-Token"
     }
 
     /// A request to a client route, as its handler sees it.
@@ -95,14 +104,54 @@ struct ClientAPI: Sendable {
 
     /// Registers the client routes, memoized.
     func register(on router: inout Router) {
-        router.get("/v1/templates/{id}", memoizedVaryingOn: VaryingHeader.self) { template($0) }
-        router.get("/v1/templates", memoizedVaryingOn: VaryingHeader.self) { bundle($0) }
-        router.get("/v1/app-status", memoizedVaryingOn: VaryingHeader.self) { appStatus($0) }
+        router.get("/v1/templates/{id}", memoizedVaryingOn: VaryingHeader.self) {
+            previewing($0) { api, request in api.template(request) }
+        }
+        router.get("/v1/templates", memoizedVaryingOn: VaryingHeader.self) {
+            previewing($0) { api, request in api.bundle(request) }
+        }
+        router.get("/v1/app-status", memoizedVaryingOn: VaryingHeader.self) {
+            previewing($0) { api, request in api.appStatus(request) }
+        }
+    }
+
+    /// The snapshot this request is answered from: the preview's, or the live one.
+    var servedSnapshot: CatalogueSnapshot { preview?.snapshot ?? state.snapshot }
+
+    /// Answers `request` with `answer`: as it is without `X-Preview-Token` (one header lookup is
+    /// all the ordinary path pays), or, with one, from a copy of this API serving the token's
+    /// preview (`PreviewChannel`), never remembered. A token that does not work is 401.
+    func previewing(_ request: Request, _ answer: (ClientAPI, Request) -> HTTPResponse) -> HTTPResponse {
+        guard let secret = request.header(.previewToken) else { return answer(self, request) }
+        guard let previews else {
+            return PreviewChannel.refused("this server serves no previews").response(
+                requestID: request.id,
+                extraHeaders: [PreviewChannel.challenge]
+            )
+        }
+        switch previews.preview(secret, live: state.snapshot, requestID: request.id) {
+        case .failure(let problem):
+            let extra: [(name: String, value: String)] =
+                switch problem.status {
+                case 401: [PreviewChannel.challenge]
+                case 503: [("Retry-After", "1")]
+                default: []
+                }
+            return problem.response(requestID: request.id, extraHeaders: extra)
+        case .success(let preview):
+            var api = self
+            api.preview = preview
+            var response = answer(api, request)
+            response.memoTag = nil
+            // Problems (an unknown template, a bad parameter) say they answered a preview too.
+            if response.status >= 400 { response.headers.append((PreviewChannel.markHeader, preview.mark)) }
+            return response
+        }
     }
 
     /// `GET /v1/templates/{id}`
     func template(_ request: Request) -> HTTPResponse {
-        let snapshot = state.snapshot
+        let snapshot = servedSnapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
         case .success(let parsed): query = parsed
@@ -252,7 +301,7 @@ struct ClientAPI: Sendable {
 
     /// `GET /v1/templates`
     func bundle(_ request: Request) -> HTTPResponse {
-        let snapshot = state.snapshot
+        let snapshot = servedSnapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
         case .success(let parsed): query = parsed
@@ -359,12 +408,16 @@ struct ClientAPI: Sendable {
         memoTag: CatalogueMemoTag? = nil,
         cacheControl: String? = nil
     ) -> HTTPResponse {
-        let cacheControl = install == .personal ? privateCacheControl : cacheControl ?? self.cacheControl
+        let cacheControl =
+            preview != nil
+            ? PreviewChannel.cacheControl
+            : install == .personal ? privateCacheControl : cacheControl ?? self.cacheControl
         let acceptsGzip = ConditionalRequests.acceptsGzip(request.header(.acceptEncoding))
         let gzip = acceptsGzip ? representation.gzip : nil
         var notModified = false
         if let condition = request.header(.ifNoneMatch) {
-            notModified = ConditionalRequests.noneMatch(condition, matches: gzip?.etag ?? representation.etag)
+            let etag = gzip?.etag ?? representation.etag
+            notModified = ConditionalRequests.noneMatch(condition, matches: preview?.etag(etag) ?? etag)
         }
         let make = {
             Self.answer(
@@ -373,10 +426,12 @@ struct ClientAPI: Sendable {
                 varyOnLanguage: varyOnLanguage,
                 varyOnInstall: install != .none,
                 notModified: notModified,
-                cacheControl: cacheControl
+                cacheControl: cacheControl,
+                preview: preview
             )
         }
-        if personalized {
+        // A preview is made for its caller alone: never prepared, lent or remembered.
+        if personalized || preview != nil {
             let answer = make()
             return HTTPResponse(status: answer.status, headers: answer.headers, body: answer.body)
         }
@@ -396,11 +451,12 @@ struct ClientAPI: Sendable {
         varyOnLanguage: Bool,
         varyOnInstall: Bool,
         notModified: Bool,
-        cacheControl: String
+        cacheControl: String,
+        preview: PreviewChannel.Preview? = nil
     ) -> PreparedResponse {
         let variant = gzip ?? representation.identity
         var headers: [(name: String, value: String)] = [
-            ("ETag", variant.etag),
+            ("ETag", preview?.etag(variant.etag) ?? variant.etag),
             ("Cache-Control", cacheControl),
             // Public, unauthenticated reads: any site may fetch them (the web component does, from
             // the page's origin). No credentials are ever involved, so `*` is safe.
@@ -415,6 +471,10 @@ struct ClientAPI: Sendable {
         // install id is private and fresh for 60 s, and an install's version changes only when
         // the app is updated (its install time never), so a device's own cache cannot mix them up.
         if varyOnInstall { vary += ", X-Install-ID" }
+        if let preview {
+            vary += ", " + PreviewChannel.header
+            headers.append((PreviewChannel.markHeader, preview.mark))
+        }
         headers.append(("Vary", vary))
         headers.append(contentsOf: representation.extraHeaders)
         if notModified { return PreparedResponse(status: 304, headers: headers, body: nil) }

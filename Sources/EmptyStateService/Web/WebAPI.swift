@@ -38,9 +38,11 @@ struct WebAPI: Sendable {
 
     func register(on router: inout Router) {
         // The HTML reads the headers the JSON reads, and is remembered by them the same way.
-        router.get("/v1/web/templates/{id}", memoizedVaryingOn: ClientAPI.VaryingHeader.self) { html($0, page: false) }
+        router.get("/v1/web/templates/{id}", memoizedVaryingOn: ClientAPI.VaryingHeader.self) {
+            client.previewing($0) { api, request in with(api).html(request, page: false) }
+        }
         router.get("/v1/web/templates/{id}/page", memoizedVaryingOn: ClientAPI.VaryingHeader.self) {
-            html($0, page: true)
+            client.previewing($0) { api, request in with(api).html(request, page: true) }
         }
         router.get("/v1/web/assets/{name}", memoizedVaryingOn: ClientAPI.VaryingHeader.self) { asset($0) }
         router.get("/preview") { gallery(ClientAPI.Request($0)) }
@@ -54,9 +56,14 @@ struct WebAPI: Sendable {
         "/v1/templates/{id}", "/v1/templates", "/v1/web/templates/{id}", "/v1/web/templates/{id}/page",
     ]
 
+    /// This API answering through `client` (a preview's copy of it: `ClientAPI.previewing`).
+    private func with(_ client: ClientAPI) -> WebAPI {
+        WebAPI(client: client, illustrationBaseURL: illustrationBaseURL)
+    }
+
     /// `GET /v1/web/templates/{id}` and `…/page`.
     func html(_ request: ClientAPI.Request, page: Bool) -> HTTPResponse {
-        let snapshot = client.state.snapshot
+        let snapshot = client.servedSnapshot
         let query: ClientQuery
         switch ClientQuery.parse(request, knownTags: snapshot.knownLocaleTags) {
         case .success(let parsed): query = parsed
@@ -220,7 +227,7 @@ struct WebAPI: Sendable {
                 ("Access-Control-Allow-Methods", "GET, HEAD"),
                 (
                     "Access-Control-Allow-Headers",
-                    ClientAPI.ExperimentHeader.allCases.map(\.rawValue).joined(separator: ", ")
+                    ClientAPI.ExperimentHeader.allCases.map(\.rawValue).joined(separator: ", ") + ", " + PreviewChannel.header
                 ),
                 ("Access-Control-Max-Age", "86400"),
                 ("Cache-Control", "no-store"),
@@ -237,7 +244,7 @@ struct WebAPI: Sendable {
             headers: [
                 ("Access-Control-Allow-Origin", "*"),
                 ("Access-Control-Allow-Methods", "POST"),
-                ("Access-Control-Allow-Headers", "Content-Type"),
+                ("Access-Control-Allow-Headers", "Content-Type, " + PreviewChannel.header),
                 ("Access-Control-Max-Age", "86400"),
                 ("Cache-Control", "no-store"),
             ]

@@ -36,6 +36,10 @@ package protocol CatalogueTransaction: WebhookTransaction, AdminTokenTransaction
     /// The preview tokens of these change requests, revoked ones included, by id.
     func previewTokens(of changeRequestIDs: [Int]) throws(StoreError) -> [PreviewTokenRecord]
 
+    /// The preview token whose secret hashes to `secretSHA256` (lowercase hex), revoked or not;
+    /// `nil` when there is none. One lookup of the column's unique index.
+    func previewToken(secretSHA256: String) throws(StoreError) -> PreviewTokenRecord?
+
     /// The next number of `sequence`: one more than the largest in its table (writes are
     /// serialized, so no other transaction takes it).
     func nextNumber(_ sequence: CatalogueSequence) throws(StoreError) -> Int

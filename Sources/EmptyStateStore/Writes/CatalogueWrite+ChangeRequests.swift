@@ -31,6 +31,12 @@ extension CatalogueWrite {
         return try transaction.previewTokens(of: ids)
     }
 
+    /// The preview token whose secret hashes to `secretSHA256`, revoked or not; `nil` when none.
+    package func previewToken(secretSHA256: String) throws(StoreError) -> PreviewTokenRecord? {
+        try flush()
+        return try transaction.previewToken(secretSHA256: secretSHA256)
+    }
+
     /// The categories of the live templates `request` changes, by id.
     package func liveCategories(of request: ChangeRequest) throws(StoreError) -> [String: Template.Category] {
         let ids = request.changes.compactMap { change -> String? in
@@ -314,6 +320,7 @@ extension CatalogueWrite {
     }
 
     /// Creates a preview token of request `id` (its secret's hash only); audited on the request.
+    /// - Throws: `ChangeRequestError.notFound`, `.closed` (published, withdrawn), `.rejected`.
     package func createPreviewToken(
         for id: Int,
         name: String,
@@ -325,6 +332,9 @@ extension CatalogueWrite {
         guard stored.request.state.isActive else {
             throw ChangeRequestError.closed(id: id, state: stored.request.state)
         }
+        // A rejected request's tokens are refused on the client API (`PreviewChannel`): a new
+        // one would not work until the request is edited, which reopens it.
+        if stored.request.state == .rejected { throw ChangeRequestError.rejected(id: id) }
         let token = PreviewTokenRecord(
             id: try nextNumber(.previewToken),
             changeRequestID: id,

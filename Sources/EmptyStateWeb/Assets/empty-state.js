@@ -12,6 +12,9 @@
 // `experiment` member that the events report (experimentId, variant, installId). Sending the
 // header makes a cross-origin fetch non-simple: the browser sends a CORS preflight first, which
 // the service answers (and the browser caches).
+// preview-token (a change request's preview token, sent as X-Preview-Token): the element shows
+// the request's proposed copy; it is fetched past the browser's cache, never as an experiment
+// variant, and records no events (a QA page or the console, not users).
 // It fetches the template's JSON (platform=web) from the service it was loaded from, renders the
 // same markup as the service's HTML fragment (styled by empty-state.css, which it links once),
 // and, like the Swift client:
@@ -222,7 +225,7 @@ function render(template, headingLevel) {
 }
 
 export class EmptyStateElement extends HTMLElement {
-  static observedAttributes = ["template", "locale", "heading-level", "install-id"];
+  static observedAttributes = ["template", "locale", "heading-level", "install-id", "preview-token"];
 
   #template = null;
   #generation = 0;
@@ -274,11 +277,13 @@ export class EmptyStateElement extends HTMLElement {
     for (const attribute of this.attributes) {
       if (attribute.name.startsWith("param-")) url.searchParams.set(`param.${attribute.name.slice(6)}`, attribute.value);
     }
+    const preview = this.getAttribute("preview-token");
+    // A preview skips the HTTP cache: a live copy kept for the same URL must not stand in for it.
+    const request = preview
+      ? { credentials: "omit", cache: "no-store", headers: { Accept: "application/json", "X-Preview-Token": preview } }
+      : { credentials: "omit", headers: { Accept: "application/json", "X-Install-ID": this.#installID() } };
     try {
-      const response = await fetch(url, {
-        credentials: "omit",
-        headers: { Accept: "application/json", "X-Install-ID": this.#installID() },
-      });
+      const response = await fetch(url, request);
       if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
       const template = await response.json();
       if (generation !== this.#generation) return;
@@ -324,6 +329,8 @@ export class EmptyStateElement extends HTMLElement {
     };
     // The service requires the revision (or ETag) of what was shown; the store always gives one.
     if (!template.revision) return null;
+    // A preview is copy no user sees: the service refuses its events, so none is sent.
+    if (this.hasAttribute("preview-token")) return null;
     event.revision = template.revision;
     if (actionId) event.actionId = actionId;
     // What was shown: the variant the service served for this install.

@@ -55,10 +55,12 @@ struct ClientAPIVaryingHeadersTests {
         return handler(request)
     }
 
-    @Test("the three client routes are memoized, each varying on Accept-Language, Accept-Encoding and If-None-Match")
+    @Test(
+        "the three client routes are memoized, each varying on Accept-Language, Accept-Encoding, If-None-Match and X-Preview-Token"
+    )
     func declared() throws {
         let router = try router()
-        let headers = ["Accept-Language", "Accept-Encoding", "If-None-Match"]
+        let headers = ["Accept-Language", "Accept-Encoding", "If-None-Match", "X-Preview-Token"]
         #expect(router.memoizedRoutes.map(\.pattern) == ["/v1/templates/{id}", "/v1/templates", "/v1/app-status"])
         #expect(router.memoizedRoutes.allSatisfy { $0.varyingOn == headers })
         #expect(router.memoVaryingHeaders == headers)
@@ -92,6 +94,16 @@ struct ClientAPIVaryingHeadersTests {
         let again = try get(Self.routes[route], headers: [("If-None-Match", etag)], on: router)
         #expect(first.status == 200)
         #expect(again.status == 304)
+    }
+
+    @Test("each route reads X-Preview-Token: a token that opens no preview is 401", arguments: routes.indices)
+    func previewToken(route: Int) throws {
+        let router = try router()
+        let live = try get(Self.routes[route], headers: [], on: router)
+        let refused = try get(Self.routes[route], headers: [("X-Preview-Token", "esp_unknown")], on: router)
+        #expect(live.status == 200)
+        #expect(refused.status == 401)
+        #expect(refused.memoTag == nil)
     }
 }
 
