@@ -57,7 +57,12 @@ extension EmptyStateClient {
         do {
             response = try await api.listTemplates(
                 query: .init(platform: platformParameter),
-                headers: .init(acceptLanguage: configuration.acceptLanguage, xInstallID: configuration.installID)
+                headers: .init(
+                    acceptLanguage: configuration.acceptLanguage,
+                    xInstallID: configuration.installID,
+                    xAppVersion: configuration.appVersionHeader,
+                    xInstalledAt: configuration.installedAtHeader
+                )
             )
         } catch {
             throw EmptyStateClientError.unavailable("\(error)")
@@ -175,7 +180,9 @@ extension EmptyStateClient {
                 headers: .init(
                     acceptLanguage: configuration.acceptLanguage,
                     ifNoneMatch: cached?.etag,
-                    xInstallID: configuration.installID
+                    xInstallID: configuration.installID,
+                    xAppVersion: configuration.appVersionHeader,
+                    xInstalledAt: configuration.installedAtHeader
                 )
             )
             switch response {

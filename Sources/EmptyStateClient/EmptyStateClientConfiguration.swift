@@ -20,6 +20,10 @@ public struct EmptyStateClientConfiguration: Sendable {
     /// same value on every launch; a new id is a new install for the experiment's results. 1–128
     /// printable ASCII characters. `nil`: the app is served control and counts in no experiment.
     public var installID: String?
+    /// When this install was first launched (kept in the app's storage beside ``installID``), sent
+    /// as `X-Installed-At` with ``installID``: an experiment that targets new installs admits an
+    /// install first launched at or after its start. `nil`: the install counts as not new.
+    public var installedAt: Date?
     /// A change request's preview token (an editor makes one in the console or with
     /// `POST /v1/admin/change-requests/{id}/preview-tokens`), for a QA build: every template is
     /// then fetched with it (`X-Preview-Token`) and shows the request's proposed copy. Previews
@@ -72,6 +76,8 @@ public struct EmptyStateClientConfiguration: Sendable {
     ///   - maxRetryDelay: the longest delay between two delivery attempts.
     ///   - requestTimeout: seconds one request may take.
     ///   - previewToken: a change request's preview token, for a QA build; `nil` for live copy.
+    ///   - installedAt: when the install was first launched, for experiments that target new
+    ///     installs; `nil` counts the install as not new.
     public init(
         baseURL: URL,
         appVersion: String,
@@ -88,7 +94,8 @@ public struct EmptyStateClientConfiguration: Sendable {
         initialRetryDelay: Duration = .seconds(1),
         maxRetryDelay: Duration = .seconds(300),
         requestTimeout: TimeInterval = 10,
-        previewToken: String? = nil
+        previewToken: String? = nil,
+        installedAt: Date? = nil
     ) {
         self.baseURL = baseURL
         self.appVersion = appVersion
@@ -96,6 +103,7 @@ public struct EmptyStateClientConfiguration: Sendable {
         self.platform = platform
         self.sessionId = sessionId
         self.installID = installID
+        self.installedAt = installedAt
         self.storageDirectory = storageDirectory
         self.bundledSnapshots = bundledSnapshots
         self.maxAge = maxAge
@@ -132,4 +140,52 @@ public struct EmptyStateClientConfiguration: Sendable {
             index == 0 ? tag : "\(tag);q=0.\(9 - index)"
         }.joined(separator: ", ")
     }
+
+    /// `X-App-Version`, sent with ``installID`` for experiments that target a version range:
+    /// ``appVersion`` when it is a SemVer version the service reads (`5.2`, `5.2.0`,
+    /// `5.2.0-beta.1`); `nil` for any other text (`5.2.0 (431)`), which the service would refuse
+    /// with a 400, so such an install falls outside version targets instead.
+    var appVersionHeader: String? {
+        guard installID != nil else { return nil }
+        return Self.isSemVer(appVersion) ? appVersion : nil
+    }
+
+    /// `X-Installed-At`: ``installedAt`` in RFC 3339 UTC, sent with ``installID``.
+    var installedAtHeader: String? {
+        guard installID != nil, let installedAt else { return nil }
+        return installedAt.formatted(.iso8601)
+    }
+
+    /// Whether `text` is one to three release numbers with optional pre-release and build
+    /// identifiers, as the service's version parser reads them (no leading zeros in numbers).
+    static func isSemVer(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 128 else { return false }
+        func isNumber(_ part: Substring) -> Bool {
+            !part.isEmpty && part.allSatisfy(\.isASCIIDigit) && (part == "0" || part.first != "0")
+        }
+        func isIdentifier(_ part: Substring) -> Bool {
+            !part.isEmpty && part.allSatisfy { $0.isASCIIAlphanumeric || $0 == "-" }
+                && (!part.allSatisfy(\.isASCIIDigit) || isNumber(part))
+        }
+        var rest = Substring(text)
+        if let plus = rest.firstIndex(of: "+") {
+            let build = rest[rest.index(after: plus)...].split(separator: ".", omittingEmptySubsequences: false)
+            guard build.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCIIAlphanumeric || $0 == "-" } }) else {
+                return false
+            }
+            rest = rest[..<plus]
+        }
+        if let dash = rest.firstIndex(of: "-") {
+            let identifiers = rest[rest.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false)
+            guard identifiers.allSatisfy(isIdentifier) else { return false }
+            rest = rest[..<dash]
+        }
+        let numbers = rest.split(separator: ".", omittingEmptySubsequences: false)
+        return (1...3).contains(numbers.count) && numbers.allSatisfy(isNumber)
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+    fileprivate var isASCIIAlphanumeric: Bool { isASCII && (isLetter || isNumber) }
 }
