@@ -153,6 +153,7 @@ browser-test: deps-test build
 		python3 Tests/browser/console_daily.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console_changes.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
+	bash scripts/postgres.sh with "$$(mktemp -d)" EMPTY_STATE_CONSOLE_DATABASE_URL \
 		python3 Tests/browser/console_tokens.py $(BIN_DIR)/empty-state-server --database-url-env EMPTY_STATE_CONSOLE_DATABASE_URL
 
 ## test-libmicrohttpd-debian13: the curl integration suite (its hardening checks included) and the browser
