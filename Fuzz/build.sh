@@ -31,11 +31,11 @@ TARGETS=("$@")
 modules_for() {
     case "$1" in
         json) echo JSONCoding ;;
-        template | locale) echo EmptyStateCore JSONCoding ;;
-        xml) echo EmptyStateTranslation EmptyStateCore JSONCoding ;;
+        template | locale) echo EmptyStateCore CLDRPlurals JSONCoding ;;
+        xml) echo EmptyStateTranslation EmptyStateCore CLDRPlurals JSONCoding ;;
         percent) echo HTTPServer CMicroHTTPD JSONCoding Logging ;;
         events)
-            echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStoreSQL EmptyStateStore EmptyStateCore JSONCoding HTTPServer ZlibCompression \
+            echo EmptyStateService EmptyStateTranslation EmptyStateWeb CAssets EmptyStateSQLite EmptyStateStoreSQL EmptyStateStore EmptyStateCore CLDRPlurals JSONCoding HTTPServer ZlibCompression \
                 Crypto CryptoBoringWrapper CCryptoBoringSSLShims CCryptoBoringSSL CXKCPShims CXKCP \
                 WebhookClient NIOHTTP1 NIOSSL NIOTLS NIOPosix NIOCore NIOConcurrencyHelpers _NIODataStructures _NIOBase64 \
                 CNIOLLHTTP CNIOBoringSSLShims CNIOBoringSSL CNIOPosix CNIOLinux CNIOAtomics CNIODarwin CNIOWindows CNIOWASI \

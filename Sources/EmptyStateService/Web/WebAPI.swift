@@ -227,7 +227,8 @@ struct WebAPI: Sendable {
                 ("Access-Control-Allow-Methods", "GET, HEAD"),
                 (
                     "Access-Control-Allow-Headers",
-                    ClientAPI.ExperimentHeader.allCases.map(\.rawValue).joined(separator: ", ") + ", " + PreviewChannel.header
+                    ClientAPI.ExperimentHeader.allCases.map(\.rawValue).joined(separator: ", ") + ", "
+                        + PreviewChannel.header
                 ),
                 ("Access-Control-Max-Age", "86400"),
                 ("Cache-Control", "no-store"),
