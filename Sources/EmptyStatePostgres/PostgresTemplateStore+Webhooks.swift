@@ -145,6 +145,9 @@ extension PostgresTemplateStore: WebhookStoring {
         // The dispatcher polls every second: with nothing due, one read answers it, so an idle
         // outbox opens no transaction (and counts no commit in `store_commit_duration_seconds`).
         let anythingDue = try readConnection { connection in
+            // Read the one row to the end: the connection goes back to the pool with no query
+            // left open on it.
+            var found = false
             for try await _ in try await connection.query(
                 """
                 SELECT 1 FROM webhook_delivery d
@@ -154,8 +157,8 @@ extension PostgresTemplateStore: WebhookStoring {
                 LIMIT 1
                 """,
                 logger: logger
-            ).decode(Int32.self) { return true }
-            return false
+            ).decode(Int32.self) { found = true }
+            return found
         }
         guard anythingDue else { return [] }
         let claim = WebhookOutbox.newID("clm_")

@@ -197,7 +197,7 @@ struct PostgresCommitOutcomeTests {
             let answer = #expect(throws: StoreError.self) {
                 try store.put(retitled(template, french: "Coupé"), precondition: .revision(1), actor: "ops")
             }
-            terminated.wait()
+            try waitOrFail(terminated, "terminated")
             #expect(answer.map(isOutcomeUnknown) == true, "answered \(String(describing: answer))")
             try stage.endStall(of: "revision")
             // Terminated before its commit record: nothing was written (which the caller could
@@ -232,13 +232,13 @@ struct PostgresCommitOutcomeTests {
                 }
                 released.signal()
             }.start()
-            locked.wait()
+            try waitOrFail(locked, "locked")
 
             let answer = #expect(throws: StoreError.self) {
                 try store.put(retitled(template, french: "Trop tard"), precondition: .revision(1), actor: "late")
             }
             #expect(answer.map(isUnavailable) == true, "answered \(String(describing: answer))")
-            released.wait()
+            try waitOrFail(released, "released")
             // The abandoned write goes on once the lock is released, up to its commit point,
             // where it rolls back. "Nothing was changed, send it again" is true: sent again
             // (after the abandoned transaction let go of the write lock), it applies once.
@@ -296,13 +296,14 @@ struct PostgresCommitOutcomeTests {
                         try await connection.all("SELECT pg_sleep(\(stallSeconds))", logger: logger)
                     }
                 }
+                busy.signal()  // also when the read never got its connection: the wait must end
                 finished.signal()
             }.start()
-            busy.wait()
+            try waitOrFail(busy, "busy")
 
             let answer = #expect(throws: StoreError.self) { try events.append(batch, quarantined: []) }
             #expect(answer.map(isUnavailable) == true, "answered \(String(describing: answer))")
-            finished.wait()
+            try waitOrFail(finished, "finished")
             #expect(try counter.counts().events == 0)
             // Had the abandoned request survived, it would run first on the connection just given
             // back (the pool serves waiting requests in order): the same batch sent again after it

@@ -195,7 +195,7 @@ struct PostgresLiveErrorTests {
                     }
                 }
             }
-            killed.wait()
+            try waitOrFail(killed, "killed")
             #expect(answer.map { Kind($0) } == .unavailable, "answered \(String(describing: answer))")
             // postgres-nio hands over the server's FATAL ErrorResponse: 57P01, admin shutdown.
             if case .unavailable(let message)? = answer { #expect(message.contains("57P01")) }

@@ -188,7 +188,7 @@ struct RollupTests {
                 }
                 sending.subtract(1, ordering: .releasing)
             }
-            folded.wait()
+            try waitOrFail(folded, "folded")
             #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(3))")
             let total = stored.withLock { $0 }
             #expect(try store.counts().events == total)

@@ -293,3 +293,16 @@ func eventIDsAfterVersion7(keptDay: Int64, ids: [(String, Int64)]) throws -> (id
         return (left, dayIndex > 0)
     }
 }
+
+/// A wait in a test that gave up: what it waited for never came.
+struct WaitTimedOut: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Waits for `semaphore` at most `seconds`, so a test whose other side never signals (its thread
+/// failed before the signal, say) fails with a reason instead of hanging the whole run.
+func waitOrFail(_ semaphore: DispatchSemaphore, _ what: String, seconds: Int = 120) throws {
+    if semaphore.wait(timeout: .now() + .seconds(seconds)) == .timedOut {
+        throw WaitTimedOut(description: "\(what): not signalled within \(seconds) s")
+    }
+}
