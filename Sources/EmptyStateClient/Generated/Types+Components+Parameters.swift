@@ -465,6 +465,17 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/AnalyticsTemplateId`.
         internal typealias AnalyticsTemplateId = Swift.String
+        /// Also break the results down by this install attribute: `platform`, `locale` or
+        /// `appVersion` (the attribute of the install's earliest event in the experiment). Any other
+        /// value: `400 invalid-parameter`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+        internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+            case platform = "platform"
+            case locale = "locale"
+            case appVersion = "appVersion"
+        }
         /// Also count per `template` (id), `action` (taps only), `locale`, `platform`, `appVersion`
         /// or `day` (of `occurredAt`, UTC, `YYYY-MM-DD`). Any other value: `400 invalid-parameter`.
         ///

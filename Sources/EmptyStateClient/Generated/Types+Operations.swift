@@ -24395,6 +24395,18 @@ internal enum Operations {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
+    /// With `segment` (`platform`, `locale` or `appVersion`), also `segment` and `segments`: the
+    /// results of each value of that install attribute, each in the shape of the whole, made
+    /// the same way from the installs in it only. An install is in the segment of its earliest
+    /// event in the experiment (an app update does not move it), so the segments add up to the
+    /// whole; installs whose attribute is not known (counted before the service kept it, or an
+    /// event without an app version) are in one segment with `value` `null`, listed last. A
+    /// segment's variants have no `displayed` and `tapped` (the analytics rollups do not keep
+    /// the install's attributes) and its plan no `expectedDuration`; its verdict is judged
+    /// against the whole experiment's plan. Several segments are several comparisons: a
+    /// segment's verdict is a hint to test in an experiment of its own, not a result. Another
+    /// `segment`: `400 invalid-parameter` naming it.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
@@ -24416,6 +24428,30 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.GetAdminExperimentResults.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+                internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+                    case platform = "platform"
+                    case locale = "locale"
+                    case appVersion = "appVersion"
+                }
+                /// Also break the results down by this install attribute: `platform`, `locale` or
+                /// `appVersion` (the attribute of the install's earliest event in the experiment). Any other
+                /// value: `400 invalid-parameter`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/query/segment`.
+                internal var segment: Components.Parameters.ExperimentSegment?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale` or
+                internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
+                    self.segment = segment
+                }
+            }
+            internal var query: Operations.GetAdminExperimentResults.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/header`.
             internal struct Headers: Sendable, Hashable {
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
@@ -24443,12 +24479,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.GetAdminExperimentResults.Input.Path,
+                query: Operations.GetAdminExperimentResults.Input.Query = .init(),
                 headers: Operations.GetAdminExperimentResults.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }
@@ -24476,20 +24515,25 @@ internal enum Operations {
                     }
                 }
             }
-            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/400`.
             ///
             /// HTTP response code: `400 badRequest`.
-            case badRequest(Components.Responses.MalformedPath)
+            case badRequest(Components.Responses.AdminBadRequest)
             /// The associated value of the enum case if `self` is `.badRequest`.
             ///
             /// - Throws: An error if `self` is not `.badRequest`.
             /// - SeeAlso: `.badRequest`.
-            internal var badRequest: Components.Responses.MalformedPath {
+            internal var badRequest: Components.Responses.AdminBadRequest {
                 get throws {
                     switch self {
                     case let .badRequest(response):
@@ -24725,6 +24769,30 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.HeadAdminExperimentResults.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+                internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+                    case platform = "platform"
+                    case locale = "locale"
+                    case appVersion = "appVersion"
+                }
+                /// Also break the results down by this install attribute: `platform`, `locale` or
+                /// `appVersion` (the attribute of the install's earliest event in the experiment). Any other
+                /// value: `400 invalid-parameter`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/query/segment`.
+                internal var segment: Components.Parameters.ExperimentSegment?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale` or
+                internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
+                    self.segment = segment
+                }
+            }
+            internal var query: Operations.HeadAdminExperimentResults.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/header`.
             internal struct Headers: Sendable, Hashable {
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
@@ -24746,12 +24814,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.HeadAdminExperimentResults.Input.Path,
+                query: Operations.HeadAdminExperimentResults.Input.Query = .init(),
                 headers: Operations.HeadAdminExperimentResults.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }

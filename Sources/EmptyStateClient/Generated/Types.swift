@@ -744,6 +744,18 @@ internal protocol APIProtocol: Sendable {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
+    /// With `segment` (`platform`, `locale` or `appVersion`), also `segment` and `segments`: the
+    /// results of each value of that install attribute, each in the shape of the whole, made
+    /// the same way from the installs in it only. An install is in the segment of its earliest
+    /// event in the experiment (an app update does not move it), so the segments add up to the
+    /// whole; installs whose attribute is not known (counted before the service kept it, or an
+    /// event without an app version) are in one segment with `value` `null`, listed last. A
+    /// segment's variants have no `displayed` and `tapped` (the analytics rollups do not keep
+    /// the install's attributes) and its plan no `expectedDuration`; its verdict is judged
+    /// against the whole experiment's plan. Several segments are several comparisons: a
+    /// segment's verdict is a hint to test in an experiment of its own, not a result. Another
+    /// `segment`: `400 invalid-parameter` naming it.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
@@ -2691,15 +2703,29 @@ extension APIProtocol {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
+    /// With `segment` (`platform`, `locale` or `appVersion`), also `segment` and `segments`: the
+    /// results of each value of that install attribute, each in the shape of the whole, made
+    /// the same way from the installs in it only. An install is in the segment of its earliest
+    /// event in the experiment (an app update does not move it), so the segments add up to the
+    /// whole; installs whose attribute is not known (counted before the service kept it, or an
+    /// event without an app version) are in one segment with `value` `null`, listed last. A
+    /// segment's variants have no `displayed` and `tapped` (the analytics rollups do not keep
+    /// the install's attributes) and its plan no `expectedDuration`; its verdict is judged
+    /// against the whole experiment's plan. Several segments are several comparisons: a
+    /// segment's verdict is a hint to test in an experiment of its own, not a result. Another
+    /// `segment`: `400 invalid-parameter` naming it.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
     internal func getAdminExperimentResults(
         path: Operations.GetAdminExperimentResults.Input.Path,
+        query: Operations.GetAdminExperimentResults.Input.Query = .init(),
         headers: Operations.GetAdminExperimentResults.Input.Headers = .init()
     ) async throws -> Operations.GetAdminExperimentResults.Output {
         try await getAdminExperimentResults(Operations.GetAdminExperimentResults.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }
@@ -2709,10 +2735,12 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
     internal func headAdminExperimentResults(
         path: Operations.HeadAdminExperimentResults.Input.Path,
+        query: Operations.HeadAdminExperimentResults.Input.Query = .init(),
         headers: Operations.HeadAdminExperimentResults.Input.Headers = .init()
     ) async throws -> Operations.HeadAdminExperimentResults.Output {
         try await headAdminExperimentResults(Operations.HeadAdminExperimentResults.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }
