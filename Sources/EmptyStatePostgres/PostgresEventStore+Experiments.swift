@@ -9,7 +9,9 @@ import PostgresNIO
 ///
 /// One `INSERT … ON CONFLICT DO UPDATE` cannot touch a row twice, so the group's events are first
 /// reduced to one row per experiment and install (its first variant by position, whether it saw
-/// two, its earliest event and tap, the attributes of its earliest event: `ExperimentSegment`). Rows go in key order, so two transactions upserting the same
+/// two, its earliest event and tap, the attributes of its earliest event: `ExperimentSegment`; the
+/// install time is not stored with the event, so it is read from the statement's `input`, the
+/// row whose position `n` is the low 16 bits of the event's `seq`). Rows go in key order, so two transactions upserting the same
 /// installs wait for each other instead of deadlocking. A row is rewritten only when something
 /// changes (a crossing, a first conversion, an earlier event): repeated displays take the row's
 /// lock and write nothing.
@@ -17,21 +19,23 @@ enum ExperimentExposureSQL {
     static let upserts = """
 
         , exposure AS (
-            SELECT split_part(variant, '/', 1) AS experiment_id, install_id,
-                (array_agg(split_part(variant, '/', 2) ORDER BY seq))[1] AS variant,
-                count(DISTINCT variant) > 1 AS crossed,
-                min(occurred_at) AS first_seen_at,
-                min(occurred_at) FILTER (WHERE type = 'actionTapped') AS converted_at,
-                (array_agg(platform ORDER BY occurred_at, seq))[1] AS platform,
-                (array_agg(locale ORDER BY occurred_at, seq))[1] AS locale,
-                (array_agg(NULLIF(app_version, '') ORDER BY occurred_at, seq))[1] AS app_version
-            FROM inserted
-            WHERE install_id IS NOT NULL AND variant ~ '^[^/]+/[^/]+$'
+            SELECT split_part(e.variant, '/', 1) AS experiment_id, e.install_id,
+                (array_agg(split_part(e.variant, '/', 2) ORDER BY e.seq))[1] AS variant,
+                count(DISTINCT e.variant) > 1 AS crossed,
+                min(e.occurred_at) AS first_seen_at,
+                min(e.occurred_at) FILTER (WHERE e.type = 'actionTapped') AS converted_at,
+                (array_agg(e.platform ORDER BY e.occurred_at, e.seq))[1] AS platform,
+                (array_agg(e.locale ORDER BY e.occurred_at, e.seq))[1] AS locale,
+                (array_agg(NULLIF(e.app_version, '') ORDER BY e.occurred_at, e.seq))[1] AS app_version,
+                (array_agg(i.installed_at ORDER BY e.occurred_at, e.seq))[1] AS installed_at
+            FROM inserted e JOIN input i ON i.n = (e.seq & 65535)
+            WHERE e.install_id IS NOT NULL AND e.variant ~ '^[^/]+/[^/]+$'
             GROUP BY 1, 2
         ), exposed AS (
             INSERT INTO experiment_install AS x (experiment_id, install_id, variant, first_seen_at, converted_at, crossed,
-                platform, locale, app_version)
-            SELECT experiment_id, install_id, variant, first_seen_at, converted_at, crossed, platform, locale, app_version
+                platform, locale, app_version, installed_at)
+            SELECT experiment_id, install_id, variant, first_seen_at, converted_at, crossed, platform, locale, app_version,
+                installed_at
             FROM exposure
             ORDER BY experiment_id, install_id
             ON CONFLICT (experiment_id, install_id) DO UPDATE SET
@@ -41,7 +45,9 @@ enum ExperimentExposureSQL {
                 platform = CASE WHEN excluded.first_seen_at < x.first_seen_at THEN excluded.platform ELSE x.platform END,
                 locale = CASE WHEN excluded.first_seen_at < x.first_seen_at THEN excluded.locale ELSE x.locale END,
                 app_version = CASE WHEN excluded.first_seen_at < x.first_seen_at
-                    THEN excluded.app_version ELSE x.app_version END
+                    THEN excluded.app_version ELSE x.app_version END,
+                installed_at = CASE WHEN excluded.first_seen_at < x.first_seen_at
+                    THEN excluded.installed_at ELSE x.installed_at END
             WHERE (NOT x.crossed AND (excluded.crossed OR x.variant <> excluded.variant))
                 OR (x.converted_at IS NULL AND excluded.converted_at IS NOT NULL)
                 OR excluded.first_seen_at < x.first_seen_at
@@ -95,7 +101,7 @@ extension PostgresEventStore {
         // applies (`ExperimentDailyCounts`). Every row is led by its segment's value (`NULL` for
         // the whole: the excluded row is then one row, also for an experiment without installs).
         let action = metric.convertingAction
-        let column = segment.map { $0.column } ?? "NULL::text"
+        let column = segment.map { "(\($0.expression(start: from)))" } ?? "NULL::text"
         let grouping = segment == nil ? "" : "GROUP BY 1"
         let query: PostgresQuery = """
             WITH counted AS (

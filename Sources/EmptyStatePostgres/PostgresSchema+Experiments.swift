@@ -44,7 +44,8 @@ extension PostgresSchema {
     )
 
     /// Version 12: the attributes an experiment's results are segmented by (`ExperimentSegment`):
-    /// each install's platform, locale and app version, those of its earliest event. Rows already
+    /// each install's platform, locale, app version and install time (ms, as the app said), those
+    /// of its earliest event. Rows already
     /// there, and rows a replica of an earlier release writes during a rolling upgrade, have none:
     /// their installs are the "unknown" segment. Nullable columns without a default: adding them
     /// rewrites nothing.
@@ -56,7 +57,8 @@ extension PostgresSchema {
             ALTER TABLE experiment_install
                 ADD COLUMN platform TEXT COLLATE "C",
                 ADD COLUMN locale TEXT COLLATE "C",
-                ADD COLUMN app_version TEXT COLLATE "C"
+                ADD COLUMN app_version TEXT COLLATE "C",
+                ADD COLUMN installed_at BIGINT
             """
         ]
     )

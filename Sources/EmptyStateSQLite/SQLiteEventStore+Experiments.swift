@@ -14,7 +14,7 @@ extension SQLiteEventStore {
         let tap = event.kind == .actionTapped ? event.occurredAt : nil
         try db.cachedStatement(sql: ExperimentExposureSQL.upsert).execute(arguments: [
             experimentID, installID, key, event.occurredAt, tap,
-            event.platform, event.locale, event.appVersion.isEmpty ? nil : event.appVersion,
+            event.platform, event.locale, event.appVersion.isEmpty ? nil : event.appVersion, event.installedAt,
         ])
         if let tap, let action = event.actionID {
             try db.cachedStatement(sql: ExperimentExposureSQL.tap).execute(arguments: [
@@ -56,6 +56,7 @@ enum ExperimentExposureSQL {
         ALTER TABLE experiment_install ADD COLUMN platform TEXT;
         ALTER TABLE experiment_install ADD COLUMN locale TEXT;
         ALTER TABLE experiment_install ADD COLUMN app_version TEXT;
+        ALTER TABLE experiment_install ADD COLUMN installed_at INTEGER; -- ms since the epoch, as the app said
         """
 
     /// First sight inserts; later, the row is written only when something changes (a crossing,
@@ -64,15 +65,16 @@ enum ExperimentExposureSQL {
     /// (In `SET`, every column read is the row's value before the update.)
     static let upsert = """
         INSERT INTO experiment_install (experiment_id, install_id, variant, first_seen_at, converted_at, crossed,
-            platform, locale, app_version)
-        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?)
+            platform, locale, app_version, installed_at)
+        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
         ON CONFLICT (experiment_id, install_id) DO UPDATE SET
             crossed = crossed OR variant <> excluded.variant,
             first_seen_at = MIN(first_seen_at, excluded.first_seen_at),
             converted_at = COALESCE(converted_at, excluded.converted_at),
             platform = IIF(excluded.first_seen_at < first_seen_at, excluded.platform, platform),
             locale = IIF(excluded.first_seen_at < first_seen_at, excluded.locale, locale),
-            app_version = IIF(excluded.first_seen_at < first_seen_at, excluded.app_version, app_version)
+            app_version = IIF(excluded.first_seen_at < first_seen_at, excluded.app_version, app_version),
+            installed_at = IIF(excluded.first_seen_at < first_seen_at, excluded.installed_at, installed_at)
         WHERE (NOT crossed AND variant <> excluded.variant)
             OR (converted_at IS NULL AND excluded.converted_at IS NOT NULL)
             OR excluded.first_seen_at < first_seen_at
@@ -115,7 +117,7 @@ extension SQLiteEventStore {
         to: Int64,
         segment: ExperimentSegment?
     ) throws(StoreError) -> [ExperimentSegmentCounts] {
-        let sql = ExperimentDailySQL(segment: segment)
+        let sql = ExperimentDailySQL(segment: segment, start: from)
         do {
             return try pool.read { db in
                 func rows(
@@ -169,13 +171,13 @@ extension SQLiteEventStore {
 /// each is read once per results read, so the cost grows with the experiment's installs, not its
 /// events.
 struct ExperimentDailySQL {
-    /// The segment's column (`ExperimentSegment.column`), or `NULL`: one group, the whole.
+    /// The segment's value (`ExperimentSegment.expression`), or `NULL`: one group, the whole.
     private let segment: String
     /// `GROUP BY` of the excluded installs: by segment, or none (one row, also when empty).
     private let excludedGrouping: String
 
-    init(segment: ExperimentSegment?) {
-        self.segment = segment.map { "i.\($0.column)" } ?? "NULL"
+    init(segment: ExperimentSegment?, start: Int64) {
+        self.segment = segment.map { "(\($0.expression(start: start)))" } ?? "NULL"
         excludedGrouping = segment == nil ? "" : "GROUP BY 1"
     }
 

@@ -161,6 +161,50 @@ struct ExperimentSegmentTests {
         }
     }
 
+    @Test("new installs: the earliest event's install time against the start", arguments: StoreBackend.all)
+    func newInstalls(_ backend: StoreBackend) async throws {
+        try await offPool {
+            let (store, _) = try makeEventStore(backend)
+            store.start()
+            defer { store.stop() }
+            let start = march1 + day
+            func event(
+                _ id: String,
+                _ install: String,
+                installedAt: Int64?,
+                tap: Bool = false,
+                at: Int64
+            ) -> AnalyticsEvent {
+                var event = exposure(id, "control", install: install, tap: tap ? "retry" : nil, at: at)
+                event.installedAt = installedAt
+                return event
+            }
+            _ = try store.append(
+                [
+                    // Installed after the start (new), at the start (new), before it (existing) …
+                    event("n1", "fresh", installedAt: start + hour, tap: true, at: start + 2 * hour),
+                    event("n2", "edge", installedAt: start, at: start + 2 * hour),
+                    event("n3", "old", installedAt: march1, at: start + 2 * hour),
+                    // … and an app that does not say (unknown), though a later event does.
+                    event("n4", "silent", installedAt: nil, at: start + 2 * hour),
+                    event("n5", "silent", installedAt: start + hour, at: start + 3 * hour),
+                ],
+                quarantined: []
+            )
+            let segments = try store.experimentSegmentCounts(
+                experimentID: "copy",
+                metric: .tap(action: "retry"),
+                from: start,
+                to: .max,
+                segment: .newInstall
+            )
+            #expect(segments.map(\.value) == ["existing", "new", nil])
+            let byAge = totals(segments)
+            #expect(byAge["new"]?["control"] == "2/1" && byAge["existing"]?["control"] == "1/0")
+            #expect(byAge["(unknown)"]?["control"] == "1/0", "the earliest event's (none), not a later one's")
+        }
+    }
+
     @Test(
         "an events store from before segments migrates: its installs are the unknown segment",
         arguments: StoreBackend.all

@@ -84,7 +84,8 @@ expect_eq "served: an install gets the same variant again" "$(sed -n 7p "$xr_ser
 # Their events: every install displayed it; control installs numbered 0 mod 10 tap retry, b
 # installs numbered 0–2 mod 10 tap retry and 5 mod 10 tap back (not the metric). Installs numbered
 # 3 mod 4 are on Android, the others on iOS; those numbered 2 mod 4 run app version 10.1.0, the
-# others 6.0.0 (for the results per segment).
+# others 6.0.0; those numbered 0 mod 5 were installed in 2020, 1 mod 5 do not say, the others now
+# (for the results per segment).
 xr_prefix=$(printf '%08x' "$((RANDOM * 32768 + RANDOM))")
 xr_now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 xr_events="$WORK/xr-events.ndjson"
@@ -96,7 +97,9 @@ jq -Rrc --arg p "$xr_prefix" --arg t "$xr_now" --arg template "$XR_TEMPLATE" '
           type: $type, templateId: $template, revision: 1, locale: "en",
           platform: (if $i.n % 4 == 3 then "android" else "ios" end),
           appVersion: (if $i.n % 4 == 2 then "10.1.0" else "6.0.0" end), occurredAt: $t,
-          experimentId: "results-e2e", variant: $i.variant, installId: $i.install};
+          experimentId: "results-e2e", variant: $i.variant, installId: $i.install}
+          + (if $i.n % 5 == 0 then {installedAt: "2020-01-01T00:00:00Z"} elif $i.n % 5 == 1 then {}
+             else {installedAt: $t} end);
       ev("8000"; "displayed"),
       (if ($i.variant == "control" and $i.n % 10 == 0) or ($i.variant == "b" and $i.n % 10 < 3)
        then ev("8001"; "actionTapped") + {actionId: "retry"} else empty end),
@@ -187,6 +190,17 @@ expect_eq "segments: app versions in SemVer order (6.0.0 before 10.1.0)" "200 6.
     "$STATUS $(json '[.segments[].value] | join(",")')"
 fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=locale"
 expect_eq "segments: one locale" "200 en" "$STATUS $(json '[.segments[].value] | join(",")')"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=newInstall"
+xr_new_expected=$(awk -F'\t' 'substr($1, 4) % 5 >= 2' "$xr_served" | wc -l)
+expect_eq "segments: existing and new installs (installed at or after the start), unknown last" \
+    "200 existing,new,unknown $xr_new_expected" \
+    "$STATUS $(json '.segments | map(.value // "unknown") | join(",")') $(json '[.segments[] | select(.value == "new") | .results.variants[].installs] | add')"
+jq -cn --arg p "$xr_prefix" --arg t "$xr_now" --arg template "$XR_TEMPLATE" '{
+    id: "\($p)-0000-4000-8004-000000000001", type: "displayed", templateId: $template, revision: 1,
+    locale: "en", platform: "ios", appVersion: "6.0.0", occurredAt: $t,
+    experimentId: "results-e2e", variant: "b", installId: "xr-bad-installed", installedAt: "yesterday"}' \
+    >"$WORK/xr-bad-installed.ndjson"
+expect_eq "events: an installedAt that is not RFC 3339 is rejected" "202 0 0 1" "$(xr_post "$WORK/xr-bad-installed.ndjson")"
 fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=country"
 expect_eq "segments: an unknown segment is 400 naming the parameter" "400 invalid-parameter segment" \
     "$STATUS $(json '.type | ltrimstr("urn:empty-state:problem:")') $(json '.errors[0].parameter')"

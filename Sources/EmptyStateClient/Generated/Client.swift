@@ -22809,7 +22809,7 @@ internal struct Client: APIProtocol {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
-    /// With `segment` (`platform`, `locale` or `appVersion`), also `segment` and `segments`: the
+    /// With `segment` (`platform`, `locale`, `appVersion` or `newInstall`), also `segment` and `segments`: the
     /// results of each value of that install attribute, each in the shape of the whole, made
     /// the same way from the installs in it only. An install is in the segment of its earliest
     /// event in the experiment (an app update does not move it), so the segments add up to the

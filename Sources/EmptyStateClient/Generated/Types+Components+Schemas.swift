@@ -4462,6 +4462,13 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Event/installId`.
             internal var installId: Swift.String?
+            /// When the install was first launched (RFC 3339), as sent in `X-Installed-At`. Kept
+            /// with the install's experiment exposure (from its earliest event), for the results'
+            /// new-install segment; not stored with the event. Not RFC 3339: the event is rejected.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/installedAt`.
+            internal var installedAt: Foundation.Date?
             /// When it happened, by the device's clock (RFC 3339, any offset). After the skew
             /// correction it may be at most 5 minutes after receipt and no older than the retention
             /// period; otherwise the event is rejected.
@@ -4492,6 +4499,7 @@ extension Components {
             ///   - experimentId: The copy experiment the copy shown belongs to (the template's `experiment.id`). Comes
             ///   - variant: The variant shown (the template's `experiment.variant`); comes with `experimentId`.
             ///   - installId: The install's id, as sent in `X-Install-ID` (1–128 printable ASCII characters);
+            ///   - installedAt: When the install was first launched (RFC 3339), as sent in `X-Installed-At`. Kept
             ///   - occurredAt: When it happened, by the device's clock (RFC 3339, any offset). After the skew
             ///   - sentAt: The device's clock when the request was sent. When present, `receivedAt − sentAt` is
             internal init(
@@ -4508,6 +4516,7 @@ extension Components {
                 experimentId: Swift.String? = nil,
                 variant: Swift.String? = nil,
                 installId: Swift.String? = nil,
+                installedAt: Foundation.Date? = nil,
                 occurredAt: Foundation.Date,
                 sentAt: Foundation.Date? = nil
             ) {
@@ -4524,6 +4533,7 @@ extension Components {
                 self.experimentId = experimentId
                 self.variant = variant
                 self.installId = installId
+                self.installedAt = installedAt
                 self.occurredAt = occurredAt
                 self.sentAt = sentAt
             }
@@ -4541,6 +4551,7 @@ extension Components {
                 case experimentId
                 case variant
                 case installId
+                case installedAt
                 case occurredAt
                 case sentAt
             }
@@ -8251,6 +8262,7 @@ extension Components {
                 case platform = "platform"
                 case locale = "locale"
                 case appVersion = "appVersion"
+                case newInstall = "newInstall"
             }
             /// The attribute the results are broken down by (with `?segment=` only).
             ///
@@ -9365,7 +9377,8 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResults`.
         internal struct ExperimentSegmentResults: Codable, Hashable, Sendable {
             /// The platform (`ios`, `android`, `web`), the locale or the app version, as the install's
-            /// earliest event sent it; `null` for the installs whose attribute is unknown.
+            /// earliest event sent it, or `new` / `existing` (its `installedAt` at or after the
+            /// experiment's start, or before); `null` for the installs whose attribute is unknown.
             ///
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResults/value`.

@@ -24395,7 +24395,7 @@ internal enum Operations {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
-    /// With `segment` (`platform`, `locale` or `appVersion`), also `segment` and `segments`: the
+    /// With `segment` (`platform`, `locale`, `appVersion` or `newInstall`), also `segment` and `segments`: the
     /// results of each value of that install attribute, each in the shape of the whole, made
     /// the same way from the installs in it only. An install is in the segment of its earliest
     /// event in the experiment (an app update does not move it), so the segments add up to the
@@ -24435,10 +24435,12 @@ internal enum Operations {
                     case platform = "platform"
                     case locale = "locale"
                     case appVersion = "appVersion"
+                    case newInstall = "newInstall"
                 }
-                /// Also break the results down by this install attribute: `platform`, `locale` or
-                /// `appVersion` (the attribute of the install's earliest event in the experiment). Any other
-                /// value: `400 invalid-parameter`.
+                /// Also break the results down by this install attribute: `platform`, `locale`,
+                /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+                /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+                /// start, `existing` before). Any other value: `400 invalid-parameter`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/query/segment`.
@@ -24446,7 +24448,7 @@ internal enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - segment: Also break the results down by this install attribute: `platform`, `locale` or
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale`,
                 internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
                     self.segment = segment
                 }
@@ -24776,10 +24778,12 @@ internal enum Operations {
                     case platform = "platform"
                     case locale = "locale"
                     case appVersion = "appVersion"
+                    case newInstall = "newInstall"
                 }
-                /// Also break the results down by this install attribute: `platform`, `locale` or
-                /// `appVersion` (the attribute of the install's earliest event in the experiment). Any other
-                /// value: `400 invalid-parameter`.
+                /// Also break the results down by this install attribute: `platform`, `locale`,
+                /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+                /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+                /// start, `existing` before). Any other value: `400 invalid-parameter`.
                 ///
                 ///
                 /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/query/segment`.
@@ -24787,7 +24791,7 @@ internal enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - segment: Also break the results down by this install attribute: `platform`, `locale` or
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale`,
                 internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
                     self.segment = segment
                 }

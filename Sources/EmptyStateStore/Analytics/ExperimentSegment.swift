@@ -4,21 +4,26 @@ import EmptyStateCore
 /// (`GET /v1/admin/experiments/{id}/results?segment=…`, `EventStoring.experimentSegmentCounts`).
 ///
 /// **Which attributes, from when.** Each install's row of `experiment_install` keeps the
-/// platform, locale and app version of its **earliest event** in the experiment (the first
-/// exposure; an event that arrives late but happened earlier replaces them): the attributes the
-/// install had when it entered. An install whose app updates midway stays in the segment it
+/// platform, locale, app version and install time (`installedAt`, when the app sends it) of its
+/// **earliest event** in the experiment (the first exposure; an event that arrives late but
+/// happened earlier replaces them): the attributes the install had when it entered. The
+/// new-install segment compares that install time with the experiment's start when the results
+/// are read: `new` at or after it, `existing` before. An install whose app updates midway stays in the segment it
 /// entered in, so every install is in exactly one segment and the segments add up to the whole.
 /// Rows written before the store knew the attributes (SQLite event store v6, PostgreSQL schema
 /// 12) or by an older replica have none: they are in the "unknown" segment (`value` `nil`).
 package enum ExperimentSegment: String, Sendable, CaseIterable {
-    case platform, locale, appVersion
+    case platform, locale, appVersion, newInstall
 
-    /// The column of `experiment_install` that holds the attribute (a constant: safe to put in SQL).
-    package var column: String {
+    /// The segment's value as SQL over a row of `experiment_install` (a constant but for the start
+    /// time, an integer: safe to put in SQL). `start` is the experiment's start in ms.
+    package func expression(start: Int64) -> String {
         switch self {
         case .platform: "platform"
         case .locale: "locale"
         case .appVersion: "app_version"
+        case .newInstall:
+            "CASE WHEN installed_at IS NULL THEN NULL WHEN installed_at >= \(start) THEN 'new' ELSE 'existing' END"
         }
     }
 }

@@ -1,4 +1,4 @@
-// An experiment's results per segment (GET …/results?segment=platform|locale|appVersion): a
+// An experiment's results per segment (GET …/results?segment=platform|locale|appVersion|newInstall): a
 // picker, then one table with a group of rows per segment value (its verdict and each variant's
 // installs, conversions, rate and always-valid difference to control). The note above the table
 // says why a segment's verdict is a hint and not a result: each segment is one more comparison.
@@ -13,6 +13,7 @@ const SEGMENTS = [
   ["platform", "Platform"],
   ["locale", "Locale"],
   ["appVersion", "App version"],
+  ["newInstall", "New or existing install"],
 ];
 
 const label = (segment) => SEGMENTS.find(([value]) => value === segment)?.[1] || segment;
