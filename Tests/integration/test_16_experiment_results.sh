@@ -201,6 +201,14 @@ jq -cn --arg p "$xr_prefix" --arg t "$xr_now" --arg template "$XR_TEMPLATE" '{
     experimentId: "results-e2e", variant: "b", installId: "xr-bad-installed", installedAt: "yesterday"}' \
     >"$WORK/xr-bad-installed.ndjson"
 expect_eq "events: an installedAt that is not RFC 3339 is rejected" "202 0 0 1" "$(xr_post "$WORK/xr-bad-installed.ndjson")"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results/export?segment=platform"
+expect_eq "export per segment: a segment column, a row per segment and variant" \
+    "200 segment,date,variant,installs android,control ios,b" \
+    "$STATUS $(head -n 1 "$BODY" | cut -d, -f1-4) $(sed -n 2p "$BODY" | cut -d, -f1,3) $(tail -n 1 "$BODY" | cut -d, -f1,3)"
+expect_eq "export per segment: 5 lines (a header, 2 segments × 2 variants)" 5 "$(wc -l <"$BODY")"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results/export?segment=country"
+expect_eq "export per segment: an unknown segment is 400 naming the parameter" "400 segment" \
+    "$STATUS $(json '.errors[0].parameter')"
 fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=country"
 expect_eq "segments: an unknown segment is 400 naming the parameter" "400 invalid-parameter segment" \
     "$STATUS $(json '.type | ltrimstr("urn:empty-state:problem:")') $(json '.errors[0].parameter')"

@@ -23346,7 +23346,10 @@ internal struct Client: APIProtocol {
     /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
     /// the comparison's cells are empty on control's rows and before the minimum installs. A
     /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
-    /// formula. Viewer role and up.
+    /// formula. With `segment`, a first column `segment` holds each segment's value (empty for
+    /// the unknown one; one that starts with `=`, `+`, `-` or `@` starts with `'`), and each
+    /// segment's rows follow the other's, in the order of `GET …/results?segment=`. Another
+    /// `segment`: `400 invalid-parameter`. Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
@@ -23371,6 +23374,13 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "segment",
+                    value: input.query.segment
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
@@ -23428,13 +23438,25 @@ internal struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.MalformedPath.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
+                    let headers: Components.Responses.AdminBadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.AdminBadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.MalformedPath.Body
+                    let body: Components.Responses.AdminBadRequest.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -23730,6 +23752,13 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "segment",
+                    value: input.query.segment
                 )
                 return (request, nil)
             },

@@ -25005,7 +25005,10 @@ internal enum Operations {
     /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
     /// the comparison's cells are empty on control's rows and before the minimum installs. A
     /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
-    /// formula. Viewer role and up.
+    /// formula. With `segment`, a first column `segment` holds each segment's value (empty for
+    /// the unknown one; one that starts with `=`, `+`, `-` or `@` starts with `'`), and each
+    /// segment's rows follow the other's, in the order of `GET …/results?segment=`. Another
+    /// `segment`: `400 invalid-parameter`. Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
@@ -25028,6 +25031,32 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.ExportAdminExperimentResults.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+                internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+                    case platform = "platform"
+                    case locale = "locale"
+                    case appVersion = "appVersion"
+                    case newInstall = "newInstall"
+                }
+                /// Also break the results down by this install attribute: `platform`, `locale`,
+                /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+                /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+                /// start, `existing` before). Any other value: `400 invalid-parameter`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/GET/query/segment`.
+                internal var segment: Components.Parameters.ExperimentSegment?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale`,
+                internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
+                    self.segment = segment
+                }
+            }
+            internal var query: Operations.ExportAdminExperimentResults.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/GET/header`.
             internal struct Headers: Sendable, Hashable {
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
@@ -25055,12 +25084,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.ExportAdminExperimentResults.Input.Path,
+                query: Operations.ExportAdminExperimentResults.Input.Query = .init(),
                 headers: Operations.ExportAdminExperimentResults.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }
@@ -25088,20 +25120,25 @@ internal enum Operations {
                     }
                 }
             }
-            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/get(exportAdminExperimentResults)/responses/400`.
             ///
             /// HTTP response code: `400 badRequest`.
-            case badRequest(Components.Responses.MalformedPath)
+            case badRequest(Components.Responses.AdminBadRequest)
             /// The associated value of the enum case if `self` is `.badRequest`.
             ///
             /// - Throws: An error if `self` is not `.badRequest`.
             /// - SeeAlso: `.badRequest`.
-            internal var badRequest: Components.Responses.MalformedPath {
+            internal var badRequest: Components.Responses.AdminBadRequest {
                 get throws {
                     switch self {
                     case let .badRequest(response):
@@ -25337,6 +25374,32 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.HeadAdminExperimentResultsExport.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+                internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+                    case platform = "platform"
+                    case locale = "locale"
+                    case appVersion = "appVersion"
+                    case newInstall = "newInstall"
+                }
+                /// Also break the results down by this install attribute: `platform`, `locale`,
+                /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+                /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+                /// start, `existing` before). Any other value: `400 invalid-parameter`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/HEAD/query/segment`.
+                internal var segment: Components.Parameters.ExperimentSegment?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale`,
+                internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
+                    self.segment = segment
+                }
+            }
+            internal var query: Operations.HeadAdminExperimentResultsExport.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/HEAD/header`.
             internal struct Headers: Sendable, Hashable {
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
@@ -25358,12 +25421,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.HeadAdminExperimentResultsExport.Input.Path,
+                query: Operations.HeadAdminExperimentResultsExport.Input.Query = .init(),
                 headers: Operations.HeadAdminExperimentResultsExport.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }

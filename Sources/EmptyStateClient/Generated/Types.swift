@@ -772,7 +772,10 @@ internal protocol APIProtocol: Sendable {
     /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
     /// the comparison's cells are empty on control's rows and before the minimum installs. A
     /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
-    /// formula. Viewer role and up.
+    /// formula. With `segment`, a first column `segment` holds each segment's value (empty for
+    /// the unknown one; one that starts with `=`, `+`, `-` or `@` starts with `'`), and each
+    /// segment's rows follow the other's, in the order of `GET …/results?segment=`. Another
+    /// `segment`: `400 invalid-parameter`. Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
@@ -2751,17 +2754,22 @@ extension APIProtocol {
     /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
     /// the comparison's cells are empty on control's rows and before the minimum installs. A
     /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
-    /// formula. Viewer role and up.
+    /// formula. With `segment`, a first column `segment` holds each segment's value (empty for
+    /// the unknown one; one that starts with `=`, `+`, `-` or `@` starts with `'`), and each
+    /// segment's rows follow the other's, in the order of `GET …/results?segment=`. Another
+    /// `segment`: `400 invalid-parameter`. Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/get(exportAdminExperimentResults)`.
     internal func exportAdminExperimentResults(
         path: Operations.ExportAdminExperimentResults.Input.Path,
+        query: Operations.ExportAdminExperimentResults.Input.Query = .init(),
         headers: Operations.ExportAdminExperimentResults.Input.Headers = .init()
     ) async throws -> Operations.ExportAdminExperimentResults.Output {
         try await exportAdminExperimentResults(Operations.ExportAdminExperimentResults.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }
@@ -2771,10 +2779,12 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/head(headAdminExperimentResultsExport)`.
     internal func headAdminExperimentResultsExport(
         path: Operations.HeadAdminExperimentResultsExport.Input.Path,
+        query: Operations.HeadAdminExperimentResultsExport.Input.Query = .init(),
         headers: Operations.HeadAdminExperimentResultsExport.Input.Headers = .init()
     ) async throws -> Operations.HeadAdminExperimentResultsExport.Output {
         try await headAdminExperimentResultsExport(Operations.HeadAdminExperimentResultsExport.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }

@@ -96,6 +96,27 @@ extension AdminAPI {
         events: any EventStoring,
         now: Int64
     ) throws -> [ExperimentResults.Segment] {
+        try segmentReports(experiment, by: segment, events: events, now: now).map { entry in
+            ExperimentResults.Segment(
+                value: entry.value,
+                results: ExperimentResults(
+                    experiment: experiment,
+                    report: entry.report,
+                    excluded: entry.excluded,
+                    events: nil,
+                    duration: nil
+                )
+            )
+        }
+    }
+
+    /// Each value of `segment` with its report and exclusions, in the order the results list them.
+    private func segmentReports(
+        _ experiment: Experiment,
+        by segment: ExperimentSegment,
+        events: any EventStoring,
+        now: Int64
+    ) throws -> [(value: String?, report: ExperimentReport, excluded: ExperimentDailyCounts.Exclusions)] {
         let window = Self.countingWindow(experiment)
         let read = { (metric: Experiment.Metric) throws -> [ExperimentSegmentCounts] in
             try events.experimentSegmentCounts(
@@ -118,16 +139,7 @@ extension AdminAPI {
                 guardrails: guardrails.map { counts($0, entry.value) },
                 now: now
             )
-            return ExperimentResults.Segment(
-                value: entry.value,
-                results: ExperimentResults(
-                    experiment: experiment,
-                    report: report,
-                    excluded: excluded,
-                    events: nil,
-                    duration: nil
-                )
-            )
+            return (entry.value, report, excluded)
         }
     }
 
@@ -154,8 +166,20 @@ extension AdminAPI {
     }
 
     private func experimentResultsExport(_ request: HTTPRequest) throws -> HTTPResponse {
+        let segment = try Self.segmentParameter(request)
         let experiment = try store.experiment(id: request.pathParameters["id"] ?? "").experiment
-        let (report, _, _) = try report(experiment, events: try requireEvents(), now: Timestamp.nowMilliseconds())
+        let events = try requireEvents()
+        let now = Timestamp.nowMilliseconds()
+        let csv: String
+        if let segment {
+            csv = ExperimentTimeline.csv(
+                segments: try segmentReports(experiment, by: segment, events: events, now: now).map {
+                    (value: $0.value, points: $0.report.timeline)
+                }
+            )
+        } else {
+            csv = try report(experiment, events: events, now: now).0.csv
+        }
         return HTTPResponse(
             status: 200,
             headers: [
@@ -164,7 +188,7 @@ extension AdminAPI {
                 ("Cache-Control", "no-store"),
                 ("X-Content-Type-Options", "nosniff"),
             ],
-            body: .bytes(Array(report.csv.utf8))
+            body: .bytes(Array(csv.utf8))
         )
     }
 
