@@ -27,6 +27,7 @@ import os
 import re
 import sys
 import time
+from datetime import datetime, timezone
 
 from harness import OtherOrigin, Results, Server, builtin_document, builtin_ids, chromium_path
 
@@ -339,6 +340,10 @@ class Checks:
         check = self.results.check
         logs = []
         page.on("console", lambda message: logs.append((message.type, message.text)))
+        sent = []  # (URL, X-Install-ID, X-Installed-At) of each template request
+        page.on("request", lambda request: sent.append((request.url, request.all_headers().get("x-install-id"),
+                                                          request.all_headers().get("x-installed-at")))
+                if "/v1/templates/" in request.url and request.method == "GET" else None)
         url = other.add(
             "/component.html",
             f"""<!doctype html><html lang="de"><head><meta charset="utf-8"><title>component</title>
@@ -371,6 +376,13 @@ class Checks:
         install = page.evaluate("localStorage.getItem('empty-state-install-id')") or ""
         check("component: an install id (a UUID) is made once and kept in localStorage",
               re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", install) is not None, install)
+        installed = page.evaluate("localStorage.getItem('empty-state-installed-at')") or ""
+        check("component: the id's birth is kept beside it (RFC 3339, to the second, within the last minute)",
+              re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", installed) is not None
+              and abs(time.time() - datetime.strptime(installed, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()) < 60,
+              installed)
+        check("component: every template request sends the install id and its time (X-Installed-At)",
+              len(sent) >= 2 and all((i, t) == (install, installed) for _, i, t in sent), sent)
         check("component: right-to-left from locale=ar", page.locator("#b .es").get_attribute("dir") == "rtl")
         check("component: the stylesheet linked once",
               page.evaluate("document.querySelectorAll('link[rel=stylesheet][href$=\"empty-state.css\"]').length") == 1)
@@ -404,6 +416,16 @@ class Checks:
               kinds == [("actionTapped", "connectionRefused", "de", "retry"),
                         ("displayed", "connectionRefused", "de", None),
                         ("displayed", "verifyIdentity", "ar", None)], kinds)
+        # An id kept by an earlier version of the component has no time: it is never called new.
+        page.goto(url)
+        page.wait_for_selector("#a .es", timeout=5000)
+        page.evaluate("localStorage.removeItem('empty-state-installed-at')")
+        sent.clear()
+        page.reload()
+        page.wait_for_selector("#a .es", timeout=5000)
+        check("component: an id without a kept time sends no X-Installed-At (and keeps its id)",
+              len(sent) >= 2 and all((i, t) == (install, None) for _, i, t in sent)
+              and page.evaluate("localStorage.getItem('empty-state-installed-at')") is None, sent)
 
     def preview(self, page, other):
         """`preview-token`: a change request's copy in one element, live copy in its neighbour,
