@@ -68,7 +68,7 @@ public final class EmptyStateClient: Sendable {
     }
 
     /// A client that sends its requests through `transport` (a test double, or a transport with
-    /// its own middlewares); ``EntityTagHeaderMiddleware`` is added in front of it.
+    /// its own middlewares); ``HeaderParameterMiddleware`` is added in front of it.
     public convenience init(
         configuration: EmptyStateClientConfiguration,
         transport: any ClientTransport,
@@ -90,7 +90,7 @@ public final class EmptyStateClient: Sendable {
             serverURL: configuration.baseURL,
             configuration: Configuration(dateTranscoder: TolerantDateTranscoder()),
             transport: transport,
-            middlewares: [EntityTagHeaderMiddleware()]
+            middlewares: [HeaderParameterMiddleware()]
         )
         let storage = configuration.storageDirectory
         cache = TemplateCache(

@@ -37,7 +37,7 @@ struct EmptyStateClientTests {
         request.headerFields[.ifMatch] = "%22ae27711f4646322d%22"
         request.headerFields[.accept] = "application/json"
         let seen = Locked<HTTPRequest?>(nil)
-        _ = try await EntityTagHeaderMiddleware().intercept(
+        _ = try await HeaderParameterMiddleware().intercept(
             request,
             body: nil,
             baseURL: URL(string: "http://x")!,

@@ -30,10 +30,8 @@ with scripts/postgres.sh). Every flow drives the console as a person does, by ro
 Prints one line per failure and ends with `N passed, N failed`.
 """
 
-import argparse
 import concurrent.futures
 import json
-import os
 import statistics
 import sys
 import time
@@ -41,7 +39,7 @@ import urllib.parse
 
 from console_plurals import plural_flow
 from console_scale import measure_search, scale_server
-from harness import ADMIN_TOKEN, OtherOrigin, Results, Server, chromium_path
+from harness import ADMIN_TOKEN, OtherOrigin, Results, Server, axe_source, check_parser, chromium_path, run_flows, store_backend
 
 VIEWER_TOKEN = "browser-checks-viewer-token-0123456789"
 SECOND_EDITOR = "browser-checks-second-editor-0123456789"
@@ -495,23 +493,12 @@ window.preflighted = fetch('{target}', {{method: 'POST', credentials: 'include',
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--database-url-env", help="the environment variable holding a PostgreSQL URL")
+    parser = check_parser()
     parser.add_argument("--scale", type=int, default=10000, help="templates for the search timing (0: skip)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
-    import axe_playwright_python
-
-    axe_source = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js"), encoding="utf-8").read()
-    backend_args = []
-    backend = "sqlite"
-    if args.database_url_env:
-        url = os.environ.get(args.database_url_env)
-        if not url:
-            raise SystemExit(f"{args.database_url_env} is not set")
-        backend_args = ["--database-url", url]
-        backend = "postgres"
+    axe = axe_source()
+    backend_args, backend = store_backend(args)
     started = time.time()
     results = Results()
     tokens = ["--admin-token", f"viewer:viewer:{VIEWER_TOKEN}", "--admin-token", f"second:editor:{SECOND_EDITOR}",
@@ -540,7 +527,7 @@ def main():
         post_events(server)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-            checks = Console(server, browser, results, axe_source, backend)
+            checks = Console(server, browser, results, axe, backend)
             timings = [f"server start {time.time() - started:.1f} s"]
             def plurals():
                 plural_flow(checks)
@@ -550,13 +537,7 @@ def main():
             # The screens' markup does not depend on the backend: axe and 320 px run once, on SQLite.
             if backend == "sqlite":
                 flows.insert(-2, checks.screens_axe)
-            for flow in flows:
-                flow_started = time.time()
-                try:
-                    flow()
-                except Exception as error:  # a flow that breaks is a failure, and the others still run
-                    results.check(f"[{backend}] {getattr(flow, '__name__', 'flow')} ran to the end", False, repr(error)[:600])
-                timings.append(f"{getattr(flow, '__name__', 'csrf')} {time.time() - flow_started:.1f} s")
+            run_flows(flows, results, backend, timings)
             if prepared:
                 try:
                     checks.scale(prepared)

@@ -39,7 +39,6 @@ Screenshots (desktop 1280 px and a 390 px phone) go to --screenshots when given.
 Prints one line per failure and ends with `N passed, N failed`.
 """
 
-import argparse
 import http.server
 import json
 import os
@@ -50,7 +49,7 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from console import VIEWER_TOKEN, Console
-from harness import ADMIN_TOKEN, Results, Server, chromium_path
+from harness import ADMIN_TOKEN, Results, Server, axe_source, check_parser, chromium_path, run_flows, store_backend
 
 REVIEWER_TOKEN = "browser-checks-reviewer-token-0123456789"
 ADMIN_ROLE_TOKEN = "browser-checks-admin-token-0123456789ab"
@@ -543,22 +542,13 @@ class ChangeChecks(Console):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--database-url-env", help="the environment variable holding a PostgreSQL URL")
+    parser = check_parser()
     parser.add_argument("--screenshots", help="a directory for PNGs of the screens (desktop and phone)")
     parser.add_argument("--only", help="run the flows with these names only (comma-separated), while working on one")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
-    import axe_playwright_python
-
-    axe_source = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js"), encoding="utf-8").read()
-    backend_args, backend = [], "sqlite"
-    if args.database_url_env:
-        url = os.environ.get(args.database_url_env)
-        if not url:
-            raise SystemExit(f"{args.database_url_env} is not set")
-        backend_args, backend = ["--database-url", url], "postgres"
+    axe = axe_source()
+    backend_args, backend = store_backend(args)
     started = time.time()
     results = Results()
     tokens = ["--admin-token", f"viewer:viewer:{VIEWER_TOKEN}", "--admin-token", f"reviewer:reviewer:{REVIEWER_TOKEN}",
@@ -571,7 +561,7 @@ def main():
         assert status == 200, body
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-            checks = ChangeChecks(server, browser, results, axe_source, backend, screenshots=args.screenshots)
+            checks = ChangeChecks(server, browser, results, axe, backend, screenshots=args.screenshots)
             flows = [checks.propose_review_schedule, checks.add_to_open, checks.conflict, checks.direct, checks.viewer,
                      checks.keyboard, lambda: checks.webhooks(receiver)]
             if backend == "sqlite":  # the markup does not depend on the backend
@@ -579,11 +569,7 @@ def main():
             flows.append(checks.no_console_errors)
             if args.only:
                 flows = [flow for flow in flows if getattr(flow, "__name__", "webhooks") in args.only.split(",")]
-            for flow in flows:
-                try:
-                    flow()
-                except Exception as error:  # a flow that breaks is a failure, and the others still run
-                    results.check(f"[{backend}] {getattr(flow, '__name__', 'webhooks')} ran to the end", False, repr(error)[:600])
+            run_flows(flows, results, backend)
             browser.close()
     finally:
         receiver.stop()

@@ -36,13 +36,11 @@ holds. An editor whose browser speaks French changes a French title:
 Prints one line per failure and ends with `N passed, N failed`.
 """
 
-import argparse
 import json
-import os
 import sys
 import time
 
-from harness import ADMIN_TOKEN, Results, Server, chromium_path
+from harness import ADMIN_TOKEN, Results, Server, axe_source, check_parser, chromium_path, run_flows, store_backend
 
 # A template made for the locale checks: its German is stale (its English title changed after it
 # was translated) while its Arabic was fixed since.
@@ -414,21 +412,12 @@ class Daily:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--database-url-env", help="the environment variable holding a PostgreSQL URL")
+    parser = check_parser()
     parser.add_argument("--measure-only", action="store_true", help="print the measurement, check nothing")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
-    import axe_playwright_python
-
-    axe_source = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js"), encoding="utf-8").read()
-    backend_args, backend = [], "sqlite"
-    if args.database_url_env:
-        url = os.environ.get(args.database_url_env)
-        if not url:
-            raise SystemExit(f"{args.database_url_env} is not set")
-        backend_args, backend = ["--database-url", url], "postgres"
+    axe = axe_source()
+    backend_args, backend = store_backend(args)
     started = time.time()
     results = Results()
     server = Server(args.binary, backend_args)
@@ -436,7 +425,7 @@ def main():
         prepare(server)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-            checks = Daily(server, browser, results, axe_source, backend)
+            checks = Daily(server, browser, results, axe, backend)
             measure = lambda: checks.measurements(checks=not args.measure_only)  # noqa: E731
             measure.__name__ = "measure"
             flows = [measure]
@@ -444,11 +433,7 @@ def main():
                 flows += [checks.locale, checks.strings_and_status, checks.translations, checks.quiet]
                 if backend == "sqlite":  # the markup does not depend on the backend
                     flows.insert(2, checks.layout)
-            for flow in flows:
-                try:
-                    flow()
-                except Exception as error:  # a flow that breaks is a failure, and the others still run
-                    results.check(f"[{backend}] {getattr(flow, '__name__', 'flow')} ran to the end", False, repr(error)[:600])
+            run_flows(flows, results, backend)
             browser.close()
     finally:
         server.stop()

@@ -41,9 +41,7 @@ holds. The experiments are created through the admin API; the console is driven 
 Prints one line per failure and ends with `N passed, N failed`.
 """
 
-import argparse
 import json
-import os
 import random
 import sys
 import time
@@ -51,7 +49,7 @@ import uuid
 from datetime import datetime, timezone
 
 from console import HOSTILE_ACTOR, HOSTILE_ACTOR_TOKEN, HOSTILE_MESSAGE, HOSTILE_TITLE, VIEWER_TOKEN, Console
-from harness import ADMIN_TOKEN, Results, Server, chromium_path
+from harness import ADMIN_TOKEN, Results, Server, axe_source, check_parser, chromium_path, run_flows, store_backend
 
 HOSTILE_LABEL = "Try \u202eagain\u202c now"
 ARABIC_TITLE = "أنت غير متصل بالإنترنت"
@@ -694,20 +692,11 @@ class ExperimentChecks(Console):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--database-url-env", help="the environment variable holding a PostgreSQL URL")
+    parser = check_parser()
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
-    import axe_playwright_python
-
-    axe_source = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js"), encoding="utf-8").read()
-    backend_args, backend = [], "sqlite"
-    if args.database_url_env:
-        url = os.environ.get(args.database_url_env)
-        if not url:
-            raise SystemExit(f"{args.database_url_env} is not set")
-        backend_args, backend = ["--database-url", url], "postgres"
+    axe = axe_source()
+    backend_args, backend = store_backend(args)
     started = time.time()
     results = Results()
     tokens = ["--admin-token", f"viewer:viewer:{VIEWER_TOKEN}", "--admin-token", f"{HOSTILE_ACTOR}:editor:{HOSTILE_ACTOR_TOKEN}"]
@@ -720,15 +709,11 @@ def main():
             assert status == 201, (document["id"], status, body)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-            checks = ExperimentChecks(server, browser, results, axe_source, backend)
+            checks = ExperimentChecks(server, browser, results, axe, backend)
             flows = [checks.render, checks.hostile, checks.real, checks.segments, checks.overrides, checks.verdicts, checks.json_editor, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
             if backend == "sqlite":  # the markup does not depend on the backend
                 flows.insert(3, checks.screens_axe)
-            for flow in flows:
-                try:
-                    flow()
-                except Exception as error:  # a flow that breaks is a failure, and the others still run
-                    results.check(f"[{backend}] {flow.__name__} ran to the end", False, repr(error)[:600])
+            run_flows(flows, results, backend)
             browser.close()
     finally:
         server.stop()

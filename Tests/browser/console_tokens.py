@@ -21,15 +21,13 @@ label:
 Prints one line per failure and ends with `N passed, N failed`.
 """
 
-import argparse
-import json
 import os
 import sys
 import tempfile
 import time
 
 from console import Console, VIEWER_TOKEN
-from harness import ADMIN_TOKEN, Results, Server, chromium_path
+from harness import ADMIN_TOKEN, Results, Server, axe_source, check_parser, chromium_path, run_flows, store_backend
 
 ROOT_TOKEN = "browser-checks-admin-token-0123456789"
 
@@ -157,20 +155,11 @@ class TokenChecks(Console):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("binary")
-    parser.add_argument("--database-url-env", help="the environment variable holding a PostgreSQL URL")
+    parser = check_parser()
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
-    import axe_playwright_python
-
-    axe_source = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js"), encoding="utf-8").read()
-    backend_args, backend = [], "sqlite"
-    if args.database_url_env:
-        url = os.environ.get(args.database_url_env)
-        if not url:
-            raise SystemExit(f"{args.database_url_env} is not set")
-        backend_args, backend = ["--database-url", url], "postgres"
+    axe = axe_source()
+    backend_args, backend = store_backend(args)
     shots = os.environ.get("SCREENSHOTS") or tempfile.mkdtemp(prefix="console-tokens-")
     os.makedirs(shots, exist_ok=True)
     started = time.time()
@@ -180,15 +169,11 @@ def main():
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-            checks = TokenChecks(server, browser, results, axe_source, backend, shots=shots)
+            checks = TokenChecks(server, browser, results, axe, backend, shots=shots)
             flows = [checks.list_and_create, checks.others]
             if backend == "sqlite":  # the markup does not depend on the backend
                 flows.append(checks.screens_axe)
-            for flow in flows:
-                try:
-                    flow()
-                except Exception as error:  # a flow that breaks is a failure, and the others still run
-                    results.check(f"[{backend}] {flow.__name__} ran to the end", False, repr(error)[:600])
+            run_flows(flows, results, backend)
             browser.close()
     finally:
         server.stop()

@@ -5,6 +5,7 @@ Never Playwright's own browser download: it fetches a browser build, which canno
 drives the `chromium` package (`CHROMIUM` overrides the path).
 """
 
+import argparse
 import http.server
 import json
 import os
@@ -159,6 +160,49 @@ class Results:
             self.failures.append(f"{name}: {detail}")
             print(f"FAIL  {name}{' — ' + str(detail) if detail else ''}", flush=True)
         return ok
+
+
+def check_parser():
+    """The command line every console check takes: the server binary, and `--database-url-env` to run it on
+    PostgreSQL. A check adds its own options to the parser before parsing."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary", help="the empty-state-server binary to start")
+    parser.add_argument("--database-url-env", help="the environment variable holding a PostgreSQL URL")
+    return parser
+
+
+def store_backend(args):
+    """The server arguments and the name of the store a check runs on: SQLite, or PostgreSQL when
+    `--database-url-env` names a variable. A named variable that is unset ends the run: silently testing SQLite
+    instead would pass a PostgreSQL run that never happened."""
+    if not args.database_url_env:
+        return [], "sqlite"
+    url = os.environ.get(args.database_url_env)
+    if not url:
+        raise SystemExit(f"{args.database_url_env} is not set")
+    return ["--database-url", url], "postgres"
+
+
+def axe_source():
+    """axe-core's script, as the axe-playwright-python package ships it; the checks inject it into each screen."""
+    import axe_playwright_python
+
+    with open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js"), encoding="utf-8") as f:
+        return f.read()
+
+
+def run_flows(flows, results, backend, timings=None):
+    """Runs each flow in turn. A flow that raises is one failed check, and the flows after it still run, so one
+    broken screen does not hide the state of the others. With `timings`, appends each flow's duration to it."""
+    for flow in flows:
+        name = getattr(flow, "__name__", "flow")
+        started = time.time()
+        try:
+            flow()
+        except Exception as error:
+            results.check(f"[{backend}] {name} ran to the end", False, repr(error)[:600])
+        if timings is not None:
+            timings.append(f"{name} {time.time() - started:.1f} s")
 
 
 def builtin_ids():

@@ -23,13 +23,12 @@ container side by side, so a locale's vectors cost two page loads. Prints a tabl
 """
 
 import json
-import os
 import re
 import sys
 import time
 from datetime import datetime, timezone
 
-from harness import OtherOrigin, Results, Server, builtin_document, builtin_ids, chromium_path
+from harness import OtherOrigin, Results, Server, axe_source, builtin_document, builtin_ids, chromium_path
 
 LOCALES = ["en", "de", "ar", "en-XA", "ar-XB"]
 VECTORS = ["empty-001", "empty-002", "empty-003", "empty-004", "empty-006"]
@@ -487,9 +486,8 @@ def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
     from playwright.sync_api import sync_playwright
-    import axe_playwright_python
 
-    axe_source = open(os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js"), encoding="utf-8").read()
+    axe = axe_source()
     started = time.time()
     results = Results()
     server = Server(sys.argv[1])
@@ -509,11 +507,11 @@ def main():
             for template_id in checks.ids:
                 for locale in ("en", "ar"):
                     checks.axe(page, f"{server.url}/v1/web/templates/{template_id}/page?locale={locale}",
-                               f"{template_id} {locale}", axe_source)
+                               f"{template_id} {locale}", axe)
             for locale in ("de", "ar-XB"):
                 for dark in (False, True):
                     checks.axe(page, f"{server.url}/preview?locale={locale}", f"gallery {locale}{' dark' if dark else ''}",
-                               axe_source, dark=dark)
+                               axe, dark=dark)
             checks.hostile(page, other)
             component_page = context.new_page()
             checks.component(component_page, other)

@@ -175,6 +175,19 @@ if [ "${rep_up:-0}" = 3 ]; then
         done
         return 1
     }
+    # rep_token_agrees SECRET STATUS WHAT SINCE N...: replicas N... each answer STATUS to SECRET within
+    # 5 s; one check per replica, passed with the milliseconds since SINCE (the 201 or the 204).
+    rep_token_agrees() {
+        local secret=$1 status=$2 what=$3 since=$4 n rep_ms
+        shift 4
+        for n in "$@"; do
+            if rep_ms=$(rep_token_wait "${REP_URLS[n]}" "$secret" "$status"); then
+                pass "tokens api: … is $what by replica $n (${rep_ms} ms after the $since)"
+            else
+                fail "tokens api: … is $what by replica $n" "still not $status after 5 s"
+            fi
+        done
+    }
     fetch -H "$REP_AUTH" "$R1/v1/admin/tokens"
     rep_generated=$(json '.items[] | select(.source == "generated") | .id')
     expect_eq "tokens api: the generated first token is listed as generated, revocable" "admin true" \
@@ -187,22 +200,10 @@ if [ "${rep_up:-0}" = 3 ]; then
     expect_eq "tokens api: a token created on replica 1" 201 "$STATUS"
     rep_ci=$(json .secret)
     rep_ci_id=$(json .id)
-    for n in 2 3; do
-        if rep_ms=$(rep_token_wait "${REP_URLS[n]}" "$rep_ci" 200); then
-            pass "tokens api: … is accepted by replica $n (${rep_ms} ms after the 201)"
-        else
-            fail "tokens api: … is accepted by replica $n" "not within 5 s"
-        fi
-    done
+    rep_token_agrees "$rep_ci" 200 accepted 201 2 3
     fetch -X DELETE -H "$REP_AUTH" "$R2/v1/admin/tokens/$rep_ci_id"
     expect_eq "tokens api: revoked on replica 2" 204 "$STATUS"
-    for n in 1 3; do
-        if rep_ms=$(rep_token_wait "${REP_URLS[n]}" "$rep_ci" 401); then
-            pass "tokens api: … is refused by replica $n (${rep_ms} ms after the 204)"
-        else
-            fail "tokens api: … is refused by replica $n" "still accepted after 5 s"
-        fi
-    done
+    rep_token_agrees "$rep_ci" 401 refused 204 1 3
     expect_eq "tokens api: … and at once by replica 2" 401 "$(curl -s -o /dev/null -w '%{http_code}' \
         -H "Authorization: Bearer $rep_ci" "$R2/v1/admin/templates?pageSize=1")"
     expect_eq "tokens api: the database keeps only the hash of the secret" "0 1" \

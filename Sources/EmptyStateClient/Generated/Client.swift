@@ -21,8 +21,9 @@ import HTTPTypes
 /// * Entity tags in `If-None-Match` and `If-Match` are sent as they came in `ETag`, quotes
 ///   included, never percent-encoded: `%22r3%22` is not an entity tag, and matches nothing (no
 ///   `304`; a `412` for an admin change). swift-openapi-generator's clients percent-encode header
-///   values: pass `EntityTagHeaderMiddleware` from this package's `EmptyStateClient` library (or
-///   an equivalent) to such a client.
+///   values (entity tags, and also `Accept-Language`, `X-App-Version`, `X-Installed-At`…): pass
+///   `HeaderParameterMiddleware` from this package's `EmptyStateClient` library (or an
+///   equivalent) to such a client.
 ///
 /// The admin API under `/v1/admin` (tag `admin`) lets ops create, edit, translate, delete and roll
 /// back templates without an app release. It needs a bearer token (`adminToken`): a missing or

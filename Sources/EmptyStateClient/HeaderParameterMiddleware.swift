@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
-/// Sends `If-None-Match` and `If-Match` as entity tags, not percent-encoded.
+/// Sends the header parameters of `openapi.yaml` as the caller gave them, not percent-encoded.
 ///
 /// swift-openapi-generator's client percent-encodes header values (it writes them as URI
 /// components), so `"r3"` leaves as `%22r3%22`. An entity tag is not a URI component (RFC 9110
@@ -14,9 +14,9 @@ import OpenAPIRuntime
 /// (an RFC 3339 time's colons), `X-Install-ID`, `X-App-Version` (`5.2.0+431`) and
 /// `X-Preview-Token`: the runtime encodes each, so decoding gives back exactly what the caller
 /// passed. A client generated from `openapi.yaml` by swift-openapi-generator should pass this
-/// middleware (`Client(…, middlewares: [EntityTagHeaderMiddleware()])`); ``EmptyStateClient``
+/// middleware (`Client(…, middlewares: [HeaderParameterMiddleware()])`); ``EmptyStateClient``
 /// always does.
-public struct EntityTagHeaderMiddleware: ClientMiddleware {
+public struct HeaderParameterMiddleware: ClientMiddleware {
     public init() {}
 
     /// The headers `openapi.yaml` declares as operation parameters.
@@ -41,3 +41,7 @@ public struct EntityTagHeaderMiddleware: ClientMiddleware {
         return try await next(request, body, baseURL)
     }
 }
+
+/// The former name of ``HeaderParameterMiddleware``, from when it restored only the entity tags.
+@available(*, deprecated, renamed: "HeaderParameterMiddleware")
+public typealias EntityTagHeaderMiddleware = HeaderParameterMiddleware
