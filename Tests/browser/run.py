@@ -15,7 +15,9 @@ in light and dark; hostile copy saved through the admin API renders as text in t
 page and the web component; and the component itself from another origin (CORS, the same
 markup, the two log lines, the action event, events delivered when the page is left); and its
 `preview-token` attribute (a change request's copy beside live copy, no events from it, nothing
-rendered once the token is revoked).
+rendered once the token is revoked); its install id's kept time, sent as X-Installed-At, so an
+experiment targeting new installs admits a browser whose id it made now and not one whose id
+predates the kept time or the start.
 
 One browser, one page per locale and size: the gallery (/preview) puts every template in its own
 container side by side, so a locale's vectors cost two page loads. Prints a table and ends with
@@ -426,6 +428,51 @@ class Checks:
               len(sent) >= 2 and all((i, t) == (install, None) for _, i, t in sent)
               and page.evaluate("localStorage.getItem('empty-state-installed-at')") is None, sent)
 
+    def new_installs(self, browser, other):
+        """An experiment that targets new installs admits a browser whose install id the component
+        made now (it sends X-Installed-At), and not one whose id predates the component's kept time
+        or was made before the start."""
+        check = self.results.check
+        document = {
+            "id": "web-new-installs", "templateId": "noTransactions", "status": "draft", "coverage": 1,
+            "primaryMetric": {"type": "anyTap"}, "targeting": {"newInstalls": True},
+            "variants": [{"key": "control", "weight": 0.5},
+                         {"key": "b", "weight": 0.5, "strings": {"en": {"title": "No payments yet"}}}],
+        }
+        status, _, body = self.server.admin("PUT", "/experiments/web-new-installs", document, {"If-None-Match": "*"})
+        status, _, body = self.server.admin("PUT", "/experiments/web-new-installs", dict(document, status="running"),
+                                            {"If-Match": '"r1"'})
+        if not check("new installs: a running experiment targeting new installs", status == 200, body[:300]):
+            return
+        url = other.add(
+            "/new-installs.html",
+            f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>new installs</title>
+<script type="module" src="{self.server.url}/v1/web/assets/empty-state.js"></script></head>
+<body><main><empty-state id="n" template="noTransactions"></empty-state></main></body></html>""",
+        )
+
+        def served(stored):
+            """The experiment member the component rendered, with `stored` put in localStorage first."""
+            context = browser.new_context()
+            if stored:
+                context.add_init_script("".join(f"localStorage.setItem({json.dumps(k)}, {json.dumps(v)});"
+                                                for k, v in stored.items()))
+            page = context.new_page()
+            page.goto(url)
+            page.wait_for_selector("#n .es", timeout=5000)
+            member = page.evaluate("document.querySelector('#n .es').dataset.experimentId || null")
+            context.close()
+            return member
+
+        check("new installs: a browser whose id the component makes now is in the experiment",
+              served({}) == "web-new-installs")
+        check("new installs: an id kept without a time (an earlier component) is not new",
+              served({"empty-state-install-id": "legacy-browser-0001"}) is None)
+        check("new installs: an id made before the start is not new",
+              served({"empty-state-installed-at": "2020-01-01T00:00:00Z",
+                      "empty-state-install-id": "old-browser-0001"}) is None)
+        self.server.admin("PUT", "/experiments/web-new-installs", dict(document, status="stopped"), {"If-Match": '"r2"'})
+
     def preview(self, page, other):
         """`preview-token`: a change request's copy in one element, live copy in its neighbour,
         and no events from the preview."""
@@ -516,6 +563,7 @@ def main():
             component_page = context.new_page()
             checks.component(component_page, other)
             checks.preview(context.new_page(), other)
+            checks.new_installs(browser, other)
             browser.close()
     finally:
         other.stop()
