@@ -4,7 +4,8 @@ import HTTPServer
 import JSONCoding
 
 /// `GET /v1/admin/experiments/{id}/results` and `…/results/export`: what an experiment shows so
-/// far, and its results over time as CSV.
+/// far, and its results over time as CSV; with `?segment=` (`ExperimentSegment`), each value of
+/// that install attribute's results too, made the same way from its installs only.
 ///
 /// Three sources, each read once: the installs by variant and UTC day inside the running window
 /// (`EventStoring.experimentDailyCounts`: exact, per install, the excluded ones by reason; once
@@ -68,7 +69,8 @@ extension AdminAPI {
         return try .json(results)
     }
 
-    /// `segment`, when given: one of `ExperimentSegment`, else `422` naming the parameter.
+    /// `segment`, when given: one of `ExperimentSegment`, else `400 invalid-parameter` naming it (as
+    /// every other query parameter of the API).
     static func segmentParameter(_ request: HTTPRequest) throws -> ExperimentSegment? {
         guard let text = request.queryValue("segment") else { return nil }
         guard let segment = ExperimentSegment(rawValue: text) else {
