@@ -14,8 +14,12 @@ release build started here at its defaults:
      Benchmarks/analytics_data.py leaves its events (on PostgreSQL, then VACUUM ANALYZE, as
      autovacuum would);
   3. once the backfill is complete, `GET /v1/admin/experiments/{id}/results` asked BENCH_QUERIES
-     times (default 20): p50 and max against a goal of 100 ms, and a check that the answer adds
-     up to what was loaded (installs, excluded installs, displays).
+     times (default 20) as it is, with `?segment=platform` and with `?segment=appVersion`, in
+     turns (the whole is the baseline of the segmented reads, measured in the same run): p50 and
+     max against a goal of 100 ms, and a check that each answer adds up to what was loaded
+     (installs, excluded installs, displays; each segmentation's segments to the whole). Each
+     install has a platform (ios, android, web) and one of APP_VERSIONS app versions, as the
+     service keeps them for segments.
 Prints a markdown table and appends it to Benchmarks/results/latest.md.
 
 Usage: experiments.py SERVER_BINARY REPO_ROOT
@@ -48,6 +52,11 @@ TEMPLATE = "somethingWentWrong"
 CROSSED_SHARE = 0.005
 RATES = {"control": 0.10, "b": 0.11}
 GOAL = 0.100
+PLATFORMS = ("ios", "android", "web")
+APP_VERSIONS = ("5.8.0", "5.9.0", "5.9.1", "6.0.0", "6.1.0")
+SEGMENTS = (None, "platform", "appVersion")
+INSTALL_COLUMNS = ("experiment_install (experiment_id, install_id, variant, first_seen_at, converted_at, crossed, "
+                   "platform, locale, app_version)")
 EVENT_COLUMNS = ("id", "type", "template_id", "revision", "etag", "locale", "platform", "app_version", "action_id",
                  "session_id", "occurred_at", "received_at", "clock_skew_ms", "request_id", "variant", "install_id")
 
@@ -125,8 +134,10 @@ def data_set(started_ms, now_ms, seed=1):
     `experiment_install_tap`, a generator of event rows (EVENT_COLUMNS order), and what the
     results must add up to."""
     rng = random.Random(seed)
-    # Events fall in the experiment's window (its start's hour to now): the rollups count by hour.
-    start = started_ms // 3_600_000 * 3_600_000
+    # Installs are first seen, and events fall, inside the experiment's window (its start to now):
+    # an install seen before the start is excluded (`beforeStart`), and the rollups, by the hour,
+    # are read over the window widened to whole hours.
+    start = started_ms
     span = max(1, now_ms - start)
     installs, taps = [], []
     expected = {"installs": 0, "crossed": 0, "displayed": 0}
@@ -139,7 +150,8 @@ def data_set(started_ms, now_ms, seed=1):
         if rng.random() < RATES[variant]:
             converted = seen + int(rng.random() * (start + span - seen))
             taps.append((EXPERIMENT, "retry", variant, install, converted))
-        installs.append((EXPERIMENT, install, variant, seen, converted, crossed))
+        installs.append((EXPERIMENT, install, variant, seen, converted, crossed, PLATFORMS[n % 3], "en",
+                         APP_VERSIONS[n % len(APP_VERSIONS)]))
         expected["crossed" if crossed else "installs"] += 1
 
     def events():
@@ -151,14 +163,14 @@ def data_set(started_ms, now_ms, seed=1):
             return (f"00000000-0000-4000-8000-{made:012x}", kind, TEMPLATE, 1, None, "en", "ios", "6.0.0", action,
                     None, at, at + 150, 0, f"bench{made // 20:016x}", f"{EXPERIMENT}/{variant}", install)
 
-        for _, install, variant, seen, converted, crossed in installs:
+        for _, install, variant, seen, converted, crossed, *_ in installs:
             yield row("displayed", install, variant, seen)
             if crossed:
                 yield row("displayed", install, "b" if variant == "control" else "control", seen)
             if converted is not None:
                 yield row("actionTapped", install, variant, converted, "retry")
         while made < EVENTS:
-            _, install, variant, seen, _, crossed = installs[rng.randrange(len(installs))]
+            _, install, variant, seen, _, crossed, *_ = installs[rng.randrange(len(installs))]
             yield row("displayed", install, variant, seen + int(rng.random() * (start + span - seen)))
 
     first_pass = len(installs) + expected["crossed"] + len(taps)
@@ -170,7 +182,7 @@ def load_sqlite(data_dir, installs, taps, events):
     connection = sqlite3.connect(os.path.join(data_dir, "events.sqlite"), isolation_level=None)
     connection.execute("PRAGMA synchronous = OFF")
     connection.execute("BEGIN")
-    connection.executemany("INSERT INTO experiment_install VALUES (?, ?, ?, ?, ?, ?)", installs)
+    connection.executemany(f"INSERT INTO {INSTALL_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", installs)
     connection.executemany("INSERT INTO experiment_install_tap VALUES (?, ?, ?, ?, ?)", sorted(taps))
     placeholders = ", ".join("?" for _ in EVENT_COLUMNS)
     connection.executemany(f"INSERT INTO event ({', '.join(EVENT_COLUMNS)}) VALUES ({placeholders})", events())
@@ -207,8 +219,7 @@ def copy_into(state, table_columns, rows):
 
 
 def load_postgres(state, installs, taps, events):
-    copy_into(state, "experiment_install (experiment_id, install_id, variant, first_seen_at, converted_at, crossed)",
-              installs)
+    copy_into(state, INSTALL_COLUMNS, installs)
     copy_into(state, "experiment_install_tap (experiment_id, action_id, variant, install_id, first_tapped_at)", taps)
     # As an earlier release's events (seq: transaction << 16 + position, from old transaction
     # numbers), for the backfill to count.
@@ -254,26 +265,44 @@ def measure(store, work):
         log(f"{store}: loaded in {time.perf_counter() - loading:.0f} s; backfilling the rollups")
         server = Server(data_dir, url)
         wait_backfill(server)
-        times = []
+        times = {segment: [] for segment in SEGMENTS}
+        answers = {}
         for _ in range(QUERIES):
-            asked = time.perf_counter()
-            status, answer = server.request("GET", f"/v1/admin/experiments/{EXPERIMENT}/results")
-            times.append(time.perf_counter() - asked)
-            if status != 200:
-                sys.exit(f"results: {status} {answer[:300]!r}")
+            for segment in SEGMENTS:
+                path = f"/v1/admin/experiments/{EXPERIMENT}/results" + (f"?segment={segment}" if segment else "")
+                asked = time.perf_counter()
+                status, answer = server.request("GET", path)
+                times[segment].append(time.perf_counter() - asked)
+                if status != 200:
+                    sys.exit(f"results {path}: {status} {answer[:300]!r}")
+                answers[segment] = answer
         server.stop()
-        results = json.loads(answer)
+        results = json.loads(answers[None])
         counted = {"installs": sum(v["installs"] for v in results["variants"]),
                    "crossed": results["excludedInstalls"],
                    "displayed": sum(v["displayed"] for v in results["variants"])}
         if counted != expected:
             sys.exit(f"{store}: the results count {counted}, the data set holds {expected}")
-        p50, worst = percentile(times, 0.5) * 1000, max(times) * 1000
-        verdict = "ok" if worst <= GOAL * 1000 else "over the 100 ms goal"
-        return [(store, f"results of {INSTALLS:,} installs, {EVENTS:,} events",
-                 f"p50 {p50:.1f} ms, max {worst:.1f} ms",
-                 f"{verdict}; verdict {results['verdict']}"
-                 + (f" ({results['winner']})" if results.get("winner") else ""))]
+        rows = []
+        for segment in SEGMENTS:
+            segmented = json.loads(answers[segment])
+            what = f"results of {INSTALLS:,} installs, {EVENTS:,} events"
+            notes = ""
+            if segment:
+                parts = segmented["segments"]
+                summed = {"installs": sum(v["installs"] for p in parts for v in p["results"]["variants"]),
+                          "crossed": sum(p["results"]["excludedInstalls"] for p in parts)}
+                if summed != {"installs": expected["installs"], "crossed": expected["crossed"]} \
+                        or segmented["variants"] != results["variants"]:
+                    sys.exit(f"{store}: the {segment} segments count {summed}, the data set holds {expected}")
+                what += f", ?segment={segment} ({len(parts)} segments)"
+                notes = f"; {percentile(times[segment], 0.5) / percentile(times[None], 0.5):.1f}× the whole's p50"
+            p50, worst = percentile(times[segment], 0.5) * 1000, max(times[segment]) * 1000
+            verdict = "ok" if worst <= GOAL * 1000 else "over the 100 ms goal"
+            rows.append((store, what, f"p50 {p50:.1f} ms, max {worst:.1f} ms",
+                         f"{verdict}; verdict {segmented['verdict']}"
+                         + (f" ({segmented['winner']})" if segmented.get("winner") else "") + notes))
+        return rows
     finally:
         if store == "postgres":
             subprocess.run(["bash", POSTGRES, "stop", state], capture_output=True)

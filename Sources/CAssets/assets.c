@@ -186,6 +186,10 @@ static const unsigned char console_experiments_results_js[] = {
 #embed "../EmptyStateWeb/Console/experiments-results.js"
 };
 
+static const unsigned char console_experiments_segments_js[] = {
+#embed "../EmptyStateWeb/Console/experiments-segments.js"
+};
+
 static const unsigned char console_experiments_format_js[] = {
 #embed "../EmptyStateWeb/Console/experiments-format.js"
 };
@@ -265,6 +269,7 @@ static const struct {
     {"experiments-detail.js", console_experiments_detail_js, sizeof(console_experiments_detail_js)},
     {"experiments-variants.js", console_experiments_variants_js, sizeof(console_experiments_variants_js)},
     {"experiments-results.js", console_experiments_results_js, sizeof(console_experiments_results_js)},
+    {"experiments-segments.js", console_experiments_segments_js, sizeof(console_experiments_segments_js)},
     {"experiments-format.js", console_experiments_format_js, sizeof(console_experiments_format_js)},
     {"experiments-create.js", console_experiments_create_js, sizeof(console_experiments_create_js)},
     {"screen-changes.js", console_screen_changes_js, sizeof(console_screen_changes_js)},

@@ -49,7 +49,10 @@ extension EmptyStateClient {
                 // What was shown: the variant the service served this copy as, for this install.
                 experimentId: template.experiment?.id,
                 variant: template.experiment?.variant,
-                installId: template.experiment == nil ? nil : configuration.installID
+                installId: template.experiment == nil ? nil : configuration.installID,
+                // For the results' new-install segment: sent with the install id only.
+                installedAt: template.experiment == nil || configuration.installID == nil
+                    ? nil : configuration.installedAt
             )
         )
         if events.count >= configuration.eventBatchSize { doorbell.ring() }

@@ -22,6 +22,7 @@ extension QueuedEvent {
             experimentId: experimentId,
             variant: variant,
             installId: installId,
+            installedAt: installedAt,
             occurredAt: occurredAt,
             sentAt: sentAt
         )

@@ -22,7 +22,8 @@ public struct EmptyStateClientConfiguration: Sendable {
     public var installID: String?
     /// When this install was first launched (kept in the app's storage beside ``installID``), sent
     /// as `X-Installed-At` with ``installID``: an experiment that targets new installs admits an
-    /// install first launched at or after its start. `nil`: the install counts as not new.
+    /// install first launched at or after its start. `nil`: the install counts as not new. Also
+    /// sent with the events of a template in an experiment, for the results' new-install segment.
     public var installedAt: Date?
     /// A change request's preview token (an editor makes one in the console or with
     /// `POST /v1/admin/change-requests/{id}/preview-tokens`), for a QA build: every template is

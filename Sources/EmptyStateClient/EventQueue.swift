@@ -20,6 +20,9 @@ struct QueuedEvent: Sendable, Codable, Hashable {
     var experimentId: String?
     var variant: String?
     var installId: String?
+    /// When the install was first launched (the configuration's `installedAt`), with
+    /// `installId` (absent in events queued by earlier versions: decoded as `nil`).
+    var installedAt: Date?
 }
 
 /// The events not yet acknowledged by the service, in memory and in a file, so that they survive

@@ -172,6 +172,8 @@ package final class PostgresEventStore: EventStoring, GroupCommitting {
         var requestID: [String] = []
         var variant: [String] = []
         var installID: [String] = []
+        /// -1 for none (`$23`).
+        var installedAt: [Int64] = []
         var quarantineReceivedAt: [Int64] = []
         var quarantineReason: [String] = []
         var quarantinePayload: [String] = []
@@ -199,6 +201,7 @@ package final class PostgresEventStore: EventStoring, GroupCommitting {
                     requestID.append(event.requestID)
                     variant.append(event.variant ?? PostgresEventStore.absent)
                     installID.append(event.installID ?? PostgresEventStore.absent)
+                    installedAt.append(event.installedAt ?? -1)
                 }
                 for item in submission.quarantined {
                     quarantineReceivedAt.append(item.receivedAt)
@@ -374,13 +377,13 @@ extension PostgresEventStore {
                     NULLIF(etag, $21) AS etag, locale, platform, app_version,
                     NULLIF(action_id, $21) AS action_id, NULLIF(session_id, $21) AS session_id,
                     occurred_at, received_at, clock_skew_ms, request_id, NULLIF(variant, $21) AS variant,
-                    NULLIF(install_id, $21) AS install_id, n
+                    NULLIF(install_id, $21) AS install_id, NULLIF(installed_at, -1) AS installed_at, n
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::text[], $6::text[], $7::text[],
                     $8::text[], $9::text[], $10::text[], $11::int8[], $12::int8[], $13::int8[], $14::text[],
-                    $15::text[], $16::text[])
+                    $15::text[], $16::text[], $23::int8[])
                     WITH ORDINALITY AS e(id, type, template_id, revision, etag, locale, platform, app_version,
                         action_id, session_id, occurred_at, received_at, clock_skew_ms, request_id, variant,
-                        install_id, n)
+                        install_id, installed_at, n)
             )
             """
         let inserted = """
@@ -403,7 +406,7 @@ extension PostgresEventStore {
 
 extension PostgresEventStore.GroupCommitStatement {
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 22)
+        var bindings = PostgresBindings(capacity: 23)
         bindings.append(columns.id)
         bindings.append(columns.type)
         bindings.append(columns.templateID)
@@ -426,6 +429,7 @@ extension PostgresEventStore.GroupCommitStatement {
         bindings.append(columns.quarantineRequestID)
         bindings.append(PostgresEventStore.absent)
         bindings.append(columns.countsRollups)
+        bindings.append(columns.installedAt)
         return bindings
     }
 

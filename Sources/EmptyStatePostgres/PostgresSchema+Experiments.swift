@@ -42,4 +42,24 @@ extension PostgresSchema {
             "CREATE INDEX experiment_install_tap_by_install ON experiment_install_tap (experiment_id, install_id)",
         ]
     )
+
+    /// Version 12: the attributes an experiment's results are segmented by (`ExperimentSegment`):
+    /// each install's platform, locale, app version and install time (ms, as the app said), those
+    /// of its earliest event. Rows already
+    /// there, and rows a replica of an earlier release writes during a rolling upgrade, have none:
+    /// their installs are the "unknown" segment. Nullable columns without a default: adding them
+    /// rewrites nothing.
+    static let experimentSegments = Migration(
+        version: 12,
+        description: "the attributes of an experiment's install",
+        statements: [
+            """
+            ALTER TABLE experiment_install
+                ADD COLUMN platform TEXT COLLATE "C",
+                ADD COLUMN locale TEXT COLLATE "C",
+                ADD COLUMN app_version TEXT COLLATE "C",
+                ADD COLUMN installed_at BIGINT
+            """
+        ]
+    )
 }

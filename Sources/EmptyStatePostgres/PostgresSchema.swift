@@ -172,6 +172,7 @@ package enum PostgresSchema {
         webhooks,
         stringReviews,
         adminTokens,
+        experimentSegments,
     ]
 
     /// Why the schema cannot be used.

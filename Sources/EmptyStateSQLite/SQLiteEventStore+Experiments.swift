@@ -14,6 +14,7 @@ extension SQLiteEventStore {
         let tap = event.kind == .actionTapped ? event.occurredAt : nil
         try db.cachedStatement(sql: ExperimentExposureSQL.upsert).execute(arguments: [
             experimentID, installID, key, event.occurredAt, tap,
+            event.platform, event.locale, event.appVersion.isEmpty ? nil : event.appVersion, event.installedAt,
         ])
         if let tap, let action = event.actionID {
             try db.cachedStatement(sql: ExperimentExposureSQL.tap).execute(arguments: [
@@ -49,15 +50,31 @@ enum ExperimentExposureSQL {
         CREATE INDEX experiment_install_tap_by_install ON experiment_install_tap (experiment_id, install_id);
         """
 
+    /// The attributes an install's results are segmented by (`ExperimentSegment`), added by the
+    /// events migration v6: those of its earliest event.
+    static let segmentColumns = """
+        ALTER TABLE experiment_install ADD COLUMN platform TEXT;
+        ALTER TABLE experiment_install ADD COLUMN locale TEXT;
+        ALTER TABLE experiment_install ADD COLUMN app_version TEXT;
+        ALTER TABLE experiment_install ADD COLUMN installed_at INTEGER; -- ms since the epoch, as the app said
+        """
+
     /// First sight inserts; later, the row is written only when something changes (a crossing,
     /// a first conversion, an earlier event), so repeated displays cost a lookup, not a write.
+    /// An earlier event brings its attributes too: the row keeps those of the earliest event.
+    /// (In `SET`, every column read is the row's value before the update.)
     static let upsert = """
-        INSERT INTO experiment_install (experiment_id, install_id, variant, first_seen_at, converted_at, crossed)
-        VALUES (?, ?, ?, ?, ?, 0)
+        INSERT INTO experiment_install (experiment_id, install_id, variant, first_seen_at, converted_at, crossed,
+            platform, locale, app_version, installed_at)
+        VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
         ON CONFLICT (experiment_id, install_id) DO UPDATE SET
             crossed = crossed OR variant <> excluded.variant,
             first_seen_at = MIN(first_seen_at, excluded.first_seen_at),
-            converted_at = COALESCE(converted_at, excluded.converted_at)
+            converted_at = COALESCE(converted_at, excluded.converted_at),
+            platform = IIF(excluded.first_seen_at < first_seen_at, excluded.platform, platform),
+            locale = IIF(excluded.first_seen_at < first_seen_at, excluded.locale, locale),
+            app_version = IIF(excluded.first_seen_at < first_seen_at, excluded.app_version, app_version),
+            installed_at = IIF(excluded.first_seen_at < first_seen_at, excluded.installed_at, installed_at)
         WHERE (NOT crossed AND variant <> excluded.variant)
             OR (converted_at IS NULL AND excluded.converted_at IS NOT NULL)
             OR excluded.first_seen_at < first_seen_at
@@ -77,32 +94,70 @@ extension SQLiteEventStore {
         from: Int64,
         to: Int64
     ) throws(StoreError) -> ExperimentDailyCounts {
+        let whole = try segmentCounts(experimentID: experimentID, metric: metric, from: from, to: to, segment: nil)
+        return whole.first?.counts ?? ExperimentDailyCounts(days: [], excluded: .init())
+    }
+
+    package func experimentSegmentCounts(
+        experimentID: String,
+        metric: Experiment.Metric,
+        from: Int64,
+        to: Int64,
+        segment: ExperimentSegment
+    ) throws(StoreError) -> [ExperimentSegmentCounts] {
+        try segmentCounts(experimentID: experimentID, metric: metric, from: from, to: to, segment: segment)
+    }
+
+    /// The counts grouped by `segment`'s column, or as one group (value `nil`, always present)
+    /// when `segment` is `nil`.
+    private func segmentCounts(
+        experimentID: String,
+        metric: Experiment.Metric,
+        from: Int64,
+        to: Int64,
+        segment: ExperimentSegment?
+    ) throws(StoreError) -> [ExperimentSegmentCounts] {
+        let sql = ExperimentDailySQL(segment: segment, start: from)
         do {
             return try pool.read { db in
-                func rows(_ sql: String, _ arguments: StatementArguments) throws -> [(String, Int64, Int)] {
-                    try Row.fetchAll(db, sql: sql, arguments: arguments).map { ($0[0], $0[1], $0[2]) }
+                func rows(
+                    _ sql: String,
+                    _ arguments: StatementArguments
+                ) throws
+                    -> [(segment: String?, variant: String, day: Int64, count: Int)]
+                {
+                    try Row.fetchAll(db, sql: sql, arguments: arguments).map { ($0[0], $0[1], $0[2], $0[3]) }
                 }
                 let window: StatementArguments = [experimentID, from, to]
-                let installs = try rows(ExperimentDailySQL.installs, window)
+                let installs = try rows(sql.installs, window)
                 let conversions =
                     if let action = metric.convertingAction {
-                        try rows(ExperimentDailySQL.actionConversions, window + [action])
+                        try rows(sql.actionConversions, window + [action])
                     } else {
-                        try rows(ExperimentDailySQL.anyTapConversions, window)
+                        try rows(sql.anyTapConversions, window)
                     }
-                let row = try Row.fetchOne(db, sql: ExperimentDailySQL.excluded, arguments: window)
-                return ExperimentDailyCounts(
-                    installs: installs.map { (variant: $0.0, day: $0.1, count: $0.2) },
-                    conversions: conversions.map { (variant: $0.0, day: $0.1, count: $0.2) },
-                    excluded: .init(
-                        crossed: row?[0] ?? 0,
-                        override: row?[1] ?? 0,
-                        outsideTarget: row?[2] ?? 0,
-                        notAssigned: row?[3] ?? 0,
-                        beforeStart: row?[4] ?? 0,
-                        afterStop: row?[5] ?? 0
+                let excluded = try Row.fetchAll(db, sql: sql.excluded, arguments: window).map { row in
+                    (
+                        segment: row[0] as String?,
+                        exclusions: ExperimentDailyCounts.Exclusions(
+                            crossed: row[1] ?? 0,
+                            override: row[2] ?? 0,
+                            outsideTarget: row[3] ?? 0,
+                            notAssigned: row[4] ?? 0,
+                            beforeStart: row[5] ?? 0,
+                            afterStop: row[6] ?? 0
+                        )
                     )
+                }
+                let grouped = ExperimentSegmentCounts.group(
+                    installs: installs,
+                    conversions: conversions,
+                    excluded: excluded
                 )
+                if segment == nil, grouped.isEmpty {
+                    return [ExperimentSegmentCounts(value: nil, counts: .init(days: [], excluded: .init()))]
+                }
+                return grouped
             }
         } catch {
             throw .database("\(error)")
@@ -111,10 +166,21 @@ extension SQLiteEventStore {
 }
 
 /// The SQL of the results over time on SQLite (`?1` the experiment, `?2`–`?3` the window in ms,
-/// `?4` the metric's action). The installs that count are a range of
-/// `experiment_install_by_variant` (experiment, not crossed); each is read once per results read,
-/// so the cost grows with the experiment's installs, not its events.
-enum ExperimentDailySQL {
+/// `?4` the metric's action), each row led by its segment's value (`NULL` for the whole). The
+/// installs that count are a range of `experiment_install_by_variant` (experiment, not crossed);
+/// each is read once per results read, so the cost grows with the experiment's installs, not its
+/// events.
+struct ExperimentDailySQL {
+    /// The segment's value (`ExperimentSegment.expression`), or `NULL`: one group, the whole.
+    private let segment: String
+    /// `GROUP BY` of the excluded installs: by segment, or none (one row, also when empty).
+    private let excludedGrouping: String
+
+    init(segment: ExperimentSegment?, start: Int64) {
+        self.segment = segment.map { "(\($0.expression(start: start)))" } ?? "NULL"
+        excludedGrouping = segment == nil ? "" : "GROUP BY 1"
+    }
+
     /// An install that counts: not crossed, in the variant it is assigned (no `~`, `=` or `!`
     /// prefix: `ExperimentDailyCounts`), first seen in the window.
     private static let counted = """
@@ -122,34 +188,43 @@ enum ExperimentDailySQL {
             AND i.first_seen_at BETWEEN ?2 AND ?3
         """
 
-    static let installs = """
-        SELECT i.variant, i.first_seen_at / 86400000, COUNT(*) FROM experiment_install AS i
-        WHERE \(counted) GROUP BY 1, 2
+    var installs: String {
         """
+        SELECT \(segment), i.variant, i.first_seen_at / 86400000, COUNT(*) FROM experiment_install AS i
+        WHERE \(Self.counted) GROUP BY 1, 2, 3
+        """
+    }
 
-    static let anyTapConversions = """
-        SELECT i.variant, i.converted_at / 86400000, COUNT(*) FROM experiment_install AS i
-        WHERE \(counted) AND i.converted_at <= ?3 GROUP BY 1, 2
+    var anyTapConversions: String {
         """
+        SELECT \(segment), i.variant, i.converted_at / 86400000, COUNT(*) FROM experiment_install AS i
+        WHERE \(Self.counted) AND i.converted_at <= ?3 GROUP BY 1, 2, 3
+        """
+    }
 
     /// The install's first tap of the action in its variant (a counted install saw no other).
-    static let actionConversions = """
-        SELECT i.variant, t.first_tapped_at / 86400000, COUNT(*)
+    var actionConversions: String {
+        """
+        SELECT \(segment), i.variant, t.first_tapped_at / 86400000, COUNT(*)
         FROM experiment_install AS i JOIN experiment_install_tap AS t
             ON t.experiment_id = i.experiment_id AND t.action_id = ?4 AND t.variant = i.variant
                 AND t.install_id = i.install_id
-        WHERE \(counted) AND t.first_tapped_at <= ?3 GROUP BY 1, 2
+        WHERE \(Self.counted) AND t.first_tapped_at <= ?3 GROUP BY 1, 2, 3
         """
+    }
 
     /// Each excluded install once, by the first reason that applies.
-    static let excluded = """
+    var excluded: String {
+        """
         SELECT
+            \(segment),
             COALESCE(SUM(crossed = 1), 0),
             COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '='), 0),
             COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '!'), 0),
             COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) = '~'), 0),
             COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) NOT IN ('~', '=', '!') AND first_seen_at < ?2), 0),
             COALESCE(SUM(crossed = 0 AND substr(variant, 1, 1) NOT IN ('~', '=', '!') AND first_seen_at > ?3), 0)
-        FROM experiment_install WHERE experiment_id = ?1
+        FROM experiment_install AS i WHERE experiment_id = ?1 \(excludedGrouping)
         """
+    }
 }

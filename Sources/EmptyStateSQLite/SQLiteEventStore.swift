@@ -164,6 +164,12 @@ package final class SQLiteEventStore: Sendable, GroupCommitting {
                     """
             )
         }
+        migrator.registerMigration("v6: the attributes of an experiment's install") { db in
+            // Rows already there keep no attributes: their installs are the "unknown" segment
+            // (`ExperimentSegment`): the events they came from may be pruned, and an attribute
+            // read from a later event would not be the one the install entered with.
+            try db.execute(sql: ExperimentExposureSQL.segmentColumns)
+        }
         return migrator
     }
 

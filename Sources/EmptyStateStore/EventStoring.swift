@@ -63,6 +63,18 @@ package protocol EventStoring: Sendable {
         to: Int64
     ) throws(StoreError) -> ExperimentDailyCounts
 
+    /// `experimentDailyCounts` per value of an install attribute (`ExperimentSegment`): the same
+    /// counts and exclusions, each over the installs whose row holds that value (the attributes
+    /// of their earliest event; `nil` when unknown), in one snapshot. Segments without any
+    /// install are absent.
+    func experimentSegmentCounts(
+        experimentID: String,
+        metric: Experiment.Metric,
+        from: Int64,
+        to: Int64,
+        segment: ExperimentSegment
+    ) throws(StoreError) -> [ExperimentSegmentCounts]
+
     /// Events after the cursor `after`, oldest first.
     func events(after: Int64, limit: Int) throws(StoreError) -> [(cursor: Int64, event: AnalyticsEvent)]
 

@@ -110,14 +110,17 @@ struct EmptyStateClientTests {
         #expect(client.queuedEventCount == 2)
     }
 
-    @Test("events of a copy in an experiment carry its experiment, variant and the install id; others carry none")
+    @Test(
+        "events of a copy in an experiment carry its experiment, variant, the install id and install time; others none"
+    )
     func experimentEvents() throws {
         let client = EmptyStateClient(
             configuration: EmptyStateClientConfiguration(
                 baseURL: URL(string: "http://127.0.0.1:1")!,
                 appVersion: "1",
                 installID: "3f2c8d4e-51b7-4c1e-9a0d-6b2f7e8c9d10",
-                storageDirectory: nil
+                storageDirectory: nil,
+                installedAt: Date(timeIntervalSince1970: 1_795_000_000)
             ),
             transport: RecordingTransport()
         )
@@ -145,7 +148,9 @@ struct EmptyStateClientTests {
         #expect(events[0].experimentId == "retry-copy")
         #expect(events[0].variant == "b")
         #expect(events[0].installId == "3f2c8d4e-51b7-4c1e-9a0d-6b2f7e8c9d10")
+        #expect(events[0].installedAt == Date(timeIntervalSince1970: 1_795_000_000))
         #expect(events[1].experimentId == nil && events[1].variant == nil && events[1].installId == nil)
+        #expect(events[1].installedAt == nil)
     }
 }
 

@@ -16,6 +16,10 @@ holds. The experiments are created through the admin API; the console is driven 
               of them under both variants: the table shows the server's counts and rates, the
               crossed install excluded, the verdict the server's in its words, a day over time, the
               CSV link downloading with the console's session
+  segments    the same experiment per segment: the picker from the keyboard, a row group per
+              platform and a row per variant with the server's installs and verdict sentence, the
+              caveat that a segment's verdict is a hint, axe clean; by app version at 320 px,
+              nothing scrolls sideways
   overrides   QA overrides on a running experiment: an empty or malformed install id refused on its
               field (the server's 422), one added (stored, served its variant by the client API),
               shown in the summary, removed (back to its hashed variant); axe clean
@@ -71,10 +75,11 @@ VIEWER_EXPERIMENT = dict(experiment("viewer-view", "verifyIdentity", "verify", {
 REAL_EXPERIMENT = experiment("real-results", "somethingWentWrong", "retry", {"en": {"actions.retry": "Reload the page"}})
 
 
-def expose(server, experiment_id, template_id, action, installs, rates, seed=24):
+def expose(server, experiment_id, template_id, action, installs, rates, seed=24, platforms=("ios",)):
     """`installs` installs ask for `template_id` (the server assigns each its variant: the
     `experiment` member of the answer), are each displayed it once, and tap `action` with the
-    chance `rates[variant]`: real events, so the results are the server's own."""
+    chance `rates[variant]`: real events, so the results are the server's own. Install n reports
+    platform `platforms[n % len(platforms)]`."""
     chance = random.Random(seed)
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     events = []
@@ -85,7 +90,8 @@ def expose(server, experiment_id, template_id, action, installs, rates, seed=24)
         member = served.get("experiment")
         if status != 200 or not member or member["id"] != experiment_id:
             raise SystemExit(f"GET {template_id} as {install}: {status}, experiment {member}")
-        common = {"templateId": template_id, "revision": served["revision"], "locale": "en", "platform": "ios",
+        common = {"templateId": template_id, "revision": served["revision"], "locale": "en",
+                  "platform": platforms[index % len(platforms)],
                   "appVersion": "5.2.0", "occurredAt": now, "experimentId": experiment_id, "variant": member["variant"],
                   "installId": install}
         events.append({"id": str(uuid.uuid4()), "type": "displayed", **common})
@@ -328,7 +334,8 @@ class ExperimentChecks(Console):
         status, _, body = self.server.admin("PUT", "/experiments/real-results", started, {"If-Match": headers["ETag"]})
         if not check("real: started through the API", status == 200, body[:300]):
             return
-        expose(self.server, "real-results", "somethingWentWrong", "retry", 400, {"control": 0.15, "b": 0.3})
+        expose(self.server, "real-results", "somethingWentWrong", "retry", 400, {"control": 0.15, "b": 0.3},
+               platforms=("ios", "android"))
         # One install reports the other variant too (a reinstall, a bug in an app): it is crossed.
         _, _, body = self.server.request("GET", "/v1/templates/somethingWentWrong?locale=en", headers={"X-Install-ID": "real-results-install-00000"})
         served = json.loads(body)
@@ -365,6 +372,59 @@ class ExperimentChecks(Console):
         check("real: the CSV link downloads the rows with the console's session", csv[0] == 200
               and csv[1].startswith("date,variant,installs") and len(csv[1].strip().splitlines()) == 3, csv[:1] + [csv[1][:200]])
         self.axe(page, "experiment with real results")
+        context.close()
+
+    def segments(self):
+        """Results per segment of the running experiment `real` filled: the picker (by keyboard),
+        the table against the server's `?segment=` answer, the caveat, axe, and 320 px."""
+        check = self.check
+        status, _, body = self.server.admin("GET", "/experiments/real-results/results?segment=platform")
+        if not check("segments: the server answers per platform", status == 200, body[:300]):
+            return
+        answer = json.loads(body)
+        context, page = self.signed_in()
+        self.open(page, "/experiments/real-results", ".experiment-results[data-state=ready]")
+        section = page.locator(".experiment-segments")
+        check("segments: the section says a segment's verdict is a hint, not a result",
+              "hint, not a result" in (section.locator(".segments-caveat").text_content() or ""))
+        picker = page.get_by_label("Break the results down by")
+        picker.focus()
+        page.keyboard.press("ArrowDown")  # None → Platform, from the keyboard alone
+        page.wait_for_selector(".experiment-segments[data-state=ready] .segments-table", timeout=10000)
+        rows = page.evaluate("""() => [...document.querySelectorAll('.segments-table tbody')].flatMap(group =>
+            [...group.querySelectorAll('tr')].map(r => [group.dataset.segment, r.dataset.variant,
+                ...[...r.querySelectorAll('td')].map(c => c.textContent)]))""")
+        wanted = [[s["value"], v["key"]] for s in answer["segments"] for v in s["results"]["variants"]]
+        check("segments: a row group per platform (android, ios), a row per variant",
+              [row[:2] for row in rows] == wanted and [s["value"] for s in answer["segments"]] == ["android", "ios"],
+              (rows, wanted))
+        shown = page.evaluate("""() => [...document.querySelectorAll('.segments-table tbody tr')].map(r =>
+            [r.closest('tbody').dataset.segment, r.dataset.variant,
+             [...r.children].find(c => c.tagName === 'TH' && c.scope === 'row').nextElementSibling.textContent])""")
+        expected = [[s["value"], v["key"], f"{v['installs']:,}"] for s in answer["segments"] for v in s["results"]["variants"]]
+        check("segments: each row shows the server's installs", shown == expected, (shown, expected))
+        check("segments: the segments add up to the whole",
+              sum(v["installs"] for s in answer["segments"] for v in s["results"]["variants"])
+              == sum(v["installs"] for v in answer["variants"]) == 399)
+        verdicts = page.evaluate("() => [...document.querySelectorAll('.segments-table .verdict-cell')].map(c => c.title)")
+        check("segments: each segment's verdict is the server's sentence",
+              verdicts == [s["results"]["verdictText"] for s in answer["segments"]], verdicts)
+        check("segments: no stray text (\"null\", \"undefined\") in the section",
+              not any(word in section.text_content() for word in ("null", "undefined")), section.text_content()[-200:])
+        self.axe(page, "experiment results per platform")
+        page.keyboard.press("ArrowDown")  # → Locale
+        page.wait_for_function("document.querySelector('.segments-table caption')?.textContent.includes('locale')", timeout=10000)
+        check("segments: by locale, one segment (en)",
+              page.evaluate("() => [...document.querySelectorAll('.segments-table tbody')].map(g => g.dataset.segment)") == ["en"])
+        context.close()
+        context, page = self.signed_in(viewport={"width": 320, "height": 720})
+        self.open(page, "/experiments/real-results", ".experiment-results[data-state=ready]")
+        page.get_by_label("Break the results down by").select_option("appVersion")
+        page.wait_for_selector(".experiment-segments[data-state=ready] .segments-table", timeout=10000)
+        time.sleep(0.2)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        check("segments: at 320 px nothing scrolls sideways (the table scrolls in its region)", width <= 320, width)
+        self.axe(page, "experiment results per app version at 320 px")
         context.close()
 
     def json_editor(self):
@@ -650,7 +710,7 @@ def main():
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
             checks = ExperimentChecks(server, browser, results, axe, backend)
-            flows = [checks.render, checks.hostile, checks.real, checks.overrides, checks.verdicts, checks.json_editor, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
+            flows = [checks.render, checks.hostile, checks.real, checks.segments, checks.overrides, checks.verdicts, checks.json_editor, checks.viewer, checks.rtl, checks.csp, checks.lifecycle, checks.keyboard]
             if backend == "sqlite":  # the markup does not depend on the backend
                 flows.insert(3, checks.screens_axe)
             run_flows(flows, results, backend)

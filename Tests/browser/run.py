@@ -15,7 +15,9 @@ in light and dark; hostile copy saved through the admin API renders as text in t
 page and the web component; and the component itself from another origin (CORS, the same
 markup, the two log lines, the action event, events delivered when the page is left); and its
 `preview-token` attribute (a change request's copy beside live copy, no events from it, nothing
-rendered once the token is revoked).
+rendered once the token is revoked); its install id's kept time, sent as X-Installed-At, so an
+experiment targeting new installs admits a browser whose id it made now and not one whose id
+predates the kept time or the start.
 
 One browser, one page per locale and size: the gallery (/preview) puts every template in its own
 container side by side, so a locale's vectors cost two page loads. Prints a table and ends with
@@ -26,6 +28,7 @@ import json
 import re
 import sys
 import time
+from datetime import datetime, timezone
 
 from harness import OtherOrigin, Results, Server, axe_source, builtin_document, builtin_ids, chromium_path
 
@@ -338,6 +341,10 @@ class Checks:
         check = self.results.check
         logs = []
         page.on("console", lambda message: logs.append((message.type, message.text)))
+        sent = []  # (URL, X-Install-ID, X-Installed-At) of each template request
+        page.on("request", lambda request: sent.append((request.url, request.all_headers().get("x-install-id"),
+                                                          request.all_headers().get("x-installed-at")))
+                if "/v1/templates/" in request.url and request.method == "GET" else None)
         url = other.add(
             "/component.html",
             f"""<!doctype html><html lang="de"><head><meta charset="utf-8"><title>component</title>
@@ -370,6 +377,13 @@ class Checks:
         install = page.evaluate("localStorage.getItem('empty-state-install-id')") or ""
         check("component: an install id (a UUID) is made once and kept in localStorage",
               re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", install) is not None, install)
+        installed = page.evaluate("localStorage.getItem('empty-state-installed-at')") or ""
+        check("component: the id's birth is kept beside it (RFC 3339, to the second, within the last minute)",
+              re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", installed) is not None
+              and abs(time.time() - datetime.strptime(installed, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc).timestamp()) < 60,
+              installed)
+        check("component: every template request sends the install id and its time (X-Installed-At)",
+              len(sent) >= 2 and all((i, t) == (install, installed) for _, i, t in sent), sent)
         check("component: right-to-left from locale=ar", page.locator("#b .es").get_attribute("dir") == "rtl")
         check("component: the stylesheet linked once",
               page.evaluate("document.querySelectorAll('link[rel=stylesheet][href$=\"empty-state.css\"]').length") == 1)
@@ -403,6 +417,61 @@ class Checks:
               kinds == [("actionTapped", "connectionRefused", "de", "retry"),
                         ("displayed", "connectionRefused", "de", None),
                         ("displayed", "verifyIdentity", "ar", None)], kinds)
+        # An id kept by an earlier version of the component has no time: it is never called new.
+        page.goto(url)
+        page.wait_for_selector("#a .es", timeout=5000)
+        page.evaluate("localStorage.removeItem('empty-state-installed-at')")
+        sent.clear()
+        page.reload()
+        page.wait_for_selector("#a .es", timeout=5000)
+        check("component: an id without a kept time sends no X-Installed-At (and keeps its id)",
+              len(sent) >= 2 and all((i, t) == (install, None) for _, i, t in sent)
+              and page.evaluate("localStorage.getItem('empty-state-installed-at')") is None, sent)
+
+    def new_installs(self, browser, other):
+        """An experiment that targets new installs admits a browser whose install id the component
+        made now (it sends X-Installed-At), and not one whose id predates the component's kept time
+        or was made before the start."""
+        check = self.results.check
+        document = {
+            "id": "web-new-installs", "templateId": "noTransactions", "status": "draft", "coverage": 1,
+            "primaryMetric": {"type": "anyTap"}, "targeting": {"newInstalls": True},
+            "variants": [{"key": "control", "weight": 0.5},
+                         {"key": "b", "weight": 0.5, "strings": {"en": {"title": "No payments yet"}}}],
+        }
+        status, _, body = self.server.admin("PUT", "/experiments/web-new-installs", document, {"If-None-Match": "*"})
+        status, _, body = self.server.admin("PUT", "/experiments/web-new-installs", dict(document, status="running"),
+                                            {"If-Match": '"r1"'})
+        if not check("new installs: a running experiment targeting new installs", status == 200, body[:300]):
+            return
+        url = other.add(
+            "/new-installs.html",
+            f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>new installs</title>
+<script type="module" src="{self.server.url}/v1/web/assets/empty-state.js"></script></head>
+<body><main><empty-state id="n" template="noTransactions"></empty-state></main></body></html>""",
+        )
+
+        def served(stored):
+            """The experiment member the component rendered, with `stored` put in localStorage first."""
+            context = browser.new_context()
+            if stored:
+                context.add_init_script("".join(f"localStorage.setItem({json.dumps(k)}, {json.dumps(v)});"
+                                                for k, v in stored.items()))
+            page = context.new_page()
+            page.goto(url)
+            page.wait_for_selector("#n .es", timeout=5000)
+            member = page.evaluate("document.querySelector('#n .es').dataset.experimentId || null")
+            context.close()
+            return member
+
+        check("new installs: a browser whose id the component makes now is in the experiment",
+              served({}) == "web-new-installs")
+        check("new installs: an id kept without a time (an earlier component) is not new",
+              served({"empty-state-install-id": "legacy-browser-0001"}) is None)
+        check("new installs: an id made before the start is not new",
+              served({"empty-state-installed-at": "2020-01-01T00:00:00Z",
+                      "empty-state-install-id": "old-browser-0001"}) is None)
+        self.server.admin("PUT", "/experiments/web-new-installs", dict(document, status="stopped"), {"If-Match": '"r2"'})
 
     def preview(self, page, other):
         """`preview-token`: a change request's copy in one element, live copy in its neighbour,
@@ -494,6 +563,7 @@ def main():
             component_page = context.new_page()
             checks.component(component_page, other)
             checks.preview(context.new_page(), other)
+            checks.new_installs(browser, other)
             browser.close()
     finally:
         other.stop()

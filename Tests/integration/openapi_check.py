@@ -42,7 +42,8 @@ rewrites the review rules, and takes a change request through its life (open, co
 own approval, edit, rebase, schedule and cancel, publish, roll back).
 
 With an admin token it also creates a scratch experiment with a plan, starts it, reads its
-results and their CSV export, stops it, and asks the planning calculator both questions.
+results (whole and per segment, after a few installs report displays) and their CSV export, stops
+it, and asks the planning calculator both questions.
 
 It also validates every example in the document against its schema. One line per check; the last
 line is `N passed, M failed`; the exit status is 1 when anything failed.
@@ -1807,6 +1808,33 @@ def run_experiments(checker: Checker, token: str) -> None:
     run(Case("experiment results export unknown", "GET", "/v1/admin/experiments/nope-nope/results/export", 404,
              headers=auth, extra=[problem_type("unknown-experiment")]))
     run(Case("experiment results export no token", "GET", f"{one}/results/export", 401))
+    # A few installs on two platforms see it and report a display in the variant they were served
+    # (or, outside the coverage, control: excluded as not assigned), so the segments are not empty.
+    now = rfc3339(datetime.now(timezone.utc))
+    events = []
+    for n, platform in enumerate(["ios", "android", "ios", "web", "android", "ios"]):
+        install = f"{xid}-{n}"
+        served, parsed = run(Case("experiment served", "GET", "/v1/templates/noFavorites?locale=en", 200,
+                                  headers={"X-Install-ID": install}))
+        variant = (parsed or {}).get("experiment", {}).get("variant", "control") if isinstance(parsed, dict) else "control"
+        revision = parsed.get("revision", 1) if isinstance(parsed, dict) else 1
+        events.append({"id": str(uuid.uuid4()), "type": "displayed", "templateId": "noFavorites", "revision": revision,
+                       "locale": "en",
+                       "platform": platform, "appVersion": f"1.{n % 2}.0", "occurredAt": now,
+                       "experimentId": xid, "variant": variant, "installId": install})
+    run(Case("experiment events", "POST", "/v1/events", 202, headers={"Content-Type": "application/json"},
+             body=json.dumps({"events": events}).encode("utf-8"),
+             extra=[body_field("all accepted", lambda body: body["accepted"] == len(events))]))
+    for segment in ["platform", "locale", "appVersion"]:
+        run(Case(f"experiment results by {segment}", "GET", f"{one}/results?segment={segment}", 200, headers=auth,
+                 extra=[body_field("segments, each with its results",
+                                   lambda body: body["segments"] and all("verdict" in s["results"] for s in body["segments"]))]))
+    run(Case("experiment results by platform: three platforms", "GET", f"{one}/results?segment=platform", 200,
+             headers=auth, extra=[body_field("android, ios, web", lambda body: [s["value"] for s in body["segments"]]
+                                             == ["android", "ios", "web"])]))
+    run(Case("experiment results, unknown segment", "GET", f"{one}/results?segment=country", 400, headers=auth,
+             extra=[problem_type("invalid-parameter"), first_error_parameter("segment")]))
+    run(Case("experiment results, unknown segment", "HEAD", f"{one}/results?segment=country", 400, headers=auth))
     run(Case("experiment stop", "PUT", one, 200, headers={**as_json, "If-Match": '"r2"'}, body=document("stopped")))
     run(Case("experiment results (stopped)", "GET", f"{one}/results", 200, headers=auth))
 

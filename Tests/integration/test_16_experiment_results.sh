@@ -82,7 +82,10 @@ expect_eq "served: the split is about even ($xr_b in b)" true "$([ "$xr_b" -gt 4
 expect_eq "served: an install gets the same variant again" "$(sed -n 7p "$xr_served")" "$(xr_fetch_as 7 7)"
 
 # Their events: every install displayed it; control installs numbered 0 mod 10 tap retry, b
-# installs numbered 0–2 mod 10 tap retry and 5 mod 10 tap back (not the metric).
+# installs numbered 0–2 mod 10 tap retry and 5 mod 10 tap back (not the metric). Installs numbered
+# 3 mod 4 are on Android, the others on iOS; those numbered 2 mod 4 run app version 10.1.0, the
+# others 6.0.0; those numbered 0 mod 5 were installed in 2020, 1 mod 5 do not say, the others now
+# (for the results per segment).
 xr_prefix=$(printf '%08x' "$((RANDOM * 32768 + RANDOM))")
 xr_now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 xr_events="$WORK/xr-events.ndjson"
@@ -91,9 +94,12 @@ jq -Rrc --arg p "$xr_prefix" --arg t "$xr_now" --arg template "$XR_TEMPLATE" '
     | . as $i
     | def ev($kind; $type): {
           id: "\($p)-0000-4000-\($kind)-\(("000000000000" + ($i.n | tostring))[-12:])",
-          type: $type, templateId: $template, revision: 1, locale: "en", platform: "ios",
-          appVersion: "6.0.0", occurredAt: $t,
-          experimentId: "results-e2e", variant: $i.variant, installId: $i.install};
+          type: $type, templateId: $template, revision: 1, locale: "en",
+          platform: (if $i.n % 4 == 3 then "android" else "ios" end),
+          appVersion: (if $i.n % 4 == 2 then "10.1.0" else "6.0.0" end), occurredAt: $t,
+          experimentId: "results-e2e", variant: $i.variant, installId: $i.install}
+          + (if $i.n % 5 == 0 then {installedAt: "2020-01-01T00:00:00Z"} elif $i.n % 5 == 1 then {}
+             else {installedAt: $t} end);
       ev("8000"; "displayed"),
       (if ($i.variant == "control" and $i.n % 10 == 0) or ($i.variant == "b" and $i.n % 10 < 3)
        then ev("8001"; "actionTapped") + {actionId: "retry"} else empty end),
@@ -158,6 +164,55 @@ expect_eq "results: the verdict in words names b" true "$(json '.verdictText | t
 expect_eq "results: no plan, no progress" "null null" "$(json '"\(.plan) \(.progress)"')"
 expect_eq "results: over time, one day so far with every install" "1 $xr_control_installs $xr_b_installs" \
     "$(json '"\(.timeline | length) \(.timeline[-1].variants[0].installs) \(.timeline[-1].variants[1].installs)"')"
+
+# Per segment: the same results for each platform, adding up to the whole.
+xr_whole="$WORK/xr-whole.json"
+cp "$BODY" "$xr_whole"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=platform"
+expect_eq "segments: 200, by platform, android then ios" "200 platform android,ios" \
+    "$STATUS $(json .segment) $(json '[.segments[].value] | join(",")')"
+expect_eq "segments: the whole is the same as without a segment" \
+    "$(jq -c '[.variants[] | [.key, .installs, .conversions]]' "$xr_whole")" \
+    "$(jq -c '[.variants[] | [.key, .installs, .conversions]]' "$BODY")"
+expect_eq "segments: installs and conversions per variant add up to the whole" \
+    "$(jq -c '[.variants[] | [.key, .installs, .conversions]]' "$xr_whole")" \
+    "$(jq -c '[.segments[].results.variants[]] | group_by(.key) | map([.[0].key, (map(.installs) | add), (map(.conversions) | add)]) | sort_by(.[0] != "control")' "$BODY")"
+xr_android=$(awk -F'\t' 'substr($1, 4) % 4 == 3' "$xr_served" | wc -l)
+expect_eq "segments: android has every install numbered 3 mod 4" "$xr_android" \
+    "$(json '[.segments[] | select(.value == "android") | .results.variants[].installs] | add')"
+expect_eq "segments: the crossed install (xr-1, on iOS) is excluded in ios" "0 1" \
+    "$(json '[.segments[] | .results.excluded.crossed] | map(tostring) | join(" ")')"
+expect_eq "segments: each has a sequential verdict, and no events from the rollups" "true true" \
+    "$(json '[.segments[].results | (.verdict | length > 0) and (.variants[1].sequential != null)] | all'\
+) $(json '[.segments[].results.variants[] | has("displayed") or has("tapped")] | any | not')"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=appVersion"
+expect_eq "segments: app versions in SemVer order (6.0.0 before 10.1.0)" "200 6.0.0,10.1.0" \
+    "$STATUS $(json '[.segments[].value] | join(",")')"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=locale"
+expect_eq "segments: one locale" "200 en" "$STATUS $(json '[.segments[].value] | join(",")')"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=newInstall"
+xr_new_expected=$(awk -F'\t' 'substr($1, 4) % 5 >= 2' "$xr_served" | wc -l)
+expect_eq "segments: existing and new installs (installed at or after the start), unknown last" \
+    "200 existing,new,unknown $xr_new_expected" \
+    "$STATUS $(json '.segments | map(.value // "unknown") | join(",")') $(json '[.segments[] | select(.value == "new") | .results.variants[].installs] | add')"
+jq -cn --arg p "$xr_prefix" --arg t "$xr_now" --arg template "$XR_TEMPLATE" '{
+    id: "\($p)-0000-4000-8004-000000000001", type: "displayed", templateId: $template, revision: 1,
+    locale: "en", platform: "ios", appVersion: "6.0.0", occurredAt: $t,
+    experimentId: "results-e2e", variant: "b", installId: "xr-bad-installed", installedAt: "yesterday"}' \
+    >"$WORK/xr-bad-installed.ndjson"
+expect_eq "events: an installedAt that is not RFC 3339 is rejected" "202 0 0 1" "$(xr_post "$WORK/xr-bad-installed.ndjson")"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results/export?segment=platform"
+expect_eq "export per segment: a segment column, a row per segment and variant" \
+    "200 segment,date,variant,installs android,control ios,b" \
+    "$STATUS $(head -n 1 "$BODY" | cut -d, -f1-4) $(sed -n 2p "$BODY" | cut -d, -f1,3) $(tail -n 1 "$BODY" | cut -d, -f1,3)"
+expect_eq "export per segment: 5 lines (a header, 2 segments × 2 variants)" 5 "$(wc -l <"$BODY")"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results/export?segment=country"
+expect_eq "export per segment: an unknown segment is 400 naming the parameter" "400 segment" \
+    "$STATUS $(json '.errors[0].parameter')"
+fetch -H "$XR_AUTH" "$XR_API/results-e2e/results?segment=country"
+expect_eq "segments: an unknown segment is 400 naming the parameter" "400 invalid-parameter segment" \
+    "$STATUS $(json '.type | ltrimstr("urn:empty-state:problem:")') $(json '.errors[0].parameter')"
+
 fetch -H "$XR_AUTH" "$XR_API/results-e2e/results/export"
 expect_eq "export: CSV, a header and a row per variant" "200 text/csv; charset=utf-8 3" \
     "$STATUS $(header Content-Type) $(wc -l <"$BODY")"

@@ -22810,6 +22810,18 @@ internal struct Client: APIProtocol {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
+    /// With `segment` (`platform`, `locale`, `appVersion` or `newInstall`), also `segment` and `segments`: the
+    /// results of each value of that install attribute, each in the shape of the whole, made
+    /// the same way from the installs in it only. An install is in the segment of its earliest
+    /// event in the experiment (an app update does not move it), so the segments add up to the
+    /// whole; installs whose attribute is not known (counted before the service kept it, or an
+    /// event without an app version) are in one segment with `value` `null`, listed last. A
+    /// segment's variants have no `displayed` and `tapped` (the analytics rollups do not keep
+    /// the install's attributes) and its plan no `expectedDuration`; its verdict is judged
+    /// against the whole experiment's plan. Several segments are several comparisons: a
+    /// segment's verdict is a hint to test in an experiment of its own, not a result. Another
+    /// `segment`: `400 invalid-parameter` naming it.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
@@ -22833,6 +22845,13 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "segment",
+                    value: input.query.segment
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
@@ -22880,13 +22899,25 @@ internal struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.MalformedPath.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
+                    let headers: Components.Responses.AdminBadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.AdminBadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.MalformedPath.Body
+                    let body: Components.Responses.AdminBadRequest.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -23183,6 +23214,13 @@ internal struct Client: APIProtocol {
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
                 )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "segment",
+                    value: input.query.segment
+                )
                 return (request, nil)
             },
             deserializer: { response, responseBody in
@@ -23309,7 +23347,10 @@ internal struct Client: APIProtocol {
     /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
     /// the comparison's cells are empty on control's rows and before the minimum installs. A
     /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
-    /// formula. Viewer role and up.
+    /// formula. With `segment`, a first column `segment` holds each segment's value (empty for
+    /// the unknown one; one that starts with `=`, `+`, `-` or `@` starts with `'`), and each
+    /// segment's rows follow the other's, in the order of `GET …/results?segment=`. Another
+    /// `segment`: `400 invalid-parameter`. Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
@@ -23334,6 +23375,13 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "segment",
+                    value: input.query.segment
                 )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
@@ -23391,13 +23439,25 @@ internal struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.MalformedPath.Headers = .init(xRequestID: try converter.getRequiredHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
+                    let headers: Components.Responses.AdminBadRequest.Headers = .init(
+                        xRequestID: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        ),
+                        cacheControl: try converter.getRequiredHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Cache-Control",
+                            as: Components.Headers.CacheControlNoStore.self
+                        ),
+                        connection: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Connection",
+                            as: Components.Responses.AdminBadRequest.Headers.ConnectionPayload.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.MalformedPath.Body
+                    let body: Components.Responses.AdminBadRequest.Body
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
@@ -23693,6 +23753,13 @@ internal struct Client: APIProtocol {
                     in: &request.headerFields,
                     name: "X-Request-ID",
                     value: input.headers.xRequestID
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "segment",
+                    value: input.query.segment
                 )
                 return (request, nil)
             },

@@ -465,6 +465,19 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/parameters/AnalyticsTemplateId`.
         internal typealias AnalyticsTemplateId = Swift.String
+        /// Also break the results down by this install attribute: `platform`, `locale`,
+        /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+        /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+        /// start, `existing` before). Any other value: `400 invalid-parameter`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+        internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+            case platform = "platform"
+            case locale = "locale"
+            case appVersion = "appVersion"
+            case newInstall = "newInstall"
+        }
         /// Also count per `template` (id), `action` (taps only), `locale`, `platform`, `appVersion`
         /// or `day` (of `occurredAt`, UTC, `YYYY-MM-DD`). Any other value: `400 invalid-parameter`.
         ///

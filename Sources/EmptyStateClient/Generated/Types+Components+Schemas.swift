@@ -4462,6 +4462,13 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Event/installId`.
             internal var installId: Swift.String?
+            /// When the install was first launched (RFC 3339), as sent in `X-Installed-At`. Kept
+            /// with the install's experiment exposure (from its earliest event), for the results'
+            /// new-install segment; not stored with the event. Not RFC 3339: the event is rejected.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Event/installedAt`.
+            internal var installedAt: Foundation.Date?
             /// When it happened, by the device's clock (RFC 3339, any offset). After the skew
             /// correction it may be at most 5 minutes after receipt and no older than the retention
             /// period; otherwise the event is rejected.
@@ -4492,6 +4499,7 @@ extension Components {
             ///   - experimentId: The copy experiment the copy shown belongs to (the template's `experiment.id`). Comes
             ///   - variant: The variant shown (the template's `experiment.variant`); comes with `experimentId`.
             ///   - installId: The install's id, as sent in `X-Install-ID` (1–128 printable ASCII characters);
+            ///   - installedAt: When the install was first launched (RFC 3339), as sent in `X-Installed-At`. Kept
             ///   - occurredAt: When it happened, by the device's clock (RFC 3339, any offset). After the skew
             ///   - sentAt: The device's clock when the request was sent. When present, `receivedAt − sentAt` is
             internal init(
@@ -4508,6 +4516,7 @@ extension Components {
                 experimentId: Swift.String? = nil,
                 variant: Swift.String? = nil,
                 installId: Swift.String? = nil,
+                installedAt: Foundation.Date? = nil,
                 occurredAt: Foundation.Date,
                 sentAt: Foundation.Date? = nil
             ) {
@@ -4524,6 +4533,7 @@ extension Components {
                 self.experimentId = experimentId
                 self.variant = variant
                 self.installId = installId
+                self.installedAt = installedAt
                 self.occurredAt = occurredAt
                 self.sentAt = sentAt
             }
@@ -4541,6 +4551,7 @@ extension Components {
                 case experimentId
                 case variant
                 case installId
+                case installedAt
                 case occurredAt
                 case sentAt
             }
@@ -8244,6 +8255,27 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/timeline`.
             internal var timeline: [Components.Schemas.ExperimentResultsPoint]
+            /// The attribute the results are broken down by (with `?segment=` only).
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/segment`.
+            internal enum SegmentPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case platform = "platform"
+                case locale = "locale"
+                case appVersion = "appVersion"
+                case newInstall = "newInstall"
+            }
+            /// The attribute the results are broken down by (with `?segment=` only).
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/segment`.
+            internal var segment: Components.Schemas.AdminExperimentResults.SegmentPayload?
+            /// With `?segment=` only: one entry per value of the attribute that has installs (counted
+            /// or excluded), known values first (app versions in SemVer order, others by their
+            /// bytes), the unknown one (`value` `null`) last. Each entry's `results` has no `segment`
+            /// or `segments` of its own.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/AdminExperimentResults/segments`.
+            internal var segments: [Components.Schemas.ExperimentSegmentResults]?
             /// Creates a new `AdminExperimentResults`.
             ///
             /// - Parameters:
@@ -8267,6 +8299,8 @@ extension Components {
             ///   - progress: The installs so far against the plan's sequential installs; absent without a plan.
             ///   - variants: In the experiment's order, control first.
             ///   - timeline: Results over time: one point per UTC day from the start to now (or the stop), each
+            ///   - segment: The attribute the results are broken down by (with `?segment=` only).
+            ///   - segments: With `?segment=` only: one entry per value of the attribute that has installs (counted
             internal init(
                 experimentId: Swift.String,
                 templateId: Swift.String,
@@ -8287,7 +8321,9 @@ extension Components {
                 plan: Components.Schemas.ExperimentResultsPlan? = nil,
                 progress: Components.Schemas.AdminExperimentResults.ProgressPayload? = nil,
                 variants: [Components.Schemas.ExperimentVariantResult],
-                timeline: [Components.Schemas.ExperimentResultsPoint]
+                timeline: [Components.Schemas.ExperimentResultsPoint],
+                segment: Components.Schemas.AdminExperimentResults.SegmentPayload? = nil,
+                segments: [Components.Schemas.ExperimentSegmentResults]? = nil
             ) {
                 self.experimentId = experimentId
                 self.templateId = templateId
@@ -8309,6 +8345,8 @@ extension Components {
                 self.progress = progress
                 self.variants = variants
                 self.timeline = timeline
+                self.segment = segment
+                self.segments = segments
             }
             internal enum CodingKeys: String, CodingKey {
                 case experimentId
@@ -8331,6 +8369,8 @@ extension Components {
                 case progress
                 case variants
                 case timeline
+                case segment
+                case segments
             }
             internal init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -8414,6 +8454,898 @@ extension Components {
                     [Components.Schemas.ExperimentResultsPoint].self,
                     forKey: .timeline
                 )
+                self.segment = try container.decodeIfPresent(
+                    Components.Schemas.AdminExperimentResults.SegmentPayload.self,
+                    forKey: .segment
+                )
+                self.segments = try container.decodeIfPresent(
+                    [Components.Schemas.ExperimentSegmentResults].self,
+                    forKey: .segments
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "experimentId",
+                    "templateId",
+                    "status",
+                    "primaryMetric",
+                    "minimumInstallsPerVariant",
+                    "enoughData",
+                    "excludedInstalls",
+                    "excluded",
+                    "sampleRatio",
+                    "verdict",
+                    "winner",
+                    "verdictText",
+                    "warnings",
+                    "guardrails",
+                    "fixedHorizonVerdict",
+                    "fixedHorizonWinner",
+                    "plan",
+                    "progress",
+                    "variants",
+                    "timeline",
+                    "segment",
+                    "segments"
+                ])
+            }
+        }
+        /// A segment's results: the members of `AdminExperimentResults` (the same definitions),
+        /// without `segment` and `segments`.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody`.
+        internal struct ExperimentSegmentResultsBody: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/experimentId`.
+            internal var experimentId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/templateId`.
+            internal var templateId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/status`.
+            internal enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case draft = "draft"
+                case running = "running"
+                case stopped = "stopped"
+                case shipped = "shipped"
+            }
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/status`.
+            internal var status: Components.Schemas.ExperimentSegmentResultsBody.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/primaryMetric`.
+            internal struct PrimaryMetricPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/primaryMetric/type`.
+                internal enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case tap = "tap"
+                    case anyTap = "anyTap"
+                }
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/primaryMetric/type`.
+                internal var _type: Components.Schemas.ExperimentSegmentResultsBody.PrimaryMetricPayload._TypePayload
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/primaryMetric/action`.
+                internal var action: Swift.String?
+                /// Creates a new `PrimaryMetricPayload`.
+                ///
+                /// - Parameters:
+                ///   - _type:
+                ///   - action:
+                internal init(
+                    _type: Components.Schemas.ExperimentSegmentResultsBody.PrimaryMetricPayload._TypePayload,
+                    action: Swift.String? = nil
+                ) {
+                    self._type = _type
+                    self.action = action
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case _type = "type"
+                    case action
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self._type = try container.decode(
+                        Components.Schemas.ExperimentSegmentResultsBody.PrimaryMetricPayload._TypePayload.self,
+                        forKey: ._type
+                    )
+                    self.action = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .action
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "type",
+                        "action"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/primaryMetric`.
+            internal var primaryMetric: Components.Schemas.ExperimentSegmentResultsBody.PrimaryMetricPayload
+            /// The installs every variant needs before a verdict other than `collecting`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/minimumInstallsPerVariant`.
+            internal var minimumInstallsPerVariant: Swift.Int
+            /// Whether every variant has `minimumInstallsPerVariant` installs.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/enoughData`.
+            internal var enoughData: Swift.Bool
+            /// The installs left out of every count, all reasons together (`excluded`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excludedInstalls`.
+            internal var excludedInstalls: Swift.Int
+            /// The installs left out of every count, each once, by the first reason that applies:
+            /// seen in more than one variant (`crossed`); forced to its variant by a QA override
+            /// (`override`); reported from outside the experiment's target (`outsideTarget`: its
+            /// platform, locale or app version); reported in a variant the assignment does
+            /// not give it (`notAssigned`: a forged report, an install outside the coverage); first
+            /// seen before the start (`beforeStart`: while a draft); first seen after the stop
+            /// (`afterStop`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excluded`.
+            internal struct ExcludedPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excluded/crossed`.
+                internal var crossed: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excluded/override`.
+                internal var override: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excluded/outsideTarget`.
+                internal var outsideTarget: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excluded/notAssigned`.
+                internal var notAssigned: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excluded/beforeStart`.
+                internal var beforeStart: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excluded/afterStop`.
+                internal var afterStop: Swift.Int
+                /// Creates a new `ExcludedPayload`.
+                ///
+                /// - Parameters:
+                ///   - crossed:
+                ///   - override:
+                ///   - outsideTarget:
+                ///   - notAssigned:
+                ///   - beforeStart:
+                ///   - afterStop:
+                internal init(
+                    crossed: Swift.Int,
+                    override: Swift.Int,
+                    outsideTarget: Swift.Int,
+                    notAssigned: Swift.Int,
+                    beforeStart: Swift.Int,
+                    afterStop: Swift.Int
+                ) {
+                    self.crossed = crossed
+                    self.override = override
+                    self.outsideTarget = outsideTarget
+                    self.notAssigned = notAssigned
+                    self.beforeStart = beforeStart
+                    self.afterStop = afterStop
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case crossed
+                    case override
+                    case outsideTarget
+                    case notAssigned
+                    case beforeStart
+                    case afterStop
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.crossed = try container.decode(
+                        Swift.Int.self,
+                        forKey: .crossed
+                    )
+                    self.override = try container.decode(
+                        Swift.Int.self,
+                        forKey: .override
+                    )
+                    self.outsideTarget = try container.decode(
+                        Swift.Int.self,
+                        forKey: .outsideTarget
+                    )
+                    self.notAssigned = try container.decode(
+                        Swift.Int.self,
+                        forKey: .notAssigned
+                    )
+                    self.beforeStart = try container.decode(
+                        Swift.Int.self,
+                        forKey: .beforeStart
+                    )
+                    self.afterStop = try container.decode(
+                        Swift.Int.self,
+                        forKey: .afterStop
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "crossed",
+                        "override",
+                        "outsideTarget",
+                        "notAssigned",
+                        "beforeStart",
+                        "afterStop"
+                    ])
+                }
+            }
+            /// The installs left out of every count, each once, by the first reason that applies:
+            /// seen in more than one variant (`crossed`); forced to its variant by a QA override
+            /// (`override`); reported from outside the experiment's target (`outsideTarget`: its
+            /// platform, locale or app version); reported in a variant the assignment does
+            /// not give it (`notAssigned`: a forged report, an install outside the coverage); first
+            /// seen before the start (`beforeStart`: while a draft); first seen after the stop
+            /// (`afterStop`).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/excluded`.
+            internal var excluded: Components.Schemas.ExperimentSegmentResultsBody.ExcludedPayload
+            /// χ² goodness of fit of the installs per variant against the weights.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/sampleRatio`.
+            internal struct SampleRatioPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/sampleRatio/chiSquare`.
+                internal var chiSquare: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/sampleRatio/pValue`.
+                internal var pValue: Swift.Double
+                /// Whether p < 0.001, the split is broken: no other figure can be trusted.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/sampleRatio/mismatch`.
+                internal var mismatch: Swift.Bool
+                /// Creates a new `SampleRatioPayload`.
+                ///
+                /// - Parameters:
+                ///   - chiSquare:
+                ///   - pValue:
+                ///   - mismatch: Whether p < 0.001, the split is broken: no other figure can be trusted.
+                internal init(
+                    chiSquare: Swift.Double,
+                    pValue: Swift.Double,
+                    mismatch: Swift.Bool
+                ) {
+                    self.chiSquare = chiSquare
+                    self.pValue = pValue
+                    self.mismatch = mismatch
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case chiSquare
+                    case pValue
+                    case mismatch
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.chiSquare = try container.decode(
+                        Swift.Double.self,
+                        forKey: .chiSquare
+                    )
+                    self.pValue = try container.decode(
+                        Swift.Double.self,
+                        forKey: .pValue
+                    )
+                    self.mismatch = try container.decode(
+                        Swift.Bool.self,
+                        forKey: .mismatch
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "chiSquare",
+                        "pValue",
+                        "mismatch"
+                    ])
+                }
+            }
+            /// χ² goodness of fit of the installs per variant against the weights.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/sampleRatio`.
+            internal var sampleRatio: Components.Schemas.ExperimentSegmentResultsBody.SampleRatioPayload
+            /// The sequential verdict, valid however often the results are read: `collecting` (a
+            /// draft, or a variant below the minimum), `sample-ratio-mismatch`, `winner` (a
+            /// variant's confidence sequence lies above 0; control when every variant's lies below),
+            /// `no-detectable-difference` (the planned installs reached without a winner),
+            /// `keep-running` while running, `inconclusive` once stopped without any of these.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/verdict`.
+            internal enum VerdictPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case collecting = "collecting"
+                case sampleRatioMismatch = "sample-ratio-mismatch"
+                case keepRunning = "keep-running"
+                case winner = "winner"
+                case noDetectableDifference = "no-detectable-difference"
+                case inconclusive = "inconclusive"
+            }
+            /// The sequential verdict, valid however often the results are read: `collecting` (a
+            /// draft, or a variant below the minimum), `sample-ratio-mismatch`, `winner` (a
+            /// variant's confidence sequence lies above 0; control when every variant's lies below),
+            /// `no-detectable-difference` (the planned installs reached without a winner),
+            /// `keep-running` while running, `inconclusive` once stopped without any of these.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/verdict`.
+            internal var verdict: Components.Schemas.ExperimentSegmentResultsBody.VerdictPayload
+            /// With `verdict` `winner`, the variant's key.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/winner`.
+            internal var winner: Swift.String?
+            /// The verdict in words for a product manager, warnings included.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/verdictText`.
+            internal var verdictText: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/WarningsPayload`.
+            internal struct WarningsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/WarningsPayload/kind`.
+                internal enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case guardrailHarmed = "guardrail-harmed"
+                    case differenceChangedOverTime = "difference-changed-over-time"
+                }
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/WarningsPayload/kind`.
+                internal var kind: Components.Schemas.ExperimentSegmentResultsBody.WarningsPayloadPayload.KindPayload
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/WarningsPayload/variant`.
+                internal var variant: Swift.String
+                /// With `guardrail-harmed`, the guardrail's action.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/WarningsPayload/guardrail`.
+                internal var guardrail: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/WarningsPayload/message`.
+                internal var message: Swift.String
+                /// Creates a new `WarningsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - kind:
+                ///   - variant:
+                ///   - guardrail: With `guardrail-harmed`, the guardrail's action.
+                ///   - message:
+                internal init(
+                    kind: Components.Schemas.ExperimentSegmentResultsBody.WarningsPayloadPayload.KindPayload,
+                    variant: Swift.String,
+                    guardrail: Swift.String? = nil,
+                    message: Swift.String
+                ) {
+                    self.kind = kind
+                    self.variant = variant
+                    self.guardrail = guardrail
+                    self.message = message
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case kind
+                    case variant
+                    case guardrail
+                    case message
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.kind = try container.decode(
+                        Components.Schemas.ExperimentSegmentResultsBody.WarningsPayloadPayload.KindPayload.self,
+                        forKey: .kind
+                    )
+                    self.variant = try container.decode(
+                        Swift.String.self,
+                        forKey: .variant
+                    )
+                    self.guardrail = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .guardrail
+                    )
+                    self.message = try container.decode(
+                        Swift.String.self,
+                        forKey: .message
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "kind",
+                        "variant",
+                        "guardrail",
+                        "message"
+                    ])
+                }
+            }
+            /// A difference that changed over time, a guardrail harmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/warnings`.
+            internal typealias WarningsPayload = [Components.Schemas.ExperimentSegmentResultsBody.WarningsPayloadPayload]
+            /// A difference that changed over time, a guardrail harmed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/warnings`.
+            internal var warnings: Components.Schemas.ExperimentSegmentResultsBody.WarningsPayload
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload`.
+            internal struct GuardrailsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/key`.
+                internal var key: Swift.String
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/harm`.
+                internal enum HarmPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case increase = "increase"
+                    case decrease = "decrease"
+                }
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/harm`.
+                internal var harm: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.HarmPayload
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/state`.
+                internal enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case harmed = "harmed"
+                    case notHarmed = "not-harmed"
+                    case inconclusive = "inconclusive"
+                }
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/state`.
+                internal var state: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.StatePayload
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload`.
+                internal struct VariantsPayloadPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/variant`.
+                    internal var variant: Swift.String
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/controlRate`.
+                    internal var controlRate: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/rate`.
+                    internal var rate: Swift.Double
+                    /// The difference of the rates, signed so that positive is harm.
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/harm`.
+                    internal var harm: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/lowerBound`.
+                    internal var lowerBound: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/upperBound`.
+                    internal var upperBound: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/pValue`.
+                    internal var pValue: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/margin`.
+                    internal var margin: Swift.Double
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/state`.
+                    internal enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case harmed = "harmed"
+                        case notHarmed = "not-harmed"
+                        case inconclusive = "inconclusive"
+                    }
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/state`.
+                    internal var state: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload
+                    /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/VariantsPayload/drifted`.
+                    internal var drifted: Swift.Bool
+                    /// Creates a new `VariantsPayloadPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - variant:
+                    ///   - controlRate:
+                    ///   - rate:
+                    ///   - harm: The difference of the rates, signed so that positive is harm.
+                    ///   - lowerBound:
+                    ///   - upperBound:
+                    ///   - pValue:
+                    ///   - margin:
+                    ///   - state:
+                    ///   - drifted:
+                    internal init(
+                        variant: Swift.String,
+                        controlRate: Swift.Double,
+                        rate: Swift.Double,
+                        harm: Swift.Double,
+                        lowerBound: Swift.Double,
+                        upperBound: Swift.Double,
+                        pValue: Swift.Double,
+                        margin: Swift.Double,
+                        state: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload,
+                        drifted: Swift.Bool
+                    ) {
+                        self.variant = variant
+                        self.controlRate = controlRate
+                        self.rate = rate
+                        self.harm = harm
+                        self.lowerBound = lowerBound
+                        self.upperBound = upperBound
+                        self.pValue = pValue
+                        self.margin = margin
+                        self.state = state
+                        self.drifted = drifted
+                    }
+                    internal enum CodingKeys: String, CodingKey {
+                        case variant
+                        case controlRate
+                        case rate
+                        case harm
+                        case lowerBound
+                        case upperBound
+                        case pValue
+                        case margin
+                        case state
+                        case drifted
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.variant = try container.decode(
+                            Swift.String.self,
+                            forKey: .variant
+                        )
+                        self.controlRate = try container.decode(
+                            Swift.Double.self,
+                            forKey: .controlRate
+                        )
+                        self.rate = try container.decode(
+                            Swift.Double.self,
+                            forKey: .rate
+                        )
+                        self.harm = try container.decode(
+                            Swift.Double.self,
+                            forKey: .harm
+                        )
+                        self.lowerBound = try container.decode(
+                            Swift.Double.self,
+                            forKey: .lowerBound
+                        )
+                        self.upperBound = try container.decode(
+                            Swift.Double.self,
+                            forKey: .upperBound
+                        )
+                        self.pValue = try container.decode(
+                            Swift.Double.self,
+                            forKey: .pValue
+                        )
+                        self.margin = try container.decode(
+                            Swift.Double.self,
+                            forKey: .margin
+                        )
+                        self.state = try container.decode(
+                            Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.VariantsPayloadPayload.StatePayload.self,
+                            forKey: .state
+                        )
+                        self.drifted = try container.decode(
+                            Swift.Bool.self,
+                            forKey: .drifted
+                        )
+                        try decoder.ensureNoAdditionalProperties(knownKeys: [
+                            "variant",
+                            "controlRate",
+                            "rate",
+                            "harm",
+                            "lowerBound",
+                            "upperBound",
+                            "pValue",
+                            "margin",
+                            "state",
+                            "drifted"
+                        ])
+                    }
+                }
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/variants`.
+                internal typealias VariantsPayload = [Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.VariantsPayloadPayload]
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/GuardrailsPayload/variants`.
+                internal var variants: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.VariantsPayload
+                /// Creates a new `GuardrailsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - key:
+                ///   - harm:
+                ///   - state:
+                ///   - variants:
+                internal init(
+                    key: Swift.String,
+                    harm: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.HarmPayload,
+                    state: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.StatePayload,
+                    variants: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.VariantsPayload
+                ) {
+                    self.key = key
+                    self.harm = harm
+                    self.state = state
+                    self.variants = variants
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case key
+                    case harm
+                    case state
+                    case variants
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.key = try container.decode(
+                        Swift.String.self,
+                        forKey: .key
+                    )
+                    self.harm = try container.decode(
+                        Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.HarmPayload.self,
+                        forKey: .harm
+                    )
+                    self.state = try container.decode(
+                        Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.StatePayload.self,
+                        forKey: .state
+                    )
+                    self.variants = try container.decode(
+                        Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload.VariantsPayload.self,
+                        forKey: .variants
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "key",
+                        "harm",
+                        "state",
+                        "variants"
+                    ])
+                }
+            }
+            /// Each of the experiment's guardrails as of now: `state` is the worst over the variants
+            /// (`harmed`: a variant's always-valid lower bound of harm is above 0; `not-harmed`: every
+            /// upper bound is below the margin; else `inconclusive`), and per variant its test.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/guardrails`.
+            internal typealias GuardrailsPayload = [Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayloadPayload]
+            /// Each of the experiment's guardrails as of now: `state` is the worst over the variants
+            /// (`harmed`: a variant's always-valid lower bound of harm is above 0; `not-harmed`: every
+            /// upper bound is below the margin; else `inconclusive`), and per variant its test.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/guardrails`.
+            internal var guardrails: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayload
+            /// What the fixed-horizon z-test says of the latest counts, for reference: valid for one
+            /// look at a size fixed in advance, not for a decision taken while peeking.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/fixedHorizonVerdict`.
+            internal enum FixedHorizonVerdictPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case collecting = "collecting"
+                case sampleRatioMismatch = "sample-ratio-mismatch"
+                case noSignificantDifference = "no-significant-difference"
+                case winner = "winner"
+            }
+            /// What the fixed-horizon z-test says of the latest counts, for reference: valid for one
+            /// look at a size fixed in advance, not for a decision taken while peeking.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/fixedHorizonVerdict`.
+            internal var fixedHorizonVerdict: Components.Schemas.ExperimentSegmentResultsBody.FixedHorizonVerdictPayload
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/fixedHorizonWinner`.
+            internal var fixedHorizonWinner: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/plan`.
+            internal var plan: Components.Schemas.ExperimentResultsPlan?
+            /// The installs so far against the plan's sequential installs; absent without a plan.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/progress`.
+            internal struct ProgressPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/progress/installs`.
+                internal var installs: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/progress/plannedInstalls`.
+                internal var plannedInstalls: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/progress/share`.
+                internal var share: Swift.Double
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/progress/reached`.
+                internal var reached: Swift.Bool
+                /// The median of the daily new installs over the last 7 whole days.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/progress/dailyInstalls`.
+                internal var dailyInstalls: Swift.Double?
+                /// Days to the planned installs at that pace.
+                ///
+                /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/progress/remainingDays`.
+                internal var remainingDays: Swift.Int?
+                /// Creates a new `ProgressPayload`.
+                ///
+                /// - Parameters:
+                ///   - installs:
+                ///   - plannedInstalls:
+                ///   - share:
+                ///   - reached:
+                ///   - dailyInstalls: The median of the daily new installs over the last 7 whole days.
+                ///   - remainingDays: Days to the planned installs at that pace.
+                internal init(
+                    installs: Swift.Int,
+                    plannedInstalls: Swift.Int,
+                    share: Swift.Double,
+                    reached: Swift.Bool,
+                    dailyInstalls: Swift.Double? = nil,
+                    remainingDays: Swift.Int? = nil
+                ) {
+                    self.installs = installs
+                    self.plannedInstalls = plannedInstalls
+                    self.share = share
+                    self.reached = reached
+                    self.dailyInstalls = dailyInstalls
+                    self.remainingDays = remainingDays
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case installs
+                    case plannedInstalls
+                    case share
+                    case reached
+                    case dailyInstalls
+                    case remainingDays
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.installs = try container.decode(
+                        Swift.Int.self,
+                        forKey: .installs
+                    )
+                    self.plannedInstalls = try container.decode(
+                        Swift.Int.self,
+                        forKey: .plannedInstalls
+                    )
+                    self.share = try container.decode(
+                        Swift.Double.self,
+                        forKey: .share
+                    )
+                    self.reached = try container.decode(
+                        Swift.Bool.self,
+                        forKey: .reached
+                    )
+                    self.dailyInstalls = try container.decodeIfPresent(
+                        Swift.Double.self,
+                        forKey: .dailyInstalls
+                    )
+                    self.remainingDays = try container.decodeIfPresent(
+                        Swift.Int.self,
+                        forKey: .remainingDays
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "installs",
+                        "plannedInstalls",
+                        "share",
+                        "reached",
+                        "dailyInstalls",
+                        "remainingDays"
+                    ])
+                }
+            }
+            /// The installs so far against the plan's sequential installs; absent without a plan.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/progress`.
+            internal var progress: Components.Schemas.ExperimentSegmentResultsBody.ProgressPayload?
+            /// In the experiment's order, control first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/variants`.
+            internal var variants: [Components.Schemas.ExperimentVariantResult]
+            /// Results over time: one point per UTC day from the start to now (or the stop), each
+            /// with every variant's cumulative counts and, beside control, the intervals of the
+            /// difference as of that day (each day computed from the data up to that day only).
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResultsBody/timeline`.
+            internal var timeline: [Components.Schemas.ExperimentResultsPoint]
+            /// Creates a new `ExperimentSegmentResultsBody`.
+            ///
+            /// - Parameters:
+            ///   - experimentId:
+            ///   - templateId:
+            ///   - status:
+            ///   - primaryMetric:
+            ///   - minimumInstallsPerVariant: The installs every variant needs before a verdict other than `collecting`.
+            ///   - enoughData: Whether every variant has `minimumInstallsPerVariant` installs.
+            ///   - excludedInstalls: The installs left out of every count, all reasons together (`excluded`).
+            ///   - excluded: The installs left out of every count, each once, by the first reason that applies:
+            ///   - sampleRatio: χ² goodness of fit of the installs per variant against the weights.
+            ///   - verdict: The sequential verdict, valid however often the results are read: `collecting` (a
+            ///   - winner: With `verdict` `winner`, the variant's key.
+            ///   - verdictText: The verdict in words for a product manager, warnings included.
+            ///   - warnings: A difference that changed over time, a guardrail harmed.
+            ///   - guardrails: Each of the experiment's guardrails as of now: `state` is the worst over the variants
+            ///   - fixedHorizonVerdict: What the fixed-horizon z-test says of the latest counts, for reference: valid for one
+            ///   - fixedHorizonWinner:
+            ///   - plan:
+            ///   - progress: The installs so far against the plan's sequential installs; absent without a plan.
+            ///   - variants: In the experiment's order, control first.
+            ///   - timeline: Results over time: one point per UTC day from the start to now (or the stop), each
+            internal init(
+                experimentId: Swift.String,
+                templateId: Swift.String,
+                status: Components.Schemas.ExperimentSegmentResultsBody.StatusPayload,
+                primaryMetric: Components.Schemas.ExperimentSegmentResultsBody.PrimaryMetricPayload,
+                minimumInstallsPerVariant: Swift.Int,
+                enoughData: Swift.Bool,
+                excludedInstalls: Swift.Int,
+                excluded: Components.Schemas.ExperimentSegmentResultsBody.ExcludedPayload,
+                sampleRatio: Components.Schemas.ExperimentSegmentResultsBody.SampleRatioPayload,
+                verdict: Components.Schemas.ExperimentSegmentResultsBody.VerdictPayload,
+                winner: Swift.String? = nil,
+                verdictText: Swift.String,
+                warnings: Components.Schemas.ExperimentSegmentResultsBody.WarningsPayload,
+                guardrails: Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayload,
+                fixedHorizonVerdict: Components.Schemas.ExperimentSegmentResultsBody.FixedHorizonVerdictPayload,
+                fixedHorizonWinner: Swift.String? = nil,
+                plan: Components.Schemas.ExperimentResultsPlan? = nil,
+                progress: Components.Schemas.ExperimentSegmentResultsBody.ProgressPayload? = nil,
+                variants: [Components.Schemas.ExperimentVariantResult],
+                timeline: [Components.Schemas.ExperimentResultsPoint]
+            ) {
+                self.experimentId = experimentId
+                self.templateId = templateId
+                self.status = status
+                self.primaryMetric = primaryMetric
+                self.minimumInstallsPerVariant = minimumInstallsPerVariant
+                self.enoughData = enoughData
+                self.excludedInstalls = excludedInstalls
+                self.excluded = excluded
+                self.sampleRatio = sampleRatio
+                self.verdict = verdict
+                self.winner = winner
+                self.verdictText = verdictText
+                self.warnings = warnings
+                self.guardrails = guardrails
+                self.fixedHorizonVerdict = fixedHorizonVerdict
+                self.fixedHorizonWinner = fixedHorizonWinner
+                self.plan = plan
+                self.progress = progress
+                self.variants = variants
+                self.timeline = timeline
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case experimentId
+                case templateId
+                case status
+                case primaryMetric
+                case minimumInstallsPerVariant
+                case enoughData
+                case excludedInstalls
+                case excluded
+                case sampleRatio
+                case verdict
+                case winner
+                case verdictText
+                case warnings
+                case guardrails
+                case fixedHorizonVerdict
+                case fixedHorizonWinner
+                case plan
+                case progress
+                case variants
+                case timeline
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.experimentId = try container.decode(
+                    Swift.String.self,
+                    forKey: .experimentId
+                )
+                self.templateId = try container.decode(
+                    Swift.String.self,
+                    forKey: .templateId
+                )
+                self.status = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.StatusPayload.self,
+                    forKey: .status
+                )
+                self.primaryMetric = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.PrimaryMetricPayload.self,
+                    forKey: .primaryMetric
+                )
+                self.minimumInstallsPerVariant = try container.decode(
+                    Swift.Int.self,
+                    forKey: .minimumInstallsPerVariant
+                )
+                self.enoughData = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .enoughData
+                )
+                self.excludedInstalls = try container.decode(
+                    Swift.Int.self,
+                    forKey: .excludedInstalls
+                )
+                self.excluded = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.ExcludedPayload.self,
+                    forKey: .excluded
+                )
+                self.sampleRatio = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.SampleRatioPayload.self,
+                    forKey: .sampleRatio
+                )
+                self.verdict = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.VerdictPayload.self,
+                    forKey: .verdict
+                )
+                self.winner = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .winner
+                )
+                self.verdictText = try container.decode(
+                    Swift.String.self,
+                    forKey: .verdictText
+                )
+                self.warnings = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.WarningsPayload.self,
+                    forKey: .warnings
+                )
+                self.guardrails = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.GuardrailsPayload.self,
+                    forKey: .guardrails
+                )
+                self.fixedHorizonVerdict = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.FixedHorizonVerdictPayload.self,
+                    forKey: .fixedHorizonVerdict
+                )
+                self.fixedHorizonWinner = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .fixedHorizonWinner
+                )
+                self.plan = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentResultsPlan.self,
+                    forKey: .plan
+                )
+                self.progress = try container.decodeIfPresent(
+                    Components.Schemas.ExperimentSegmentResultsBody.ProgressPayload.self,
+                    forKey: .progress
+                )
+                self.variants = try container.decode(
+                    [Components.Schemas.ExperimentVariantResult].self,
+                    forKey: .variants
+                )
+                self.timeline = try container.decode(
+                    [Components.Schemas.ExperimentResultsPoint].self,
+                    forKey: .timeline
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "experimentId",
                     "templateId",
@@ -8435,6 +9367,53 @@ extension Components {
                     "progress",
                     "variants",
                     "timeline"
+                ])
+            }
+        }
+        /// One value of a segment and the results of the installs in it, in the shape of the whole
+        /// (without `displayed` and `tapped` per variant, nor the plan's `expectedDuration`).
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResults`.
+        internal struct ExperimentSegmentResults: Codable, Hashable, Sendable {
+            /// The platform (`ios`, `android`, `web`), the locale or the app version, as the install's
+            /// earliest event sent it, or `new` / `existing` (its `installedAt` at or after the
+            /// experiment's start, or before); `null` for the installs whose attribute is unknown.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResults/value`.
+            internal var value: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ExperimentSegmentResults/results`.
+            internal var results: Components.Schemas.ExperimentSegmentResultsBody
+            /// Creates a new `ExperimentSegmentResults`.
+            ///
+            /// - Parameters:
+            ///   - value: The platform (`ios`, `android`, `web`), the locale or the app version, as the install's
+            ///   - results:
+            internal init(
+                value: Swift.String? = nil,
+                results: Components.Schemas.ExperimentSegmentResultsBody
+            ) {
+                self.value = value
+                self.results = results
+            }
+            internal enum CodingKeys: String, CodingKey {
+                case value
+                case results
+            }
+            internal init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.value = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .value
+                )
+                self.results = try container.decode(
+                    Components.Schemas.ExperimentSegmentResultsBody.self,
+                    forKey: .results
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "value",
+                    "results"
                 ])
             }
         }
@@ -9146,7 +10125,8 @@ extension Components {
             }
         }
         /// One variant's results. `installs` and `conversions` are distinct installs (exact);
-        /// `displayed` and `tapped` are events. The comparison with control is absent on control, and
+        /// `displayed` and `tapped` are events (absent in a segment's results). The comparison with
+        /// control is absent on control, and
         /// `sequential` also until both have the minimum installs: the fixed-horizon figures
         /// (`difference`, `pValue`, `chanceToBeatControl`, `significant`) are valid for one look at a
         /// planned size; `sequential` is valid at every look, and is what the verdict uses.
@@ -9165,11 +10145,11 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/conversions`.
             internal var conversions: Swift.Int
             /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/displayed`.
-            internal var displayed: Swift.Int
+            internal var displayed: Swift.Int?
             /// Taps of the metric's action (every tap for `anyTap`).
             ///
             /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/tapped`.
-            internal var tapped: Swift.Int
+            internal var tapped: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/rate`.
             internal var rate: Components.Schemas.ProportionEstimate
             /// - Remark: Generated from `#/components/schemas/ExperimentVariantResult/difference`.
@@ -9206,8 +10186,8 @@ extension Components {
                 weight: Swift.Double,
                 installs: Swift.Int,
                 conversions: Swift.Int,
-                displayed: Swift.Int,
-                tapped: Swift.Int,
+                displayed: Swift.Int? = nil,
+                tapped: Swift.Int? = nil,
                 rate: Components.Schemas.ProportionEstimate,
                 difference: Components.Schemas.ProportionEstimate? = nil,
                 pValue: Swift.Double? = nil,
@@ -9266,11 +10246,11 @@ extension Components {
                     Swift.Int.self,
                     forKey: .conversions
                 )
-                self.displayed = try container.decode(
+                self.displayed = try container.decodeIfPresent(
                     Swift.Int.self,
                     forKey: .displayed
                 )
-                self.tapped = try container.decode(
+                self.tapped = try container.decodeIfPresent(
                     Swift.Int.self,
                     forKey: .tapped
                 )

@@ -24395,6 +24395,18 @@ internal enum Operations {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
+    /// With `segment` (`platform`, `locale`, `appVersion` or `newInstall`), also `segment` and `segments`: the
+    /// results of each value of that install attribute, each in the shape of the whole, made
+    /// the same way from the installs in it only. An install is in the segment of its earliest
+    /// event in the experiment (an app update does not move it), so the segments add up to the
+    /// whole; installs whose attribute is not known (counted before the service kept it, or an
+    /// event without an app version) are in one segment with `value` `null`, listed last. A
+    /// segment's variants have no `displayed` and `tapped` (the analytics rollups do not keep
+    /// the install's attributes) and its plan no `expectedDuration`; its verdict is judged
+    /// against the whole experiment's plan. Several segments are several comparisons: a
+    /// segment's verdict is a hint to test in an experiment of its own, not a result. Another
+    /// `segment`: `400 invalid-parameter` naming it.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
@@ -24416,6 +24428,32 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.GetAdminExperimentResults.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+                internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+                    case platform = "platform"
+                    case locale = "locale"
+                    case appVersion = "appVersion"
+                    case newInstall = "newInstall"
+                }
+                /// Also break the results down by this install attribute: `platform`, `locale`,
+                /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+                /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+                /// start, `existing` before). Any other value: `400 invalid-parameter`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/query/segment`.
+                internal var segment: Components.Parameters.ExperimentSegment?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale`,
+                internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
+                    self.segment = segment
+                }
+            }
+            internal var query: Operations.GetAdminExperimentResults.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/GET/header`.
             internal struct Headers: Sendable, Hashable {
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
@@ -24443,12 +24481,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.GetAdminExperimentResults.Input.Path,
+                query: Operations.GetAdminExperimentResults.Input.Query = .init(),
                 headers: Operations.GetAdminExperimentResults.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }
@@ -24476,20 +24517,25 @@ internal enum Operations {
                     }
                 }
             }
-            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)/responses/400`.
             ///
             /// HTTP response code: `400 badRequest`.
-            case badRequest(Components.Responses.MalformedPath)
+            case badRequest(Components.Responses.AdminBadRequest)
             /// The associated value of the enum case if `self` is `.badRequest`.
             ///
             /// - Throws: An error if `self` is not `.badRequest`.
             /// - SeeAlso: `.badRequest`.
-            internal var badRequest: Components.Responses.MalformedPath {
+            internal var badRequest: Components.Responses.AdminBadRequest {
                 get throws {
                     switch self {
                     case let .badRequest(response):
@@ -24725,6 +24771,32 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.HeadAdminExperimentResults.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+                internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+                    case platform = "platform"
+                    case locale = "locale"
+                    case appVersion = "appVersion"
+                    case newInstall = "newInstall"
+                }
+                /// Also break the results down by this install attribute: `platform`, `locale`,
+                /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+                /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+                /// start, `existing` before). Any other value: `400 invalid-parameter`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/query/segment`.
+                internal var segment: Components.Parameters.ExperimentSegment?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale`,
+                internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
+                    self.segment = segment
+                }
+            }
+            internal var query: Operations.HeadAdminExperimentResults.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/HEAD/header`.
             internal struct Headers: Sendable, Hashable {
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
@@ -24746,12 +24818,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.HeadAdminExperimentResults.Input.Path,
+                query: Operations.HeadAdminExperimentResults.Input.Query = .init(),
                 headers: Operations.HeadAdminExperimentResults.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }
@@ -24930,7 +25005,10 @@ internal enum Operations {
     /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
     /// the comparison's cells are empty on control's rows and before the minimum installs. A
     /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
-    /// formula. Viewer role and up.
+    /// formula. With `segment`, a first column `segment` holds each segment's value (empty for
+    /// the unknown one; one that starts with `=`, `+`, `-` or `@` starts with `'`), and each
+    /// segment's rows follow the other's, in the order of `GET …/results?segment=`. Another
+    /// `segment`: `400 invalid-parameter`. Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
@@ -24953,6 +25031,32 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.ExportAdminExperimentResults.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/GET/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+                internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+                    case platform = "platform"
+                    case locale = "locale"
+                    case appVersion = "appVersion"
+                    case newInstall = "newInstall"
+                }
+                /// Also break the results down by this install attribute: `platform`, `locale`,
+                /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+                /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+                /// start, `existing` before). Any other value: `400 invalid-parameter`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/GET/query/segment`.
+                internal var segment: Components.Parameters.ExperimentSegment?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale`,
+                internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
+                    self.segment = segment
+                }
+            }
+            internal var query: Operations.ExportAdminExperimentResults.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/GET/header`.
             internal struct Headers: Sendable, Hashable {
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
@@ -24980,12 +25084,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.ExportAdminExperimentResults.Input.Path,
+                query: Operations.ExportAdminExperimentResults.Input.Query = .init(),
                 headers: Operations.ExportAdminExperimentResults.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }
@@ -25013,20 +25120,25 @@ internal enum Operations {
                     }
                 }
             }
-            /// The request path's percent-encoding is malformed (for example `%ZZ`), so it names no path.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
-            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `malformed-path`.
+            /// A query or path parameter is invalid (`invalid-parameter`: paging, a revision number, a
+            /// malformed query percent-encoding; `errors` names each parameter), the path's
+            /// percent-encoding is malformed (`malformed-path`), or `Content-Length` is not a number
+            /// (`invalid-header`).
+            /// More than 64 query arguments, or arguments too long to parse beside the headers:
+            /// `invalid-parameter` with one `errors` item without `parameter`, and `Connection: close`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
+            /// The problem `type` is `urn:empty-state:problem:<slug>` with slug `invalid-parameter`, `malformed-path` or `invalid-header`.
             ///
             ///
             /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/get(exportAdminExperimentResults)/responses/400`.
             ///
             /// HTTP response code: `400 badRequest`.
-            case badRequest(Components.Responses.MalformedPath)
+            case badRequest(Components.Responses.AdminBadRequest)
             /// The associated value of the enum case if `self` is `.badRequest`.
             ///
             /// - Throws: An error if `self` is not `.badRequest`.
             /// - SeeAlso: `.badRequest`.
-            internal var badRequest: Components.Responses.MalformedPath {
+            internal var badRequest: Components.Responses.AdminBadRequest {
                 get throws {
                     switch self {
                     case let .badRequest(response):
@@ -25262,6 +25374,32 @@ internal enum Operations {
                 }
             }
             internal var path: Operations.HeadAdminExperimentResultsExport.Input.Path
+            /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/HEAD/query`.
+            internal struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/parameters/ExperimentSegment`.
+                internal enum ExperimentSegment: String, Codable, Hashable, Sendable, CaseIterable {
+                    case platform = "platform"
+                    case locale = "locale"
+                    case appVersion = "appVersion"
+                    case newInstall = "newInstall"
+                }
+                /// Also break the results down by this install attribute: `platform`, `locale`,
+                /// `appVersion` (the attribute of the install's earliest event in the experiment) or
+                /// `newInstall` (`new` when the `installedAt` of that event is at or after the experiment's
+                /// start, `existing` before). Any other value: `400 invalid-parameter`.
+                ///
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/HEAD/query/segment`.
+                internal var segment: Components.Parameters.ExperimentSegment?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - segment: Also break the results down by this install attribute: `platform`, `locale`,
+                internal init(segment: Components.Parameters.ExperimentSegment? = nil) {
+                    self.segment = segment
+                }
+            }
+            internal var query: Operations.HeadAdminExperimentResultsExport.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/experiments/{id}/results/export/HEAD/header`.
             internal struct Headers: Sendable, Hashable {
                 /// A caller-chosen id for correlating logs. Echoed in the response when it is 1–128
@@ -25283,12 +25421,15 @@ internal enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             internal init(
                 path: Operations.HeadAdminExperimentResultsExport.Input.Path,
+                query: Operations.HeadAdminExperimentResultsExport.Input.Query = .init(),
                 headers: Operations.HeadAdminExperimentResultsExport.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }

@@ -744,6 +744,18 @@ internal protocol APIProtocol: Sendable {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
+    /// With `segment` (`platform`, `locale`, `appVersion` or `newInstall`), also `segment` and `segments`: the
+    /// results of each value of that install attribute, each in the shape of the whole, made
+    /// the same way from the installs in it only. An install is in the segment of its earliest
+    /// event in the experiment (an app update does not move it), so the segments add up to the
+    /// whole; installs whose attribute is not known (counted before the service kept it, or an
+    /// event without an app version) are in one segment with `value` `null`, listed last. A
+    /// segment's variants have no `displayed` and `tapped` (the analytics rollups do not keep
+    /// the install's attributes) and its plan no `expectedDuration`; its verdict is judged
+    /// against the whole experiment's plan. Several segments are several comparisons: a
+    /// segment's verdict is a hint to test in an experiment of its own, not a result. Another
+    /// `segment`: `400 invalid-parameter` naming it.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
@@ -760,7 +772,10 @@ internal protocol APIProtocol: Sendable {
     /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
     /// the comparison's cells are empty on control's rows and before the minimum installs. A
     /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
-    /// formula. Viewer role and up.
+    /// formula. With `segment`, a first column `segment` holds each segment's value (empty for
+    /// the unknown one; one that starts with `=`, `+`, `-` or `@` starts with `'`), and each
+    /// segment's rows follow the other's, in the order of `GET …/results?segment=`. Another
+    /// `segment`: `400 invalid-parameter`. Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
@@ -2691,15 +2706,29 @@ extension APIProtocol {
     /// installs are. `timeline`: one point per UTC day, cumulative (`…/results/export` gives it
     /// as CSV). Viewer role and up.
     ///
+    /// With `segment` (`platform`, `locale`, `appVersion` or `newInstall`), also `segment` and `segments`: the
+    /// results of each value of that install attribute, each in the shape of the whole, made
+    /// the same way from the installs in it only. An install is in the segment of its earliest
+    /// event in the experiment (an app update does not move it), so the segments add up to the
+    /// whole; installs whose attribute is not known (counted before the service kept it, or an
+    /// event without an app version) are in one segment with `value` `null`, listed last. A
+    /// segment's variants have no `displayed` and `tapped` (the analytics rollups do not keep
+    /// the install's attributes) and its plan no `expectedDuration`; its verdict is judged
+    /// against the whole experiment's plan. Several segments are several comparisons: a
+    /// segment's verdict is a hint to test in an experiment of its own, not a result. Another
+    /// `segment`: `400 invalid-parameter` naming it.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/get(getAdminExperimentResults)`.
     internal func getAdminExperimentResults(
         path: Operations.GetAdminExperimentResults.Input.Path,
+        query: Operations.GetAdminExperimentResults.Input.Query = .init(),
         headers: Operations.GetAdminExperimentResults.Input.Headers = .init()
     ) async throws -> Operations.GetAdminExperimentResults.Output {
         try await getAdminExperimentResults(Operations.GetAdminExperimentResults.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }
@@ -2709,10 +2738,12 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/head(headAdminExperimentResults)`.
     internal func headAdminExperimentResults(
         path: Operations.HeadAdminExperimentResults.Input.Path,
+        query: Operations.HeadAdminExperimentResults.Input.Query = .init(),
         headers: Operations.HeadAdminExperimentResults.Input.Headers = .init()
     ) async throws -> Operations.HeadAdminExperimentResults.Output {
         try await headAdminExperimentResults(Operations.HeadAdminExperimentResults.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }
@@ -2723,17 +2754,22 @@ extension APIProtocol {
     /// `date,variant,installs,conversions,rate,rate_lower,rate_upper,difference,relative_difference,fixed_lower,fixed_upper,fixed_p_value,sequential_lower,sequential_upper,sequential_p_value,significant,drifted`;
     /// the comparison's cells are empty on control's rows and before the minimum installs. A
     /// variant key that starts with `-` starts with `'`, so a spreadsheet does not read it as a
-    /// formula. Viewer role and up.
+    /// formula. With `segment`, a first column `segment` holds each segment's value (empty for
+    /// the unknown one; one that starts with `=`, `+`, `-` or `@` starts with `'`), and each
+    /// segment's rows follow the other's, in the order of `GET …/results?segment=`. Another
+    /// `segment`: `400 invalid-parameter`. Viewer role and up.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/experiments/{id}/results/export`.
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/get(exportAdminExperimentResults)`.
     internal func exportAdminExperimentResults(
         path: Operations.ExportAdminExperimentResults.Input.Path,
+        query: Operations.ExportAdminExperimentResults.Input.Query = .init(),
         headers: Operations.ExportAdminExperimentResults.Input.Headers = .init()
     ) async throws -> Operations.ExportAdminExperimentResults.Output {
         try await exportAdminExperimentResults(Operations.ExportAdminExperimentResults.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }
@@ -2743,10 +2779,12 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/admin/experiments/{id}/results/export/head(headAdminExperimentResultsExport)`.
     internal func headAdminExperimentResultsExport(
         path: Operations.HeadAdminExperimentResultsExport.Input.Path,
+        query: Operations.HeadAdminExperimentResultsExport.Input.Query = .init(),
         headers: Operations.HeadAdminExperimentResultsExport.Input.Headers = .init()
     ) async throws -> Operations.HeadAdminExperimentResultsExport.Output {
         try await headAdminExperimentResultsExport(Operations.HeadAdminExperimentResultsExport.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }

@@ -325,6 +325,24 @@ package enum ExperimentTimeline {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
+    /// The results over time of each segment in one CSV: `csv`'s columns after a first
+    /// `segment` column holding the segment's value (empty when unknown; one that starts with
+    /// `=`, `+`, `-` or `@` gets a leading `'`, so a spreadsheet does not read it as a formula),
+    /// the segments one after another. Segments whose timelines have other guardrails than the
+    /// first's cannot happen: they are one experiment's.
+    package static func csv(segments: [(value: String?, points: [ExperimentTimelinePoint])]) -> String {
+        var lines: [String] = []
+        for (index, segment) in segments.enumerated() {
+            var value = segment.value ?? ""
+            if let first = value.first, "=+-@".contains(first) { value = "'" + value }
+            let rows = csv(segment.points).split(separator: "\r\n", omittingEmptySubsequences: true)
+            if index == 0, let header = rows.first { lines.append("segment," + header) }
+            for row in rows.dropFirst() { lines.append(field(value) + "," + row) }
+        }
+        if lines.isEmpty { lines.append("segment," + csv([]).split(separator: "\r\n")[0]) }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
     private static func number(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "" }
         return value == 0 ? "0" : String(value)

@@ -4,7 +4,8 @@ import HTTPServer
 import JSONCoding
 
 /// `GET /v1/admin/experiments/{id}/results` and `…/results/export`: what an experiment shows so
-/// far, and its results over time as CSV.
+/// far, and its results over time as CSV; with `?segment=` (`ExperimentSegment`), each value of
+/// that install attribute's results too, made the same way from its installs only.
 ///
 /// Three sources, each read once: the installs by variant and UTC day inside the running window
 /// (`EventStoring.experimentDailyCounts`: exact, per install, the excluded ones by reason; once
@@ -36,6 +37,7 @@ extension AdminAPI {
     static let recentDisplayDays: Int64 = 28
 
     private func experimentResults(_ request: HTTPRequest) throws -> HTTPResponse {
+        let segment = try Self.segmentParameter(request)
         let experiment = try store.experiment(id: request.pathParameters["id"] ?? "").experiment
         let events = try requireEvents()
         let now = Timestamp.nowMilliseconds()
@@ -53,20 +55,133 @@ extension AdminAPI {
             }
         }
         let duration = try expectedDuration(experiment, events: events, now: now)
-        return try .json(
-            ExperimentResults(
-                experiment: experiment,
-                report: report,
-                excluded: counts.excluded,
-                events: rows,
-                duration: duration
-            )
+        var results = ExperimentResults(
+            experiment: experiment,
+            report: report,
+            excluded: counts.excluded,
+            events: rows,
+            duration: duration
         )
+        if let segment {
+            results.segment = segment.rawValue
+            results.segments = try segmentResults(experiment, by: segment, events: events, now: now)
+        }
+        return try .json(results)
+    }
+
+    /// `segment`, when given: one of `ExperimentSegment`, else `400 invalid-parameter` naming it (as
+    /// every other query parameter of the API).
+    static func segmentParameter(_ request: HTTPRequest) throws -> ExperimentSegment? {
+        guard let text = request.queryValue("segment") else { return nil }
+        guard let segment = ExperimentSegment(rawValue: text) else {
+            throw ProblemDetails.invalidParameters(
+                [
+                    .init(
+                        .parameter("segment"),
+                        "one of \(ExperimentSegment.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                ],
+                detail: "A query parameter is invalid."
+            )
+        }
+        return segment
+    }
+
+    /// The results of each value of `segment`, each made as the whole is (same window, plan,
+    /// guardrails and verdict rules) from the installs in that segment only
+    /// (`EventStoring.experimentSegmentCounts`). The rollups keep no install attributes, so a
+    /// segment's variants have no `displayed` and `tapped`, and its plan no expected duration.
+    /// Known values come first (app versions in SemVer order, others bytewise), unknown last.
+    private func segmentResults(
+        _ experiment: Experiment,
+        by segment: ExperimentSegment,
+        events: any EventStoring,
+        now: Int64
+    ) throws -> [ExperimentResults.Segment] {
+        try segmentReports(experiment, by: segment, events: events, now: now).map { entry in
+            ExperimentResults.Segment(
+                value: entry.value,
+                results: ExperimentResults(
+                    experiment: experiment,
+                    report: entry.report,
+                    excluded: entry.excluded,
+                    events: nil,
+                    duration: nil
+                )
+            )
+        }
+    }
+
+    /// Each value of `segment` with its report and exclusions, in the order the results list them.
+    private func segmentReports(
+        _ experiment: Experiment,
+        by segment: ExperimentSegment,
+        events: any EventStoring,
+        now: Int64
+    ) throws -> [(value: String?, report: ExperimentReport, excluded: ExperimentDailyCounts.Exclusions)] {
+        let window = Self.countingWindow(experiment)
+        let read = { (metric: Experiment.Metric) throws -> [ExperimentSegmentCounts] in
+            try events.experimentSegmentCounts(
+                experimentID: experiment.id,
+                metric: metric,
+                from: window?.from ?? .max,
+                to: window?.to ?? .max,
+                segment: segment
+            )
+        }
+        let metric = try read(experiment.metric)
+        let guardrails = try experiment.guardrails.map { try read(.tap(action: $0.key)) }
+        func counts(_ list: [ExperimentSegmentCounts], _ value: String?) -> ExperimentDailyCounts {
+            list.first { $0.value == value }?.counts ?? ExperimentDailyCounts(days: [], excluded: .init())
+        }
+        return Self.sortedSegments(metric, by: segment).map { entry in
+            let (report, excluded) = makeReport(
+                experiment,
+                counts: entry.counts,
+                guardrails: guardrails.map { counts($0, entry.value) },
+                now: now
+            )
+            return (entry.value, report, excluded)
+        }
+    }
+
+    /// Segments in the order the results list them: app versions by SemVer precedence (those
+    /// that are not SemVer after, bytewise), other values bytewise, the unknown segment last.
+    static func sortedSegments(
+        _ segments: [ExperimentSegmentCounts],
+        by segment: ExperimentSegment
+    ) -> [ExperimentSegmentCounts] {
+        guard segment == .appVersion else { return segments }
+        return segments.sorted { a, b in
+            switch (a.value, b.value) {
+            case (let a?, let b?):
+                switch (AppVersion(a), AppVersion(b)) {
+                case (let x?, let y?): x != y ? x < y : a.utf8.lexicographicallyPrecedes(b.utf8)
+                case (_?, nil): true
+                case (nil, _?): false
+                case (nil, nil): a.utf8.lexicographicallyPrecedes(b.utf8)
+                }
+            case (_?, nil): true
+            case (nil, _): false
+            }
+        }
     }
 
     private func experimentResultsExport(_ request: HTTPRequest) throws -> HTTPResponse {
+        let segment = try Self.segmentParameter(request)
         let experiment = try store.experiment(id: request.pathParameters["id"] ?? "").experiment
-        let (report, _, _) = try report(experiment, events: try requireEvents(), now: Timestamp.nowMilliseconds())
+        let events = try requireEvents()
+        let now = Timestamp.nowMilliseconds()
+        let csv: String
+        if let segment {
+            csv = ExperimentTimeline.csv(
+                segments: try segmentReports(experiment, by: segment, events: events, now: now).map {
+                    (value: $0.value, points: $0.report.timeline)
+                }
+            )
+        } else {
+            csv = try report(experiment, events: events, now: now).0.csv
+        }
         return HTTPResponse(
             status: 200,
             headers: [
@@ -75,7 +190,7 @@ extension AdminAPI {
                 ("Cache-Control", "no-store"),
                 ("X-Content-Type-Options", "nosniff"),
             ],
-            body: .bytes(Array(report.csv.utf8))
+            body: .bytes(Array(csv.utf8))
         )
     }
 
@@ -91,6 +206,17 @@ extension AdminAPI {
         return events
     }
 
+    /// The window an experiment's installs count in (ms, inclusive), `nil` for one that never
+    /// ran (a draft). The stop is stamped in whole seconds (dropping the fraction): its second
+    /// counts.
+    static func countingWindow(_ experiment: Experiment) -> (from: Int64, to: Int64)? {
+        guard experiment.status != .draft, let started = experiment.startedAt.flatMap(Timestamp.parse) else {
+            return nil
+        }
+        let stopped = experiment.stoppedAt.flatMap(Timestamp.parse).map { $0 + 999 }
+        return (started, stopped ?? .max)
+    }
+
     /// The experiment's report as of `now`, the counts it was made of, and its window (`nil` for
     /// an experiment that never ran).
     private func report(
@@ -98,45 +224,41 @@ extension AdminAPI {
         events: any EventStoring,
         now: Int64
     ) throws -> (ExperimentReport, ExperimentDailyCounts, (from: Int64, to: Int64)?) {
-        var counts = ExperimentDailyCounts(days: [], excluded: .init())
-        var days: [ExperimentDay] = []
-        var window: (from: Int64, to: Int64)?
-        if experiment.status != .draft, let started = experiment.startedAt.flatMap(Timestamp.parse) {
-            // The stop is stamped in whole seconds (dropping the fraction): its second counts.
-            let stopped = experiment.stoppedAt.flatMap(Timestamp.parse).map { $0 + 999 }
-            window = (started, stopped ?? .max)
-            counts = try events.experimentDailyCounts(
+        let window = Self.countingWindow(experiment)
+        // A draft reads over no window: its installs were all seen before any start.
+        let read = { (metric: Experiment.Metric) throws -> ExperimentDailyCounts in
+            try events.experimentDailyCounts(
                 experimentID: experiment.id,
-                metric: experiment.metric,
-                from: started,
-                to: stopped ?? .max
+                metric: metric,
+                from: window?.from ?? .max,
+                to: window?.to ?? .max
             )
-            // A guardrail's rate is read like the metric's, with its action converting.
-            let guardrails = try experiment.guardrails.map { guardrail in
-                try events.experimentDailyCounts(
-                    experimentID: experiment.id,
-                    metric: .tap(action: guardrail.key),
-                    from: started,
-                    to: stopped ?? .max
-                )
-            }
+        }
+        let counts = try read(experiment.metric)
+        // A guardrail's rate is read like the metric's, with its action converting.
+        let guardrails = window == nil ? [] : try experiment.guardrails.map { try read(.tap(action: $0.key)) }
+        let (report, excluded) = makeReport(experiment, counts: counts, guardrails: guardrails, now: now)
+        return (report, ExperimentDailyCounts(days: window == nil ? [] : counts.days, excluded: excluded), window)
+    }
+
+    /// The report of `counts` (the whole experiment's or a segment's) and the exclusions to show
+    /// beside it: for a draft, no days, and every install it saw before any start.
+    private func makeReport(
+        _ experiment: Experiment,
+        counts: ExperimentDailyCounts,
+        guardrails: [ExperimentDailyCounts],
+        now: Int64
+    ) -> (ExperimentReport, ExperimentDailyCounts.Exclusions) {
+        var days: [ExperimentDay] = []
+        if let window = Self.countingWindow(experiment) {
             days = Self.cumulativeDays(
                 counts,
                 guardrails: guardrails,
                 variants: experiment.variants.map(\.key),
-                from: started,
-                to: stopped ?? now,
+                from: window.from,
+                to: window.to == .max ? now : window.to,
                 now: now
             )
-        } else {
-            // A draft: its installs were all seen before any start.
-            let all = try events.experimentDailyCounts(
-                experimentID: experiment.id,
-                metric: experiment.metric,
-                from: .max,
-                to: .max
-            )
-            counts.excluded = all.excluded
         }
         let report = ExperimentReport.make(
             arms: experiment.variants.map { ExperimentArm(key: $0.key, weight: $0.weight) },
@@ -144,7 +266,7 @@ extension AdminAPI {
             settings: ExperimentReportSettings(plan: experiment.sizedPlan, guardrails: experiment.guardrails),
             status: experiment.status
         )
-        return (report, counts, window)
+        return (report, counts.excluded)
     }
 
     /// One cumulative day per UTC day from `from`'s to `to`'s, each arm in variant order: what

@@ -80,8 +80,9 @@ extension AdminAPI {
             var weight: Double
             var installs: Int
             var conversions: Int
-            var displayed: Int
-            var tapped: Int
+            /// Absent in a segment's results: the rollups keep no install attributes.
+            var displayed: Int?
+            var tapped: Int?
             var rate: Estimate
             var difference: Estimate?
             var pValue: Double?
@@ -189,25 +190,44 @@ extension AdminAPI {
         var progress: Progress?
         var variants: [Variant]
         var timeline: [Point]
+        /// With `?segment=`: the attribute, and the results of each of its values.
+        var segment: String?
+        var segments: [Segment]?
+
+        /// One value of the segment asked for and the results of its installs, in the same shape
+        /// as the whole; `value` is `null` for installs whose attribute is unknown.
+        struct Segment: Encodable {
+            var value: String?
+            var results: ExperimentResults
+
+            enum CodingKeys: String, CodingKey { case value, results }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(value, forKey: .value)  // `null` when unknown, not absent
+                try container.encode(results, forKey: .results)
+            }
+        }
     }
 }
 
 extension AdminAPI.ExperimentResults {
     /// The results of `experiment` from its report, exclusions, events per variant (rollup rows by
-    /// `<experimentId>/<key>`) and the plan's expected duration.
+    /// `<experimentId>/<key>`; `nil` for a segment, which has none) and the plan's expected
+    /// duration.
     init(
         experiment: Experiment,
         report: ExperimentReport,
         excluded: ExperimentDailyCounts.Exclusions,
-        events: [String: SummaryRow],
+        events: [String: SummaryRow]?,
         duration: ExperimentDuration?
     ) {
         let analysis = report.fixedHorizon
         let latest = report.latest
         variants = zip(experiment.variants, analysis.arms).enumerated().map { index, pair in
             let (variant, arm) = pair
-            let row = events["\(experiment.id)/\(variant.key)"]
-            let tapped =
+            let row = events?["\(experiment.id)/\(variant.key)"]
+            let tapped: Int? =
                 switch experiment.metric {
                 case .anyTap: row?.taps ?? 0
                 case .tap(let action): row?.tapsByAction[action] ?? 0
@@ -219,8 +239,8 @@ extension AdminAPI.ExperimentResults {
                 weight: variant.weight,
                 installs: arm.installs,
                 conversions: arm.conversions,
-                displayed: row?.displays ?? 0,
-                tapped: tapped,
+                displayed: events == nil ? nil : row?.displays ?? 0,
+                tapped: events == nil ? nil : tapped,
                 rate: .init(arm.rate),
                 difference: arm.difference.map(Estimate.init),
                 pValue: arm.pValue,

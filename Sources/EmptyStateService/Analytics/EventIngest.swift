@@ -266,6 +266,15 @@ struct EventIngest: Sendable {
             guard let occurred = Timestamp.parse(occurredText) else {
                 return fail("/occurredAt", "not an RFC 3339 date-time")
             }
+            // The install's first launch, as the app keeps it (the `X-Installed-At` it sends with
+            // template requests): kept with the install's exposure for the new-install segment.
+            var installedAt: Int64?
+            if let installedText = try text("installedAt", maximum: 40).get() {
+                guard let installed = Timestamp.parse(installedText) else {
+                    return fail("/installedAt", "not an RFC 3339 date-time")
+                }
+                installedAt = installed
+            }
             var skew: Int64 = 0
             if let sentText = try text("sentAt", maximum: 40).get() {
                 guard let sent = Timestamp.parse(sentText) else { return fail("/sentAt", "not an RFC 3339 date-time") }
@@ -295,7 +304,8 @@ struct EventIngest: Sendable {
                     clockSkewMilliseconds: skew,
                     requestID: requestID,
                     variant: variant?.eventVariant,
-                    installID: installID
+                    installID: installID,
+                    installedAt: installedAt
                 )
             )
         } catch {

@@ -21,6 +21,10 @@ package struct AnalyticsEvent: Sendable, Equatable {
     package var variant: String?
     /// The app install that saw it, when the app says (copy experiments count installs).
     package var installID: String?
+    /// When that install was first launched (ms since the epoch), when the app says: kept with
+    /// the install's experiment exposure for the new-install segment (`ExperimentSegment`), not
+    /// stored with the event.
+    package var installedAt: Int64?
     /// When it happened, in milliseconds since the epoch, corrected by `clockSkewMilliseconds`.
     package var occurredAt: Int64
     package var receivedAt: Int64
@@ -44,7 +48,8 @@ package struct AnalyticsEvent: Sendable, Equatable {
         clockSkewMilliseconds: Int64,
         requestID: String,
         variant: String? = nil,
-        installID: String? = nil
+        installID: String? = nil,
+        installedAt: Int64? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -62,6 +67,7 @@ package struct AnalyticsEvent: Sendable, Equatable {
         self.requestID = requestID
         self.variant = variant
         self.installID = installID
+        self.installedAt = installedAt
     }
 }
 

@@ -8,7 +8,11 @@
 // (reported with events, default "web"); param-<name> fills the {name} placeholder;
 // install-id (copy experiments: the install's id, sent as X-Install-ID; default: a UUID made once
 // and kept in localStorage under "empty-state-install-id", or for the page's life when storage is
-// unavailable). A template in a running experiment comes as this install's variant, with an
+// unavailable); installed-at (with install-id: when that install began, RFC 3339; default: the
+// time the stored id was made, kept beside it under "empty-state-installed-at", sent as
+// X-Installed-At and with the events, so experiments that target new installs admit this browser;
+// an id made by an earlier version of this file has no time and is never new). A template in a
+// running experiment comes as this install's variant, with an
 // `experiment` member that the events report (experimentId, variant, installId). Sending the
 // header makes a cross-origin fetch non-simple: the browser sends a CORS preflight first, which
 // the service answers (and the browser caches).
@@ -55,7 +59,14 @@ function uuid() {
 
 const SESSION_ID = uuid();
 const INSTALL_ID_KEY = "empty-state-install-id";
+const INSTALLED_AT_KEY = "empty-state-installed-at";
 let pageInstallID = null;
+let pageInstalledAt = null;
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** Now in RFC 3339 UTC, to the second (what X-Installed-At takes). */
+const nowRFC3339 = () => new Date().toISOString().replace(/\.\d+Z$/, "Z");
 
 /** This browser's install id for copy experiments: made once and kept in localStorage, so the
  *  same person keeps seeing the same variant; for the page's life when storage is unavailable
@@ -65,12 +76,26 @@ function storedInstallID() {
     let id = localStorage.getItem(INSTALL_ID_KEY);
     if (!id) {
       id = uuid();
+      // The id's birth is the install's: kept beside it, written first so an id never exists
+      // without its time (an id from before this was kept has none, and is not called new).
+      localStorage.setItem(INSTALLED_AT_KEY, nowRFC3339());
       localStorage.setItem(INSTALL_ID_KEY, id);
     }
     return id;
   } catch {
     pageInstallID ??= uuid();
+    pageInstalledAt ??= nowRFC3339();
     return pageInstallID;
+  }
+}
+
+/** When the stored install id was made (RFC 3339), or null when that is not known. */
+function storedInstalledAt() {
+  storedInstallID();
+  try {
+    return localStorage.getItem(INSTALLED_AT_KEY);
+  } catch {
+    return pageInstalledAt;
   }
 }
 
@@ -225,7 +250,7 @@ function render(template, headingLevel) {
 }
 
 export class EmptyStateElement extends HTMLElement {
-  static observedAttributes = ["template", "locale", "heading-level", "install-id", "preview-token"];
+  static observedAttributes = ["template", "locale", "heading-level", "install-id", "installed-at", "preview-token"];
 
   #template = null;
   #generation = 0;
@@ -261,6 +286,17 @@ export class EmptyStateElement extends HTMLElement {
     return this.getAttribute("install-id") || storedInstallID();
   }
 
+  /** The install's first time (RFC 3339), or null: the page's `installed-at` with its own
+   *  `install-id` (ignored when not RFC 3339: the service would refuse the request), else the
+   *  stored id's. */
+  #installedAt() {
+    if (this.getAttribute("install-id")) {
+      const given = this.getAttribute("installed-at");
+      return given && RFC3339.test(given) && !Number.isNaN(Date.parse(given)) ? given : null;
+    }
+    return storedInstalledAt();
+  }
+
   #headingLevel() {
     const level = Number.parseInt(this.getAttribute("heading-level") || "3", 10);
     return Math.min(Math.max(Number.isNaN(level) ? 3 : level, 1), 6);
@@ -282,6 +318,8 @@ export class EmptyStateElement extends HTMLElement {
     const request = preview
       ? { credentials: "omit", cache: "no-store", headers: { Accept: "application/json", "X-Preview-Token": preview } }
       : { credentials: "omit", headers: { Accept: "application/json", "X-Install-ID": this.#installID() } };
+    const installedAt = preview ? null : this.#installedAt();
+    if (installedAt) request.headers["X-Installed-At"] = installedAt;
     try {
       const response = await fetch(url, request);
       if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
@@ -338,6 +376,8 @@ export class EmptyStateElement extends HTMLElement {
       event.experimentId = template.experiment.id;
       event.variant = template.experiment.variant;
       event.installId = this.#installID();
+      const installedAt = this.#installedAt();
+      if (installedAt) event.installedAt = installedAt;
     }
     return event;
   }

@@ -8,6 +8,7 @@ import { get, ifMatch, post, put, seg } from "./api.js";
 import { announce, h, problemView, time } from "./dom.js";
 import { fact, overridesText, statusBadge, targetText, verdictText } from "./experiments-format.js";
 import { resultsView } from "./experiments-results.js";
+import { segmentsPanel } from "./experiments-segments.js";
 import { overridesView, variantsView } from "./experiments-variants.js";
 import { confirmDialog } from "./part-dialog.js";
 import { percent } from "./part-experiment-chart.js";
@@ -23,6 +24,7 @@ export function mountDetail(main, experimentID, context) {
   const overridesSection = h("section", { class: "experiment-overrides", "aria-labelledby": "overrides-heading" });
   const resultsSection = h("section", { class: "experiment-results", "aria-labelledby": "results-heading", "data-state": "loading" });
   const editorSection = h("div", { class: "experiment-editor" });
+  const segments = segmentsPanel(experimentID);
   let current = null; // {revision, updatedAt, updatedBy, experiment}
   let results = null;
   let disposed = false;
@@ -39,6 +41,7 @@ export function mountDetail(main, experimentID, context) {
       summary.replaceChildren(error.status === 404 ? h("p", { role: "alert" }, `There is no experiment ${experimentID}.`) : problemView(error));
       summary.dataset.state = "error";
       resultsSection.hidden = true;
+      segments.element.hidden = true;
       return;
     }
     await loadResults();
@@ -52,6 +55,7 @@ export function mountDetail(main, experimentID, context) {
       results = data;
       renderResults();
       resultsSection.dataset.state = "ready";
+      segments.refresh();
     } catch (error) {
       if (disposed) return;
       results = null;
@@ -237,6 +241,7 @@ export function mountDetail(main, experimentID, context) {
     actions,
     actionStatus,
     resultsSection,
+    segments.element,
     variantsSection,
     overridesSection,
     editorSection,

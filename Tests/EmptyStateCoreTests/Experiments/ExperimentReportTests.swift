@@ -75,6 +75,26 @@ import Testing
         #expect(ExperimentTimeline.build(arms: [], days: [Self.day("d", [])], settings: settings).isEmpty)
     }
 
+    @Test("per segment: a segment column first, each segment's rows in turn, formulas and unknown guarded")
+    func csvPerSegment() {
+        let settings = ExperimentReportSettings()
+        let points = ExperimentTimeline.build(
+            arms: Self.arms,
+            days: [Self.day("2026-11-01", [(50, 5), (50, 6)])],
+            settings: settings
+        )
+        let csv = ExperimentTimeline.csv(segments: [("ios", points), ("-1.0", points), (nil, points)])
+        let lines = csv.components(separatedBy: "\r\n")
+        #expect(lines.count == 8 && lines.last == "")
+        #expect(lines[0] == "segment," + ExperimentTimeline.csv(points).components(separatedBy: "\r\n")[0])
+        #expect(
+            lines[1...6].map { $0.split(separator: ",", omittingEmptySubsequences: false)[0] } == [
+                "ios", "ios", "'-1.0", "'-1.0", "", "",
+            ]
+        )
+        #expect(ExperimentTimeline.csv(segments: []).hasPrefix("segment,date,variant,"))
+    }
+
     @Test func csvHasARowPerDayAndArm() {
         let settings = ExperimentReportSettings(guardrails: [ExperimentGuardrail(key: "back")])
         let days = [

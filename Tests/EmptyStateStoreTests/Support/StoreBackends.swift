@@ -306,3 +306,42 @@ func waitOrFail(_ semaphore: DispatchSemaphore, _ what: String, seconds: Int = 1
         throw WaitTimedOut(description: "\(what): not signalled within \(seconds) s")
     }
 }
+
+/// An events database as the release before experiment segments left it (SQLite migration v5,
+/// PostgreSQL version 11), holding `installs` (experiment, install, variant key, first seen) in
+/// `experiment_install` without attributes; opening the store migrates it.
+func makePreSegmentsEventStore(
+    _ backend: StoreBackend,
+    installs: [(experiment: String, install: String, variant: String, firstSeenAt: Int64)]
+) throws -> @Sendable () throws -> any EventStoring {
+    let logger = Logger(label: "test")
+    @Sendable func insert(_ row: (experiment: String, install: String, variant: String, firstSeenAt: Int64)) -> String {
+        """
+        INSERT INTO experiment_install (experiment_id, install_id, variant, first_seen_at)
+        VALUES ('\(row.experiment)', '\(row.install)', '\(row.variant)', \(row.firstSeenAt))
+        """
+    }
+    switch backend {
+    case .sqlite:
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("segments-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/events.sqlite"
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteEventStore.migrator.migrate(queue, upTo: "v5: a delta row per hour and key")
+        try queue.write { db in
+            for row in installs { try db.execute(sql: insert(row)) }
+        }
+        try queue.close()
+        return { try SQLiteEventStore(path: path, logger: logger) }
+    case .postgres:
+        let make = try freshDatabase()
+        let database = make()
+        defer { database.stopPool() }
+        try database.blocking(timeout: .seconds(60)) { client in
+            try await PostgresSchema.migrate(client, upTo: 11, logger: logger)
+            for row in installs { try await client.all(PostgresQuery(unsafeSQL: insert(row)), logger: logger) }
+        }
+        return { PostgresEventStore(database: try openDatabase(make), logger: logger) }
+    }
+}
