@@ -37,7 +37,8 @@ extension AdminAPI {
                 sourceLocale: query.sourceLocale,
                 targetLocale: $0,
                 selection: query.selection,
-                exportedAt: exportedAt
+                exportedAt: exportedAt,
+                plurals: query.format.carriesPlurals
             )
         }
         let files = query.format.write(documents)
