@@ -189,5 +189,45 @@ expect_eq "createLocales=true with a plural: pl created, written as r5" "200 cre
 fetch "$BASE_URL/v1/templates/plHiddenResults?locale=pl&platform=ios&param.count=22"
 expect_eq "pl, param.count=22: few, # read as the number" "22 wyniki ukryte przez filtry." "$(json .message)"
 
-fetch -X DELETE -H "$PL_AUTH" -H 'If-Match: "r5"' "$PL_API/templates/plHiddenResults"
+# String Catalog: variations.plural per locale, each of its categories a stringUnit (as Xcode
+# writes it), every locale in one file. Python's json reads it; a changed pl form, edited as JSON,
+# is the one string the import changes.
+sleep 1
+fetch -H "$PL_AUTH" "$PL_API/translations/export?format=xcstrings&ids=plHiddenResults"
+cp "$BODY" "$WORK/plurals.xcstrings"
+expect_eq "String Catalog: the plural's categories per locale, each a stringUnit" \
+    "en:one,other pl:few,many,one,other ru:few,many,one,other fr:one,other" \
+    "$(python3 -c 'import json, sys
+entry = json.load(open(sys.argv[1]))["strings"]["plHiddenResults/message"]["localizations"]
+out = []
+for locale in ["en", "pl", "ru", "fr"]:
+    forms = entry[locale].get("variations", {}).get("plural")
+    out.append(locale + ":" + ",".join(forms) if forms else locale + ":other")
+    assert all(set(f) == {"stringUnit"} and set(f["stringUnit"]) == {"state", "value"} for f in (forms or {}).values())
+print(" ".join(out))' "$WORK/plurals.xcstrings" 2>&1)"
+expect_eq "String Catalog: the stale fr plural is needs_review in each form" "needs_review needs_review" \
+    "$(jq -r '[.strings["plHiddenResults/message"].localizations.fr.variations.plural[].stringUnit.state] | join(" ")' "$WORK/plurals.xcstrings")"
+jq '.strings["plHiddenResults/message"].localizations.pl.variations.plural.many.stringUnit.value = "{count} wyników jest ukrytych."' \
+    "$WORK/plurals.xcstrings" >"$WORK/plurals-edited.xcstrings"
+fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/json' --data-binary @"$WORK/plurals-edited.xcstrings" \
+    "$PL_API/translations/import?fileName=Localizable.xcstrings&dryRun=false"
+expect_eq "String Catalog import: one plural changed, written as r6" "200 1 6 pl:message:changed" \
+    "$STATUS $(json .summary.changed) $(json '.templates[0].revision') $(json '[.templates[0].strings[] | select(.outcome == "changed") | "\(.locale):\(.key):\(.outcome)"] | join(" ")')"
+fetch "$BASE_URL/v1/templates/plHiddenResults?locale=pl&platform=ios&param.count=5"
+expect_eq "pl, param.count=5: the imported many form" "5 wyników jest ukrytych." "$(json .message)"
+fetch -H "$PL_AUTH" "$PL_API/translations/export?format=xcstrings&ids=plHiddenResults"
+expect_eq "String Catalog: the next export holds what was imported, member for member" "" \
+    "$(jq -S . "$BODY" | diff - <(jq -S '.strings["empty-state-service export"] = (input | .strings["empty-state-service export"])' "$WORK/plurals-edited.xcstrings" "$BODY") | head -5)"
+
+# The formats without plural forms yet leave the plural out, and refuse a unit for it.
+fetch -H "$PL_AUTH" "$PL_API/translations/export?format=xliff12&locale=ru&ids=plHiddenResults"
+expect_eq "XLIFF 1.2 export: the title, not the plural message" "200 1 0" \
+    "$STATUS $(grep -c 'plHiddenResults/title' "$BODY") $(grep -c 'plHiddenResults/message' "$BODY")"
+sed 's|id="plHiddenResults/title"|id="plHiddenResults/message"|' "$BODY" >"$WORK/plurals-ru.xliff"
+fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xliff+xml' --data-binary @"$WORK/plurals-ru.xliff" \
+    "$PL_API/translations/import?fileName=ru.xliff"
+expect_eq "XLIFF 1.2 import of a unit for the plural: rejected, reason plural" "200 plural" \
+    "$STATUS $(json '[.templates[].strings[] | select(.key == "message") | .reasons[]?.reason] | join(",")')"
+
+fetch -X DELETE -H "$PL_AUTH" -H 'If-Match: "r6"' "$PL_API/templates/plHiddenResults"
 expect_eq "plural template deleted" 204 "$STATUS"

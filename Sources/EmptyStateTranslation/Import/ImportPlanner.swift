@@ -112,6 +112,7 @@ private struct Planner {
 
     private mutating func outcome(of unit: TranslationUnit) -> (ImportPlan.Outcome, Change?) {
         let id = unit.id
+        var unit = unit
         guard seen.insert(id).inserted else {
             return (.rejected([ImportRejection(.duplicate, "the unit appears twice in the file")]), nil)
         }
@@ -132,7 +133,16 @@ private struct Planner {
                 nil
             )
         }
+        // A plural the file gives but that cannot be read (its `other` may be what is missing).
+        if let issue = unit.pluralIssue, unit.state != .missing {
+            return (.rejected([ImportRejection(.plural, issue)]), nil)
+        }
         guard let value = unit.target, !value.isEmpty, unit.state != .missing else { return (.untranslated, nil) }
+        // A String Catalog's plural does not name its number: it is the template's.
+        if let reference = template.plural(id.key, in: template.defaultLocale) {
+            if unit.sourcePlural?.variable.isEmpty == true { unit.sourcePlural?.variable = reference.variable }
+            if unit.targetPlural?.variable.isEmpty == true { unit.targetPlural?.variable = reference.variable }
+        }
         let isPluralKey = TranslationExport.isPlural(template, id.key, sourceLocale: sourceLocale)
         if let rejection = pluralRejection(unit, template: template, isPluralKey: isPluralKey) {
             return (.rejected([rejection]), nil)
