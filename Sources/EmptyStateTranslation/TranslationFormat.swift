@@ -9,13 +9,13 @@ package enum TranslationFormat: String, Sendable, CaseIterable {
     case android
 
     /// Whether the format's files carry plural strings (a form per CLDR category): XLIFF 2.0 as
-    /// an ICU MessageFormat plural, a String Catalog as `variations.plural`. The others leave
-    /// plural strings out of an export, and an import of theirs refuses a unit for one
-    /// (`ImportRejection.Reason.plural`).
+    /// an ICU MessageFormat plural, a String Catalog as `variations.plural`, Android as
+    /// `<plurals>`. XLIFF 1.2 leaves plural strings out of an export, and an import of it
+    /// refuses a unit for one (`ImportRejection.Reason.plural`).
     package var carriesPlurals: Bool {
         switch self {
-        case .xliff2, .xcstrings: return true
-        case .xliff12, .android: return false
+        case .xliff2, .xcstrings, .android: return true
+        case .xliff12: return false
         }
     }
 

@@ -219,6 +219,36 @@ fetch -H "$PL_AUTH" "$PL_API/translations/export?format=xcstrings&ids=plHiddenRe
 expect_eq "String Catalog: the next export holds what was imported, member for member" "" \
     "$(jq -S . "$BODY" | diff - <(jq -S '.strings["empty-state-service export"] = (input | .strings["empty-state-service export"])' "$WORK/plurals-edited.xcstrings" "$BODY") | head -5)"
 
+# Android: <plurals> with an <item quantity> per category of the file's locale, placeholders as in
+# <string>. ElementTree reads the items; translate-toolkit's Android reader takes it as a plural.
+sleep 1
+fetch -H "$PL_AUTH" "$PL_API/translations/export?format=android&locale=pl&ids=plHiddenResults"
+python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); open(sys.argv[2], "wb").write(z.read("values-pl/strings.xml")); open(sys.argv[3], "wb").write(z.read("values/strings.xml"))' \
+    "$BODY" "$WORK/plurals-pl.xml" "$WORK/plurals-en.xml"
+expect_eq "Android: <plurals> per file, an item per category of its locale" \
+    "values: one,other values-pl: one,few,many,other" \
+    "$(python3 -c 'import sys, xml.etree.ElementTree as ET
+out = []
+for name, path in (("values", sys.argv[1]), ("values-pl", sys.argv[2])):
+    plurals = [p for p in ET.parse(path).getroot().iter("plurals") if p.get("name").endswith("__message")]
+    out.append(name + ": " + ",".join(i.get("quantity") for i in plurals[0].iter("item")))
+print(" ".join(out))' "$WORK/plurals-en.xml" "$WORK/plurals-pl.xml" 2>&1)"
+expect_eq "Android: translate-toolkit reads the pl <plurals> as one plural unit" "True 1" \
+    "$(python3 -c 'import sys
+from translate.storage import aresource
+store = aresource.AndroidResourceFile.parsefile(sys.argv[1])
+units = [u for u in store.units if u.getid().endswith("__message")]
+print(units[0].hasplural() or len(units[0].target.strings) > 1, len(units))' "$WORK/plurals-pl.xml" 2>&1)"
+sed 's|%1$s</xliff:g> wyniki ukryte przez filtry.|%1$s</xliff:g> wyniki są ukryte.|' "$WORK/plurals-pl.xml" >"$WORK/plurals-pl-edited.xml"
+fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xml' --data-binary @"$WORK/plurals-pl-edited.xml" \
+    "$PL_API/translations/import?format=android&fileName=values-pl/strings.xml&dryRun=false"
+expect_eq "Android import: the few item changed, written as r7" "200 1 7 {count} wyniki są ukryte." \
+    "$STATUS $(json .summary.changed) $(json '.templates[0].revision') $(json '.templates[0].strings[] | select(.key == "message") | .forms.few')"
+fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xml' --data-binary @"$WORK/plurals-pl-edited.xml" \
+    "$PL_API/translations/import?format=android&fileName=values-pl/strings.xml"
+expect_eq "Android: the same file again changes nothing" "200 0 3" \
+    "$STATUS $(json .summary.changed) $(json .summary.unchanged)"
+
 # The formats without plural forms yet leave the plural out, and refuse a unit for it.
 fetch -H "$PL_AUTH" "$PL_API/translations/export?format=xliff12&locale=ru&ids=plHiddenResults"
 expect_eq "XLIFF 1.2 export: the title, not the plural message" "200 1 0" \
@@ -229,5 +259,5 @@ fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xliff+xml' --data-bina
 expect_eq "XLIFF 1.2 import of a unit for the plural: rejected, reason plural" "200 plural" \
     "$STATUS $(json '[.templates[].strings[] | select(.key == "message") | .reasons[]?.reason] | join(",")')"
 
-fetch -X DELETE -H "$PL_AUTH" -H 'If-Match: "r6"' "$PL_API/templates/plHiddenResults"
+fetch -X DELETE -H "$PL_AUTH" -H 'If-Match: "r7"' "$PL_API/templates/plHiddenResults"
 expect_eq "plural template deleted" 204 "$STATUS"

@@ -29991,9 +29991,11 @@ internal enum Operations {
     /// whose `<source>` and `<target>` are ICU MessageFormat plurals (`{count, plural, one
     /// {{count} result} other {{count} results}}`, the target with the target locale's CLDR
     /// categories, a note naming them); in `xcstrings` Xcode's `variations.plural`, a
-    /// `stringUnit` per category of each locale. It is stale when any form of its source
-    /// changed. The formats that do not carry plural forms yet (`xliff12`, `android`) leave
-    /// plural strings out rather than give their general form alone.
+    /// `stringUnit` per category of each locale; in `android` a `<plurals>` with an `<item
+    /// quantity>` per category (placeholders as in `<string>`, a stale one marked by the same
+    /// comment). It is stale when any form of its source changed. `xliff12` does not carry
+    /// plural forms yet: it leaves plural strings out rather than give their general form
+    /// alone.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/translations/export`.
@@ -30636,7 +30638,7 @@ internal enum Operations {
     /// not read — unbalanced braces, no `other`, an explicit `=0`, a nested `select` — a
     /// category CLDR does not give the locale, another number than the source's, one text for
     /// a plural string or forms for a plain one, or a unit for a plural string from a format
-    /// that does not carry forms yet: `xliff12`, `android`).
+    /// that does not carry forms yet: `xliff12`).
     ///
     /// A plural string is one string: its forms are compared together (`changed` when any
     /// form differs, the report's `forms` and `previousForms` giving them by category, `value`
@@ -30644,8 +30646,8 @@ internal enum Operations {
     /// `xliff2` a `<target>` is read as ICU: `#` stands for the number, text around the plural
     /// is added to every form, ICU's apostrophe quoting is undone. In `xcstrings` a
     /// `variations.plural` is read with its forms' least advanced state (a form still `new`
-    /// leaves the string untranslated); a category that is no CLDR category, or no `other`,
-    /// refuses it (`plural`).
+    /// leaves the string untranslated), in `android` a `<plurals>` by its items; a category
+    /// that is no CLDR category, one given twice, or no `other` refuses it (`plural`).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from
