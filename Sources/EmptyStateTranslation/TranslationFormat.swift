@@ -8,17 +8,6 @@ package enum TranslationFormat: String, Sendable, CaseIterable {
     /// Android `strings.xml`: one file per locale folder, plus `values/strings.xml` for the source.
     case android
 
-    /// Whether the format's files carry plural strings (a form per CLDR category): XLIFF 2.0 as
-    /// an ICU MessageFormat plural, a String Catalog as `variations.plural`, Android as
-    /// `<plurals>`. XLIFF 1.2 leaves plural strings out of an export, and an import of it
-    /// refuses a unit for one (`ImportRejection.Reason.plural`).
-    package var carriesPlurals: Bool {
-        switch self {
-        case .xliff2, .xcstrings, .android: return true
-        case .xliff12: return false
-        }
-    }
-
     /// The `Content-Type` of a file.
     package var mediaType: String {
         switch self {

@@ -249,15 +249,34 @@ fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xml' --data-binary @"$
 expect_eq "Android: the same file again changes nothing" "200 0 3" \
     "$STATUS $(json .summary.changed) $(json .summary.unchanged)"
 
-# The formats without plural forms yet leave the plural out, and refuse a unit for it.
+# XLIFF 1.2: translate-toolkit's gettext plural group (restype x-gettext-plurals), a trans-unit per
+# category of the target locale ([0] one, [1] few…); translate-toolkit's poxliff reads it as one
+# plural unit, as Weblate does.
+sleep 1
 fetch -H "$PL_AUTH" "$PL_API/translations/export?format=xliff12&locale=ru&ids=plHiddenResults"
-expect_eq "XLIFF 1.2 export: the title, not the plural message" "200 1 0" \
-    "$STATUS $(grep -c 'plHiddenResults/title' "$BODY") $(grep -c 'plHiddenResults/message' "$BODY")"
-sed 's|id="plHiddenResults/title"|id="plHiddenResults/message"|' "$BODY" >"$WORK/plurals-ru.xliff"
-fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xliff+xml' --data-binary @"$WORK/plurals-ru.xliff" \
-    "$PL_API/translations/import?fileName=ru.xliff"
-expect_eq "XLIFF 1.2 import of a unit for the plural: rejected, reason plural" "200 plural" \
-    "$STATUS $(json '[.templates[].strings[] | select(.key == "message") | .reasons[]?.reason] | join(",")')"
+cp "$BODY" "$WORK/plurals-ru.xliff"
+expect_eq "XLIFF 1.2 export: a plural group with ru's four forms" "1 one,few,many,other" \
+    "$(grep -c '<group id="plHiddenResults/message" restype="x-gettext-plurals">' "$WORK/plurals-ru.xliff") $(python3 -c 'import sys, xml.etree.ElementTree as ET
+ns = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+group = [g for g in ET.parse(sys.argv[1]).getroot().iter("{urn:oasis:names:tc:xliff:document:1.2}group")][0]
+print(",".join(u.get("resname") for u in group.findall("x:trans-unit", ns)))' "$WORK/plurals-ru.xliff" 2>&1)"
+expect_eq "translate-toolkit's poxliff reads one plural unit with ru's four targets" \
+    "True 4 результатов скрыто фильтрами." \
+    "$(python3 -c 'import sys
+from translate.storage import poxliff
+store = poxliff.PoXliffFile.parsestring(open(sys.argv[1], "rb").read())
+unit = [u for u in store.units if u.hasplural()][0]
+print(unit.hasplural(), len(unit.target.strings), unit.target.strings[2].strip())' "$WORK/plurals-ru.xliff" 2>&1)"
+sed 's|результат скрыт фильтрами.</target>|результат скрыт вашими фильтрами.</target>|' "$WORK/plurals-ru.xliff" >"$WORK/plurals-ru-edited.xliff"
+fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xliff+xml' --data-binary @"$WORK/plurals-ru-edited.xliff" \
+    "$PL_API/translations/import?fileName=ru.xliff&dryRun=false"
+expect_eq "XLIFF 1.2 import: the one form changed, written as r8" "200 1 8 {count} результат скрыт вашими фильтрами." \
+    "$STATUS $(json .summary.changed) $(json '.templates[0].revision') $(json '.templates[0].strings[] | select(.key == "message") | .forms.one')"
+sed -e 's|resname="few"|resname="two"|' -e 's|вашими фильтрами|фильтрами|' "$WORK/plurals-ru-edited.xliff" >"$WORK/plurals-ru-bad.xliff"
+fetch -X POST -H "$PL_AUTH" -H 'Content-Type: application/xliff+xml' --data-binary @"$WORK/plurals-ru-bad.xliff" \
+    "$PL_API/translations/import?fileName=ru.xliff&strict=true&dryRun=false"
+expect_eq "XLIFF 1.2, strict, a category ru lacks: 422, reason plural" "422 plural" \
+    "$STATUS $(json '[.report.templates[].strings[] | select(.key == "message") | .reasons[].reason] | join(",")')"
 
-fetch -X DELETE -H "$PL_AUTH" -H 'If-Match: "r7"' "$PL_API/templates/plHiddenResults"
+fetch -X DELETE -H "$PL_AUTH" -H 'If-Match: "r8"' "$PL_API/templates/plHiddenResults"
 expect_eq "plural template deleted" 204 "$STATUS"

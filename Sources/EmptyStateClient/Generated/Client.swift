@@ -28447,9 +28447,9 @@ internal struct Client: APIProtocol {
     /// categories, a note naming them); in `xcstrings` Xcode's `variations.plural`, a
     /// `stringUnit` per category of each locale; in `android` a `<plurals>` with an `<item
     /// quantity>` per category (placeholders as in `<string>`, a stale one marked by the same
-    /// comment). It is stale when any form of its source changed. `xliff12` does not carry
-    /// plural forms yet: it leaves plural strings out rather than give their general form
-    /// alone.
+    /// comment); in `xliff12` translate-toolkit's gettext plural group (`<group
+    /// restype="x-gettext-plurals">`, a `<trans-unit id="…[0]" resname="one">` per category of
+    /// the target locale). It is stale when any form of its source changed.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/translations/export`.
@@ -29060,8 +29060,7 @@ internal struct Client: APIProtocol {
     /// after it), and `plural` (the file's plural forms cannot be taken: an ICU plural that does
     /// not read — unbalanced braces, no `other`, an explicit `=0`, a nested `select` — a
     /// category CLDR does not give the locale, another number than the source's, one text for
-    /// a plural string or forms for a plain one, or a unit for a plural string from a format
-    /// that does not carry forms yet: `xliff12`).
+    /// a plural string or forms for a plain one).
     ///
     /// A plural string is one string: its forms are compared together (`changed` when any
     /// form differs, the report's `forms` and `previousForms` giving them by category, `value`
@@ -29069,8 +29068,10 @@ internal struct Client: APIProtocol {
     /// `xliff2` a `<target>` is read as ICU: `#` stands for the number, text around the plural
     /// is added to every form, ICU's apostrophe quoting is undone. In `xcstrings` a
     /// `variations.plural` is read with its forms' least advanced state (a form still `new`
-    /// leaves the string untranslated), in `android` a `<plurals>` by its items; a category
-    /// that is no CLDR category, one given twice, or no `other` refuses it (`plural`).
+    /// leaves the string untranslated), in `android` a `<plurals>` by its items, in `xliff12` a
+    /// plural group by its trans-units (the category their `resname`, else the target locale's
+    /// category at their position); a category that is no CLDR category, one given twice, or
+    /// no `other` refuses it (`plural`).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from

@@ -945,9 +945,9 @@ internal protocol APIProtocol: Sendable {
     /// categories, a note naming them); in `xcstrings` Xcode's `variations.plural`, a
     /// `stringUnit` per category of each locale; in `android` a `<plurals>` with an `<item
     /// quantity>` per category (placeholders as in `<string>`, a stale one marked by the same
-    /// comment). It is stale when any form of its source changed. `xliff12` does not carry
-    /// plural forms yet: it leaves plural strings out rather than give their general form
-    /// alone.
+    /// comment); in `xliff12` translate-toolkit's gettext plural group (`<group
+    /// restype="x-gettext-plurals">`, a `<trans-unit id="…[0]" resname="one">` per category of
+    /// the target locale). It is stale when any form of its source changed.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/translations/export`.
@@ -996,8 +996,7 @@ internal protocol APIProtocol: Sendable {
     /// after it), and `plural` (the file's plural forms cannot be taken: an ICU plural that does
     /// not read — unbalanced braces, no `other`, an explicit `=0`, a nested `select` — a
     /// category CLDR does not give the locale, another number than the source's, one text for
-    /// a plural string or forms for a plain one, or a unit for a plural string from a format
-    /// that does not carry forms yet: `xliff12`).
+    /// a plural string or forms for a plain one).
     ///
     /// A plural string is one string: its forms are compared together (`changed` when any
     /// form differs, the report's `forms` and `previousForms` giving them by category, `value`
@@ -1005,8 +1004,10 @@ internal protocol APIProtocol: Sendable {
     /// `xliff2` a `<target>` is read as ICU: `#` stands for the number, text around the plural
     /// is added to every form, ICU's apostrophe quoting is undone. In `xcstrings` a
     /// `variations.plural` is read with its forms' least advanced state (a form still `new`
-    /// leaves the string untranslated), in `android` a `<plurals>` by its items; a category
-    /// that is no CLDR category, one given twice, or no `other` refuses it (`plural`).
+    /// leaves the string untranslated), in `android` a `<plurals>` by its items, in `xliff12` a
+    /// plural group by its trans-units (the category their `resname`, else the target locale's
+    /// category at their position); a category that is no CLDR category, one given twice, or
+    /// no `other` refuses it (`plural`).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from
@@ -3035,9 +3036,9 @@ extension APIProtocol {
     /// categories, a note naming them); in `xcstrings` Xcode's `variations.plural`, a
     /// `stringUnit` per category of each locale; in `android` a `<plurals>` with an `<item
     /// quantity>` per category (placeholders as in `<string>`, a stale one marked by the same
-    /// comment). It is stale when any form of its source changed. `xliff12` does not carry
-    /// plural forms yet: it leaves plural strings out rather than give their general form
-    /// alone.
+    /// comment); in `xliff12` translate-toolkit's gettext plural group (`<group
+    /// restype="x-gettext-plurals">`, a `<trans-unit id="…[0]" resname="one">` per category of
+    /// the target locale). It is stale when any form of its source changed.
     ///
     ///
     /// - Remark: HTTP `GET /v1/admin/translations/export`.
@@ -3102,8 +3103,7 @@ extension APIProtocol {
     /// after it), and `plural` (the file's plural forms cannot be taken: an ICU plural that does
     /// not read — unbalanced braces, no `other`, an explicit `=0`, a nested `select` — a
     /// category CLDR does not give the locale, another number than the source's, one text for
-    /// a plural string or forms for a plain one, or a unit for a plural string from a format
-    /// that does not carry forms yet: `xliff12`).
+    /// a plural string or forms for a plain one).
     ///
     /// A plural string is one string: its forms are compared together (`changed` when any
     /// form differs, the report's `forms` and `previousForms` giving them by category, `value`
@@ -3111,8 +3111,10 @@ extension APIProtocol {
     /// `xliff2` a `<target>` is read as ICU: `#` stands for the number, text around the plural
     /// is added to every form, ICU's apostrophe quoting is undone. In `xcstrings` a
     /// `variations.plural` is read with its forms' least advanced state (a form still `new`
-    /// leaves the string untranslated), in `android` a `<plurals>` by its items; a category
-    /// that is no CLDR category, one given twice, or no `other` refuses it (`plural`).
+    /// leaves the string untranslated), in `android` a `<plurals>` by its items, in `xliff12` a
+    /// plural group by its trans-units (the category their `resname`, else the target locale's
+    /// category at their position); a category that is no CLDR category, one given twice, or
+    /// no `other` refuses it (`plural`).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from

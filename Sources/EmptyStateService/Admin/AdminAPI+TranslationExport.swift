@@ -37,8 +37,7 @@ extension AdminAPI {
                 sourceLocale: query.sourceLocale,
                 targetLocale: $0,
                 selection: query.selection,
-                exportedAt: exportedAt,
-                plurals: query.format.carriesPlurals
+                exportedAt: exportedAt
             )
         }
         let files = query.format.write(documents)

@@ -105,8 +105,7 @@ package enum AndroidStringsReader {
             sourceLocale: sourceTag,
             targetLocale: targetLocale,
             exportedAt: header["exportedAt"] ?? sourceFile?.header["exportedAt"],
-            units: units,
-            carriesPlurals: true
+            units: units
         )
     }
 

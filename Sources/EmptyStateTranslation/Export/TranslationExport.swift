@@ -12,25 +12,20 @@ package enum TranslationExport {
     /// (`translated`, `reviewed` or `final`).
     ///
     /// A plural string is one unit with its forms (`sourcePlural`, `targetPlural`), one string as
-    /// far as states go: it is stale when any source form changed. With `plurals: false` (a
-    /// format that cannot carry forms, `TranslationFormat.carriesPlurals`) it is left out rather
-    /// than exported as its general form alone, which a translator would translate as if it
-    /// were every form.
+    /// far as states go: it is stale when any source form changed.
     package static func document(
         _ templates: [TemplateSnapshot],
         sourceLocale: String,
         targetLocale: String,
         selection: TranslationSelection = .all,
-        exportedAt: String?,
-        plurals: Bool = true
+        exportedAt: String?
     ) -> TranslationDocument {
         var units: [TranslationUnit] = []
         for snapshot in templates.sorted(by: { $0.template.id.utf8.lexicographicallyPrecedes($1.template.id.utf8) }) {
             let template = snapshot.template
             guard selection.includes(template), let source = template.strings(for: sourceLocale) else { continue }
             let targets = template.strings(for: targetLocale)
-            for key in orderedKeys(template, source)
-            where plurals || !isPlural(template, key, sourceLocale: sourceLocale) {
+            for key in orderedKeys(template, source) {
                 let target = targets?[key]
                 let state: TranslationState
                 if target == nil {
@@ -76,8 +71,7 @@ package enum TranslationExport {
     }
 
     /// Whether `key` is a plural string in the template's default locale or in `sourceLocale`:
-    /// a format that cannot carry forms leaves it out, and an import from one refuses it
-    /// (`ImportRejection.Reason.plural`).
+    /// then a file's translation of it must give its forms (`ImportRejection.Reason.plural`).
     package static func isPlural(_ template: Template, _ key: String, sourceLocale: String) -> Bool {
         template.plural(key, in: template.defaultLocale) != nil || template.plural(key, in: sourceLocale) != nil
     }

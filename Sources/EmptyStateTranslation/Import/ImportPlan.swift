@@ -111,7 +111,7 @@ package struct ImportRejection: Sendable, Equatable, CustomStringConvertible {
         /// The file's plural forms of the string cannot be taken: an ICU plural that does not
         /// read (unbalanced braces, no `other`, an unknown selector), a category CLDR does not
         /// give the locale, another number variable than the source's, forms for a string that
-        /// is not a plural or one text for one that is, or a format that carries no forms.
+        /// is not a plural, or one text for one that is.
         case plural
     }
 

@@ -230,21 +230,12 @@ private struct Planner {
     }
 
     /// `plural`, when the file's forms of a unit cannot be taken: its plural did not read
-    /// (`TranslationUnit.pluralIssue`), the format carries no forms for a plural string, the file
-    /// gives forms for a string that is not a plural, or its forms do not fit the locale
+    /// (`TranslationUnit.pluralIssue`), the file gives forms for a string that is not a plural,
+    /// or its forms do not fit the locale
     /// (a category CLDR does not give it, no `other`, another variable than the source's).
     private func pluralRejection(_ unit: TranslationUnit, template: Template, isPluralKey: Bool) -> ImportRejection? {
         let id = unit.id
         if let issue = unit.pluralIssue { return ImportRejection(.plural, issue) }
-        if isPluralKey, !document.carriesPlurals {
-            let forms = template.plural(id.key, in: template.defaultLocale).map {
-                " (forms \($0.orderedForms.map(\.category.rawValue).joined(separator: ", ")) in \(template.defaultLocale))"
-            }
-            return ImportRejection(
-                .plural,
-                "\(id.template)/\(id.key) is a plural string\(forms ?? ""); this format does not carry plural forms: import it from XLIFF 2.0, or set it with PUT /v1/admin/templates/\(id.template)/strings/\(locale)"
-            )
-        }
         guard let plural = unit.targetPlural else { return nil }
         guard isPluralKey, let reference = template.plural(id.key, in: template.defaultLocale) else {
             return ImportRejection(
@@ -284,7 +275,7 @@ private struct Planner {
     /// `sourceChanged`, when the file was not translated from the store's current source: its
     /// source text differs, or, for a file without source text, the source was written after the
     /// export.
-    /// A plural source is compared form by form (written as ICU in the reason).
+    /// A plural source the file carries is compared form by form (written as ICU in the reason).
     private func sourceChanged(
         _ unit: TranslationUnit,
         source: String,
@@ -292,9 +283,18 @@ private struct Planner {
         snapshot: TemplateSnapshot
     ) -> ImportRejection? {
         if let exported = unit.source {
-            if unit.sourcePlural != nil || sourcePlural != nil {
-                guard !samePlural(unit.sourcePlural, sourcePlural) else { return nil }
+            if let filePlural = unit.sourcePlural {
+                // The forms the file carries (XLIFF 1.2's gettext group carries those of the
+                // target's categories), each the store's, `other` always among them.
+                let same =
+                    sourcePlural.map { store in
+                        filePlural.forms[.other] != nil
+                            && filePlural.forms.allSatisfy { sameText($0.value, store.forms[$0.key]) }
+                    } ?? false
+                guard !same else { return nil }
             } else {
+                // A plain source, or a plural's general form where the format carries no more
+                // of the source (XLIFF 1.2's gettext group): the text, the store's `other`.
                 guard !sameText(exported, source) else { return nil }
             }
             let was = unit.sourcePlural.map(ICUPlural.format) ?? exported

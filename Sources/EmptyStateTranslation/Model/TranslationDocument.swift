@@ -13,31 +13,17 @@ package struct TranslationDocument: Sendable, Equatable {
     /// `needs_review` into `translated`. An import then takes an unchanged `translated` string,
     /// translated from the current source, as that review (`ImportPlanner`).
     package var translatedConfirms: Bool
-    /// Whether the format carries plural strings' forms (set by its reader). A unit of a format
-    /// that does not is refused for a plural string (`ImportRejection.Reason.plural`): its one
-    /// text would otherwise replace every form.
-    package var carriesPlurals: Bool
-
     package init(
         sourceLocale: String,
         targetLocale: String,
         exportedAt: String?,
         units: [TranslationUnit],
-        translatedConfirms: Bool = false,
-        carriesPlurals: Bool = false
+        translatedConfirms: Bool = false
     ) {
         self.sourceLocale = sourceLocale
         self.targetLocale = targetLocale
         self.exportedAt = exportedAt
         self.units = units
         self.translatedConfirms = translatedConfirms
-        self.carriesPlurals = carriesPlurals
-    }
-
-    /// The same strings from the same export; `carriesPlurals` is the format's, not the file's.
-    package static func == (lhs: TranslationDocument, rhs: TranslationDocument) -> Bool {
-        lhs.sourceLocale == rhs.sourceLocale && lhs.targetLocale == rhs.targetLocale
-            && lhs.exportedAt == rhs.exportedAt && lhs.units == rhs.units
-            && lhs.translatedConfirms == rhs.translatedConfirms
     }
 }

@@ -140,8 +140,7 @@ private struct Reader {
                 targetLocale: locale,
                 exportedAt: exportedAt,
                 units: units,
-                translatedConfirms: true,
-                carriesPlurals: true
+                translatedConfirms: true
             )
         }
     }

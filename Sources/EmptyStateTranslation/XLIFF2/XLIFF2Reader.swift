@@ -50,8 +50,7 @@ package enum XLIFF2Reader {
             sourceLocale: sourceLocale,
             targetLocale: targetLocale,
             exportedAt: reader.exportedAt,
-            units: reader.units,
-            carriesPlurals: true
+            units: reader.units
         )
     }
 
