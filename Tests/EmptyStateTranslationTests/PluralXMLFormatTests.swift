@@ -2,6 +2,7 @@ import CLDRPlurals
 import EmptyStateCore
 import EmptyStateTranslation
 import Testing
+import TranslationFixtures
 
 /// Plural strings in Android files: `<plurals>` with an `<item quantity>` per category.
 @Suite("Android files and plural strings")
@@ -230,5 +231,45 @@ struct PluralXLIFF12Tests {
         let rejections = PluralTranslationTests.reasons(plan)
         #expect(rejections.map(\.reason) == [.plural])
         #expect(rejections.first?.message.contains(reason) == true, "\(rejections)")
+    }
+}
+
+/// The interop check's plural document (`make translation-check` reads its files with the
+/// independent readers) read back by this service's own readers, every format.
+@Suite("Plural strings with hard texts, every format")
+struct PluralHardTextTests {
+    @Test("write → read → write is byte-identical, and the forms read back scalar for scalar")
+    func roundTrip() throws {
+        let document = TranslationFixtures.pluralDocument()
+        let readers: [(String, [UInt8], ([UInt8]) throws -> TranslationDocument, (TranslationDocument) -> [UInt8])] = [
+            ("XLIFF 2.0", XLIFF2Writer.write(document), { try XLIFF2Reader.read($0) }, XLIFF2Writer.write),
+            ("XLIFF 1.2", XLIFF12Writer.write(document), { try XLIFF12Reader.read($0) }, XLIFF12Writer.write),
+            (
+                "String Catalog", StringCatalogWriter.write([document]), { try StringCatalogReader.read($0)[0] },
+                { StringCatalogWriter.write([$0]) }
+            ),
+            (
+                "Android", AndroidStringsWriter.write(document),
+                { try AndroidStringsReader.read($0, locale: "ru", source: AndroidStringsWriter.writeSource(document)) },
+                AndroidStringsWriter.write
+            ),
+        ]
+        for (name, bytes, read, write) in readers {
+            var back = try read(bytes)
+            // Examples are written, never read back (`TranslationUnit.examples`).
+            for index in back.units.indices { back.units[index].examples = document.units[index].examples }
+            #expect(write(back) == bytes, "\(name)")
+            // A String Catalog and Android have no review states: reviewed and final read as translated.
+            let reviewStates = name.hasPrefix("XLIFF")
+            for (unit, original) in zip(back.units, document.units) where original.state != .missing {
+                let state =
+                    !reviewStates && [.reviewed, .final].contains(original.state) ? .translated : original.state
+                #expect(unit.state == state, "\(name) \(unit.id)")
+                #expect(
+                    unit.targetPlural?.orderedForms.map(\.text) == original.targetPlural?.orderedForms.map(\.text),
+                    "\(name) \(unit.id)"
+                )
+            }
+        }
     }
 }
