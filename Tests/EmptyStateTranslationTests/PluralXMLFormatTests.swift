@@ -202,6 +202,18 @@ struct PluralXLIFF12Tests {
         #expect(to.plural?.forms[.one] == "{count} étape restante avec {provider} et {app}.")
     }
 
+    @Test("a form left empty, as gettext tools write every form, is not given: nothing changes")
+    func emptyForm() throws {
+        let snapshot = TranslationExportTests.snapshot(PluralTranslationTests.template())
+        let text = Self.file(snapshot).replacingOccurrences(
+            of: #"&amp; <x id="app" equiv-text="{app}"/>.</source>\#n        </trans-unit>"#,
+            with:
+                #"&amp; <x id="app" equiv-text="{app}"/>.</source>\#n          <target state="translated"></target>\#n        </trans-unit>"#
+        )
+        #expect(text.contains(#"<target state="translated"></target>"#))
+        #expect(try PluralTranslationTests.plan(try Self.read(text), snapshot).isEmpty)
+    }
+
     @Test("a stale plural: each form needs-review-translation; reviewed (signed-off) on each confirms it")
     func stale() throws {
         var snapshot = TranslationExportTests.snapshot(PluralTranslationTests.template())

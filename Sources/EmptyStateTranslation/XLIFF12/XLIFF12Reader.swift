@@ -176,9 +176,10 @@ private struct TransUnitCollector {
                 issue = issue ?? "the plural <group> gives the form \(category.rawValue) twice"
             }
             if sourceCategories.contains(category) { sourceForms[category] = form.source }
-            // A form without a target is not given (a plural may lack forms besides `other`);
-            // a draft form leaves the whole plural a draft.
-            guard let target = form.target else { continue }
+            // A form without a target, or an empty one (gettext tools write every form), is not
+            // given (a plural may lack forms besides `other`); a draft form leaves the whole
+            // plural a draft.
+            guard let target = form.target, !target.isEmpty else { continue }
             guard form.state != .missing else {
                 state = .missing
                 continue
