@@ -27,12 +27,15 @@ package enum ICUPlural {
     /// Whether `text` holds an ICU plural (`{name, plural, …`): only then is it read as one. No
     /// copy text can look like it: a placeholder name holds no comma.
     package static func isPlural(_ text: String) -> Bool {
-        var index = text.startIndex
-        while let open = text[index...].firstIndex(of: "{") {
-            if Self.header(in: text, at: open) != nil { return true }
-            index = text.index(after: open)
+        var text = text
+        return text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                if bytes[offset] == UInt8(ascii: "{"), header(in: bytes, at: offset) != nil { return true }
+                offset += 1
+            }
+            return false
         }
-        return false
     }
 
     /// The plural `text` holds.
@@ -44,13 +47,58 @@ package enum ICUPlural {
 
     /// `{name, plural,` at `open`: the variable and where the selectors start.
     fileprivate static func header(in text: String, at open: String.Index) -> (String, String.Index)? {
-        let characters = text[text.index(after: open)...]
-        guard let comma = characters.firstIndex(of: ",") else { return nil }
-        let name = characters[..<comma].trimmed
-        guard CopyRules.isPlaceholderName(name) else { return nil }
-        let rest = characters[characters.index(after: comma)...]
-        guard let second = rest.firstIndex(of: ","), rest[..<second].trimmed == "plural" else { return nil }
-        return (String(name), rest.index(after: second))
+        var copy = text
+        let start = text.utf8.distance(from: text.utf8.startIndex, to: open)
+        guard let found = copy.withUTF8({ header(in: $0, at: start) }) else { return nil }
+        let utf8 = text.utf8
+        let name = String(
+            text[
+                utf8.index(
+                    utf8.startIndex,
+                    offsetBy: found.name.lowerBound
+                )..<utf8.index(utf8.startIndex, offsetBy: found.name.upperBound)
+            ]
+        )
+        return (name, utf8.index(utf8.startIndex, offsetBy: found.end))
+    }
+
+    /// The same on UTF-8 bytes: the name's byte range and the offset after the second comma.
+    ///
+    /// Read byte by byte and given up at the first byte that cannot continue the header, so a
+    /// text of many `{` (a hostile file's) costs a few steps per brace: linear, not quadratic.
+    private static func header(in bytes: UnsafeBufferPointer<UInt8>, at open: Int) -> (name: Range<Int>, end: Int)? {
+        var index = open + 1
+        func skipSpaces() {
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D else { return }
+                index += 1
+            }
+        }
+        skipSpaces()
+        let nameStart = index
+        while index < bytes.count, index - nameStart < 33 {
+            let byte = bytes[index]
+            let letter = (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
+            guard letter || byte == UInt8(ascii: "_") || (index > nameStart && byte >= 0x30 && byte <= 0x39) else {
+                break
+            }
+            index += 1
+        }
+        let name = nameStart..<index
+        // A placeholder name: 1 to 32 of those bytes (`CopyRules.isPlaceholderName`).
+        guard !name.isEmpty, name.count <= 32 else { return nil }
+        skipSpaces()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { return nil }
+        index += 1
+        skipSpaces()
+        for byte in "plural".utf8 {
+            guard index < bytes.count, bytes[index] == byte else { return nil }
+            index += 1
+        }
+        skipSpaces()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { return nil }
+        return (name, index + 1)
     }
 
     /// A form's text in ICU: placeholders as arguments, literal syntax quoted. A run of `{`,
