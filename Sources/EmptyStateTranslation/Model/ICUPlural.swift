@@ -24,8 +24,9 @@ package enum ICUPlural {
         return out + "}"
     }
 
-    /// Whether `text` holds an ICU plural (`{name, plural, …`): only then is it read as one. No
-    /// copy text can look like it: a placeholder name holds no comma.
+    /// Whether `text` holds an ICU plural (`{name, plural, …`): only then is it read as one. A
+    /// placeholder name holds no comma, so no `{name}` looks like it; a plain text that spells
+    /// `{name, plural,` literally would be taken for a plural (and refused if it is not one).
     package static func isPlural(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
