@@ -115,7 +115,19 @@ struct AndroidStringsTests {
         "broken files are refused with line, column and unit",
         arguments: [
             ("<resource/>", 1, 1, nil, "starts with <resources>"),
-            ("<resources>\n  <plurals name=\"a__title\"/>\n</resources>", 2, 3, nil, "<plurals> is not supported"),
+            (
+                "<resources>\n  <string-array name=\"a__title\"/>\n</resources>", 2, 3, nil,
+                "<string-array> is not supported"
+            ),
+            (
+                "<resources>\n  <plurals name=\"a__title\">\n    <string>x</string>\n  </plurals>\n</resources>", 3, 5,
+                "a/title", "<string> is not supported in <plurals>"
+            ),
+            (
+                "<resources>\n  <plurals name=\"a__title\"><item quantity=\"other\">it's</item></plurals>\n</resources>",
+                2,
+                51, "a/title", "apostrophe"
+            ),
             ("<resources>\n  <string name=\"title\">x</string>\n</resources>", 2, 3, "title", "not a unit id"),
             (
                 "<resources>\n  <string name=\"a__title\">x</string>\n  <string name=\"a__title\">y</string>\n</resources>",

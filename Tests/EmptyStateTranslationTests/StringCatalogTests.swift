@@ -209,8 +209,18 @@ struct StringCatalogTests {
                 "state \"done\""
             ),
             (
-                StringCatalogTests.catalog(#"{"fr":{"variations":{"plural":{}}}}"#), 5, 45, "t/title",
-                "plural and device variations are not supported"
+                StringCatalogTests.catalog(#"{"fr":{"variations":{"device":{}}}}"#), 5, 55, "t/title",
+                "device variations are not supported"
+            ),
+            (
+                StringCatalogTests.catalog(#"{"fr":{"substitutions":{}}}"#), 5, 48, "t/title",
+                "substitutions are not supported"
+            ),
+            (
+                StringCatalogTests.catalog(
+                    #"{"fr":{"variations":{"plural":{"other":{"stringUnit":{"state":"fine","value":"x"}}}}}}"#
+                ),
+                5, 87, "t/title", "state \"fine\""
             ),
             (
                 StringCatalogTests.catalog(#"{"fr":{"stringUnit":{"state":"new"}}}"#), 5, 45, "t/title",

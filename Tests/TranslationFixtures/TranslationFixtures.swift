@@ -1,3 +1,4 @@
+import CLDRPlurals
 import EmptyStateCore
 import EmptyStateTranslation
 import Foundation
@@ -67,6 +68,47 @@ package enum TranslationFixtures {
         )
     }
 
+    /// Plural strings in every state, into Russian (four categories) from English (two), their
+    /// forms with what each format escapes: apostrophes and ICU's syntax (`'`, `{`, `#`), `%`,
+    /// quotes, markup, a leading `@`, and a form without the number.
+    package static func pluralDocument() -> TranslationDocument {
+        let source = PluralText(
+            variable: "count",
+            forms: [.one: "One result isn't shown by {app}.", .other: "{count} results aren't shown by {app}."]
+        )
+        let targets: [(forms: [PluralCategory: String]?, state: TranslationState)] = [
+            (
+                [
+                    .one: "{count} результат скрыт в {app}: 'кавычки' и \"ёлочки\"",
+                    .few: "{count} результата скрыты # {app} '{' }",
+                    .many: "@{count} результатов <скрыто> & 100% в {app}",
+                    .other: "{count} результата скрыто в {app}.",
+                ], .translated
+            ),
+            ([.one: "Один результат в {app}", .other: "{count} результата в {app}"], .stale),
+            (nil, .missing),
+            ([.one: "{count} — один в {app}", .few: "{count} — несколько в {app}", .other: "{count} в {app}"], .final),
+        ]
+        let units = targets.enumerated().map { index, entry in
+            TranslationUnit(
+                id: UnitID(template: "plural\(index)", key: "message"),
+                source: source.other,
+                target: entry.forms?[.other],
+                state: entry.state,
+                notes: ["Template plural\(index), category noResults"],
+                sourcePlural: source,
+                targetPlural: entry.forms.map { PluralText(variable: "count", forms: $0) },
+                examples: ["app": "Files & \"Docs\""]
+            )
+        }
+        return TranslationDocument(
+            sourceLocale: "en",
+            targetLocale: "ru",
+            exportedAt: "2026-11-23T10:00:00Z",
+            units: units
+        )
+    }
+
     /// The documents of the interop check: the built-in catalogue in French with every state,
     /// and the hard texts.
     package static func interopDocuments() throws -> [(name: String, document: TranslationDocument)] {
@@ -115,7 +157,69 @@ package enum TranslationFixtures {
         }
         expected.endObject()
         try write(expected.bytes, "expected.json")
+
+        // Plural strings: every format into plurals/, and plurals.json with their forms.
+        let plurals = pluralDocument()
+        try write(XLIFF2Writer.write(plurals), "plurals/xliff2/ru.xlf")
+        try write(XLIFF12Writer.write(plurals), "plurals/xliff12/ru.xliff")
+        try write(StringCatalogWriter.write([plurals]), "plurals/xcstrings/Localizable.xcstrings")
+        for file in TranslationFormat.android.write([plurals]) { try write(file.bytes, "plurals/android/\(file.path)") }
+        var pluralJSON = JSONWriter()
+        describePlurals(plurals, into: &pluralJSON)
+        try write(pluralJSON.bytes, "plurals/expected.json")
         return written
+    }
+
+    /// The plural model the Python check compares with: each unit's forms by category, the
+    /// target locale's categories, and the ICU messages of XLIFF 2.0.
+    private static func describePlurals(_ document: TranslationDocument, into json: inout JSONWriter) {
+        func forms(_ plural: PluralText?) {
+            guard let plural else { return json.null() }
+            json.beginObject()
+            for (category, text) in plural.orderedForms { json.member(category.rawValue, text) }
+            json.endObject()
+        }
+        json.beginObject()
+        json.member("sourceLocale", document.sourceLocale)
+        json.member("targetLocale", document.targetLocale)
+        json.member("androidFolder", AndroidLocaleFolder.folder(for: document.targetLocale))
+        json.key("sourceCategories")
+        json.beginArray()
+        for category in PluralText.categories(for: document.sourceLocale) { json.string(category.rawValue) }
+        json.endArray()
+        json.key("targetCategories")
+        json.beginArray()
+        for category in PluralText.categories(for: document.targetLocale) { json.string(category.rawValue) }
+        json.endArray()
+        json.key("units")
+        json.beginArray()
+        for unit in document.units {
+            json.beginObject()
+            json.member("id", unit.id.description)
+            json.member("tokenId", unit.id.tokenForm)
+            json.member("resourceName", AndroidResourceName.name(for: unit.id))
+            json.member("state", unit.state.rawValue)
+            json.member("sourceOther", unit.source ?? "")
+            json.member("targetOther", unit.target ?? "")
+            json.key("sourceForms")
+            forms(unit.sourcePlural)
+            json.key("targetForms")
+            forms(unit.state == .missing ? nil : unit.targetPlural)
+            json.member("icuSource", unit.sourcePlural.map(ICUPlural.format) ?? "")
+            json.key("icuTarget")
+            if let target = unit.targetPlural, unit.state != .missing {
+                json.string(ICUPlural.format(target))
+            } else {
+                json.null()
+            }
+            json.key("examples")
+            json.beginObject()
+            for name in unit.examples.keys.sorted() { json.member(name, unit.examples[name]!) }
+            json.endObject()
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
     }
 
     /// The model the Python check compares with, ids in every spelling the formats use.

@@ -8,7 +8,8 @@
 #   written; without it the accepted strings are written, as before;
 # - a stale translation confirmed in a file (XLIFF 2.0 `final`, text unchanged) is no longer stale,
 #   comes back `final` and `approved="yes"` in XLIFF 1.2, and loses its Android stale marker;
-# - Android's <xliff:g> carries the template's example.
+# - Android's <xliff:g> carries the template's example;
+# - a plural string's changed form imports from XLIFF 2.0 and exports as variations.plural.
 # Sourced by run.sh (uses BASE_URL, WORK, ROOT, BIN and lib.sh).
 
 # tr17_import BASE AUTH FILE QUERY [TYPE]: POSTs FILE to the import route; sets STATUS, BODY.
@@ -223,6 +224,31 @@ print(unit.find("x:segment", ns).get("state"))' "$BODY" "$id")"
     fetch -H "$auth" "$api/translations/export?format=xliff12&locale=fr&ids=$id"
     expect_match "[$store] review: an edit resets it to translated (no approved)" \
         "<trans-unit id=\"$id/title\">" "$(cat "$BODY")"
+
+    # --- Plural strings through a file, on this store (test_18_plurals.sh has each format) --------
+    local pid="plural${store}"
+    jq -n --arg id "$pid" '{id: $id, category: "noResults", style: "default", defaultLocale: "en",
+        visual: {icon: {ios: "magnifyingglass", android: "search_off", web: "search-x"}},
+        actions: [{id: "clear", role: "primary", type: "custom", target: "clearFilters"}],
+        strings: {
+          en: {title: "Nothing found", message: {plural: "count", one: "One result is hidden.", other: "{count} results are hidden."}, "actions.clear": "Clear filters"},
+          fr: {title: "Rien trouvé", message: {plural: "count", one: "{count} résultat masqué.", other: "{count} résultats masqués."}, "actions.clear": "Effacer les filtres"}}}' \
+        >"$TR17_DIR/plural.json"
+    fetch -X PUT -H "$auth" -H 'Content-Type: application/json' -H 'If-None-Match: *' \
+        --data-binary "@$TR17_DIR/plural.json" "$api/templates/$pid"
+    expect_eq "[$store] plural: template created" 201 "$STATUS"
+    sleep 1
+    fetch -H "$auth" "$api/translations/export?format=xliff2&locale=fr&ids=$pid"
+    sed 's|one {{count} résultat masqué.}|one {{count} seul résultat masqué.}|' "$BODY" >"$TR17_DIR/plural-fr.xlf"
+    tr17_import "$base" "$auth" "$TR17_DIR/plural-fr.xlf" "fileName=fr.xlf&dryRun=false"
+    expect_eq "[$store] plural: an XLIFF 2.0 import writes the changed form alone" \
+        '200 2 {"one":"{count} seul résultat masqué.","other":"{count} résultats masqués.","plural":"count"}' \
+        "$STATUS $(json '.templates[0].revision') $(curl -s -H "$auth" "$api/templates/$pid" | jq -cS .template.strings.fr.message)"
+    fetch -H "$auth" "$api/translations/export?format=xcstrings&locale=fr&ids=$pid"
+    expect_eq "[$store] plural: the String Catalog has it as variations.plural" "{count} seul résultat masqué." \
+        "$(json '.strings["'"$pid"'/message"].localizations.fr.variations.plural.one.stringUnit.value')"
+    fetch -X DELETE -H "$auth" -H 'If-Match: "r2"' "$api/templates/$pid"
+    expect_eq "[$store] plural: template deleted (the suite's counts stay as they were)" 204 "$STATUS"
 }
 
 tr17_checks "$BASE_URL" "$WORK/data/admin-token" sqlite

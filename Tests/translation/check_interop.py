@@ -19,6 +19,10 @@ each file stands for).
   reader (the one Weblate and Pootle use) returns as the string's note and keeps when it saves.
 - The String Catalogs are read with json, the export record (the export time an import compares
   with later edits) included.
+- Plural strings (DIR/plurals/, Russian from English): XLIFF 2.0's ICU messages through lxml and
+  translate-toolkit, XLIFF 1.2's gettext plural groups through lxml and translate-toolkit's
+  poxliff (one plural unit, a form per Russian category), the String Catalog's
+  variations.plural through json, Android's <plurals> items by the same aapt2 rules.
 - translate-toolkit then saves each XLIFF file again, once as read and once with a translation
   added through its API, into DIR/toolkit/, for TranslationInteropTests/readToolkitOutput.
 
@@ -31,7 +35,7 @@ import sys
 from pathlib import Path
 
 from lxml import etree
-from translate.storage import aresource, factory, xliff2
+from translate.storage import aresource, factory, poxliff, xliff2
 
 XLIFF2 = "urn:oasis:names:tc:xliff:document:2.0"
 XLIFF12 = "urn:oasis:names:tc:xliff:document:1.2"
@@ -245,9 +249,11 @@ def write(path, data):
 
 # Android ---------------------------------------------------------------------------------------
 
-def aapt2_decode(element, order, examples=None):
-    """The text aapt2 compiles a <string> to, placeholders back as {name}; each <xliff:g>
-    carries `examples`' example of its placeholder, or none."""
+def aapt2_decode(element, order, examples=None, is_format=None):
+    """The text aapt2 compiles a <string> (or a <plurals> <item>) to, placeholders back as
+    {name}; each <xliff:g> carries `examples`' example of its placeholder, or none. `is_format`:
+    whether it is a format string (a <plurals> item always is); by default, when it has
+    placeholders and no formatted="false"."""
     pieces = []
     if element.text:
         pieces.append([element.text, None])
@@ -262,7 +268,7 @@ def aapt2_decode(element, order, examples=None):
                 check(child.get("example") == want,
                       f"<xliff:g id={child.get('id')}> example={child.get('example')!r}, expected {want!r}")
         else:
-            failures.append(f"unexpected <{child.tag}> in <string>")
+            failures.append(f"unexpected <{child.tag}> in <{element.tag}>")
         if child.tail:
             pieces.append([child.tail, None])
     if pieces:
@@ -271,7 +277,8 @@ def aapt2_decode(element, order, examples=None):
     check(not pieces or pieces[0][1] is not None or not pieces[0][0].startswith(("@", "?")),
           f"unescaped leading @ or ?: {pieces[0][0]!r}" if pieces else "")
     # With placeholders the string is a format string: a literal % is written %%.
-    is_format = element.get("formatted") != "false" and any(group is not None for _, group in pieces)
+    if is_format is None:
+        is_format = element.get("formatted") != "false" and any(group is not None for _, group in pieces)
     quoted, last_space, result = False, False, []
     for text, group in pieces:
         out, i = [], 0
@@ -417,6 +424,95 @@ def check_catalog(path, name, expected):
                   f"xcstrings {name} {unit['id']}: {target}")
 
 
+# Plural strings --------------------------------------------------------------------------------
+
+def check_plurals(directory):
+    """Each format's plural strings, read by the independent readers: the forms per category."""
+    expected = json.loads((directory / "expected.json").read_text(encoding="utf-8"))
+    targets = expected["targetCategories"]
+    units = expected["units"]
+
+    # XLIFF 2.0: an ICU message in <source> and <target> (lxml and translate-toolkit).
+    root = parse(directory / "xliff2" / "ru.xlf")
+    found = {u.get("name"): u for u in root.iter(f"{{{XLIFF2}}}unit")}
+    toolkit = {u.getid(): u for u in xliff2.Xliff2File.parsestring((directory / "xliff2" / "ru.xlf").read_bytes()).units}
+    for unit in units:
+        segment = found[unit["id"]].find(f"{{{XLIFF2}}}segment")
+        check(inline_2(segment.find(f"{{{XLIFF2}}}source")) == unit["icuSource"], f"plural xliff2 {unit['id']}: source")
+        target = segment.find(f"{{{XLIFF2}}}target")
+        check((None if target is None else inline_2(target)) == unit["icuTarget"], f"plural xliff2 {unit['id']}: target")
+        got = toolkit.get(unit["tokenId"])
+        check(got is not None and got.source == unit["icuSource"], f"plural translate-toolkit 2.0 {unit['id']}: source")
+        if unit["icuTarget"] is not None:
+            check(got is not None and got.target == unit["icuTarget"], f"plural translate-toolkit 2.0 {unit['id']}: target")
+
+    # XLIFF 1.2: a gettext plural group, a trans-unit per target category (lxml, poxliff).
+    root = parse(directory / "xliff12" / "ru.xliff")
+    groups = {g.get("id"): g for g in root.iter(f"{{{XLIFF12}}}group")}
+    for unit in units:
+        group = groups.get(unit["id"])
+        check(group is not None and group.get("restype") == "x-gettext-plurals", f"plural xliff12 {unit['id']}: group")
+        if group is None:
+            continue
+        forms = group.findall(f"{{{XLIFF12}}}trans-unit")
+        check([f.get("resname") for f in forms] == targets, f"plural xliff12 {unit['id']}: categories")
+        check([f.get("id") for f in forms] == [f"{unit['id']}[{i}]" for i in range(len(targets))],
+              f"plural xliff12 {unit['id']}: ids")
+        for form in forms:
+            category = form.get("resname")
+            want_source = unit["sourceForms"].get(category, unit["sourceForms"]["other"])
+            check(inline_12(form.find(f"{{{XLIFF12}}}source")) == want_source, f"plural xliff12 {unit['id']}[{category}]: source")
+            target = form.find(f"{{{XLIFF12}}}target")
+            want = (unit["targetForms"] or {}).get(category) if unit["state"] != "missing" else None
+            if want is not None:
+                check(target is not None and inline_12(target) == want, f"plural xliff12 {unit['id']}[{category}]: target")
+    store = poxliff.PoXliffFile.parsestring((directory / "xliff12" / "ru.xliff").read_bytes())
+    plural_units = [u for u in store.units if u.hasplural()]
+    check(len(plural_units) == len(units), f"plural poxliff: {len(plural_units)} plural units, expected {len(units)}")
+    for got in plural_units:
+        check(len(got.target.strings) == len(targets), f"plural poxliff {got.getid()}: {len(got.target.strings)} forms")
+
+    # String Catalog: variations.plural per locale (json).
+    catalog = json.loads((directory / "xcstrings" / "Localizable.xcstrings").read_text(encoding="utf-8"))
+    for unit in units:
+        localizations = catalog["strings"][unit["id"]]["localizations"]
+        source = localizations[expected["sourceLocale"]]["variations"]["plural"]
+        check(source == {c: {"stringUnit": {"state": "translated", "value": t}} for c, t in unit["sourceForms"].items()},
+              f"plural xcstrings {unit['id']}: source {source}")
+        check(list(source) == sorted(source), f"plural xcstrings {unit['id']}: categories sorted")
+        if unit["targetForms"] is not None:
+            target = localizations[expected["targetLocale"]]["variations"]["plural"]
+            state = CATALOG_STATES[unit["state"]]
+            check(target == {c: {"stringUnit": {"state": state, "value": t}} for c, t in unit["targetForms"].items()},
+                  f"plural xcstrings {unit['id']}: target {target}")
+
+    # Android: <plurals> with an <item quantity> per category, items decoded by aapt2's rules.
+    for folder, key, categories in (("values", "sourceForms", expected["sourceCategories"]),
+                                    (expected["androidFolder"], "targetForms", targets)):
+        root = parse(directory / "android" / folder / "strings.xml")
+        previous = None
+        found = {}
+        for child in root:
+            if not isinstance(child, etree._Comment):
+                check(child.tag == "plurals", f"plural android {folder}: <{child.tag}>")
+                found[child.get("name")] = (child, previous is not None and previous.text.strip() == ANDROID_STALE)
+            previous = child
+        for unit in units:
+            forms = unit[key]
+            if forms is None:
+                check(unit["resourceName"] not in found, f"plural android {folder} {unit['id']}: a missing string was written")
+                continue
+            element, stale = found[unit["resourceName"]]
+            order = placeholder_order(unit["sourceOther"], unit["targetOther"])
+            items = {item.get("quantity"): aapt2_decode(item, order, unit["examples"], is_format=True)
+                     for item in element.iter("item")}
+            check(list(items) == [c for c in categories if c in forms], f"plural android {folder} {unit['id']}: {list(items)}")
+            check(items == forms, f"plural android {folder} {unit['id']}: {items} != {forms}")
+            check(stale == (key == "targetForms" and unit["state"] == "stale"),
+                  f"plural android {folder} {unit['id']}: stale marker {stale}")
+    return len(units)
+
+
 # ----------------------------------------------------------------------------------------------
 
 def compare(reader, name, header, units, expected, keys):
@@ -447,6 +543,9 @@ def main():
                           + ("byte-identical" if identical else "different bytes"))
         report.append(f"{name}: {count} units checked in lxml (XLIFF 2.0, 1.2, Android), translate-toolkit "
                       f"(1.2, 2.0), aapt2 rules (Android), json (xcstrings)")
+    count = check_plurals(directory / "plurals")
+    report.append(f"plurals: {count} plural strings checked in lxml and translate-toolkit (XLIFF 2.0; 1.2 as "
+                  f"gettext plural groups through poxliff), json (xcstrings), aapt2 rules (Android <plurals>)")
     for line in report + notes_seen:
         print(line)
     if failures:

@@ -28509,6 +28509,16 @@ internal struct Client: APIProtocol {
     /// admin token (`viewer` or `editor`) may export. Every parameter that is wrong is named in
     /// one `400`.
     ///
+    /// A plural string (`PluralString`) is one string with its forms: in `xliff2` one unit
+    /// whose `<source>` and `<target>` are ICU MessageFormat plurals (`{count, plural, one
+    /// {{count} result} other {{count} results}}`, the target with the target locale's CLDR
+    /// categories, a note naming them); in `xcstrings` Xcode's `variations.plural`, a
+    /// `stringUnit` per category of each locale; in `android` a `<plurals>` with an `<item
+    /// quantity>` per category (placeholders as in `<string>`, a stale one marked by the same
+    /// comment); in `xliff12` translate-toolkit's gettext plural group (`<group
+    /// restype="x-gettext-plurals">`, a `<trans-unit id="…[0]" resname="one">` per category of
+    /// the target locale). It is stale when any form of its source changed.
+    ///
     ///
     /// - Remark: HTTP `GET /v1/admin/translations/export`.
     /// - Remark: Generated from `#/paths//v1/admin/translations/export/get(exportTranslations)`.
@@ -29115,9 +29125,21 @@ internal struct Client: APIProtocol {
     /// complete or not at all), `sourceChanged` (the source text differs from the file's, or
     /// changed after the export) and `changedSinceExport` (the store's translation was edited
     /// after the export; times are whole seconds, and a write in the export's second counts as
-    /// after it), and `plural` (the string is a plural string, `PluralString`: translator files
-    /// do not carry plural forms yet, so exports leave plural strings out and an import refuses
-    /// them rather than replace every form with one text).
+    /// after it), and `plural` (the file's plural forms cannot be taken: an ICU plural that does
+    /// not read — unbalanced braces, no `other`, an explicit `=0`, a nested `select` — a
+    /// category CLDR does not give the locale, another number than the source's, one text for
+    /// a plural string or forms for a plain one).
+    ///
+    /// A plural string is one string: its forms are compared together (`changed` when any
+    /// form differs, the report's `forms` and `previousForms` giving them by category, `value`
+    /// and `previous` their `other`), written together, and marked stale together. In
+    /// `xliff2` a `<target>` is read as ICU: `#` stands for the number, text around the plural
+    /// is added to every form, ICU's apostrophe quoting is undone. In `xcstrings` a
+    /// `variations.plural` is read with its forms' least advanced state (a form still `new`
+    /// leaves the string untranslated), in `android` a `<plurals>` by its items, in `xliff12` a
+    /// plural group by its trans-units (the category their `resname`, else the target locale's
+    /// category at their position); a category that is no CLDR category, one given twice, or
+    /// no `other` refuses it (`plural`).
     ///
     /// A dry run (the default) writes nothing. `dryRun=false` writes one revision per changed
     /// template (`action` `strings`, the token's name as author, `note` "imported from

@@ -366,6 +366,62 @@ extension Components {
                     ///
                     /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/previous`.
                     internal var previous: Swift.String?
+                    /// For a plural string (`new`, `changed`): the forms imported, by CLDR
+                    /// category; `value` is their `other`.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/forms`.
+                    internal struct FormsPayload: Codable, Hashable, Sendable {
+                        /// A container of undocumented properties.
+                        internal var additionalProperties: [String: Swift.String]
+                        /// Creates a new `FormsPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - additionalProperties: A container of undocumented properties.
+                        internal init(additionalProperties: [String: Swift.String] = .init()) {
+                            self.additionalProperties = additionalProperties
+                        }
+                        internal init(from decoder: any Swift.Decoder) throws {
+                            additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                        }
+                        internal func encode(to encoder: any Swift.Encoder) throws {
+                            try encoder.encodeAdditionalProperties(additionalProperties)
+                        }
+                    }
+                    /// For a plural string (`new`, `changed`): the forms imported, by CLDR
+                    /// category; `value` is their `other`.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/forms`.
+                    internal var forms: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.FormsPayload?
+                    /// For a plural string (`changed`): the store's forms they replace;
+                    /// `previous` is their `other`.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/previousForms`.
+                    internal struct PreviousFormsPayload: Codable, Hashable, Sendable {
+                        /// A container of undocumented properties.
+                        internal var additionalProperties: [String: Swift.String]
+                        /// Creates a new `PreviousFormsPayload`.
+                        ///
+                        /// - Parameters:
+                        ///   - additionalProperties: A container of undocumented properties.
+                        internal init(additionalProperties: [String: Swift.String] = .init()) {
+                            self.additionalProperties = additionalProperties
+                        }
+                        internal init(from decoder: any Swift.Decoder) throws {
+                            additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                        }
+                        internal func encode(to encoder: any Swift.Encoder) throws {
+                            try encoder.encodeAdditionalProperties(additionalProperties)
+                        }
+                    }
+                    /// For a plural string (`changed`): the store's forms they replace;
+                    /// `previous` is their `other`.
+                    ///
+                    ///
+                    /// - Remark: Generated from `#/components/schemas/TranslationImportReport/TemplatesPayload/StringsPayload/previousForms`.
+                    internal var previousForms: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.PreviousFormsPayload?
                     /// The review state recorded (`confirmed`, and `new` or `changed` when the file
                     /// gives one: `reviewed`, `final`, or a String Catalog's `translated`).
                     ///
@@ -456,6 +512,8 @@ extension Components {
                     ///   - outcome:
                     ///   - value: The translation imported (`new`, `changed`).
                     ///   - previous: The translation it replaces (`changed`).
+                    ///   - forms: For a plural string (`new`, `changed`): the forms imported, by CLDR
+                    ///   - previousForms: For a plural string (`changed`): the store's forms they replace;
                     ///   - review: The review state recorded (`confirmed`, and `new` or `changed` when the file
                     ///   - reasons:
                     internal init(
@@ -464,6 +522,8 @@ extension Components {
                         outcome: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.OutcomePayload,
                         value: Swift.String? = nil,
                         previous: Swift.String? = nil,
+                        forms: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.FormsPayload? = nil,
+                        previousForms: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.PreviousFormsPayload? = nil,
                         review: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReviewPayload? = nil,
                         reasons: Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReasonsPayload? = nil
                     ) {
@@ -472,6 +532,8 @@ extension Components {
                         self.outcome = outcome
                         self.value = value
                         self.previous = previous
+                        self.forms = forms
+                        self.previousForms = previousForms
                         self.review = review
                         self.reasons = reasons
                     }
@@ -481,6 +543,8 @@ extension Components {
                         case outcome
                         case value
                         case previous
+                        case forms
+                        case previousForms
                         case review
                         case reasons
                     }
@@ -506,6 +570,14 @@ extension Components {
                             Swift.String.self,
                             forKey: .previous
                         )
+                        self.forms = try container.decodeIfPresent(
+                            Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.FormsPayload.self,
+                            forKey: .forms
+                        )
+                        self.previousForms = try container.decodeIfPresent(
+                            Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.PreviousFormsPayload.self,
+                            forKey: .previousForms
+                        )
                         self.review = try container.decodeIfPresent(
                             Components.Schemas.TranslationImportReport.TemplatesPayloadPayload.StringsPayloadPayload.ReviewPayload.self,
                             forKey: .review
@@ -520,6 +592,8 @@ extension Components {
                             "outcome",
                             "value",
                             "previous",
+                            "forms",
+                            "previousForms",
                             "review",
                             "reasons"
                         ])

@@ -61,7 +61,7 @@ struct TranslationImportReport: Encodable {
     /// Why a string is not imported.
     struct Reason: Encodable {
         /// `unknownTemplate`, `unknownKey`, `duplicate`, `placeholders`, `copyRule`,
-        /// `sourceChanged`, `changedSinceExport`, `plural`.
+        /// `sourceChanged`, `changedSinceExport`, `plural` (the file's plural forms cannot be taken).
         var reason: String
         /// For copy rules and placeholders: where in the template document, as the admin API's
         /// 422 says it.
@@ -79,6 +79,10 @@ struct TranslationImportReport: Encodable {
         var value: String?
         /// The store's translation it replaces (`changed`).
         var previous: String?
+        /// For a plural string: the forms imported, by CLDR category (`value` is their `other`).
+        var forms: [String: String]?
+        /// For a plural string: the store's forms they replace (`previous` is their `other`).
+        var previousForms: [String: String]?
         /// The review state recorded (`confirmed`, and `new`/`changed` when the file gives one):
         /// `translated`, `reviewed` or `final`.
         var review: String?
@@ -117,5 +121,12 @@ struct TranslationImportReport: Encodable {
 extension TranslationImportReport.Reason {
     init(_ rejection: ImportRejection) {
         self.init(reason: rejection.reason.rawValue, pointer: rejection.pointer, detail: rejection.message)
+    }
+}
+
+extension PluralText {
+    /// Category → form, as a report shows them.
+    var reportForms: [String: String] {
+        Dictionary(uniqueKeysWithValues: forms.map { ($0.key.rawValue, $0.value) })
     }
 }

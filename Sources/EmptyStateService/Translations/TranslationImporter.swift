@@ -63,6 +63,8 @@ struct TranslationImporter {
                 } else {
                     existing.template.strings.append((plan.targetLocale, values))
                 }
+                // The locale's plural strings go with its texts (each `other` form is in both).
+                existing.template.plurals[plan.targetLocale] = write.template.plurals[plan.targetLocale]
                 existing.marks.merge(marks) { _, new in new }
                 writes[write.templateID] = existing
                 merged.insert(write.templateID)
@@ -162,12 +164,15 @@ struct TranslationImporter {
                 switch entry.outcome {
                 case .new(let value):
                     result.outcome = "new"
-                    result.value = value
+                    result.value = value.text
+                    result.forms = value.plural?.reportForms
                     result.review = mark?.rawValue
                 case .changed(let from, let to):
                     result.outcome = "changed"
-                    result.value = to
-                    result.previous = from
+                    result.value = to.text
+                    result.forms = to.plural?.reportForms
+                    result.previous = from.text
+                    result.previousForms = from.plural?.reportForms
                     result.review = mark?.rawValue
                 case .unchanged:
                     result.outcome = "unchanged"

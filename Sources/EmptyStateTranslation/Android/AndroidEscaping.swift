@@ -39,12 +39,21 @@ package enum AndroidEscaping {
     ///   - order: the placeholders' positional order (`placeholderOrder`).
     ///   - examples: a value per placeholder for `<xliff:g example>` (what Android Studio and
     ///     translation tools show a translator in its place).
-    package static func encode(_ text: String, order: [String], examples: [String: String] = [:]) -> Encoded {
+    ///   - format: write a format string (`%` as `%%`) even without placeholders: a `<plurals>`
+    ///     item, which `getQuantityString` always formats.
+    package static func encode(
+        _ text: String,
+        order: [String],
+        examples: [String: String] = [:],
+        format: Bool = false
+    ) -> Encoded {
         let segments = InlineSegment.segments(of: text)
-        let hasPlaceholders = segments.contains {
-            if case .placeholder = $0 { return true }
-            return false
-        }
+        let hasPlaceholders =
+            format
+            || segments.contains {
+                if case .placeholder = $0 { return true }
+                return false
+            }
         var out = ""
         var atStart = true
         var previousWasLiteralSpace = false

@@ -1,3 +1,4 @@
+import CLDRPlurals
 import EmptyStateCore
 
 /// Reads Android `strings.xml` files back into a document.
@@ -7,9 +8,13 @@ import EmptyStateCore
 /// translated from, the units also get their source text, the strings the locale lacks come
 /// back `missing`, and a bare `%2$s` is named from the source's placeholders. Refused with line
 /// and column: another root, a `<string>` whose name is not a unit id, one twice, styled text
-/// (`<b>`…: copy has no formatting), plurals and arrays, the escapes aapt2 rejects (a bare
-/// apostrophe, a bad `\u`) and those it would silently change (`\r`, an unescaped leading `@`).
-/// A string right below `staleMarker` reads back `stale`.
+/// (`<b>`…: copy has no formatting), arrays, the escapes aapt2 rejects (a bare apostrophe, a
+/// bad `\u`) and those it would silently change (`\r`, an unescaped leading `@`). A string
+/// right below `staleMarker` reads back `stale`.
+///
+/// A `<plurals>` is a plural string: its `<item quantity>`s are its forms (read as format
+/// strings, as `getQuantityString` reads them). A quantity that is no CLDR category, one given
+/// twice, or no `other` is the unit's `pluralIssue`: the import refuses that string alone.
 package enum AndroidStringsReader {
     /// The first word of the header comment `AndroidStringsWriter` writes.
     package static let headerMarker = "empty-state-service"
@@ -72,14 +77,18 @@ package enum AndroidStringsReader {
 
         func unit(source: Resource?, target: Resource?) -> TranslationUnit {
             let id = (source ?? target)!.id
-            return TranslationUnit(
+            var unit = TranslationUnit(
                 id: id,
                 source: source?.text,
                 target: target?.text,
                 state: target == nil ? .missing : target!.stale ? .stale : .translated,
                 // A tool that rewrote the locale file may have dropped its comments.
-                notes: target.map { $0.notes.isEmpty ? (source?.notes ?? []) : $0.notes } ?? source?.notes ?? []
+                notes: target.map { $0.notes.isEmpty ? (source?.notes ?? []) : $0.notes } ?? source?.notes ?? [],
+                sourcePlural: source?.plural,
+                targetPlural: target?.plural
             )
+            unit.pluralIssue = target?.pluralIssue ?? source?.pluralIssue
+            return unit
         }
         var units: [TranslationUnit] = []
         if let sourceFile {
@@ -106,13 +115,17 @@ package enum AndroidStringsReader {
         var strings: [Resource] = []
     }
 
-    /// A `<string>`.
+    /// A `<string>`, or a `<plurals>` (`text` is then its `other` item).
     private struct Resource {
         var id: UnitID
         var text: String
         var notes: [String]
         /// The stale marker was right above it.
         var stale: Bool
+        /// A `<plurals>`' forms; the number's placeholder is left empty (the file does not name
+        /// it: the import takes the template's).
+        var plural: PluralText? = nil
+        var pluralIssue: String? = nil
     }
 
     private static func parse(
@@ -149,10 +162,10 @@ package enum AndroidStringsReader {
                     notes.append(comment)
                 }
             case .element(let element):
-                guard element.name == XMLName("", "string") else {
+                guard element.name == XMLName("", "string") || element.name == XMLName("", "plurals") else {
                     throw document.error(
                         at: element.offset,
-                        "<\(element.qualifiedName)> is not supported: only <string> (the copy has no plurals or arrays)"
+                        "<\(element.qualifiedName)> is not supported: only <string> and <plurals> (the copy has no arrays)"
                     )
                 }
                 let id = try ids.id(
@@ -178,6 +191,15 @@ package enum AndroidStringsReader {
                     stale = false
                     continue
                 }
+                if element.name.local == "plurals" {
+                    var resource = try plural(element, id: id, document: document, names: names(id))
+                    resource.notes = notes
+                    resource.stale = stale
+                    file.strings.append(resource)
+                    notes = []
+                    stale = false
+                    continue
+                }
                 let pieces = try pieces(of: element, document: document, unit: id)
                 let text: String
                 do {
@@ -191,6 +213,64 @@ package enum AndroidStringsReader {
             }
         }
         return file
+    }
+
+    /// A `<plurals>`: each `<item quantity>` decoded as a format string.
+    private static func plural(
+        _ element: XMLElement,
+        id: UnitID,
+        document: XMLDocument,
+        names: [String]?
+    ) throws(TranslationFormatError) -> Resource {
+        var forms: [PluralCategory: String] = [:]
+        var issue: String?
+        for child in element.children {
+            switch child {
+            case .text(let text, let offset):
+                guard text.allSatisfy(\.isWhitespace) else {
+                    throw document.error(at: offset, unitID: id.description, "text outside an <item> of <plurals>")
+                }
+            case .comment:
+                continue
+            case .element(let item):
+                guard item.name == XMLName("", "item") else {
+                    throw document.error(
+                        at: item.offset,
+                        unitID: id.description,
+                        "<\(item.qualifiedName)> is not supported in <plurals>: only <item quantity>"
+                    )
+                }
+                let quantity = item.attribute("quantity") ?? ""
+                let itemPieces = try pieces(of: item, document: document, unit: id)
+                let text: String
+                do {
+                    text = try AndroidEscaping.decode(itemPieces, formatted: true, names: names)
+                } catch {
+                    throw document.error(at: error.offset, unitID: id.description, error.message)
+                }
+                guard let category = PluralCategory(rawValue: quantity) else {
+                    issue =
+                        issue
+                        ?? "<item quantity=\"\(quantity)\"> is not a plural category (zero, one, two, few, many, other)"
+                    continue
+                }
+                if forms[category] != nil { issue = issue ?? "<item quantity=\"\(quantity)\"> is given twice" }
+                forms[category] = text
+            }
+        }
+        if forms[.other] == nil {
+            issue =
+                issue
+                ?? "<plurals> has no <item quantity=\"other\">: the general form, used for every number without a form of its own"
+        }
+        return Resource(
+            id: id,
+            text: forms[.other] ?? "",
+            notes: [],
+            stale: false,
+            plural: issue == nil ? PluralText(variable: "", forms: forms) : nil,
+            pluralIssue: issue
+        )
     }
 
     /// The text and `<xliff:g>` pieces of a `<string>`.

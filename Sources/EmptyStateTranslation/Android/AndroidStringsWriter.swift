@@ -1,3 +1,5 @@
+import EmptyStateCore
+
 /// Android `strings.xml`: `values/strings.xml` for the source locale and one
 /// `values-<qualifier>/strings.xml` per target locale (see `AndroidLocaleFolder`).
 ///
@@ -16,6 +18,18 @@
 /// built on translate-toolkit (Weblate, Pootle) keep and show as the string's note; every other
 /// string reads back `translated`.
 ///
+/// A plural string is a `<plurals>` of the same name, an `<item quantity>` per CLDR category of
+/// the file's locale in CLDR's order (the source file the source's forms), each item written as
+/// a `<string>` is and always as a format string (`getQuantityString` formats it); a stale one
+/// is marked like a `<string>`:
+///
+/// ```xml
+///   <plurals name="hiddenResults__message">
+///     <item quantity="one"><xliff:g id="count">%1$s</xliff:g> résultat masqué</item>
+///     <item quantity="other"><xliff:g id="count">%1$s</xliff:g> résultats masqués</item>
+///   </plurals>
+/// ```
+///
 /// A placeholder's `<xliff:g>` carries an `example` when the template gives one (its `examples`:
 /// `<xliff:g id="provider" example="BankID">%1$s</xliff:g>`), which Android Studio's translations
 /// editor and the upload tools show the translator.
@@ -29,7 +43,7 @@ package enum AndroidStringsWriter {
     package static func write(_ document: TranslationDocument) -> [UInt8] {
         let entries = document.units.compactMap { unit -> Entry? in
             guard let target = unit.target, unit.state != .missing else { return nil }
-            return Entry(unit: unit, text: target, stale: unit.state == .stale)
+            return Entry(unit: unit, text: target, stale: unit.state == .stale, plural: unit.targetPlural)
         }
         return write(entries, header: header(document, target: true))
     }
@@ -37,16 +51,17 @@ package enum AndroidStringsWriter {
     /// The source locale's file (`values/strings.xml`): every source text.
     package static func writeSource(_ document: TranslationDocument) -> [UInt8] {
         let entries = document.units.compactMap { unit in
-            unit.source.map { Entry(unit: unit, text: $0, stale: false) }
+            unit.source.map { Entry(unit: unit, text: $0, stale: false, plural: unit.sourcePlural) }
         }
         return write(entries, header: header(document, target: false))
     }
 
-    /// One `<string>`, and whether it is marked stale.
+    /// One `<string>` (or `<plurals>`, for a plural's forms), and whether it is marked stale.
     private struct Entry {
         var unit: TranslationUnit
         var text: String
         var stale: Bool
+        var plural: PluralText?
     }
 
     private static func header(_ document: TranslationDocument, target: Bool) -> String {
@@ -66,6 +81,15 @@ package enum AndroidStringsWriter {
             if entry.stale { writer.comment(AndroidStringsReader.staleMarker, depth: 1) }
             let order = AndroidEscaping.placeholderOrder(source: unit.source, target: unit.target)
             let examples = unit.examples.filter { order.contains($0.key) }
+            if let plural = entry.plural {
+                writer.open("plurals", [("name", AndroidResourceName.name(for: unit.id))], depth: 1)
+                for (category, text) in plural.orderedForms {
+                    let encoded = AndroidEscaping.encode(text, order: order, examples: examples, format: true)
+                    writer.line("item", [("quantity", category.rawValue)], depth: 2) { $0.raw(encoded.content) }
+                }
+                writer.close("plurals", depth: 1)
+                continue
+            }
             let encoded = AndroidEscaping.encode(entry.text, order: order, examples: examples)
             var attributes = [("name", AndroidResourceName.name(for: unit.id))]
             if !encoded.formatted { attributes.append(("formatted", "false")) }

@@ -10,6 +10,9 @@ package enum TranslationExport {
     /// from). A string is `missing` when the locale lacks it, `stale` when its source changed
     /// after it was written (`TemplateSnapshot.isStale`), otherwise its review state
     /// (`translated`, `reviewed` or `final`).
+    ///
+    /// A plural string is one unit with its forms (`sourcePlural`, `targetPlural`), one string as
+    /// far as states go: it is stale when any source form changed.
     package static func document(
         _ templates: [TemplateSnapshot],
         sourceLocale: String,
@@ -22,10 +25,7 @@ package enum TranslationExport {
             let template = snapshot.template
             guard selection.includes(template), let source = template.strings(for: sourceLocale) else { continue }
             let targets = template.strings(for: targetLocale)
-            // A plural string's forms are not written into translator files yet (each format
-            // has its own plural shape): it is left out rather than exported as its general
-            // form alone, which a translator would translate as if it were every form.
-            for key in orderedKeys(template, source) where !isPlural(template, key, sourceLocale: sourceLocale) {
+            for key in orderedKeys(template, source) {
                 let target = targets?[key]
                 let state: TranslationState
                 if target == nil {
@@ -36,13 +36,17 @@ package enum TranslationExport {
                     state = snapshot.review(key: key, locale: targetLocale)
                 }
                 if selection.onlyMissingOrStale, state != .missing, state != .stale { continue }
+                let sourcePlural = template.plural(key, in: sourceLocale)
                 units.append(
                     TranslationUnit(
                         id: UnitID(template: template.id, key: key),
                         source: source[key],
                         target: target,
                         state: state,
-                        notes: notes(for: template, key: key, source: source[key] ?? ""),
+                        notes: notes(for: template, key: key, source: source[key] ?? "")
+                            + pluralNotes(sourcePlural, targetLocale: targetLocale),
+                        sourcePlural: sourcePlural,
+                        targetPlural: target == nil ? nil : template.plural(key, in: targetLocale),
                         examples: template.examples
                     )
                 )
@@ -67,7 +71,7 @@ package enum TranslationExport {
     }
 
     /// Whether `key` is a plural string in the template's default locale or in `sourceLocale`:
-    /// translator files leave it out, and an import refuses it (`ImportRejection.Reason.plural`).
+    /// then a file's translation of it must give its forms (`ImportRejection.Reason.plural`).
     package static func isPlural(_ template: Template, _ key: String, sourceLocale: String) -> Bool {
         template.plural(key, in: template.defaultLocale) != nil || template.plural(key, in: sourceLocale) != nil
     }
@@ -118,5 +122,15 @@ package enum TranslationExport {
             )
         }
         return notes
+    }
+
+    /// For a plural string: which number chooses the form, and which forms the target locale
+    /// has (CLDR's categories, the ones an import takes).
+    private static func pluralNotes(_ plural: PluralText?, targetLocale: String) -> [String] {
+        guard let plural else { return [] }
+        let categories = PluralText.categories(for: targetLocale).map(\.rawValue).joined(separator: ", ")
+        return [
+            "Plural: the number in {\(plural.variable)} chooses the form; \(targetLocale) has the forms \(categories)"
+        ]
     }
 }

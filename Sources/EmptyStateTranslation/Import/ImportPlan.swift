@@ -3,10 +3,31 @@ import EmptyStateCore
 /// What importing one file would do: an outcome per unit, in file order, and the template
 /// writes that carry the accepted changes. A dry run reports it; applying it performs `writes`.
 package struct ImportPlan: Sendable {
+    /// A translation as the report shows it: its text, and its forms when it is a plural
+    /// string (the text is then its `other` form).
+    /// Compared scalar for scalar, as every text of an import is.
+    package struct Text: Sendable, Equatable, ExpressibleByStringLiteral {
+        package var text: String
+        package var plural: PluralText?
+
+        package init(_ text: String, plural: PluralText? = nil) {
+            self.text = text
+            self.plural = plural
+        }
+
+        package init(stringLiteral text: String) {
+            self.init(text)
+        }
+
+        package static func == (lhs: Text, rhs: Text) -> Bool {
+            sameText(lhs.text, rhs.text) && samePlural(lhs.plural, rhs.plural)
+        }
+    }
+
     package enum Outcome: Sendable, Equatable {
         /// The locale had no string for this key.
-        case new(String)
-        case changed(from: String, to: String)
+        case new(Text)
+        case changed(from: Text, to: Text)
         /// The file's translation is the store's, scalar for scalar.
         case unchanged
         /// The file's translation is the store's, and the file says a reviewer confirmed it
@@ -87,9 +108,10 @@ package struct ImportRejection: Sendable, Equatable, CustomStringConvertible {
         case sourceChanged
         /// The store's translation was edited after the export: importing would overwrite it.
         case changedSinceExport
-        /// The string is a plural string (a form per CLDR category): translator files do not
-        /// carry its forms yet, so a unit's one text would replace them all. Set them through
-        /// the admin API (`PUT /v1/admin/templates/{id}/strings/{locale}`) or the JSON document.
+        /// The file's plural forms of the string cannot be taken: an ICU plural that does not
+        /// read (unbalanced braces, no `other`, an unknown selector), a category CLDR does not
+        /// give the locale, another number variable than the source's, forms for a string that
+        /// is not a plural, or one text for one that is.
         case plural
     }
 

@@ -65,8 +65,10 @@ package enum ImportPlanner {
 private struct Planner {
     /// One accepted string of a template, not yet validated with the others.
     struct Change {
-        /// The text to write (the store's own for a confirmation).
+        /// The text to write (the store's own for a confirmation); a plural's `other` form.
         var value: String
+        /// The forms to write, for a plural string.
+        var plural: PluralText?
         var entry: Int
         /// The review state to record, when the file gives one.
         var mark: TranslationState?
@@ -110,6 +112,7 @@ private struct Planner {
 
     private mutating func outcome(of unit: TranslationUnit) -> (ImportPlan.Outcome, Change?) {
         let id = unit.id
+        var unit = unit
         guard seen.insert(id).inserted else {
             return (.rejected([ImportRejection(.duplicate, "the unit appears twice in the file")]), nil)
         }
@@ -130,27 +133,37 @@ private struct Planner {
                 nil
             )
         }
-        guard let value = unit.target, !value.isEmpty, unit.state != .missing else { return (.untranslated, nil) }
-        if TranslationExport.isPlural(template, id.key, sourceLocale: sourceLocale)
-            || template.plural(id.key, in: locale) != nil
-        {
-            let forms = template.plural(id.key, in: template.defaultLocale).map {
-                " (forms \($0.orderedForms.map(\.category.rawValue).joined(separator: ", ")) in \(template.defaultLocale))"
-            }
-            return (
-                .rejected([
-                    ImportRejection(
-                        .plural,
-                        "\(id.template)/\(id.key) is a plural string\(forms ?? ""); translator files do not carry plural forms yet: set them with PUT /v1/admin/templates/\(id.template)/strings/\(locale)"
-                    )
-                ]),
-                nil
-            )
+        // A plural the file gives but that cannot be read (its `other` may be what is missing).
+        if let issue = unit.pluralIssue, unit.state != .missing {
+            return (.rejected([ImportRejection(.plural, issue)]), nil)
         }
+        guard let value = unit.target, !value.isEmpty, unit.state != .missing else { return (.untranslated, nil) }
+        // A String Catalog's plural does not name its number: it is the template's.
+        if let reference = template.plural(id.key, in: template.defaultLocale) {
+            if unit.sourcePlural?.variable.isEmpty == true { unit.sourcePlural?.variable = reference.variable }
+            if unit.targetPlural?.variable.isEmpty == true { unit.targetPlural?.variable = reference.variable }
+        }
+        let isPluralKey = TranslationExport.isPlural(template, id.key, sourceLocale: sourceLocale)
+        if let rejection = pluralRejection(unit, template: template, isPluralKey: isPluralKey) {
+            return (.rejected([rejection]), nil)
+        }
+        let filePlural = unit.targetPlural
         let current = template.strings(for: locale)?[id.key]
-        let sourceRejection = sourceChanged(unit, source: source, snapshot: snapshot)
+        let currentPlural = template.plural(id.key, in: locale)
+        let sourceRejection = sourceChanged(
+            unit,
+            source: source,
+            sourcePlural: template.plural(id.key, in: sourceLocale),
+            snapshot: snapshot
+        )
+        let same: Bool
+        if let filePlural {
+            same = samePlural(filePlural, currentPlural)
+        } else {
+            same = currentPlural == nil && current.map { sameText($0, value) } == true
+        }
 
-        if let current, sameText(current, value) {
+        if let current, same {
             guard let mark = mark(of: unit) else { return (.unchanged, nil) }
             let stale = snapshot.isStale(key: id.key, locale: locale, sourceLocale: template.defaultLocale)
             let review = snapshot.review(key: id.key, locale: locale)
@@ -161,7 +174,23 @@ private struct Planner {
                 // another source is refused, so the reviewer learns to export again.
                 return unit.state == .translated ? (.unchanged, nil) : (.rejected([sourceRejection]), nil)
             }
-            return (.confirmed(mark), Change(value: current, entry: 0, mark: mark, changesText: false))
+            return (
+                .confirmed(mark),
+                Change(value: current, plural: currentPlural, entry: 0, mark: mark, changesText: false)
+            )
+        }
+        if isPluralKey, filePlural == nil {
+            // Accepted unchanged above (a translation may stay one text while its source is a
+            // plural), but a new text for a plural string must give its forms.
+            return (
+                .rejected([
+                    ImportRejection(
+                        .plural,
+                        "\(id.template)/\(id.key) is a plural string in \(template.defaultLocale): give \(locale)'s forms (\(categoryList(locale))), not one text"
+                    )
+                ]),
+                nil
+            )
         }
 
         var rejections: [ImportRejection] = []
@@ -189,20 +218,90 @@ private struct Planner {
             )
         }
         if !rejections.isEmpty { return (.rejected(rejections), nil) }
-        let change = Change(value: value, entry: 0, mark: mark(of: unit), changesText: true)
-        return (current.map { .changed(from: $0, to: value) } ?? .new(value), change)
+        let change = Change(value: value, plural: filePlural, entry: 0, mark: mark(of: unit), changesText: true)
+        let outcome: ImportPlan.Outcome =
+            current.map {
+                .changed(
+                    from: ImportPlan.Text($0, plural: currentPlural),
+                    to: ImportPlan.Text(value, plural: filePlural)
+                )
+            } ?? .new(ImportPlan.Text(value, plural: filePlural))
+        return (outcome, change)
+    }
+
+    /// `plural`, when the file's forms of a unit cannot be taken: its plural did not read
+    /// (`TranslationUnit.pluralIssue`), the file gives forms for a string that is not a plural,
+    /// or its forms do not fit the locale
+    /// (a category CLDR does not give it, no `other`, another variable than the source's).
+    private func pluralRejection(_ unit: TranslationUnit, template: Template, isPluralKey: Bool) -> ImportRejection? {
+        let id = unit.id
+        if let issue = unit.pluralIssue { return ImportRejection(.plural, issue) }
+        guard let plural = unit.targetPlural else { return nil }
+        guard isPluralKey, let reference = template.plural(id.key, in: template.defaultLocale) else {
+            return ImportRejection(
+                .plural,
+                "the file gives plural forms, but \(id.template)/\(id.key) is not a plural string in \(template.defaultLocale): give one text"
+            )
+        }
+        if plural.variable != reference.variable {
+            return ImportRejection(
+                .plural,
+                "the plural's number is {\(plural.variable)}, but in \(template.defaultLocale) it is {\(reference.variable)}"
+            )
+        }
+        let allowed = PluralText.categories(for: locale)
+        let unknown = plural.orderedForms.map(\.category).filter { !allowed.contains($0) }
+        if !unknown.isEmpty {
+            let names = unknown.map(\.rawValue).joined(separator: ", ")
+            return ImportRejection(
+                .plural,
+                "\(locale) has no plural categor\(unknown.count == 1 ? "y" : "ies") \(names) (CLDR's categories of \(locale): \(categoryList(locale)))"
+            )
+        }
+        if plural.forms[.other] == nil {
+            return ImportRejection(
+                .plural,
+                "the plural has no other form: the general form, used for every number without a form of its own"
+            )
+        }
+        return nil
+    }
+
+    /// `one, few, many, other`: CLDR's categories of `locale`.
+    private func categoryList(_ locale: String) -> String {
+        PluralText.categories(for: locale).map(\.rawValue).joined(separator: ", ")
     }
 
     /// `sourceChanged`, when the file was not translated from the store's current source: its
     /// source text differs, or, for a file without source text, the source was written after the
     /// export.
-    private func sourceChanged(_ unit: TranslationUnit, source: String, snapshot: TemplateSnapshot) -> ImportRejection?
-    {
+    /// A plural source the file carries is compared form by form (written as ICU in the reason).
+    private func sourceChanged(
+        _ unit: TranslationUnit,
+        source: String,
+        sourcePlural: PluralText?,
+        snapshot: TemplateSnapshot
+    ) -> ImportRejection? {
         if let exported = unit.source {
-            guard !sameText(exported, source) else { return nil }
+            if let filePlural = unit.sourcePlural {
+                // The forms the file carries (XLIFF 1.2's gettext group carries those of the
+                // target's categories), each the store's, `other` always among them.
+                let same =
+                    sourcePlural.map { store in
+                        filePlural.forms[.other] != nil
+                            && filePlural.forms.allSatisfy { sameText($0.value, store.forms[$0.key]) }
+                    } ?? false
+                guard !same else { return nil }
+            } else {
+                // A plain source, or a plural's general form where the format carries no more
+                // of the source (XLIFF 1.2's gettext group): the text, the store's `other`.
+                guard !sameText(exported, source) else { return nil }
+            }
+            let was = unit.sourcePlural.map(ICUPlural.format) ?? exported
+            let now = sourcePlural.map(ICUPlural.format) ?? source
             return ImportRejection(
                 .sourceChanged,
-                "the \(sourceLocale) source changed since the export: it was \"\(exported)\", it is \"\(source)\"; export again"
+                "the \(sourceLocale) source changed since the export: it was \"\(was)\", it is \"\(now)\"; export again"
             )
         }
         if let exportedAt = document.exportedAt, let sourceUpdatedAt = snapshot.updatedAt[sourceLocale]?[unit.id.key],
@@ -238,7 +337,11 @@ private struct Planner {
             while !changes.isEmpty {
                 var candidate = snapshot.template
                 var values = candidate.strings(for: locale) ?? [:]
-                for (key, change) in changes { values[key] = change.value }
+                for (key, change) in changes {
+                    values[key] = change.value
+                    candidate.plurals[locale, default: [:]][key] = change.plural
+                }
+                if candidate.plurals[locale]?.isEmpty == true { candidate.plurals[locale] = nil }
                 if let index = candidate.strings.firstIndex(where: { $0.locale == locale }) {
                     candidate.strings[index].values = values
                 } else {
@@ -262,7 +365,10 @@ private struct Planner {
                     var unitIssues: [String: [ValidationIssue]] = [:]
                     var otherIssues: [ValidationIssue] = []
                     for issue in failure.issues {
-                        if let key = changes.keys.first(where: { pointer($0) == issue.pointer }) {
+                        // A plural's issues point into it (`/strings/fr/message/one`).
+                        if let key = changes.keys.first(where: {
+                            issue.pointer == pointer($0) || issue.pointer.hasPrefix(pointer($0) + "/")
+                        }) {
                             unitIssues[key, default: []].append(issue)
                         } else {
                             otherIssues.append(issue)

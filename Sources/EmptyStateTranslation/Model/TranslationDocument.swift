@@ -13,7 +13,6 @@ package struct TranslationDocument: Sendable, Equatable {
     /// `needs_review` into `translated`. An import then takes an unchanged `translated` string,
     /// translated from the current source, as that review (`ImportPlanner`).
     package var translatedConfirms: Bool
-
     package init(
         sourceLocale: String,
         targetLocale: String,

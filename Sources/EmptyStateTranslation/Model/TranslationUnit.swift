@@ -64,6 +64,16 @@ package struct TranslationUnit: Sendable, Equatable {
     package var state: TranslationState
     /// One line each.
     package var notes: [String]
+    /// For a plural string: the source's forms (`source` is then its `other` form). `nil` for a
+    /// plain string, or when the format does not carry the source.
+    package var sourcePlural: PluralText?
+    /// For a plural string: the translation's forms (`target` is then its `other` form); `nil`
+    /// for a plain translation or none.
+    package var targetPlural: PluralText?
+    /// Why the file's plural forms of this unit cannot be taken (an ICU message that does not
+    /// parse, a form without a category): the reader keeps the unit, and the import refuses it
+    /// with reason `plural` and this text, so one bad string never fails the whole file.
+    package var pluralIssue: String?
     /// Example values of the source's placeholders (`provider` → `BankID`), for the formats that
     /// show translators one (Android's `<xliff:g example>`). Written, never read back.
     package var examples: [String: String]
@@ -74,6 +84,8 @@ package struct TranslationUnit: Sendable, Equatable {
         target: String?,
         state: TranslationState,
         notes: [String] = [],
+        sourcePlural: PluralText? = nil,
+        targetPlural: PluralText? = nil,
         examples: [String: String] = [:]
     ) {
         self.id = id
@@ -81,8 +93,14 @@ package struct TranslationUnit: Sendable, Equatable {
         self.target = target
         self.state = state
         self.notes = notes
+        self.sourcePlural = sourcePlural
+        self.targetPlural = targetPlural
         self.examples = examples
     }
+
+    /// Whether the unit is a plural string (its source's forms, or its translation's when the
+    /// file has no source).
+    package var isPlural: Bool { sourcePlural != nil || targetPlural != nil }
 
     /// The `{name}` placeholders of the source text (of the target when there is no source), in
     /// order of appearance.
@@ -92,6 +110,19 @@ package struct TranslationUnit: Sendable, Equatable {
         lhs.id == rhs.id && lhs.state == rhs.state && sameText(lhs.source, rhs.source)
             && sameText(lhs.target, rhs.target) && lhs.notes.count == rhs.notes.count
             && zip(lhs.notes, rhs.notes).allSatisfy { sameText($0, $1) }
+            && samePlural(lhs.sourcePlural, rhs.sourcePlural) && samePlural(lhs.targetPlural, rhs.targetPlural)
+            && lhs.pluralIssue == rhs.pluralIssue
+    }
+}
+
+/// Whether two plurals have the same variable and the same forms, scalar for scalar.
+package func samePlural(_ lhs: PluralText?, _ rhs: PluralText?) -> Bool {
+    switch (lhs, rhs) {
+    case (nil, nil): return true
+    case (let a?, let b?):
+        return a.variable == b.variable && a.forms.count == b.forms.count
+            && a.forms.allSatisfy { sameText($0.value, b.forms[$0.key]) }
+    default: return false
     }
 }
 

@@ -1,3 +1,4 @@
+import CLDRPlurals
 import EmptyStateCore
 import JSONCoding
 
@@ -7,8 +8,13 @@ import JSONCoding
 /// The JSON is parsed strictly (`JSONParser`: no duplicate keys, no comments); errors carry the
 /// line and column, and the unit id when known. The export record
 /// (`StringCatalogWriter.exportKey`) gives the export's time. Refused: a key that is not
-/// `template/key`, plural or device `variations` and `substitutions` (the copy has one form),
-/// an unknown state.
+/// `template/key`, device `variations` and `substitutions` (the copy has one form per locale, or
+/// a form per plural category), an unknown state.
+///
+/// A `variations.plural` is a plural string: its forms, the unit's text its `other` form, its
+/// state the least advanced of its forms' (one form still `new` leaves the whole string a
+/// draft). A plural whose forms cannot be taken (no `other`, a category that is no CLDR
+/// category) is the unit's `pluralIssue`: the import refuses that string alone.
 /// Keys with `shouldTranslate: false` are skipped. A String Catalog has no review state: an
 /// unchanged `translated` string is Xcode's "Mark as Reviewed" (`translatedConfirms`).
 package enum StringCatalogReader {
@@ -63,9 +69,9 @@ private struct Reader {
         }
         guard case .object(let strings)? = root["strings"] else { throw fail([], "strings is required (an object)") }
 
-        var keys: [(id: UnitID, source: String?, notes: [String])] = []
-        /// Target locale → unit id → (state, value).
-        var targets: [String: [UnitID: (state: TranslationState, value: String)]] = [:]
+        var keys: [(id: UnitID, source: Localized?, notes: [String])] = []
+        /// Target locale → unit id → its translation.
+        var targets: [String: [UnitID: Localized]] = [:]
         var exportedAt: String?
         for (key, entry) in strings {
             let path = ["strings", key]
@@ -91,7 +97,7 @@ private struct Reader {
                     ? [] : comment.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             case .some: throw fail(path + ["comment"], unit: key, "comment must be a string")
             }
-            var source: String?
+            var source: Localized?
             if let localizations = entry["localizations"] {
                 guard case .object(let locales) = localizations else {
                     throw fail(path + ["localizations"], unit: key, "localizations must be an object")
@@ -101,11 +107,11 @@ private struct Reader {
                     guard let locale = LocaleTag(localeText)?.description else {
                         throw fail(localePath, unit: key, "\"\(localeText)\" is not a BCP 47 language tag")
                     }
-                    let (state, value) = try stringUnit(localization, at: localePath, unit: key)
+                    let localized = try self.localized(localization, at: localePath, unit: key)
                     if locale == sourceLocale {
-                        source = value
+                        source = localized
                     } else {
-                        targets[locale, default: [:]][id] = (state, value)
+                        targets[locale, default: [:]][id] = localized
                     }
                 }
             }
@@ -117,13 +123,17 @@ private struct Reader {
             let values = targets[locale]!
             let units = keys.map { key in
                 let translation = values[key.id]
-                return TranslationUnit(
+                var unit = TranslationUnit(
                     id: key.id,
-                    source: key.source,
+                    source: key.source?.value,
                     target: translation?.value,
                     state: translation?.state ?? .missing,
-                    notes: key.notes
+                    notes: key.notes,
+                    sourcePlural: key.source?.plural,
+                    targetPlural: translation?.plural
                 )
+                unit.pluralIssue = key.source?.pluralIssue ?? translation?.pluralIssue
+                return unit
             }
             return TranslationDocument(
                 sourceLocale: sourceLocale,
@@ -149,6 +159,80 @@ private struct Reader {
         return String(time)
     }
 
+    /// One locale of a string: its text (a plural's `other` form) and state, and its forms.
+    struct Localized {
+        var state: TranslationState
+        var value: String
+        var plural: PluralText?
+        var pluralIssue: String?
+    }
+
+    /// A locale's `stringUnit`, or its `variations.plural`.
+    private func localized(
+        _ localization: JSONValue,
+        at path: [String],
+        unit: String
+    ) throws(TranslationFormatError) -> Localized {
+        guard case .object(let members) = localization else { throw fail(path, unit: unit, "expected an object") }
+        for member in members where member.key != "stringUnit" && member.key != "variations" {
+            let what = member.key == "substitutions" ? "substitutions" : member.key
+            throw fail(
+                path + [member.key],
+                unit: unit,
+                "\(what) are not supported: the copy has one form per locale, or a form per plural category"
+            )
+        }
+        guard let variations = localization["variations"] else {
+            let (state, value) = try stringUnit(localization, at: path, unit: unit)
+            return Localized(state: state, value: value)
+        }
+        if localization["stringUnit"] != nil {
+            throw fail(path, unit: unit, "a localization has a stringUnit or variations, not both")
+        }
+        guard case .object(let kinds) = variations else {
+            throw fail(path + ["variations"], unit: unit, "variations must be an object")
+        }
+        for kind in kinds where kind.key != "plural" {
+            throw fail(
+                path + ["variations", kind.key],
+                unit: unit,
+                "\(kind.key) variations are not supported: the copy has a form per plural category at most"
+            )
+        }
+        guard case .object(let categories)? = variations["plural"] else {
+            throw fail(path + ["variations"], unit: unit, "variations.plural must be an object")
+        }
+        var forms: [PluralCategory: String] = [:]
+        var state: TranslationState?
+        var issue: String?
+        for (name, form) in categories {
+            let (formState, value) = try stringUnit(form, at: path + ["variations", "plural", name], unit: unit)
+            state = state.map { Self.leastAdvanced($0, formState) } ?? formState
+            guard let category = PluralCategory(rawValue: name) else {
+                issue =
+                    issue
+                    ?? "variations.plural has \"\(name)\", which is not a plural category (zero, one, two, few, many, other)"
+                continue
+            }
+            forms[category] = value
+        }
+        if forms[.other] == nil {
+            issue =
+                issue
+                ?? "variations.plural has no other form: the general form, used for every number without a form of its own"
+        }
+        // The file does not name the number's placeholder: the import takes the template's
+        // (`ImportPlanner`), so it is left empty here.
+        let plural = issue == nil ? PluralText(variable: "", forms: forms) : nil
+        return Localized(state: state ?? .missing, value: forms[.other] ?? "", plural: plural, pluralIssue: issue)
+    }
+
+    /// A draft form leaves the plural a draft; a stale one, stale.
+    private static func leastAdvanced(_ lhs: TranslationState, _ rhs: TranslationState) -> TranslationState {
+        let order: [TranslationState] = [.missing, .stale, .translated, .reviewed, .final]
+        return order.firstIndex(of: lhs)! <= order.firstIndex(of: rhs)! ? lhs : rhs
+    }
+
     private func stringUnit(
         _ localization: JSONValue,
         at path: [String],
@@ -158,10 +242,7 @@ private struct Reader {
     {
         guard case .object(let members) = localization else { throw fail(path, unit: unit, "expected an object") }
         for member in members where member.key != "stringUnit" {
-            let what =
-                member.key == "variations" || member.key == "substitutions"
-                ? "plural and device variations" : member.key
-            throw fail(path + [member.key], unit: unit, "\(what) are not supported: the copy has one form per locale")
+            throw fail(path + [member.key], unit: unit, "\(member.key) is not supported here")
         }
         guard case .object(let fields)? = localization["stringUnit"] else {
             throw fail(path, unit: unit, "stringUnit is required (an object with state and value)")

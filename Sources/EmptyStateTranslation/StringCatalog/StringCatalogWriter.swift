@@ -1,3 +1,4 @@
+import EmptyStateCore
 import JSONCoding
 
 /// A String Catalog (`.xcstrings`, Xcode 15+): every locale in one JSON file, laid out as Xcode
@@ -20,6 +21,10 @@ import JSONCoding
 ///   `String(localized:)`, which nothing here calls.
 /// - States: `translated` (also reviewed and final: the catalogue has no review states),
 ///   `needs_review` for stale, `new` for a draft; a missing translation has no entry, as in Xcode.
+/// - A plural string is `variations.plural`, as Xcode writes it: each category of the locale →
+///   its own `stringUnit` (`state`, `value`), categories sorted like every other member. The
+///   source locale has the source's forms, a target locale its own CLDR categories; every form
+///   of a target has the string's state (the plural is one string).
 /// - Notes are the `comment`, one per line. `extractionState` is `manual`: the keys are not
 ///   extracted from source code, so Xcode never marks them stale or removes them.
 package enum StringCatalogWriter {
@@ -44,10 +49,18 @@ package enum StringCatalogWriter {
                 let key = unit.id.description
                 var entry = entries[key] ?? Entry(notes: unit.notes)
                 if entry.localizations[sourceLocale] == nil, let source = unit.source {
-                    entry.localizations[sourceLocale] = Localization(state: "translated", value: source)
+                    entry.localizations[sourceLocale] = Localization(
+                        state: "translated",
+                        value: source,
+                        plural: unit.sourcePlural
+                    )
                 }
                 if let target = unit.target, document.targetLocale != sourceLocale {
-                    entry.localizations[document.targetLocale] = Localization(state: state(unit.state), value: target)
+                    entry.localizations[document.targetLocale] = Localization(
+                        state: state(unit.state),
+                        value: target,
+                        plural: unit.targetPlural
+                    )
                 }
                 entries[key] = entry
             }
@@ -100,19 +113,45 @@ package enum StringCatalogWriter {
         var localizations: [String: Localization] = [:]
     }
 
-    /// One locale of a string: its `stringUnit`.
+    /// One locale of a string: its `stringUnit`, or for a plural string its
+    /// `variations.plural` (a `stringUnit` per category, in sorted order as Xcode writes them).
     private struct Localization {
         var state: String
         var value: String
+        var plural: PluralText?
 
         func write(into out: inout PrettyJSON) {
             out.beginObject()
-            out.member("stringUnit") { out in
+            guard let plural else {
+                out.member("stringUnit") { Self.stringUnit(state, value, into: &$0) }
+                out.endObject()
+                return
+            }
+            out.member("variations") { out in
                 out.beginObject()
-                out.member("state") { $0.string(state) }
-                out.member("value") { $0.string(value) }
+                out.member("plural") { out in
+                    out.beginObject()
+                    let forms = plural.orderedForms.sorted {
+                        $0.category.rawValue.utf8.lexicographicallyPrecedes($1.category.rawValue.utf8)
+                    }
+                    for form in forms {
+                        out.member(form.category.rawValue) { out in
+                            out.beginObject()
+                            out.member("stringUnit") { Self.stringUnit(state, form.text, into: &$0) }
+                            out.endObject()
+                        }
+                    }
+                    out.endObject()
+                }
                 out.endObject()
             }
+            out.endObject()
+        }
+
+        private static func stringUnit(_ state: String, _ value: String, into out: inout PrettyJSON) {
+            out.beginObject()
+            out.member("state") { $0.string(state) }
+            out.member("value") { $0.string(value) }
             out.endObject()
         }
     }

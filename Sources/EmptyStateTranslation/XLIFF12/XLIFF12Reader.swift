@@ -1,3 +1,4 @@
+import CLDRPlurals
 import EmptyStateCore
 
 /// Reads an XLIFF 1.2 file back into a document: what `XLIFF12Writer` writes, Xcode's and
@@ -8,8 +9,19 @@ import EmptyStateCore
 /// (their text is kept), literal `{name}` braces; `translate="no"` units are skipped. Refused with
 /// line and column: another root, an unknown `state` or `approved`, begin/end codes (`<bx>`,
 /// `<bpt>`…: copy has no formatting), an id that is not `template/key`, a unit twice.
+///
+/// A `<group restype="x-gettext-plurals">` (translate-toolkit's plural, `XLIFF12Writer`) is one
+/// plural string: each `<trans-unit>` a form, its category its `resname` when that is a CLDR
+/// category, else the target locale's category at its position (`[0]` the first). The targets
+/// are the forms (a form without one is left out), the state the least advanced of theirs; the
+/// source's forms are those of the categories the source locale has too (a gettext group gives
+/// the source's form per target category, its `other` where the source has no such category),
+/// compared with the store's by the import. A form beyond the locale's categories, a category twice, or no
+/// `other` is the unit's `pluralIssue`: the import refuses that string alone.
 package enum XLIFF12Reader {
     package static let namespace = "urn:oasis:names:tc:xliff:document:1.2"
+    /// `<group restype>` of a plural string.
+    package static let pluralGroupType = "x-gettext-plurals"
     /// `<file original>`: required by 1.2; names what was exported.
     package static let original = "empty-states"
     package static let codePointPrefix = "cp-"
@@ -35,6 +47,7 @@ package enum XLIFF12Reader {
         }
         var reader = TransUnitCollector(document: document, namespace: ns)
         var languages: (source: String, target: String)?
+        // The plural groups' forms are the target locale's categories, known once a <file> is read.
         var exportedAt: String?
         for file in root.elements where file.name.namespace == ns {
             guard file.name.local == "file" else {
@@ -50,6 +63,8 @@ package enum XLIFF12Reader {
                 )
             }
             languages = fileLanguages
+            reader.sourceLocale = fileLanguages.0
+            reader.targetLocale = fileLanguages.1
             if exportedAt == nil { exportedAt = file.attribute("date") }
             for part in file.elements where part.name.namespace == ns {
                 switch part.name.local {
@@ -90,6 +105,8 @@ private struct TransUnitCollector {
     let namespace: String
     var units: [TranslationUnit] = []
     var ids = UnitIDRegistry()
+    var sourceLocale = ""
+    var targetLocale = ""
 
     init(document: XMLDocument, namespace: String) {
         self.document = document
@@ -101,6 +118,8 @@ private struct TransUnitCollector {
             switch child.name.local {
             case "trans-unit":
                 if let unit = try unit(child) { units.append(unit) }
+            case "group" where child.attribute("restype") == XLIFF12Reader.pluralGroupType:
+                if let unit = try pluralGroup(child) { units.append(unit) }
             case "group": try collect(in: child)
             case "bin-unit": continue
             default:
@@ -112,15 +131,107 @@ private struct TransUnitCollector {
         }
     }
 
-    private mutating func unit(_ element: XMLElement) throws(TranslationFormatError) -> TranslationUnit? {
-        if element.attribute("translate") == "no" { return nil }
-        let id = try ids.id(
-            of: element,
-            attribute: "id",
-            in: document,
-            parse: { $0.contains("/") ? UnitID($0) : nil },
-            expected: "template/key (e.g. connectionRefused/title)"
+    /// A gettext plural group: one unit with a form per `<trans-unit>`.
+    private mutating func pluralGroup(_ group: XMLElement) throws(TranslationFormatError) -> TranslationUnit? {
+        if group.attribute("translate") == "no" { return nil }
+        let forms = group.elements.filter { $0.name == XMLName(namespace, "trans-unit") }
+        for child in group.elements where child.name.namespace == namespace {
+            guard ["trans-unit", "note", "context-group", "count-group", "prop-group"].contains(child.name.local)
+            else {
+                throw document.error(at: child.offset, "unexpected <\(child.qualifiedName)> in a plural <group>")
+            }
+        }
+        // The group's id, or (translate-toolkit numbers groups) its first form's without `[0]`.
+        let idText =
+            group.attribute("id").flatMap { $0.contains("/") ? $0 : nil }
+            ?? forms.first?.attribute("id").map { id in String(id.prefix { $0 != "[" }) } ?? ""
+        guard let id = UnitID(idText), idText.contains("/") else {
+            throw document.error(
+                at: group.offset,
+                "the plural <group>'s id \"\(idText)\" is not a unit id template/key (e.g. connectionRefused/message)"
+            )
+        }
+        try ids.register(id, at: group, in: document)
+        let categories = PluralText.categories(for: targetLocale)
+        let sourceCategories = PluralText.categories(for: sourceLocale)
+        var notes = group.elements.filter { $0.name == XMLName(namespace, "note") }.map(\.text)
+        var sourceForms: [PluralCategory: String] = [:]
+        var targetForms: [PluralCategory: String] = [:]
+        var seen: Set<PluralCategory> = []
+        var state: TranslationState?
+        var issue: String?
+        for (index, element) in forms.enumerated() {
+            guard let form = try unit(element, id: id) else { continue }
+            if notes.isEmpty { notes = form.notes }
+            let category =
+                element.attribute("resname").flatMap { PluralCategory(rawValue: $0) }
+                ?? (index < categories.count ? categories[index] : nil)
+            guard let category else {
+                issue =
+                    issue
+                    ?? "the plural <group> has \(forms.count) forms, but \(targetLocale) has \(categories.count) (\(categories.map(\.rawValue).joined(separator: ", ")))"
+                continue
+            }
+            if !seen.insert(category).inserted {
+                issue = issue ?? "the plural <group> gives the form \(category.rawValue) twice"
+            }
+            if sourceCategories.contains(category) { sourceForms[category] = form.source }
+            // A form without a target, or an empty one (gettext tools write every form), is not
+            // given (a plural may lack forms besides `other`); a draft form leaves the whole
+            // plural a draft.
+            guard let target = form.target, !target.isEmpty else { continue }
+            guard form.state != .missing else {
+                state = .missing
+                continue
+            }
+            targetForms[category] = target
+            state = state.map { Self.leastAdvanced($0, form.state) } ?? form.state
+        }
+        var unit = TranslationUnit(
+            id: id,
+            source: sourceForms[.other] ?? sourceForms.values.first,
+            target: nil,
+            state: .missing,
+            notes: notes,
+            sourcePlural: sourceForms[.other] == nil ? nil : PluralText(variable: "", forms: sourceForms)
         )
+        guard let state, state != .missing, !targetForms.isEmpty else { return unit }
+        if targetForms[.other] == nil, issue == nil {
+            issue =
+                "the plural <group> has no other form: the general form, used for every number without a form of its own"
+        }
+        unit.state = state
+        unit.target = targetForms[.other] ?? targetForms.values.first
+        unit.pluralIssue = issue
+        if issue == nil { unit.targetPlural = PluralText(variable: "", forms: targetForms) }
+        return unit
+    }
+
+    /// A draft form leaves the plural a draft; a stale one, stale.
+    private static func leastAdvanced(_ lhs: TranslationState, _ rhs: TranslationState) -> TranslationState {
+        let order: [TranslationState] = [.missing, .stale, .translated, .reviewed, .final]
+        return order.firstIndex(of: lhs)! <= order.firstIndex(of: rhs)! ? lhs : rhs
+    }
+
+    private mutating func unit(
+        _ element: XMLElement,
+        id formOf: UnitID? = nil
+    ) throws(TranslationFormatError)
+        -> TranslationUnit?
+    {
+        if element.attribute("translate") == "no" { return nil }
+        let id: UnitID
+        if let formOf {
+            id = formOf
+        } else {
+            id = try ids.id(
+                of: element,
+                attribute: "id",
+                in: document,
+                parse: { $0.contains("/") ? UnitID($0) : nil },
+                expected: "template/key (e.g. connectionRefused/title)"
+            )
+        }
         let approved: Bool
         switch element.attribute("approved") {
         case nil, "no": approved = false

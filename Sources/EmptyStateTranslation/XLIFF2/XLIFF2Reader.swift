@@ -165,13 +165,34 @@ private struct UnitCollector {
         }
         // A target in some segments only is an unfinished translation.
         let complete = targets == segments
-        return TranslationUnit(
+        var unit = TranslationUnit(
             id: id,
             source: source,
             target: complete ? target : nil,
             state: complete ? state : .missing,
             notes: notes
         )
+        // An ICU plural in the source or the target: its forms, its text its `other` form. One
+        // that cannot be read is the unit's `pluralIssue`, refused by the import on its own.
+        if ICUPlural.isPlural(source) {
+            do throws(ICUPluralError) {
+                let plural = try ICUPlural.parse(source)
+                unit.sourcePlural = plural
+                unit.source = plural.other
+            } catch {
+                unit.pluralIssue = "the source's ICU plural cannot be read: \(error.message)"
+            }
+        }
+        if let target = unit.target, ICUPlural.isPlural(target) {
+            do throws(ICUPluralError) {
+                let plural = try ICUPlural.parse(target)
+                unit.targetPlural = plural
+                unit.target = plural.other
+            } catch {
+                unit.pluralIssue = unit.pluralIssue ?? "the target's ICU plural cannot be read: \(error.message)"
+            }
+        }
+        return unit
     }
 
     private func state(

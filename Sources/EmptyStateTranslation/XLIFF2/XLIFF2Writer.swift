@@ -16,6 +16,10 @@
 /// - When the export was taken goes in the Metadata module at file level
 ///   (`<mda:meta type="exportedAt">`), the standard place for tool data.
 /// - Characters XML cannot hold are `<cp hex="0001"/>`.
+/// - A plural string is one ICU MessageFormat message in the source and in the target
+///   (`{count, plural, one {{count} result} other {{count} results}}`, `ICUPlural`), the target
+///   with the target locale's categories, its placeholders as ICU's `{name}` (text, not `<ph>`:
+///   the tools that read ICU in XLIFF 2.0 — Crowdin, Phrase — parse the text).
 package enum XLIFF2Writer {
     package static func write(_ document: TranslationDocument) -> [UInt8] {
         var writer = XMLWriter(capacity: 256 + document.units.count * 512)
@@ -51,13 +55,28 @@ package enum XLIFF2Writer {
         case .translated, .reviewed, .final: segment = [("state", unit.state.rawValue)]
         }
         writer.open("segment", segment, depth: 3)
-        inline("source", unit.source ?? "", into: &writer)
-        if let target = unit.target { inline("target", target, into: &writer) }
+        if let sourcePlural = unit.sourcePlural {
+            inline("source", ICUPlural.format(sourcePlural), placeholders: false, into: &writer)
+            // A translation that is still one text (allowed while the default locale's is a
+            // plural) is written as it is, and read back as the same text.
+            if let target = unit.targetPlural.map(ICUPlural.format) ?? unit.target {
+                inline("target", target, placeholders: false, into: &writer)
+            }
+        } else {
+            inline("source", unit.source ?? "", into: &writer)
+            if let target = unit.target { inline("target", target, into: &writer) }
+        }
         writer.close("segment", depth: 3)
         writer.close("unit", depth: 2)
     }
 
-    private static func inline(_ element: String, _ text: String, into writer: inout XMLWriter) {
+    /// - Parameter placeholders: `false` writes `{name}` as text (an ICU message's arguments).
+    private static func inline(
+        _ element: String,
+        _ text: String,
+        placeholders: Bool = true,
+        into writer: inout XMLWriter
+    ) {
         let attributes = XMLWriter.whitespaceMatters(text) ? [("xml:space", "preserve")] : []
         writer.line(element, attributes, depth: 4) { writer in
             var ids = InlineIDs()
@@ -65,6 +84,8 @@ package enum XLIFF2Writer {
                 switch segment {
                 case .text(let run):
                     writer.text(run)
+                case .placeholder(let name) where !placeholders:
+                    writer.text("{" + name + "}")
                 case .placeholder(let name):
                     let marker = "{" + name + "}"
                     writer.emptyElement("ph", [("id", ids.next(name)), ("disp", marker), ("equiv", marker)])

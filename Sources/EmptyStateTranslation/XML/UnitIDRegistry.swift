@@ -25,4 +25,17 @@ struct UnitIDRegistry {
         }
         return id
     }
+
+    /// Records an id read some other way (a plural group's), refusing it when it came before.
+    mutating func register(
+        _ id: UnitID,
+        at element: XMLElement,
+        in document: XMLDocument
+    )
+        throws(TranslationFormatError)
+    {
+        guard seen.insert(id).inserted else {
+            throw document.error(at: element.offset, unitID: id.description, "the unit appears twice")
+        }
+    }
 }

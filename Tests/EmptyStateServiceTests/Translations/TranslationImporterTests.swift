@@ -1,6 +1,8 @@
+import CLDRPlurals
 import EmptyStateCore
 import EmptyStateStore
 import EmptyStateTranslation
+import JSONCoding
 import Testing
 
 @testable import EmptyStateService
@@ -45,6 +47,47 @@ struct TranslationImporterTests {
         let verify = try #require(report.templates.first { $0.templateId == "verifyIdentity" })
         #expect(verify.result == "changed" && verify.baseRevision == 3 && verify.revision == nil)
         #expect(verify.strings.filter { $0.outcome == "changed" }.map(\.locale) == ["fr", "de"])
+    }
+
+    @Test("a String Catalog's plural strings in two locales: one write with both locales' forms, reported by form")
+    func mergedPlurals() throws {
+        let document = #"""
+            {"id": "hidden", "category": "noResults", "style": "default", "defaultLocale": "en",
+             "visual": {"icon": {"ios": "magnifyingglass", "android": "search_off", "web": "search-x"}},
+             "actions": [{"id": "clear", "role": "primary", "type": "custom", "target": "clearFilters"}],
+             "strings": {
+               "en": {"title": "Nothing found", "message": {"plural": "count", "one": "One result is hidden.", "other": "{count} results are hidden."}, "actions.clear": "Clear filters"},
+               "fr": {"title": "Rien", "message": {"plural": "count", "one": "{count} résultat masqué.", "other": "{count} résultats masqués."}, "actions.clear": "Effacer"},
+               "ru": {"title": "Ничего", "message": {"plural": "count", "one": "{count} результат скрыт.", "few": "{count} результата скрыты.", "many": "{count} результатов скрыто.", "other": "{count} результата скрыто."}, "actions.clear": "Сбросить"}
+             }}
+            """#
+        guard case .success(let template) = TemplateParser.parse(try JSONParser.parse(Array(document.utf8))) else {
+            Issue.record("the fixture template does not parse")
+            return
+        }
+        let templates = ["hidden": TemplateSnapshot(template: template, revision: 2)]
+        let plans = try [("fr", PluralCategory.one), ("ru", PluralCategory.few)].map { locale, category in
+            var document = TranslationExport.document(
+                Array(templates.values),
+                sourceLocale: "en",
+                targetLocale: locale,
+                exportedAt: "2026-11-25T10:00:00Z"
+            )
+            let index = try #require(document.units.firstIndex { $0.id.key == "message" })
+            document.units[index].targetPlural?.forms[category] = "{count} edited in \(locale)."
+            return try ImportPlanner.plan(document, templates: templates)
+        }
+        let importer = TranslationImporter(plans: plans, templates: templates)
+        let write = try #require(importer.writes["hidden"])
+        #expect(write.template.plural("message", in: "fr")?.forms[.one] == "{count} edited in fr.")
+        #expect(write.template.plural("message", in: "ru")?.forms[.few] == "{count} edited in ru.")
+        #expect(write.template.plural("message", in: "ru")?.forms[.many] == "{count} результатов скрыто.")
+        let report = importer.report(fileName: "Localizable.xcstrings", format: .xcstrings, dryRun: true, documents: [])
+        let strings = try #require(report.templates.first?.strings.filter { $0.outcome == "changed" })
+        #expect(strings.map(\.locale) == ["fr", "ru"])
+        #expect(strings[1].forms?["few"] == "{count} edited in ru.")
+        #expect(strings[1].previousForms?["few"] == "{count} результата скрыты.")
+        #expect(strings[1].value == "{count} результата скрыто.")
     }
 
     @Test("applied template by template: a template changed meanwhile is a conflict, the others are written")
