@@ -64,29 +64,9 @@ enum ExperimentExposureSQL {
 }
 
 extension PostgresEventStore {
-    package func experimentDailyCounts(
-        experimentID: String,
-        metric: Experiment.Metric,
-        from: Int64,
-        to: Int64
-    ) throws(StoreError) -> ExperimentDailyCounts {
-        let whole = try segmentCounts(experimentID: experimentID, metric: metric, from: from, to: to, segment: nil)
-        return whole.first?.counts ?? ExperimentDailyCounts(days: [], excluded: .init())
-    }
-
-    package func experimentSegmentCounts(
-        experimentID: String,
-        metric: Experiment.Metric,
-        from: Int64,
-        to: Int64,
-        segment: ExperimentSegment
-    ) throws(StoreError) -> [ExperimentSegmentCounts] {
-        try segmentCounts(experimentID: experimentID, metric: metric, from: from, to: to, segment: segment)
-    }
-
     /// The counts grouped by `segment`'s column, or as one group (value `nil`, always present)
     /// when `segment` is `nil`.
-    private func segmentCounts(
+    package func experimentSegmentCounts(
         experimentID: String,
         metric: Experiment.Metric,
         from: Int64,

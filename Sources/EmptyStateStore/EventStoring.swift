@@ -53,26 +53,17 @@ package protocol EventStoring: Sendable {
     @discardableResult
     func backfillRollups(limit: Int) throws(StoreError) -> RollupBackfill
 
-    /// The installs and conversions of experiment `experimentID` by the variant and UTC day, of
-    /// the installs first seen from `from` to `to` (ms, inclusive) and their conversions by
-    /// `metric` up to `to`, and the installs excluded by reason (`ExperimentDailyCounts`).
-    func experimentDailyCounts(
-        experimentID: String,
-        metric: Experiment.Metric,
-        from: Int64,
-        to: Int64
-    ) throws(StoreError) -> ExperimentDailyCounts
-
     /// `experimentDailyCounts` per value of an install attribute (`ExperimentSegment`): the same
     /// counts and exclusions, each over the installs whose row holds that value (the attributes
     /// of their earliest event; `nil` when unknown), in one snapshot. Segments without any
-    /// install are absent.
+    /// install are absent. With `segment` `nil`, one group, the whole (value `nil`), present
+    /// even when empty.
     func experimentSegmentCounts(
         experimentID: String,
         metric: Experiment.Metric,
         from: Int64,
         to: Int64,
-        segment: ExperimentSegment
+        segment: ExperimentSegment?
     ) throws(StoreError) -> [ExperimentSegmentCounts]
 
     /// Events after the cursor `after`, oldest first.
@@ -90,6 +81,26 @@ package protocol EventStoring: Sendable {
 }
 
 extension EventStoring {
+    /// The installs and conversions of experiment `experimentID` by the variant and UTC day, of
+    /// the installs first seen from `from` to `to` (ms, inclusive) and their conversions by
+    /// `metric` up to `to`, and the installs excluded by reason (`ExperimentDailyCounts`): the
+    /// whole, `experimentSegmentCounts` without a segment.
+    package func experimentDailyCounts(
+        experimentID: String,
+        metric: Experiment.Metric,
+        from: Int64,
+        to: Int64
+    ) throws(StoreError) -> ExperimentDailyCounts {
+        let whole = try experimentSegmentCounts(
+            experimentID: experimentID,
+            metric: metric,
+            from: from,
+            to: to,
+            segment: nil
+        )
+        return whole.first?.counts ?? ExperimentDailyCounts(days: [], excluded: .init())
+    }
+
     /// `foldRollups(batch:)` with `RollupDelta.foldBatch` rows a transaction.
     @discardableResult
     package func foldRollups() throws(StoreError) -> Int {
